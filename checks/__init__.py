@@ -1,0 +1,1 @@
+"""The engines: explore (BFS), stateful (Hypothesis), replay, and the command line."""

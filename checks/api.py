@@ -1,0 +1,125 @@
+"""The Python API: check a design in a scope with an engine, get per-property verdicts.
+
+A user's own test checks a variant in three lines::
+
+    from checks.api import check
+    from specs.designs import BASELINE
+    from specs.scopes import default_scope
+
+    result = check(BASELINE.with_(name="keep-two", num_retained=2), default_scope())
+    assert result.ok, [v.reason for v in result.violated]
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable
+
+from model.design import Design
+from model.scope import Scope
+from specs.properties import SOMETIMES, Property
+from specs.spec import Spec
+
+from .explore import ExploreOutcome, explore
+from .results import HIT, HOLDS, NOT_REACHED, UNKNOWN, VIOLATED, CheckResult, Verdict
+from .trace import trace_document, write_json_atomic
+
+ENGINES = ("explore", "stateful")
+
+
+def _verdicts(spec: Spec, discoveries: dict, complete: bool) -> list[Verdict]:
+    out = []
+    for p in spec.properties:
+        d = discoveries.get(p.name)
+        if p.kind == SOMETIMES:
+            if d is not None:
+                out.append(Verdict(p.name, p.kind, p.statement, HIT, d.reason, d.path))
+            else:
+                out.append(Verdict(p.name, p.kind, p.statement, NOT_REACHED, "no witness in the searched space"))
+        elif d is not None:
+            out.append(Verdict(p.name, p.kind, p.statement, VIOLATED, d.reason, d.path))
+        else:
+            out.append(Verdict(p.name, p.kind, p.statement, HOLDS if complete else UNKNOWN))
+    return out
+
+
+def check(
+    design: Design,
+    scope: Scope,
+    engine: str = "explore",
+    *,
+    symmetry: bool = False,
+    seed: int = 0,
+    profile: str = "ci",
+    max_states: int | None = None,
+    max_seconds: float | None = None,
+    stop_at: str | None = None,
+    properties: tuple[Property, ...] | None = None,
+    progress: Callable | None = None,
+    trace_dir: str | Path | None = None,
+) -> CheckResult:
+    """Check ``design`` in ``scope``.  ``stop_at`` ends the search at the first violation of
+    that property.  With ``trace_dir``, every counterexample is written there as a trace."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
+    kwargs = {} if properties is None else {"properties": properties}
+    spec = Spec(design, scope, symmetry=symmetry, **kwargs)
+    if engine == "explore":
+        stop_when = (lambda d: stop_at in d) if stop_at else None
+        outcome: ExploreOutcome = explore(
+            spec, max_states=max_states, max_seconds=max_seconds, stop_when=stop_when, progress=progress
+        )
+        complete = outcome.complete
+        stats = {
+            "states": outcome.states,
+            "transitions": outcome.transitions,
+            "depth": outcome.depth,
+            "quiescent_states": outcome.quiescent_states,
+            "seconds": round(outcome.elapsed, 3),
+            "states_per_second": round(outcome.states / outcome.elapsed) if outcome.elapsed > 0 else None,
+            "stopped": outcome.stopped or None,
+        }
+        verdicts = _verdicts(spec, outcome.discoveries, complete)
+        used_seed = None
+    else:
+        from .stateful import run_stateful
+
+        outcome_s = run_stateful(spec, seed=seed, profile=profile, stop_at=stop_at)
+        complete = False  # random exploration never proves absence
+        stats = outcome_s.stats
+        verdicts = _verdicts(spec, outcome_s.discoveries, complete=False)
+        for v in verdicts:
+            if v.status == UNKNOWN:
+                v.status = HOLDS
+                v.reason = f"no violation in {stats['runs']} random runs ({stats['steps']} steps, profile {profile})"
+        used_seed = seed
+    result = CheckResult(design, scope, engine, used_seed, verdicts, stats, complete, symmetry)
+    if trace_dir is not None:
+        save_traces(result, spec, Path(trace_dir))
+    return result
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", s).strip("-") or "trace"
+
+
+def save_traces(result: CheckResult, spec: Spec, out: Path) -> list[Path]:
+    """Write every counterexample of ``result`` as a trace file; returns the paths."""
+    written = []
+    for v in result.verdicts:
+        if v.status != VIOLATED or v.trace is None:
+            continue
+        doc = trace_document(
+            spec,
+            v.trace,
+            engine=result.engine,
+            seed=result.seed,
+            violation={"property": v.property, "kind": v.kind, "step": len(v.trace), "reason": v.reason},
+        )
+        path = out / f"{_slug(result.design.name)}--{_slug(v.property)}.trace.json"
+        write_json_atomic(path, doc)
+        v.trace_file = str(path)
+        written.append(path)
+    return written
+

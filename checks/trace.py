@@ -1,0 +1,216 @@
+"""Traces: versioned JSON documents (design, scope, seed, engine, actions, violation), and replay.
+
+A trace is data only: reading one never runs code.  Designs are named (a preset or a catalog
+entry) and their knobs are stored, so a TOML-made variant replays exactly; a design that
+changed a Python policy replays from Python with ``replay(doc, design=...)``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from model.design import Design
+from model.scope import SCOPE_LIMITS, Scope
+from specs.designs import BASELINE, check_knob
+from specs.errors import InputError
+from specs.jobs import job_from_dict
+from specs.spec import Spec
+
+FORMAT = "ckptcheck-trace"
+VERSION = 1
+
+
+def known_designs() -> dict[str, Design]:
+    from specs.catalog import all_designs
+
+    return all_designs()
+
+
+def trace_document(spec: Spec, actions: list, *, engine: str, seed: int | None, violation: dict | None) -> dict:
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "design": {"name": spec.design.name, "knobs": spec.design.knobs(), "policies": spec.design.policies()},
+        "scope": spec.scope.to_json(),
+        "engine": engine,
+        "seed": seed,
+        "symmetry": spec.symmetry,
+        "actions": [spec.action_to_json(a) for a in actions],
+        "violation": violation,
+    }
+
+
+def write_json_atomic(path: Path, doc: Any) -> None:
+    """Write a whole file or nothing: a temporary file renamed into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _require(doc: dict, key: str, typ, source: str, what: str):
+    if key not in doc:
+        raise InputError(source, key, f"missing ({what})")
+    v = doc[key]
+    if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
+        raise InputError(source, key, f"expected {what}, got {v!r}")
+    return v
+
+
+def design_from_trace(d: Any, source: str, design: Design | None = None) -> Design:
+    if design is not None:
+        return design
+    if not isinstance(d, dict):
+        raise InputError(source, "design", "expected an object with name and knobs")
+    name = d.get("name")
+    knobs = d.get("knobs", {})
+    if not isinstance(name, str) or not name:
+        raise InputError(source, "design.name", f"expected a design name, got {name!r}")
+    if not isinstance(knobs, dict):
+        raise InputError(source, "design.knobs", "expected an object of knob values")
+    for k, v in knobs.items():
+        check_knob(k, v, f"{source}: design.knobs")
+    known = known_designs()
+    base = known.get(name)
+    if base is None:
+        policies = d.get("policies", {}) or {}
+        default = BASELINE.policies()
+        changed = [p for p, fn in policies.items() if default.get(p) != fn]
+        if changed:
+            raise InputError(
+                source,
+                "design.name",
+                f"{name!r} is not a preset or catalog entry and changes the Python policy {changed[0]!r};"
+                " replay it from Python with checks.trace.replay(doc, design=...)",
+            )
+        base = BASELINE.with_(name=name, description=f"replayed variant {name}")
+    return base.with_(**knobs) if knobs else base
+
+
+def scope_from_trace(d: Any, source: str) -> Scope:
+    if not isinstance(d, dict):
+        raise InputError(source, "scope", "expected an object")
+    job = job_from_dict(d.get("job"), f"{source}: scope.job") if isinstance(d.get("job"), dict) else None
+    if job is None:
+        raise InputError(source, "scope.job", "expected a job graph object")
+    kwargs: dict[str, Any] = {"job": job, "job_name": str(d.get("job_name", "custom"))}
+    for k in SCOPE_LIMITS:
+        if k in d:
+            v = d[k]
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise InputError(source, f"scope.{k}", f"expected a non-negative integer, got {v!r}")
+            kwargs[k] = v
+    if "bounded" in d:
+        if not isinstance(d["bounded"], bool):
+            raise InputError(source, "scope.bounded", f"expected true or false, got {d['bounded']!r}")
+        kwargs["bounded"] = d["bounded"]
+    return Scope(**kwargs)
+
+
+def load_trace_file(path: str) -> dict:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, "file", "no such trace file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(path, "file", f"cannot be read as UTF-8 text ({e})") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(path, "json", f"not valid JSON (line {e.lineno}: {e.msg})") from None
+    return doc
+
+
+@dataclass
+class ReplayOutcome:
+    spec: Spec
+    actions: list
+    steps: int
+    violation: dict | None  # {"property", "kind", "step", "reason"} of the first violation
+    recorded: dict | None  # the violation the trace says it shows
+    worlds: list  # world after each step (index 0 = initial)
+
+    @property
+    def reproduced(self) -> bool:
+        if self.recorded is None:
+            return self.violation is None
+        if self.violation is None:
+            return False
+        return (
+            self.violation["property"] == self.recorded.get("property")
+            and self.violation["step"] == self.recorded.get("step")
+        )
+
+
+def parse_trace(doc: Any, source: str, design: Design | None = None) -> tuple[Spec, list, dict | None]:
+    if not isinstance(doc, dict):
+        raise InputError(source, "trace", "expected a JSON object")
+    fmt = doc.get("format")
+    if fmt != FORMAT:
+        raise InputError(source, "format", f"expected {FORMAT!r}, got {fmt!r}")
+    version = doc.get("version")
+    if version != VERSION:
+        raise InputError(source, "version", f"expected {VERSION} (this ckptcheck reads trace format v{VERSION}), got {version!r}")
+    d = design_from_trace(doc.get("design"), source, design)
+    scope = scope_from_trace(doc.get("scope"), source)
+    symmetry = doc.get("symmetry", False)
+    spec = Spec(d, scope, symmetry=bool(symmetry))
+    raw = _require(doc, "actions", list, source, "a list of actions")
+    actions = [spec.action_from_json(a, f"actions[{i}]") for i, a in enumerate(raw)] if raw else []
+    violation = doc.get("violation")
+    if violation is not None and not isinstance(violation, dict):
+        raise InputError(source, "violation", "expected an object or null")
+    return spec, actions, violation
+
+
+def replay(doc: Any, source: str = "<trace>", design: Design | None = None) -> ReplayOutcome:
+    """Re-execute a trace through ``step``: each action must be enabled; every ``always``
+    property is checked after each step, ``eventually`` at the end if no progress remains."""
+    try:
+        spec, actions, recorded = parse_trace(doc, source, design)
+    except InputError:
+        raise
+    except ValueError as e:  # action or topology errors carry their field
+        raise InputError(source, getattr(e, "field", "trace"), str(e).split(": ", 1)[-1]) from None
+    w = spec.initial_states()[0]
+    worlds = [w]
+    first = None
+    for prop, check in spec.always:
+        why = check(w)
+        if why is not None and first is None:
+            first = {"property": prop.name, "kind": prop.kind, "step": 0, "reason": why}
+    for i, a in enumerate(actions):
+        enabled = spec.actions(w)
+        if a not in enabled:
+            raise InputError(source, f"actions[{i}]", f"{spec.describe_action(a)} is not enabled at step {i + 1}")
+        w = spec.next_state(w, a)
+        worlds.append(w)
+        if first is None:
+            for prop, check in spec.always:
+                why = check(w)
+                if why is not None:
+                    first = {"property": prop.name, "kind": prop.kind, "step": i + 1, "reason": why}
+                    break
+    if first is None and not any(spec.is_progress(a) for a in spec.actions(w)):
+        for prop, check in spec.eventually:
+            why = check(w)
+            if why is not None:
+                first = {"property": prop.name, "kind": prop.kind, "step": len(actions), "reason": why}
+                break
+    return ReplayOutcome(spec, actions, len(actions), first, recorded, worlds)
+

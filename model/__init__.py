@@ -1,0 +1,1 @@
+"""The executable model of Flink checkpointing: pure Python and networkx, no checker code."""

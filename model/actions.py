@@ -1,0 +1,204 @@
+"""Actions are data: small frozen records, serialisable to JSON with subtask and channel names.
+
+Faults (``Decline``, ``Timeout``, ``FailTask``, ``LoseNotification``) are ordinary actions, so
+every engine explores them; ``FAULTS`` lists them so that liveness checks can tell a run that
+is stuck from one that merely stopped injecting faults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from .topology import Expanded
+
+
+class ActionError(ValueError):
+    """A serialised action that cannot be read; ``field`` names the offending part."""
+
+    def __init__(self, field_name: str, message: str):
+        super().__init__(f"{field_name}: {message}")
+        self.field = field_name
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    fault: ClassVar[bool] = False
+    # fields holding a subtask id / channel id (serialised by name)
+    _task_fields: ClassVar[tuple[str, ...]] = ()
+    _channel_fields: ClassVar[tuple[str, ...]] = ()
+
+    def to_json(self, topo: Expanded) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": type(self).__name__}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name in self._task_fields:
+                v = topo.names[v]
+            elif f.name in self._channel_fields:
+                v = topo.channel_name(v)
+            out[f.name] = v
+        return out
+
+    def describe(self, topo: Expanded) -> str:
+        args = []
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name in self._task_fields:
+                v = topo.names[v]
+            elif f.name in self._channel_fields:
+                v = topo.channel_name(v)
+            args.append(str(v))
+        return f"{type(self).__name__}({', '.join(args)})"
+
+
+@dataclass(frozen=True, slots=True)
+class EmitRecord(Action):
+    """A source reads the next record of its split and emits it downstream."""
+
+    task: int
+    _task_fields: ClassVar = ("task",)
+
+
+@dataclass(frozen=True, slots=True)
+class EndOfInput(Action):
+    """A bounded source has read its whole split: it emits EndOfData (FLIP-147)."""
+
+    task: int
+    _task_fields: ClassVar = ("task",)
+
+
+@dataclass(frozen=True, slots=True)
+class Deliver(Action):
+    """The head of a channel (record, barrier, EndOfData, EndOfPartition) reaches its consumer."""
+
+    channel: int
+    _channel_fields: ClassVar = ("channel",)
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerCheckpoint(Action):
+    """The coordinator triggers checkpoint ``checkpoint`` on the tasks of its plan."""
+
+    checkpoint: int
+
+
+@dataclass(frozen=True, slots=True)
+class Ack(Action):
+    """A subtask's acknowledgement (with its state handle) reaches the coordinator."""
+
+    task: int
+    checkpoint: int
+    _task_fields: ClassVar = ("task",)
+
+
+@dataclass(frozen=True, slots=True)
+class Notify(Action):
+    """A coordinator RPC (``complete`` or ``abort``) reaches a subtask."""
+
+    task: int
+    checkpoint: int
+    kind: str
+    _task_fields: ClassVar = ("task",)
+
+
+@dataclass(frozen=True, slots=True)
+class Restore(Action):
+    """Failed subtasks are redeployed with the state of checkpoint ``checkpoint`` (0: none)."""
+
+    checkpoint: int
+
+
+@dataclass(frozen=True, slots=True)
+class Decline(Action):
+    """Fault: the asynchronous part of a subtask's snapshot fails; it declines instead of acking."""
+
+    task: int
+    checkpoint: int
+    fault: ClassVar[bool] = True
+    _task_fields: ClassVar = ("task",)
+
+
+@dataclass(frozen=True, slots=True)
+class Timeout(Action):
+    """Fault: the checkpoint's timeout fires before every task acknowledged."""
+
+    checkpoint: int
+    fault: ClassVar[bool] = True
+
+
+@dataclass(frozen=True, slots=True)
+class FailTask(Action):
+    """Fault: a subtask fails; its failover region (or the whole job) is cancelled."""
+
+    task: int
+    fault: ClassVar[bool] = True
+    _task_fields: ClassVar = ("task",)
+
+
+@dataclass(frozen=True, slots=True)
+class LoseNotification(Action):
+    """Fault: a coordinator RPC to a subtask is lost."""
+
+    task: int
+    checkpoint: int
+    kind: str
+    fault: ClassVar[bool] = True
+    _task_fields: ClassVar = ("task",)
+
+
+ACTION_TYPES: dict[str, type[Action]] = {
+    cls.__name__: cls
+    for cls in (
+        EmitRecord,
+        EndOfInput,
+        Deliver,
+        TriggerCheckpoint,
+        Ack,
+        Notify,
+        Restore,
+        Decline,
+        Timeout,
+        FailTask,
+        LoseNotification,
+    )
+}
+
+
+def action_from_json(data: Any, topo: Expanded, where: str = "action") -> Action:
+    """Read one action; raises :class:`ActionError` naming the field that is wrong."""
+    if not isinstance(data, dict):
+        raise ActionError(where, f"expected an object, got {type(data).__name__}")
+    kind = data.get("type")
+    cls = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ActionError(f"{where}.type", f"unknown action {kind!r} (known: {', '.join(ACTION_TYPES)})")
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in data:
+            raise ActionError(f"{where}.{f.name}", f"missing for {kind}")
+        v = data[f.name]
+        if f.name in cls._task_fields:
+            if not isinstance(v, str):
+                raise ActionError(f"{where}.{f.name}", f"expected a subtask name like 'sink[0]', got {v!r}")
+            try:
+                v = topo.task_id(v)
+            except KeyError:
+                raise ActionError(f"{where}.{f.name}", f"no subtask named {v!r} in this job") from None
+        elif f.name in cls._channel_fields:
+            if not isinstance(v, str):
+                raise ActionError(f"{where}.{f.name}", f"expected a channel name like 'src[0]->sink[1]', got {v!r}")
+            try:
+                v = topo.channel_id(v)
+            except KeyError:
+                raise ActionError(f"{where}.{f.name}", f"no channel named {v!r} in this job") from None
+        elif f.name == "kind":
+            if v not in ("complete", "abort"):
+                raise ActionError(f"{where}.kind", f"expected 'complete' or 'abort', got {v!r}")
+        else:
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ActionError(f"{where}.{f.name}", f"expected a non-negative integer, got {v!r}")
+        kwargs[f.name] = v
+    extra = set(data) - {"type"} - {f.name for f in fields(cls)}
+    if extra:
+        raise ActionError(f"{where}", f"unexpected field(s) {sorted(extra)} for {kind}")
+    return cls(**kwargs)

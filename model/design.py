@@ -1,0 +1,130 @@
+"""What a design *is*: the knobs and policy functions the protocol reads.
+
+The model never hard-codes a choice that a FLIP could change; it asks the :class:`Design`.
+Knobs are plain data (settable from a TOML file); policies are small pure functions (settable
+from Python, a few lines each).  Named presets and the flaw catalog live in ``specs``; this
+module only defines the shape and Flink's own defaults.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+def flink_retain(completed: tuple[int, ...], num_retained: int) -> tuple[int, ...]:
+    """Which completed checkpoints the store keeps after an add (``CheckpointSubsumeHelper``).
+
+    Keeps the newest ``num_retained`` (a value <= 0 falls back to 1, as
+    ``DefaultCompletedCheckpointStoreUtils`` does); the latest checkpoint is never subsumed
+    (FLINK-21351).
+    """
+    n = max(1, num_retained)
+    return tuple(completed[-n:])
+
+
+def flink_discard(subsumed: tuple[int, ...], retained: tuple[int, ...], pending: tuple[int, ...]) -> tuple[int, ...]:
+    """Whose files the cleaner deletes (``CheckpointsCleaner.cleanSubsumedCheckpoints``).
+
+    Only subsumed checkpoints, never one the store still retains, and never because of a
+    pending checkpoint: a pending checkpoint may still fail.
+    """
+    return subsumed
+
+
+def flink_source_restore_position(snapshot_position: int) -> int:
+    """A source resumes at the offset stored in its split state."""
+    return snapshot_position
+
+
+@dataclass(frozen=True)
+class Knob:
+    name: str
+    type: type
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] = ()
+    minimum: int | None = None
+
+
+KNOBS: tuple[Knob, ...] = (
+    Knob("checkpoint_mode", str, "aligned", "barrier handling (FLIP-76 unaligned mode is not modelled yet)", ("aligned",)),
+    Knob(
+        "alignment_blocks_channels",
+        bool,
+        True,
+        "an aligned task stops reading a channel once that channel delivered the barrier, until the snapshot",
+    ),
+    Knob(
+        "sink_commit",
+        str,
+        "notify",
+        "when a 2PC sink commits a transaction: on notifyCheckpointComplete, or already at pre-commit",
+        ("notify", "pre-commit"),
+    ),
+    Knob(
+        "checkpoints_after_tasks_finish",
+        bool,
+        True,
+        "FLIP-147: checkpoints continue after tasks finish, and tasks wait for a final checkpoint",
+    ),
+    Knob("num_retained", int, 1, "execution.checkpointing.num-retained (completed checkpoints kept)", minimum=1),
+    Knob(
+        "tolerable_failed_checkpoints",
+        int,
+        0,
+        "execution.checkpointing.tolerable-failed-checkpoints; exceeding it fails the job (global failover)",
+        minimum=0,
+    ),
+    Knob(
+        "failover_strategy",
+        str,
+        "region",
+        "jobmanager.execution.failover-strategy: restart the failed pipelined region, or the whole job",
+        ("region", "full"),
+    ),
+)
+
+KNOB_BY_NAME = {k.name: k for k in KNOBS}
+POLICIES = ("retain", "discard", "source_restore_position")
+
+
+@dataclass(frozen=True)
+class Design:
+    """A checkpointing design: knobs (data) plus policies (pure functions).
+
+    A variant is ``design.with_(name="mine", num_retained=2)`` for knobs, or
+    ``design.with_(name="mine", retain=my_retain)`` for a policy.
+    """
+
+    name: str
+    description: str = ""
+    origin: str = ""  # where the design (or flaw) comes from: a seed passage, a Flink issue
+    checkpoint_mode: str = "aligned"
+    alignment_blocks_channels: bool = True
+    sink_commit: str = "notify"
+    checkpoints_after_tasks_finish: bool = True
+    num_retained: int = 1
+    tolerable_failed_checkpoints: int = 0
+    failover_strategy: str = "region"
+    # policies
+    retain: Callable[[tuple[int, ...], int], tuple[int, ...]] = field(default=flink_retain, compare=False)
+    discard: Callable[[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = field(
+        default=flink_discard, compare=False
+    )
+    source_restore_position: Callable[[int], int] = field(default=flink_source_restore_position, compare=False)
+
+    def with_(self, **changes: Any) -> "Design":
+        return dataclasses.replace(self, **changes)
+
+    def knobs(self) -> dict[str, Any]:
+        return {k.name: getattr(self, k.name) for k in KNOBS}
+
+    def policies(self) -> dict[str, str]:
+        """Policy name -> the function's qualified name (for reports and traces)."""
+        out = {}
+        for name in POLICIES:
+            fn = getattr(self, name)
+            out[name] = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+        return out

@@ -1,0 +1,726 @@
+"""Flink's checkpointing protocol as a pure ``enabled(world)`` / ``step(world, action)``.
+
+Every rule cites the Flink mechanism it models (reference-flink-mechanics.md, "ref §n") or the
+seed passage it comes from.  Where the model abstracts, the docstring says so.
+
+Abstractions (each keeps the behaviour the properties can observe):
+
+- A trigger reaches every task of the plan at once (``CheckpointCoordinator.triggerTasks`` is
+  one RPC per task; the snapshots of different sources commute with each other's emissions,
+  so taking them together loses no observable ordering).  Barriers are then carried by the
+  channels, FIFO behind the data.
+- The checkpoint id, the trigger plan and the failure counter are exact (ref §5, §6); timers
+  are not modelled: a timeout is a fault action that may fire while a checkpoint is pending.
+- A decline models the failure of a snapshot's asynchronous part (``CHECKPOINT_ASYNC_EXCEPTION``
+  reported as a decline): the barrier has already gone downstream.
+- The logical state of a stateful subtask is the set of records whose effect it holds
+  (``processed``): the most precise abstraction of any operator state that depends on every
+  record (a count, a sum, a window).  Keyed state is that set, partitioned by key group.
+- A record's key is the Java int ``1000 * split + offset``; keyed routing uses Flink's exact
+  ``KeyGroupStreamPartitioner`` arithmetic.  Rebalance and pointwise channels round-robin
+  from channel 0 (``RescalePartitioner`` starts at 0; ``RebalancePartitioner`` starts at a
+  random channel in Flink, fixed to 0 here).
+- A 2PC sink follows ``TwoPhaseCommitSinkFunction``: records go into the open transaction,
+  the snapshot pre-commits it and opens the next, ``notifyCheckpointComplete(c)`` commits every
+  pending transaction of a checkpoint <= c, a restore recovers-and-commits the pending ones in
+  the state and aborts every other open transaction of that subtask.  An empty transaction is
+  not recorded (committing it changes nothing outside).
+- Only ``max-concurrent-checkpoints = 1`` (Flink's default) is modelled.
+- Acknowledgements reach the coordinator in the order the snapshots were taken (one FIFO
+  queue).  The coordinator acts only on the last ack of a checkpoint, so the order among acks
+  is not observable; their interleaving with every other event is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from .actions import (
+    Ack,
+    Action,
+    Decline,
+    Deliver,
+    EmitRecord,
+    EndOfInput,
+    FailTask,
+    LoseNotification,
+    Notify,
+    Restore,
+    Timeout,
+    TriggerCheckpoint,
+)
+from .design import Design
+from .redistribution import assign_key_to_parallel_operator
+from .scope import Scope
+from .topology import Expanded, Pattern, Role
+from .world import (
+    BARRIER,
+    COMMITTED,
+    EMPTY_SNAPSHOT,
+    EOD,
+    EOP,
+    FAILED,
+    FINISHED,
+    FINISHED_SNAPSHOT,
+    NOTIFY_ABORT,
+    NOTIFY_COMPLETE,
+    NOTIFY_NAMES,
+    OPEN,
+    REC,
+    RUNNING,
+    Budget,
+    Completed,
+    Coordinator,
+    Pending,
+    Snapshot,
+    TaskState,
+    Txn,
+    World,
+    add_sorted,
+    remove_sorted,
+)
+
+
+def record_key(split: int, offset: int) -> int:
+    """The key of record (split, offset): a Java int, so Flink's hash routing applies."""
+    return 1000 * split + offset
+
+
+class _Tx:
+    """A mutable working copy of a world, used inside one ``step`` and then frozen."""
+
+    __slots__ = ("tasks", "channels", "coord", "acks", "files", "txns", "used")
+
+    def __init__(self, w: World):
+        self.tasks = list(w.tasks)
+        self.channels = list(w.channels)
+        self.coord = w.coord
+        self.acks = w.acks
+        self.files = w.files
+        self.txns = w.txns
+        self.used = w.used
+
+    def freeze(self) -> World:
+        return World(
+            tuple(self.tasks), tuple(self.channels), self.coord, self.acks, self.files, self.txns, self.used
+        )
+
+    def push(self, cids, item) -> None:
+        for c in cids:
+            self.channels[c] = self.channels[c] + (item,)
+
+    def set_txn(self, txn: Txn | None, remove: tuple[int, int] | None = None) -> None:
+        by_key = {(t.task, t.seq): t for t in self.txns}
+        if remove is not None:
+            by_key.pop(remove, None)
+        if txn is not None:
+            by_key[(txn.task, txn.seq)] = txn
+        self.txns = tuple(by_key[k] for k in sorted(by_key))
+
+
+@dataclass(frozen=True, eq=False)
+class FlinkModel:
+    """The protocol for one (design, scope): ``initial()``, ``enabled(w)``, ``step(w, a)``."""
+
+    design: Design
+    scope: Scope
+
+    # -- static structure -------------------------------------------------------------------
+    @cached_property
+    def topo(self) -> Expanded:
+        return self.scope.job.expand()
+
+    @cached_property
+    def _all_inputs_mask(self) -> tuple[int, ...]:
+        return tuple((1 << len(ins)) - 1 for ins in self.topo.inputs)
+
+    @cached_property
+    def _role(self) -> tuple[Role, ...]:
+        return tuple(self.topo.vertex(t).role for t in range(self.topo.n_tasks))
+
+    @cached_property
+    def _two_pc(self) -> tuple[bool, ...]:
+        return tuple(self.topo.vertex(t).two_phase_commit for t in range(self.topo.n_tasks))
+
+    @cached_property
+    def _stateful(self) -> tuple[bool, ...]:
+        """Subtasks whose state holds record effects: sinks and operators with state."""
+        topo = self.topo
+        return tuple(
+            topo.vertex(t).role is Role.SINK or (topo.vertex(t).role is Role.OPERATOR and bool(topo.vertex(t).state))
+            for t in range(topo.n_tasks)
+        )
+
+    @cached_property
+    def _all_out(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(c for cs in outs for c in cs) for outs in self.topo.outputs)
+
+    @cached_property
+    def _trigger_rule(self) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+        """Per task: (ALL_TO_ALL upstream subtasks, POINTWISE-connected producer subtasks).
+
+        ``DefaultCheckpointPlanCalculator`` (ref §5): a running task is triggered iff every
+        ALL_TO_ALL upstream vertex is fully finished and no pointwise-connected producer
+        subtask is running.  Sources always qualify.
+        """
+        topo = self.topo
+        out = []
+        for t in range(topo.n_tasks):
+            a2a: set[int] = set()
+            pw: set[int] = set()
+            for c in topo.inputs[t]:
+                ch = topo.channels[c]
+                e = topo.job.edges[ch.edge]
+                if e.pattern is Pattern.ALL_TO_ALL:
+                    a2a.update(topo.tasks_of[topo.vertex_of[ch.producer]])
+                else:
+                    pw.add(ch.producer)
+            out.append((tuple(sorted(a2a)), tuple(sorted(pw))))
+        return tuple(out)
+
+    @cached_property
+    def _failover_sets(self) -> tuple[frozenset[int], ...]:
+        """Per task: the subtasks a failure of it cancels (ref §6 failover).
+
+        Region failover restarts the failed task's pipelined region.  The model restarts the
+        whole job when the design asks for it, and whenever the job has a BLOCKING or HYBRID
+        edge (re-consuming a finished blocking result across regions is not modelled).
+        """
+        topo = self.topo
+        everyone = frozenset(range(topo.n_tasks))
+        if self.design.failover_strategy == "full" or not topo.all_pipelined:
+            return tuple(everyone for _ in range(topo.n_tasks))
+        return tuple(topo.regions[topo.region_of[t]] for t in range(topo.n_tasks))
+
+    def _route(self, t: int, rec: tuple, rr: tuple) -> tuple[list[int], tuple]:
+        """Channels that record ``rec`` goes to from task ``t``, and the new round-robin state."""
+        topo = self.topo
+        job = topo.job
+        targets: list[int] = []
+        new_rr = list(rr)
+        for k, ek in enumerate(topo.out_edges[topo.vertex_of[t]]):
+            cids = topo.outputs[t][k]
+            e = job.edges[ek]
+            if e.pattern is Pattern.ALL_TO_ALL and e.partitioner == "hash":
+                dst = job.vertex(e.target)
+                idx = assign_key_to_parallel_operator(record_key(rec[1], rec[2]), dst.max_p, dst.parallelism)
+                targets.append(cids[idx])
+            else:
+                targets.append(cids[rr[k] % len(cids)])
+                new_rr[k] = (rr[k] + 1) % len(cids)
+        return targets, tuple(new_rr)
+
+    # -- initial state ----------------------------------------------------------------------
+    def initial(self) -> World:
+        topo = self.topo
+        tasks = tuple(self._fresh_task(t, EMPTY_SNAPSHOT, 0, 0) for t in range(topo.n_tasks))
+        return World(
+            tasks=tasks,
+            channels=tuple(() for _ in topo.channels),
+            coord=Coordinator(next_id=1, pending=(), store=(), failed_count=0, completed_count=0),
+            acks=(),
+            files=(),
+            txns=(),
+            used=Budget(),
+        )
+
+    def _fresh_task(self, t: int, snap: Snapshot, restored_from: int, txn: int) -> TaskState:
+        n_out = len(self.topo.out_edges[self.topo.vertex_of[t]])
+        return TaskState(
+            status=RUNNING,
+            position=snap.position,
+            ended=False,
+            final_cp=0,
+            notified=restored_from,
+            aborted=0,
+            aligning=0,
+            blocked=0,
+            last_barrier=restored_from,
+            eod=0,
+            eop=0,
+            processed=snap.processed,
+            txn=txn,
+            pending=(),
+            rr=(0,) * n_out,
+            inbox=(),
+        )
+
+    # -- enabled ----------------------------------------------------------------------------
+    def enabled(self, w: World) -> list[Action]:
+        """Every action enabled in ``w``, in a fixed order: progress first, then faults."""
+        topo = self.topo
+        scope = self.scope
+        out: list[Action] = []
+        tasks = w.tasks
+        n_rec = scope.records_per_split
+        for t in topo.sources:
+            ts = tasks[t]
+            if ts.status != RUNNING or ts.ended:
+                continue
+            if ts.position < n_rec:
+                out.append(EmitRecord(t))
+            elif scope.bounded:
+                out.append(EndOfInput(t))
+        blocks = self.design.alignment_blocks_channels
+        for ch in topo.channels:
+            if not w.channels[ch.id]:
+                continue
+            ts = tasks[ch.consumer]
+            if ts.status != RUNNING:
+                continue
+            if blocks and ts.blocked >> ch.input_index & 1:
+                continue
+            out.append(Deliver(ch.id))
+        if self._can_trigger(w):
+            out.append(TriggerCheckpoint(w.coord.next_id))
+        if w.acks:
+            t, cp, _ = w.acks[0]
+            out.append(Ack(t, cp))
+        for t, ts in enumerate(tasks):
+            if ts.inbox:
+                kind, cp, _ = ts.inbox[0]
+                out.append(Notify(t, cp, NOTIFY_NAMES[kind]))
+        any_failed = any(ts.status == FAILED for ts in tasks)
+        if any_failed:
+            store = w.coord.store
+            out.append(Restore(store[-1].id if store else 0))
+        # faults
+        used = w.used
+        pending = w.coord.pending
+        if pending and used.declines < scope.max_declines:
+            for t, cp, _ in w.acks:
+                if cp == pending.id:
+                    out.append(Decline(t, cp))
+        if pending and used.timeouts < scope.max_timeouts:
+            out.append(Timeout(pending.id))
+        if used.failures < scope.max_failures and not any_failed:
+            for t, ts in enumerate(tasks):
+                if ts.status == RUNNING:
+                    out.append(FailTask(t))
+        if used.lost < scope.max_lost_notifications:
+            for t, ts in enumerate(tasks):
+                if ts.inbox:
+                    kind, cp, _ = ts.inbox[0]
+                    out.append(LoseNotification(t, cp, NOTIFY_NAMES[kind]))
+        return out
+
+    def _can_trigger(self, w: World) -> bool:
+        """``CheckpointCoordinator`` trigger preconditions (ref §5, §6) plus the scope budget.
+
+        The budget (``max_checkpoints``) stops applying once every source reached end of
+        input and some running task still needs its final checkpoint: FLIP-147's final
+        checkpoint must always be possible, or a correct bounded job could not terminate in
+        the scope.  A task whose inbox already holds the completion it waits for does not
+        count, so every such extra trigger follows a fault (a lost notification, an abort, a
+        failure) and their number is bounded by the fault budget.
+        """
+        if w.coord.pending:  # max-concurrent-checkpoints = 1
+            return False
+        tasks = w.tasks
+        running = False
+        for ts in tasks:
+            if ts.status == FAILED:  # NOT_ALL_REQUIRED_TASKS_RUNNING
+                return False
+            if ts.status == FINISHED and not self.design.checkpoints_after_tasks_finish:
+                return False
+            if ts.status == RUNNING:
+                running = True
+        if not running:
+            return False
+        if w.coord.next_id <= self.scope.max_checkpoints:
+            return True
+        for t in self.topo.sources:
+            ts = tasks[t]
+            if ts.status == RUNNING and not ts.ended:
+                return False
+        return any(self._needs_final_checkpoint(ts) for ts in tasks)
+
+    @staticmethod
+    def _needs_final_checkpoint(ts: TaskState) -> bool:
+        if ts.status != RUNNING:
+            return False
+        if not ts.final_cp:
+            return True
+        if ts.notified >= ts.final_cp:
+            return False
+        return not any(k == NOTIFY_COMPLETE and c >= ts.final_cp for k, c, _ in ts.inbox)
+
+    def is_fault(self, a: Action) -> bool:
+        return a.fault
+
+    # -- step -------------------------------------------------------------------------------
+    def step(self, w: World, a: Action) -> World:
+        """The world after ``a``.  ``a`` must be enabled in ``w`` (engines check this)."""
+        tx = _Tx(w)
+        kind = type(a)
+        if kind is EmitRecord:
+            self._emit(tx, a.task)
+        elif kind is EndOfInput:
+            self._end_of_input(tx, a.task)
+        elif kind is Deliver:
+            self._deliver(tx, a.channel)
+        elif kind is TriggerCheckpoint:
+            self._trigger(tx)
+        elif kind is Ack:
+            self._ack(tx, a.task, a.checkpoint)
+        elif kind is Notify:
+            self._notify(tx, a.task)
+        elif kind is Restore:
+            self._restore(tx)
+        elif kind is Decline:
+            tx.used = tx.used._replace(declines=tx.used.declines + 1)
+            self._drop_ack(tx, a.task, a.checkpoint)
+            self._abort(tx, counted=True)
+        elif kind is Timeout:
+            tx.used = tx.used._replace(timeouts=tx.used.timeouts + 1)
+            self._abort(tx, counted=True)
+        elif kind is FailTask:
+            tx.used = tx.used._replace(failures=tx.used.failures + 1)
+            self._fail(tx, self._failover_sets[a.task])
+        elif kind is LoseNotification:
+            tx.used = tx.used._replace(lost=tx.used.lost + 1)
+            ts = tx.tasks[a.task]
+            tx.tasks[a.task] = ts._replace(inbox=ts.inbox[1:])
+        else:  # pragma: no cover - engines only pass actions from enabled()
+            raise TypeError(f"not an action of this model: {a!r}")
+        return tx.freeze()
+
+    # sources ------------------------------------------------------------------------------
+    def _emit(self, tx: _Tx, t: int) -> None:
+        ts = tx.tasks[t]
+        rec = (REC, self.topo.split_of[t], ts.position)
+        targets, rr = self._route(t, rec, ts.rr)
+        tx.push(targets, rec)
+        tx.tasks[t] = ts._replace(position=ts.position + 1, rr=rr)
+
+    def _end_of_input(self, tx: _Tx, t: int) -> None:
+        """A bounded source ends: it emits EndOfData and waits for its final checkpoint.
+
+        FLIP-147 (seed 004): "Emit EndOfData[finished = true]" then wait until a checkpoint
+        triggered after finish() completes.  Without FLIP-147 the task finishes at once.
+        """
+        tx.push(self._all_out[t], EOD)
+        tx.tasks[t] = tx.tasks[t]._replace(ended=True)
+        self._maybe_finish(tx, t)
+
+    # delivery -----------------------------------------------------------------------------
+    def _deliver(self, tx: _Tx, c: int) -> None:
+        ch = self.topo.channels[c]
+        item = tx.channels[c][0]
+        tx.channels[c] = tx.channels[c][1:]
+        t = ch.consumer
+        bit = 1 << ch.input_index
+        ts = tx.tasks[t]
+        if item[0] == REC:
+            self._process(tx, t, item)
+        elif item[0] == BARRIER:
+            self._on_barrier(tx, t, item[1], bit)
+        elif item[0] == EOD[0]:
+            eod = ts.eod | bit
+            ts = ts._replace(eod=eod)
+            tx.tasks[t] = ts
+            if eod == self._all_inputs_mask[t] and not ts.ended:
+                # all inputs ended: finish() the operators, forward EndOfData
+                tx.tasks[t] = ts._replace(ended=True)
+                tx.push(self._all_out[t], EOD)
+        else:  # EndOfPartition
+            tx.tasks[t] = ts._replace(eop=ts.eop | bit)
+            self._maybe_complete_alignment(tx, t)
+            self._maybe_finish(tx, t)
+
+    def _process(self, tx: _Tx, t: int, rec: tuple) -> None:
+        ts = tx.tasks[t]
+        r = (rec[1], rec[2])
+        role = self._role[t]
+        if self._stateful[t]:
+            ts = ts._replace(processed=add_sorted(ts.processed, r))
+        if role is Role.SINK:
+            key = (t, ts.txn)
+            old = next((x for x in tx.txns if (x.task, x.seq) == key), None)
+            status = OPEN if self._two_pc[t] else COMMITTED
+            records = (old.records if old else ()) + (r,)
+            tx.set_txn(Txn(t, ts.txn, status, records))
+        else:
+            targets, rr = self._route(t, rec, ts.rr)
+            tx.push(targets, rec)
+            ts = ts._replace(rr=rr)
+        tx.tasks[t] = ts
+
+    def _on_barrier(self, tx: _Tx, t: int, cp: int, bit: int) -> None:
+        """Aligned barrier handling (``SingleCheckpointBarrierHandler``).
+
+        A barrier older than the one being aligned (or already handled) is dropped; a newer
+        one cancels the current alignment and starts its own.  The channel that delivered the
+        barrier is blocked until every live input (one that has not delivered EndOfPartition)
+        has delivered it; then the task snapshots and forwards the barrier.
+        """
+        ts = tx.tasks[t]
+        if cp <= ts.last_barrier or (ts.aligning and cp < ts.aligning):
+            return
+        if ts.aligning == cp:
+            ts = ts._replace(blocked=ts.blocked | bit)
+        else:
+            ts = ts._replace(aligning=cp, blocked=bit)
+        tx.tasks[t] = ts
+        self._maybe_complete_alignment(tx, t)
+
+    def _maybe_complete_alignment(self, tx: _Tx, t: int) -> None:
+        ts = tx.tasks[t]
+        if ts.aligning and (ts.blocked | ts.eop) == self._all_inputs_mask[t]:
+            self._snapshot(tx, t, ts.aligning)
+
+    def _snapshot(self, tx: _Tx, t: int, cp: int) -> None:
+        """The synchronous snapshot of task ``t`` for checkpoint ``cp``, then its barrier.
+
+        A checkpoint the task was already told is aborted is skipped
+        (``SubtaskCheckpointCoordinatorImpl.checkpointState`` checks the aborted ids); the
+        barrier still goes downstream (Flink sends a CancelCheckpointMarker, which the
+        downstream handles the same way).  A 2PC sink pre-commits its open transaction and
+        opens the next (``TwoPhaseCommitSinkFunction.snapshotState``).
+        """
+        ts = tx.tasks[t]
+        ts = ts._replace(aligning=0, blocked=0, last_barrier=cp)
+        if cp > ts.aborted:
+            pending = ts.pending
+            txn = ts.txn
+            if self._two_pc[t]:
+                has_records = any(x.task == t and x.seq == txn for x in tx.txns)
+                if has_records:
+                    if self.design.sink_commit == "pre-commit":
+                        self._commit(tx, t, txn)
+                    else:
+                        pending = pending + ((cp, txn),)
+                txn += 1
+            final_cp = ts.final_cp or (cp if ts.ended else 0)
+            snap = Snapshot(False, ts.position, ts.processed, pending)
+            ts = ts._replace(pending=pending, txn=txn, final_cp=final_cp)
+            tx.acks = tx.acks + ((t, cp, snap),)
+            tx.files = add_sorted(tx.files, (cp, t))
+        tx.tasks[t] = ts
+        tx.push(self._all_out[t], (BARRIER, cp))
+
+    def _maybe_finish(self, tx: _Tx, t: int) -> None:
+        """A task finishes once it ended, every input delivered EndOfPartition and (FLIP-147)
+        a checkpoint taken after its end of data completed: then it emits EndOfPartition.
+
+        Seed 004: "shutdown the task immediately after seeing first notifyCheckpointComplete(X),
+        where X is any triggered checkpoint AFTER finish()".  Without FLIP-147 the task
+        finishes as soon as its input ends, and a 2PC sink aborts its open transaction on
+        close() (the data loss FLIP-147 was written to fix).
+        """
+        ts = tx.tasks[t]
+        if ts.status != RUNNING or not ts.ended or ts.eop != self._all_inputs_mask[t]:
+            return
+        if self.design.checkpoints_after_tasks_finish:
+            if not (ts.final_cp and ts.notified >= ts.final_cp):
+                return
+        elif self._two_pc[t]:
+            self._abort_txn(tx, t, ts.txn)
+        tx.tasks[t] = ts._replace(status=FINISHED, inbox=())
+        tx.push(self._all_out[t], EOP)
+
+    # coordinator --------------------------------------------------------------------------
+    def _trigger(self, tx: _Tx) -> None:
+        coord = tx.coord
+        cp = coord.next_id
+        waiting = finished = 0
+        to_trigger = []
+        tasks = tx.tasks
+        for t, ts in enumerate(tasks):
+            if ts.status == FINISHED:
+                finished |= 1 << t
+                continue
+            waiting |= 1 << t
+            a2a, pw = self._trigger_rule[t]
+            if all(tasks[u].status == FINISHED for u in a2a) and not any(tasks[u].status == RUNNING for u in pw):
+                to_trigger.append(t)
+        tx.coord = coord._replace(next_id=cp + 1, pending=Pending(cp, waiting, finished, ()))
+        for t in to_trigger:
+            self._snapshot(tx, t, cp)
+        self._retain(tx)
+
+    def _ack(self, tx: _Tx, t: int, cp: int) -> None:
+        """``receiveAcknowledgeMessage``: an ack for an unknown or aborted checkpoint
+        discards its state (ref §6); the last ack completes the checkpoint."""
+        snap = self._drop_ack(tx, t, cp, keep_file=True)
+        pending = tx.coord.pending
+        if not pending or pending.id != cp or not pending.waiting >> t & 1:
+            tx.files = remove_sorted(tx.files, (cp, t))
+            return
+        acked = tuple(sorted(pending.acked + ((t, snap),)))
+        pending = pending._replace(acked=acked)
+        if len(acked) == bin(pending.waiting).count("1"):
+            self._complete(tx, pending)
+        else:
+            tx.coord = tx.coord._replace(pending=pending)
+
+    def _drop_ack(self, tx: _Tx, t: int, cp: int, keep_file: bool = False) -> Snapshot:
+        snap = None
+        rest = []
+        for entry in tx.acks:
+            if entry[0] == t and entry[1] == cp and snap is None:
+                snap = entry[2]
+            else:
+                rest.append(entry)
+        tx.acks = tuple(rest)
+        if not keep_file:
+            tx.files = remove_sorted(tx.files, (cp, t))
+        return snap
+
+    def _complete(self, tx: _Tx, pending: Pending) -> None:
+        """``completePendingCheckpoint`` (ref §6): store, subsume, reset the failure counter,
+        then ``notifyCheckpointComplete`` to every task of the plan."""
+        n = self.topo.n_tasks
+        acked = dict(pending.acked)
+        snaps = tuple(
+            FINISHED_SNAPSHOT if pending.finished >> t & 1 else acked.get(t, EMPTY_SNAPSHOT) for t in range(n)
+        )
+        files = tuple((pending.id, t) for t in sorted(acked))
+        coord = tx.coord
+        tx.coord = coord._replace(
+            pending=(),
+            store=coord.store + (Completed(pending.id, snaps, files),),
+            failed_count=0,
+            completed_count=coord.completed_count + 1,
+        )
+        self._retain(tx)
+        msg = (NOTIFY_COMPLETE, pending.id, 0)
+        for t in range(n):
+            if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
+                ts = tx.tasks[t]
+                tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+
+    def _retain(self, tx: _Tx) -> None:
+        """The store keeps what the design's ``retain`` says; the cleaner then deletes the files
+        of the checkpoints the design's ``discard`` names (by default: exactly the subsumed)."""
+        coord = tx.coord
+        ids = tuple(c.id for c in coord.store)
+        pend = (coord.pending.id,) if coord.pending else ()
+        keep = tuple(self.design.retain(ids, self.design.num_retained))
+        subsumed = tuple(i for i in ids if i not in keep)
+        gone = set(self.design.discard(subsumed, keep, pend))
+        if not subsumed and not gone:
+            return
+        for c in coord.store:
+            if c.id in gone:
+                tx.files = remove_sorted(tx.files, *c.files)
+        tx.coord = coord._replace(store=tuple(c for c in coord.store if c.id in keep))
+
+    def _abort(self, tx: _Tx, counted: bool) -> None:
+        """``abortPendingCheckpoint``: discard the collected state, tell the tasks (with the
+        latest completed id, ref §6), and let the ``CheckpointFailureManager`` count it."""
+        coord = tx.coord
+        pending = coord.pending
+        tx.files = remove_sorted(tx.files, *((pending.id, t) for t, _ in pending.acked))
+        latest = coord.store[-1].id if coord.store else 0
+        msg = (NOTIFY_ABORT, pending.id, latest)
+        for t in range(self.topo.n_tasks):
+            if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
+                ts = tx.tasks[t]
+                tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+        failed = coord.failed_count + (1 if counted else 0)
+        tx.coord = coord._replace(pending=(), failed_count=failed)
+        if failed > self.design.tolerable_failed_checkpoints:
+            # "Exceeded checkpoint tolerable failure threshold": the job fails over globally
+            tx.coord = tx.coord._replace(failed_count=0)
+            self._fail(tx, frozenset(range(self.topo.n_tasks)))
+        self._retain(tx)
+
+    # notifications ------------------------------------------------------------------------
+    def _notify(self, tx: _Tx, t: int) -> None:
+        """A coordinator RPC reaches the task.  An abort first replays the completion of the
+        latest completed checkpoint (``notifyCheckpointAbortAsync``, ref §6)."""
+        ts = tx.tasks[t]
+        kind, cp, latest = ts.inbox[0]
+        tx.tasks[t] = ts._replace(inbox=ts.inbox[1:])
+        if kind == NOTIFY_COMPLETE:
+            self._on_complete(tx, t, cp)
+        else:
+            if latest:
+                self._on_complete(tx, t, latest)
+            ts = tx.tasks[t]
+            tx.tasks[t] = ts._replace(aborted=max(ts.aborted, cp))
+        self._maybe_finish(tx, t)
+
+    def _on_complete(self, tx: _Tx, t: int, cp: int) -> None:
+        ts = tx.tasks[t]
+        if cp <= ts.notified:
+            return
+        keep = []
+        for c, txn in ts.pending:
+            if c <= cp:
+                self._commit(tx, t, txn)
+            else:
+                keep.append((c, txn))
+        tx.tasks[t] = ts._replace(notified=cp, pending=tuple(keep))
+
+    def _commit(self, tx: _Tx, t: int, seq: int) -> None:
+        old = next((x for x in tx.txns if x.task == t and x.seq == seq), None)
+        if old is not None and old.status != COMMITTED:
+            tx.set_txn(old._replace(status=COMMITTED))
+
+    def _abort_txn(self, tx: _Tx, t: int, seq: int) -> None:
+        old = next((x for x in tx.txns if x.task == t and x.seq == seq), None)
+        if old is not None and old.status != COMMITTED:
+            tx.set_txn(None, remove=(t, seq))
+
+    # failures -----------------------------------------------------------------------------
+    def _fail(self, tx: _Tx, victims: frozenset[int]) -> None:
+        """Cancel ``victims``: pending checkpoints abort (``JOB_FAILOVER_REGION``, not counted),
+        their channels are cleared, RPCs to them and acks from them are lost."""
+        if tx.coord.pending:
+            pending = tx.coord.pending
+            tx.files = remove_sorted(tx.files, *((pending.id, t) for t, _ in pending.acked))
+            latest = tx.coord.store[-1].id if tx.coord.store else 0
+            msg = (NOTIFY_ABORT, pending.id, latest)
+            for t in range(self.topo.n_tasks):
+                if pending.waiting >> t & 1 and t not in victims and tx.tasks[t].status == RUNNING:
+                    ts = tx.tasks[t]
+                    tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+            tx.coord = tx.coord._replace(pending=())
+        for t in victims:
+            tx.tasks[t] = tx.tasks[t]._replace(status=FAILED, inbox=())
+        dropped = [a for a in tx.acks if a[0] in victims]
+        if dropped:
+            tx.acks = tuple(a for a in tx.acks if a[0] not in victims)
+            tx.files = remove_sorted(tx.files, *((a[1], a[0]) for a in dropped))
+        for ch in self.topo.channels:
+            if ch.producer in victims or ch.consumer in victims:
+                tx.channels[ch.id] = ()
+
+    def _restore(self, tx: _Tx) -> None:
+        """Redeploy every failed task with the latest completed checkpoint's state.
+
+        A task FINISHED in that checkpoint is deployed ``FINISHED_ON_RESTORE`` (ref §5): it
+        emits EndOfData and EndOfPartition at once.  A source resumes at its stored position
+        (through the design's ``source_restore_position``).  A 2PC sink recovers-and-commits
+        the pending transactions of its state and aborts every other open transaction of its
+        own (``TwoPhaseCommitSinkFunction.initializeState``).
+        """
+        store = tx.coord.store
+        latest = store[-1] if store else None
+        cp = latest.id if latest else 0
+        victims = [t for t, ts in enumerate(tx.tasks) if ts.status == FAILED]
+        for t in victims:
+            snap = latest.snapshots[t] if latest else EMPTY_SNAPSHOT
+            old = tx.tasks[t]
+            if snap.finished:
+                tx.tasks[t] = old._replace(status=FINISHED, ended=True, inbox=())
+                tx.push(self._all_out[t], EOD)
+                tx.push(self._all_out[t], EOP)
+                continue
+            if self._role[t] is Role.SOURCE:
+                snap = snap._replace(position=self.design.source_restore_position(snap.position))
+            next_txn = old.txn
+            if self._two_pc[t]:
+                recommit = {seq for _, seq in snap.pending}
+                for x in tuple(tx.txns):
+                    if x.task != t or x.status == COMMITTED:
+                        continue
+                    if x.seq in recommit:
+                        tx.set_txn(x._replace(status=COMMITTED))
+                    else:
+                        tx.set_txn(None, remove=(t, x.seq))
+                next_txn = max([old.txn] + [x.seq for x in tx.txns if x.task == t]) + 1
+            tx.tasks[t] = self._fresh_task(t, snap, cp, next_txn)

@@ -1,0 +1,343 @@
+"""The job graph and its expansion into subtasks, channels and pipelined regions.
+
+A :class:`JobGraph` is what a Flink user builds (vertices with parallelism, edges with a
+distribution pattern and an exchange type).  :meth:`JobGraph.expand` turns it into the
+execution-level view the protocol runs on: one subtask per (vertex, index) and one FIFO
+channel per (producer subtask, consumer subtask) pair, wired as Flink wires them
+(``EdgeManagerBuildUtil.connectAllToAll`` / ``connectPointwise``; pointwise ranges from
+``VertexInputInfoComputationUtils``, see :func:`model.redistribution.pointwise_inputs`).
+
+Pipelined regions are computed with networkx: subtasks joined by a PIPELINED channel are in
+one region; BLOCKING and HYBRID exchanges split regions (a HYBRID result need not be consumed
+while it is produced, so Flink's scheduler does not merge across it either).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
+
+import networkx as nx
+
+from .redistribution import UPPER_BOUND_MAX_PARALLELISM, default_max_parallelism, pointwise_inputs
+
+
+class Role(str, Enum):
+    SOURCE = "source"
+    OPERATOR = "operator"
+    SINK = "sink"
+
+
+class Pattern(str, Enum):
+    ALL_TO_ALL = "ALL_TO_ALL"
+    POINTWISE = "POINTWISE"
+
+
+class Exchange(str, Enum):
+    PIPELINED = "PIPELINED"
+    BLOCKING = "BLOCKING"
+    HYBRID = "HYBRID"
+
+
+class StateKind(str, Enum):
+    KEYED = "keyed"  # keyed state, partitioned by key group
+    LIST = "list"  # operator list state, even-split redistribution
+    UNION = "union"  # operator union list state
+
+
+class TopologyError(ValueError):
+    """A job graph that Flink would reject; ``field`` names the offending part."""
+
+    def __init__(self, field_name: str, message: str):
+        super().__init__(f"{field_name}: {message}")
+        self.field = field_name
+        self.detail = message
+
+
+@dataclass(frozen=True)
+class Vertex:
+    name: str
+    parallelism: int
+    role: Role = Role.OPERATOR
+    max_parallelism: int | None = None  # None: Flink's default for the parallelism
+    state: frozenset[StateKind] = frozenset()
+    two_phase_commit: bool = False  # sinks: TwoPhaseCommitSinkFunction-style transactions
+    coordinator: bool = False  # has an operator coordinator (e.g. a split enumerator)
+
+    @property
+    def max_p(self) -> int:
+        if self.max_parallelism is not None:
+            return self.max_parallelism
+        return default_max_parallelism(self.parallelism)
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: str
+    target: str
+    pattern: Pattern = Pattern.ALL_TO_ALL
+    exchange: Exchange = Exchange.PIPELINED
+    # ALL_TO_ALL routing: "hash" (keyBy, KeyGroupStreamPartitioner) or "rebalance".
+    # POINTWISE edges always route round-robin over their own channels (forward/rescale).
+    partitioner: str = "hash"
+
+
+@dataclass(frozen=True)
+class Channel:
+    """One FIFO input channel: ``producer`` subtask -> ``consumer`` subtask over ``edge``."""
+
+    id: int
+    edge: int
+    producer: int
+    consumer: int
+    input_index: int  # position among the consumer's input channels
+    output_index: int  # position among the producer's channels of this edge
+
+
+@dataclass(frozen=True)
+class JobGraph:
+    vertices: tuple[Vertex, ...]
+    edges: tuple[Edge, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    # -- validation -------------------------------------------------------------------------
+    def validate(self) -> None:
+        if not self.vertices:
+            raise TopologyError("vertices", "a job graph needs at least one vertex")
+        names: set[str] = set()
+        for v in self.vertices:
+            where = f"vertices.{v.name}"
+            if not v.name or not isinstance(v.name, str):
+                raise TopologyError("vertices", "every vertex needs a non-empty name")
+            if v.name in names:
+                raise TopologyError(where, "vertex name is used twice")
+            names.add(v.name)
+            if not isinstance(v.parallelism, int) or v.parallelism < 1:
+                raise TopologyError(f"{where}.parallelism", f"must be an integer >= 1, got {v.parallelism!r}")
+            if v.max_parallelism is not None:
+                if not isinstance(v.max_parallelism, int) or v.max_parallelism < 1:
+                    raise TopologyError(f"{where}.max_parallelism", f"must be an integer >= 1, got {v.max_parallelism!r}")
+                if v.max_parallelism > UPPER_BOUND_MAX_PARALLELISM:
+                    raise TopologyError(
+                        f"{where}.max_parallelism",
+                        f"{v.max_parallelism} exceeds Flink's upper bound {UPPER_BOUND_MAX_PARALLELISM}",
+                    )
+            if v.parallelism > v.max_p:
+                raise TopologyError(f"{where}.parallelism", f"{v.parallelism} exceeds max parallelism {v.max_p}")
+            if v.two_phase_commit and v.role is not Role.SINK:
+                raise TopologyError(f"{where}.two_phase_commit", "only sinks commit transactions")
+        pairs: set[tuple[str, str]] = set()
+        for k, e in enumerate(self.edges):
+            where = f"edges[{k}]"
+            for end in (e.source, e.target):
+                if end not in names:
+                    raise TopologyError(where, f"unknown vertex {end!r}")
+            if (e.source, e.target) in pairs:
+                raise TopologyError(where, f"a second edge {e.source} -> {e.target} (one edge per vertex pair)")
+            pairs.add((e.source, e.target))
+            if e.pattern is Pattern.ALL_TO_ALL and e.partitioner not in ("hash", "rebalance"):
+                raise TopologyError(f"{where}.partitioner", f"expected 'hash' or 'rebalance', got {e.partitioner!r}")
+        g = self.graph
+        if not nx.is_directed_acyclic_graph(g):
+            cycle = nx.find_cycle(g)
+            path = " -> ".join([a for a, _ in cycle] + [cycle[0][0]])
+            raise TopologyError("edges", f"the job graph has a cycle: {path}")
+        for v in self.vertices:
+            ins = g.in_degree(v.name)
+            outs = g.out_degree(v.name)
+            if v.role is Role.SOURCE and ins:
+                raise TopologyError(f"vertices.{v.name}.role", "a source cannot have inputs")
+            if v.role is not Role.SOURCE and not ins:
+                raise TopologyError(f"vertices.{v.name}.role", "only a source may have no inputs")
+            if v.role is Role.SINK and outs:
+                raise TopologyError(f"vertices.{v.name}.role", "a sink cannot have outputs")
+
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        g = nx.DiGraph()
+        g.add_nodes_from(v.name for v in self.vertices)
+        g.add_edges_from((e.source, e.target) for e in self.edges)
+        return g
+
+    def vertex(self, name: str) -> Vertex:
+        for v in self.vertices:
+            if v.name == name:
+                return v
+        raise KeyError(name)
+
+    def expand(self) -> "Expanded":
+        return Expanded(self)
+
+    def describe(self) -> str:
+        parts = [f"{v.name}(P={v.parallelism})" for v in self.vertices]
+        es = [f"{e.source}-{e.pattern.value.lower()}/{e.exchange.value.lower()}->{e.target}" for e in self.edges]
+        return ", ".join(parts) + ("; " + ", ".join(es) if es else "")
+
+    def to_json(self) -> dict:
+        return {
+            "vertices": [
+                {
+                    "name": v.name,
+                    "parallelism": v.parallelism,
+                    "max_parallelism": v.max_parallelism,
+                    "role": v.role.value,
+                    "state": sorted(s.value for s in v.state),
+                    "two_phase_commit": v.two_phase_commit,
+                    "coordinator": v.coordinator,
+                }
+                for v in self.vertices
+            ],
+            "edges": [
+                {
+                    "source": e.source,
+                    "target": e.target,
+                    "pattern": e.pattern.value,
+                    "exchange": e.exchange.value,
+                    "partitioner": e.partitioner,
+                }
+                for e in self.edges
+            ],
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class Expanded:
+    """The execution-level view: integer-indexed subtasks and channels, plus regions."""
+
+    job: JobGraph
+    names: tuple[str, ...] = field(init=False)
+    vertex_of: tuple[int, ...] = field(init=False)  # subtask -> vertex index
+    index_of: tuple[int, ...] = field(init=False)  # subtask -> subtask index in its vertex
+    tasks_of: tuple[tuple[int, ...], ...] = field(init=False)  # vertex -> subtasks
+    channels: tuple[Channel, ...] = field(init=False)
+    inputs: tuple[tuple[int, ...], ...] = field(init=False)  # subtask -> input channel ids
+    outputs: tuple[tuple[tuple[int, ...], ...], ...] = field(init=False)  # subtask -> per out-edge channel ids
+    out_edges: tuple[tuple[int, ...], ...] = field(init=False)  # vertex -> out edge indexes
+    regions: tuple[frozenset[int], ...] = field(init=False)
+    region_of: tuple[int, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        job = self.job
+        vidx = {v.name: k for k, v in enumerate(job.vertices)}
+        names: list[str] = []
+        vertex_of: list[int] = []
+        index_of: list[int] = []
+        tasks_of: list[tuple[int, ...]] = []
+        for k, v in enumerate(job.vertices):
+            ids = []
+            for i in range(v.parallelism):
+                ids.append(len(names))
+                names.append(f"{v.name}[{i}]")
+                vertex_of.append(k)
+                index_of.append(i)
+            tasks_of.append(tuple(ids))
+        n = len(names)
+        raw: list[tuple[int, int, int]] = []  # (edge, producer, consumer)
+        for ek, e in enumerate(job.edges):
+            src = job.vertices[vidx[e.source]]
+            dst = job.vertices[vidx[e.target]]
+            s_tasks = tasks_of[vidx[e.source]]
+            t_tasks = tasks_of[vidx[e.target]]
+            if e.pattern is Pattern.ALL_TO_ALL:
+                for j in range(dst.parallelism):
+                    for p in range(src.parallelism):
+                        raw.append((ek, s_tasks[p], t_tasks[j]))
+            else:
+                for j, parts in enumerate(pointwise_inputs(src.parallelism, dst.parallelism)):
+                    for p in parts:
+                        raw.append((ek, s_tasks[p], t_tasks[j]))
+        # Input order: by edge (job order) then producer index; output order: consumer index.
+        raw.sort(key=lambda r: (r[2], r[0], r[1]))
+        in_count = [0] * n
+        out_count: dict[tuple[int, int], int] = {}
+        chans: list[Channel] = []
+        for cid, (ek, prod, cons) in enumerate(raw):
+            chans.append(Channel(cid, ek, prod, cons, in_count[cons], -1))
+            in_count[cons] += 1
+        # output_index: position among the producer's channels of that edge, by consumer index
+        by_out: dict[tuple[int, int], list[Channel]] = {}
+        for c in chans:
+            by_out.setdefault((c.producer, c.edge), []).append(c)
+        fixed: dict[int, Channel] = {}
+        for (prod, ek), cs in by_out.items():
+            cs.sort(key=lambda c: index_of[c.consumer])
+            for pos, c in enumerate(cs):
+                fixed[c.id] = Channel(c.id, c.edge, c.producer, c.consumer, c.input_index, pos)
+                out_count[(prod, ek)] = pos + 1
+        channels = tuple(fixed[c.id] for c in chans)
+        inputs = tuple(tuple(c.id for c in channels if c.consumer == t) for t in range(n))
+        out_edges = tuple(
+            tuple(ek for ek, e in enumerate(job.edges) if e.source == v.name) for v in job.vertices
+        )
+        outputs = tuple(
+            tuple(tuple(c.id for c in by_out.get((t, ek), [])) for ek in out_edges[vertex_of[t]])
+            for t in range(n)
+        )
+        g = nx.Graph()
+        g.add_nodes_from(range(n))
+        g.add_edges_from(
+            (c.producer, c.consumer) for c in channels if job.edges[c.edge].exchange is Exchange.PIPELINED
+        )
+        comps = sorted((frozenset(cc) for cc in nx.connected_components(g)), key=min)
+        region_of = [0] * n
+        for r, comp in enumerate(comps):
+            for t in comp:
+                region_of[t] = r
+        set_ = object.__setattr__
+        set_(self, "names", tuple(names))
+        set_(self, "vertex_of", tuple(vertex_of))
+        set_(self, "index_of", tuple(index_of))
+        set_(self, "tasks_of", tuple(tasks_of))
+        set_(self, "channels", channels)
+        set_(self, "inputs", inputs)
+        set_(self, "outputs", outputs)
+        set_(self, "out_edges", out_edges)
+        set_(self, "regions", tuple(comps))
+        set_(self, "region_of", tuple(region_of))
+
+    # -- convenience ----------------------------------------------------------------------
+    @property
+    def n_tasks(self) -> int:
+        return len(self.names)
+
+    def vertex(self, task: int) -> Vertex:
+        return self.job.vertices[self.vertex_of[task]]
+
+    def task_id(self, name: str) -> int:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise KeyError(name) from None
+
+    def channel_name(self, cid: int) -> str:
+        c = self.channels[cid]
+        return f"{self.names[c.producer]}->{self.names[c.consumer]}"
+
+    def channel_id(self, name: str) -> int:
+        for c in self.channels:
+            if self.channel_name(c.id) == name:
+                return c.id
+        raise KeyError(name)
+
+    @cached_property
+    def sources(self) -> tuple[int, ...]:
+        return tuple(t for t in range(self.n_tasks) if self.vertex(t).role is Role.SOURCE)
+
+    @cached_property
+    def split_of(self) -> dict[int, int]:
+        """Source subtask -> its split id (splits are numbered across all source subtasks)."""
+        return {t: k for k, t in enumerate(self.sources)}
+
+    @cached_property
+    def all_pipelined(self) -> bool:
+        return all(e.exchange is Exchange.PIPELINED for e in self.job.edges)
+
+    @cached_property
+    def downstream_vertices(self) -> tuple[frozenset[int], ...]:
+        """Vertex -> every vertex reachable from it (itself excluded)."""
+        g = self.job.graph
+        vidx = {v.name: k for k, v in enumerate(self.job.vertices)}
+        return tuple(frozenset(vidx[d] for d in nx.descendants(g, v.name)) for v in self.job.vertices)

@@ -1,0 +1,131 @@
+"""The world: one immutable, hashable value holding everything the protocol knows.
+
+The hot types are ``NamedTuple`` rather than dataclasses on purpose: the explorer hashes and
+compares millions of worlds, and a tuple's hash and equality run in C.  They are still
+immutable, typed records.  Equal worlds are equal tuples: every set is kept as a sorted tuple
+and "none" is the empty tuple, so worlds contain only ints, bools and tuples.  That makes them
+totally ordered (symmetry reduction picks the least permutation) and gives them the same hash
+in every process (no ``None`` or ``str`` inside, whose hashes vary per process in Python 3.11).
+
+Channel items are small tuples: ``(REC, split, offset)``, ``(BARRIER, checkpoint)``,
+``EOD`` (EndOfData) and ``EOP`` (EndOfPartition).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+# task status
+RUNNING = 0
+FAILED = 1  # failed or cancelled by a failover, waiting to be restored
+FINISHED = 2
+STATUS_NAMES = ("RUNNING", "FAILED", "FINISHED")
+
+# channel item kinds
+REC = 0
+BARRIER = 1
+EOD = (2,)
+EOP = (3,)
+
+# external transaction status (a pre-committed transaction is still OPEN to the outside)
+OPEN = 0
+COMMITTED = 1
+
+Record = tuple[int, int]  # (split, offset)
+
+
+class Snapshot(NamedTuple):
+    """One subtask's state in a checkpoint."""
+
+    finished: bool  # FLIP-147 FinishedOperatorSubtaskState: the subtask had finished
+    position: int  # sources: the next offset of its split
+    processed: tuple  # sorted records whose effect is in the state (the logical operator state)
+    pending: tuple  # 2PC sinks: ((checkpoint, txn), ...) to recover-and-commit on restore
+
+
+FINISHED_SNAPSHOT = Snapshot(True, 0, (), ())
+EMPTY_SNAPSHOT = Snapshot(False, 0, (), ())
+
+# coordinator RPC kinds (in a task's inbox)
+NOTIFY_COMPLETE = 0
+NOTIFY_ABORT = 1
+NOTIFY_NAMES = ("complete", "abort")
+
+
+class TaskState(NamedTuple):
+    status: int
+    position: int  # sources: next offset to read
+    ended: bool  # reached end of data (a source emitted EndOfData; others got it on every input)
+    final_cp: int  # first checkpoint snapshotted after end of data (0: none yet)
+    notified: int  # highest checkpoint this task knows is complete
+    aborted: int  # highest checkpoint this task was told is aborted
+    aligning: int  # checkpoint whose barriers are being aligned (0: none)
+    blocked: int  # bitmask of inputs that delivered the aligning barrier
+    last_barrier: int  # highest checkpoint this task snapshotted (or skipped)
+    eod: int  # bitmask of inputs that delivered EndOfData
+    eop: int  # bitmask of inputs that delivered EndOfPartition
+    processed: tuple  # sorted records whose effect is in this task's state
+    txn: int  # 2PC sinks: sequence number of the open transaction
+    pending: tuple  # 2PC sinks: ((checkpoint, txn), ...) pre-committed, not yet committed
+    rr: tuple  # round-robin counter per output edge
+    inbox: tuple  # coordinator RPCs, FIFO: (NOTIFY_COMPLETE | NOTIFY_ABORT, checkpoint, latest_completed)
+
+
+class Pending(NamedTuple):
+    id: int
+    waiting: int  # bitmask of tasks that must acknowledge (the plan's tasksToWaitFor)
+    finished: int  # bitmask of tasks that were FINISHED at trigger (FLIP-147 finished tasks)
+    acked: tuple  # ((task, Snapshot), ...) sorted by task
+
+
+class Completed(NamedTuple):
+    id: int
+    snapshots: tuple  # Snapshot per task
+    files: tuple  # sorted files the checkpoint refers to: (checkpoint, task)
+
+
+class Coordinator(NamedTuple):
+    next_id: int
+    pending: Pending | tuple  # () when no checkpoint is pending
+    store: tuple  # Completed, oldest first (the CompletedCheckpointStore)
+    failed_count: int  # CheckpointFailureManager's continuous failure counter
+    completed_count: int
+
+
+class Txn(NamedTuple):
+    task: int
+    seq: int
+    status: int
+    records: tuple  # records written, in order
+
+
+class Budget(NamedTuple):
+    failures: int = 0
+    declines: int = 0
+    timeouts: int = 0
+    lost: int = 0
+
+
+class World(NamedTuple):
+    tasks: tuple  # TaskState per subtask
+    channels: tuple  # tuple of items per channel
+    coord: Coordinator
+    acks: tuple  # acknowledgements in flight, FIFO: ((task, checkpoint, Snapshot), ...)
+    files: tuple  # sorted checkpoint files that exist: (checkpoint, task)
+    txns: tuple  # the external system's transactions (aborted ones are gone), sorted
+    used: Budget  # faults injected so far
+
+
+def committed_records(w: World) -> list[tuple[Record, Txn]]:
+    """Every committed record with the transaction that committed it."""
+    return [(r, t) for t in w.txns if t.status == COMMITTED for r in t.records]
+
+
+def add_sorted(items: tuple, *new) -> tuple:
+    """A sorted tuple with ``new`` added (set semantics)."""
+    return tuple(sorted(set(items).union(new)))
+
+
+def remove_sorted(items: tuple, *gone) -> tuple:
+    g = set(gone)
+    return tuple(x for x in items if x not in g)

@@ -1,0 +1,1 @@
+"""What must hold (properties), the designs to check (presets), and the flaw catalog."""

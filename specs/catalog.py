@@ -1,0 +1,132 @@
+"""The flaw catalog: design variants known to be wrong, each with the property it must violate
+and the scope in which the violation is reachable.  ``ckptcheck catalog`` and the tests check
+that every entry is caught *and* that the correct design passes the very same scope: that is
+how the harness shows it can tell right from wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from model.design import Design
+from model.scope import Scope
+
+from .designs import BASELINE, PRESETS
+from .scopes import scope
+
+
+def _discard_older_than_pending(subsumed: tuple[int, ...], retained: tuple[int, ...], pending: tuple[int, ...]) -> tuple[int, ...]:
+    """Flawed cleaner: once a newer checkpoint is triggered, the older ones are garbage."""
+    newest = max(pending, default=0)
+    return subsumed + tuple(c for c in retained if c < newest)
+
+
+def _restart_from_initial_offset(snapshot_position: int) -> int:
+    """Flawed restore: the split reader starts again at the split's first offset."""
+    return 0
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    design: Design
+    violates: str  # the property it must violate
+    scope: Scope
+    origin: str
+    correct: Design = BASELINE  # the correct design, checked on the same scope
+
+    @property
+    def explanation(self) -> str:
+        return self.design.description
+
+
+CATALOG: tuple[Entry, ...] = (
+    Entry(
+        "commit-at-pre-commit",
+        BASELINE.with_(
+            name="commit-at-pre-commit",
+            sink_commit="pre-commit",
+            description="The 2PC sink commits its transaction when it pre-commits at the snapshot, "
+            "not on notifyCheckpointComplete: a failure before the checkpoint completes replays "
+            "records that are already committed.",
+        ),
+        "exactly-once-output",
+        scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=0,
+              max_timeouts=0, max_lost_notifications=0),
+        "TwoPhaseCommitSinkFunction contract: commit only in notifyCheckpointComplete (seed 004, "
+        "'operators writing data to the external systems in 2pc style')",
+    ),
+    Entry(
+        "source-position-not-restored",
+        BASELINE.with_(
+            name="source-position-not-restored",
+            source_restore_position=_restart_from_initial_offset,
+            description="A restored source ignores the offset in its split state and reads its "
+            "split from the start: records already committed are emitted again.",
+        ),
+        "exactly-once-output",
+        scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=0,
+              max_timeouts=0, max_lost_notifications=0),
+        "source split state (offsets) must be part of every checkpoint (reference section 6, restore)",
+    ),
+    Entry(
+        "cleaner-deletes-restore-checkpoint",
+        BASELINE.with_(
+            name="cleaner-deletes-restore-checkpoint",
+            discard=_discard_older_than_pending,
+            description="The cleaner deletes a checkpoint's files as soon as a newer checkpoint "
+            "is triggered, while the older one is still the latest completed checkpoint, the one "
+            "a restore would use.",
+        ),
+        "checkpoints-restorable",
+        scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=0, max_declines=0,
+              max_timeouts=0, max_lost_notifications=0),
+        "CheckpointSubsumeHelper: the latest completed checkpoint is never subsumed (FLINK-21351); "
+        "files are deleted only below the lowest retained id (reference section 6)",
+    ),
+    Entry(
+        "no-alignment-block",
+        BASELINE.with_(
+            name="no-alignment-block",
+            alignment_blocks_channels=False,
+            description="A task keeps processing a channel after that channel's barrier and "
+            "before its snapshot: the snapshot holds a record that the source's position says "
+            "is after the checkpoint.",
+        ),
+        "checkpoints-consistent",
+        scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=0, max_declines=0,
+              max_timeouts=0, max_lost_notifications=0),
+        "aligned checkpoints: a channel is blocked after its barrier until every input delivered it "
+        "(seed 002: barriers 'block' the other channels until aligned)",
+    ),
+    Entry(
+        "no-checkpoints-after-finish",
+        BASELINE.with_(
+            name="no-checkpoints-after-finish",
+            checkpoints_after_tasks_finish=False,
+            description="Flink before FLIP-147: tasks finish as soon as their input ends and no "
+            "checkpoint is taken after a task finished, so a 2PC sink's last transaction is "
+            "never committed.",
+        ),
+        "bounded-job-completes",
+        scope("keyed-2x2", records_per_split=1, max_checkpoints=0, max_failures=0, max_declines=0,
+              max_timeouts=0, max_lost_notifications=0),
+        "seed 004 (FLIP-147): 'the data sent after the last checkpoint would always not be able to "
+        "be committed'",
+    ),
+)
+
+
+def entry(name: str) -> Entry:
+    for e in CATALOG:
+        if e.name == name:
+            return e
+    raise KeyError(name)
+
+
+def all_designs() -> dict[str, Design]:
+    """Every named design: presets and catalog variants (for replay and the CLI)."""
+    out = dict(PRESETS)
+    for e in CATALOG:
+        out[e.design.name] = e.design
+    return out

@@ -1,0 +1,97 @@
+"""Named design presets and the TOML design format.
+
+A design file sets knobs on a preset::
+
+    based_on = "flink-baseline"      # optional, the default
+    name = "keep-two"                # optional, defaults to the file name
+    num_retained = 2
+    tolerable_failed_checkpoints = 1
+
+Knobs are data only; a policy (a function) is changed from Python::
+
+    from specs.designs import BASELINE
+    mine = BASELINE.with_(name="mine", retain=lambda completed, n: completed[-n:])
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from model.design import KNOB_BY_NAME, KNOBS, Design
+
+from .errors import InputError
+
+BASELINE = Design(
+    name="flink-baseline",
+    description=(
+        "Flink's checkpointing today: aligned barriers, 2PC sinks committing on "
+        "notifyCheckpointComplete, num-retained = 1, tolerable failed checkpoints = 0, region "
+        "failover, checkpoints after tasks finish (FLIP-147)."
+    ),
+    origin="reference-flink-mechanics.md sections 5-6 (Flink 2.0 CheckpointCoordinator)",
+)
+
+PRESETS: dict[str, Design] = {BASELINE.name: BASELINE}
+
+
+def preset(name: str) -> Design:
+    return PRESETS[name]
+
+
+def check_knob(name: str, value: Any, source: str) -> Any:
+    """Validate one knob value; raises :class:`InputError` naming file, knob and expectation."""
+    knob = KNOB_BY_NAME.get(name)
+    if knob is None:
+        raise InputError(source, name, f"unknown knob (known: {', '.join(k.name for k in KNOBS)})")
+    if knob.type is bool:
+        if not isinstance(value, bool):
+            raise InputError(source, name, f"expected true or false, got {value!r}")
+    elif knob.type is int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise InputError(source, name, f"expected an integer, got {value!r}")
+        if knob.minimum is not None and value < knob.minimum:
+            raise InputError(source, name, f"expected an integer >= {knob.minimum}, got {value!r}")
+    elif knob.type is str:
+        if not isinstance(value, str):
+            raise InputError(source, name, f"expected a string, got {value!r}")
+    if knob.choices and value not in knob.choices:
+        raise InputError(source, name, f"expected one of {', '.join(repr(c) for c in knob.choices)}, got {value!r}")
+    return value
+
+
+def design_from_dict(data: dict, source: str, default_name: str, bases: dict[str, Design] | None = None) -> Design:
+    bases = bases if bases is not None else PRESETS
+    if not isinstance(data, dict):
+        raise InputError(source, "design", "expected a table of knobs")
+    base_name = data.get("based_on", BASELINE.name)
+    if not isinstance(base_name, str) or base_name not in bases:
+        raise InputError(source, "based_on", f"expected one of {', '.join(sorted(bases))}, got {base_name!r}")
+    name = data.get("name", default_name)
+    if not isinstance(name, str) or not name:
+        raise InputError(source, "name", f"expected a non-empty string, got {name!r}")
+    description = data.get("description", f"{base_name} with {', '.join(k for k in data if k in KNOB_BY_NAME) or 'no changes'}")
+    if not isinstance(description, str):
+        raise InputError(source, "description", f"expected a string, got {description!r}")
+    knobs = {}
+    for key, value in data.items():
+        if key in ("based_on", "name", "description"):
+            continue
+        knobs[key] = check_knob(key, value, source)
+    return bases[base_name].with_(name=name, description=description, origin=f"design file {source}", **knobs)
+
+
+def load_design(spec: str, bases: dict[str, Design] | None = None) -> Design:
+    """A design by preset (or catalog) name, or from a TOML file of knobs."""
+    bases = bases if bases is not None else PRESETS
+    if spec in bases:
+        return bases[spec]
+    p = Path(spec)
+    if not p.exists():
+        raise InputError(spec, "design", f"not a known design ({', '.join(sorted(bases))}) and no such file")
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise InputError(spec, "toml", f"not valid TOML ({e})") from None
+    return design_from_dict(data, spec, p.stem, bases)

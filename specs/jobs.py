@@ -1,0 +1,183 @@
+"""Named job graphs and the TOML job-graph format.
+
+A job file looks like::
+
+    [[vertex]]
+    name = "source"
+    parallelism = 2
+    role = "source"
+
+    [[vertex]]
+    name = "sink"
+    parallelism = 2
+    role = "sink"
+    two_phase_commit = true
+
+    [[edge]]
+    source = "source"
+    target = "sink"
+    pattern = "ALL_TO_ALL"      # or POINTWISE
+    exchange = "PIPELINED"      # or BLOCKING, HYBRID
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from model.topology import Edge, Exchange, JobGraph, Pattern, Role, StateKind, TopologyError, Vertex
+
+from .errors import InputError
+
+
+def keyed_pipeline(p: int = 2) -> JobGraph:
+    """source(P) -keyBy-> 2PC sink(P): every record crosses an ALL_TO_ALL keyed exchange.
+
+    One pipelined region; each sink subtask aligns barriers from every source subtask.
+    """
+    return JobGraph(
+        (
+            Vertex("source", p, Role.SOURCE),
+            Vertex("sink", p, Role.SINK, two_phase_commit=True),
+        ),
+        (Edge("source", "sink", Pattern.ALL_TO_ALL),),
+    )
+
+
+def forward_pipeline(p: int = 2) -> JobGraph:
+    """source(P) -forward-> 2PC sink(P): P independent pipelined regions (embarrassingly parallel)."""
+    return JobGraph(
+        (
+            Vertex("source", p, Role.SOURCE),
+            Vertex("sink", p, Role.SINK, two_phase_commit=True),
+        ),
+        (Edge("source", "sink", Pattern.POINTWISE),),
+    )
+
+
+def keyed_three_stage(p: int = 2) -> JobGraph:
+    """source(P) -forward-> map(P) -keyBy-> keyed 2PC sink(P)."""
+    return JobGraph(
+        (
+            Vertex("source", p, Role.SOURCE),
+            Vertex("map", p, Role.OPERATOR, state=frozenset({StateKind.LIST})),
+            Vertex("sink", p, Role.SINK, state=frozenset({StateKind.KEYED}), two_phase_commit=True),
+        ),
+        (Edge("source", "map", Pattern.POINTWISE), Edge("map", "sink", Pattern.ALL_TO_ALL)),
+    )
+
+
+JOBS: dict[str, Any] = {
+    "keyed-2x2": (lambda: keyed_pipeline(2), "source(2) -keyBy-> 2PC sink(2); one region"),
+    "forward-2x2": (lambda: forward_pipeline(2), "source(2) -forward-> 2PC sink(2); two regions"),
+    "three-stage": (lambda: keyed_three_stage(2), "source(2) -forward-> map(2) -keyBy-> keyed 2PC sink(2)"),
+}
+
+
+def job_by_name(name: str) -> JobGraph:
+    return JOBS[name][0]()
+
+
+_VERTEX_FIELDS = {"name", "parallelism", "max_parallelism", "role", "state", "two_phase_commit", "coordinator"}
+_EDGE_FIELDS = {"source", "target", "pattern", "exchange", "partitioner"}
+
+
+def _enum(cls, value: Any, where: str, path: str):
+    try:
+        return cls(value)
+    except ValueError:
+        raise InputError(path, where, f"expected one of {', '.join(repr(m.value) for m in cls)}, got {value!r}") from None
+
+
+def _typed(value: Any, typ: type, where: str, path: str, what: str):
+    if typ is int and (not isinstance(value, int) or isinstance(value, bool)):
+        raise InputError(path, where, f"expected {what}, got {value!r}")
+    if typ is bool and not isinstance(value, bool):
+        raise InputError(path, where, f"expected true or false, got {value!r}")
+    if typ is str and not isinstance(value, str):
+        raise InputError(path, where, f"expected {what}, got {value!r}")
+    return value
+
+
+def job_from_dict(data: dict, path: str) -> JobGraph:
+    """Build a job graph from parsed TOML/JSON; every mistake is an :class:`InputError`."""
+    if not isinstance(data, dict):
+        raise InputError(path, "job", "expected a table with [[vertex]] and [[edge]] entries")
+    unknown = set(data) - {"vertex", "edge", "vertices", "edges"}
+    if unknown:
+        raise InputError(path, sorted(unknown)[0], "unknown field (expected [[vertex]] and [[edge]])")
+    raw_vs = data.get("vertex", data.get("vertices"))
+    raw_es = data.get("edge", data.get("edges", []))
+    if not isinstance(raw_vs, list) or not raw_vs:
+        raise InputError(path, "vertex", "expected at least one [[vertex]] table")
+    if not isinstance(raw_es, list):
+        raise InputError(path, "edge", "expected a list of [[edge]] tables")
+    vertices = []
+    for k, rv in enumerate(raw_vs):
+        where = f"vertex[{k}]"
+        if not isinstance(rv, dict):
+            raise InputError(path, where, "expected a table")
+        extra = set(rv) - _VERTEX_FIELDS
+        if extra:
+            raise InputError(path, f"{where}.{sorted(extra)[0]}", f"unknown field (known: {', '.join(sorted(_VERTEX_FIELDS))})")
+        for req in ("name", "parallelism", "role"):
+            if req not in rv:
+                raise InputError(path, f"{where}.{req}", "missing")
+        name = _typed(rv["name"], str, f"{where}.name", path, "a string")
+        p = _typed(rv["parallelism"], int, f"{where}.parallelism", path, "an integer >= 1")
+        maxp = rv.get("max_parallelism")
+        if maxp is not None:
+            _typed(maxp, int, f"{where}.max_parallelism", path, "an integer in 1..32768")
+        state = rv.get("state", [])
+        if not isinstance(state, list):
+            raise InputError(path, f"{where}.state", "expected a list such as [\"keyed\"]")
+        vertices.append(
+            Vertex(
+                name=name,
+                parallelism=p,
+                role=_enum(Role, rv["role"], f"{where}.role", path),
+                max_parallelism=maxp,
+                state=frozenset(_enum(StateKind, s, f"{where}.state", path) for s in state),
+                two_phase_commit=_typed(rv.get("two_phase_commit", False), bool, f"{where}.two_phase_commit", path, ""),
+                coordinator=_typed(rv.get("coordinator", False), bool, f"{where}.coordinator", path, ""),
+            )
+        )
+    edges = []
+    for k, re_ in enumerate(raw_es):
+        where = f"edge[{k}]"
+        if not isinstance(re_, dict):
+            raise InputError(path, where, "expected a table")
+        extra = set(re_) - _EDGE_FIELDS
+        if extra:
+            raise InputError(path, f"{where}.{sorted(extra)[0]}", f"unknown field (known: {', '.join(sorted(_EDGE_FIELDS))})")
+        for req in ("source", "target"):
+            if req not in re_:
+                raise InputError(path, f"{where}.{req}", "missing")
+        edges.append(
+            Edge(
+                source=_typed(re_["source"], str, f"{where}.source", path, "a vertex name"),
+                target=_typed(re_["target"], str, f"{where}.target", path, "a vertex name"),
+                pattern=_enum(Pattern, re_.get("pattern", "ALL_TO_ALL"), f"{where}.pattern", path),
+                exchange=_enum(Exchange, re_.get("exchange", "PIPELINED"), f"{where}.exchange", path),
+                partitioner=_typed(re_.get("partitioner", "hash"), str, f"{where}.partitioner", path, "'hash' or 'rebalance'"),
+            )
+        )
+    try:
+        return JobGraph(tuple(vertices), tuple(edges))
+    except TopologyError as e:
+        raise InputError(path, e.field, e.detail) from None
+
+
+def load_job(spec: str) -> tuple[str, JobGraph]:
+    """A job by preset name or TOML file path -> (name, graph)."""
+    if spec in JOBS:
+        return spec, job_by_name(spec)
+    p = Path(spec)
+    if not p.exists():
+        raise InputError(spec, "job", f"not a preset ({', '.join(JOBS)}) and no such file")
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise InputError(spec, "toml", f"not valid TOML ({e})") from None
+    return p.stem, job_from_dict(data, spec)

@@ -1,0 +1,264 @@
+"""What must hold, as predicates that return a verdict with a human reason.
+
+Each property is ``always`` (every reachable world), ``eventually`` (every quiescent world: no
+progress action enabled, only faults or nothing; in our finite scopes every fair run ends in
+one), or ``sometimes`` (a witness: some reachable transition shows the behaviour, so the check
+is not vacuous).  A check function returns ``None`` when the property holds and a reason string
+naming the record, task or checkpoint when it does not (for ``sometimes``: a string describing
+the witness when the transition is one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
+
+from model.actions import Action, Decline, FailTask, Restore
+from model.protocol import FlinkModel, record_key
+from model.redistribution import assign_to_key_group, key_group_range
+from model.topology import StateKind
+from model.world import COMMITTED, FAILED, FINISHED, RUNNING, STATUS_NAMES, Completed, World
+
+ALWAYS = "always"
+EVENTUALLY = "eventually"
+SOMETIMES = "sometimes"
+
+
+@dataclass(frozen=True)
+class Property:
+    name: str
+    kind: str
+    statement: str
+    check: Callable  # (model, world) or (model, prev, action, next) -> str | None
+
+
+def rec(r: tuple[int, int]) -> str:
+    return f"(split {r[0]}, offset {r[1]})"
+
+
+# -- always ------------------------------------------------------------------------------------
+def exactly_once_output(m: FlinkModel, w: World) -> str | None:
+    seen: dict = {}
+    for t in w.txns:
+        if t.status != COMMITTED:
+            continue
+        for r in t.records:
+            if r in seen:
+                a = seen[r]
+                names = m.topo.names
+                return (
+                    f"record {rec(r)} committed twice: txn {a.seq} of {names[a.task]}"
+                    f" and txn {t.seq} of {names[t.task]}"
+                    if a is not t
+                    else f"record {rec(r)} committed twice in txn {t.seq} of {names[t.task]}"
+                )
+            seen[r] = t
+    return None
+
+
+def restorable(m: FlinkModel, w: World) -> str | None:
+    files = set(w.files)
+    store = w.coord.store
+    for k, c in enumerate(store):
+        for f in c.files:
+            if f not in files:
+                role = "the latest, which a restore would use" if k == len(store) - 1 else "retained"
+                return (
+                    f"checkpoint {c.id} ({role}) refers to file cp{f[0]}/{m.topo.names[f[1]]},"
+                    f" which the cleaner deleted"
+                )
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
+    topo = m.topo
+    n_rec = m.scope.records_per_split
+    names = topo.names
+    pos = {}
+    for t in topo.sources:
+        s = c.snapshots[t]
+        pos[topo.split_of[t]] = n_rec if s.finished else s.position
+    src_split = {topo.split_of[t]: t for t in topo.sources}
+    stateful = m._stateful
+    for v, tasks in enumerate(topo.tasks_of):
+        if not any(stateful[t] for t in tasks):
+            continue
+        snaps = [c.snapshots[t] for t in tasks]
+        partly_finished = any(s.finished for s in snaps)
+        upstream_splits = [
+            sp for sp, st in src_split.items() if v in topo.downstream_vertices[topo.vertex_of[st]]
+        ]
+        for sp in upstream_splits:
+            for off in range(n_rec):
+                r = (sp, off)
+                holders = [names[t] for t, s in zip(tasks, snaps) if r in s.processed]
+                before = off < pos[sp]
+                if len(holders) > 1:
+                    return f"checkpoint {c.id} is not a consistent cut: record {rec(r)} is in the state of both {holders[0]} and {holders[1]}"
+                if partly_finished:
+                    continue
+                src = names[src_split[sp]]
+                if holders and not before:
+                    return (
+                        f"checkpoint {c.id} is not a consistent cut: record {rec(r)} is in the state of"
+                        f" {holders[0]} but at or after {src}'s position {pos[sp]}, so a restore replays it"
+                    )
+                if before and not holders:
+                    vname = topo.job.vertices[v].name
+                    return (
+                        f"checkpoint {c.id} is not a consistent cut: record {rec(r)} is before {src}'s"
+                        f" position {pos[sp]} but in no state of {vname}, so a restore loses it"
+                    )
+    return None
+
+
+def consistent_cut(m: FlinkModel, w: World) -> str | None:
+    for c in w.coord.store:
+        why = _cut_verdict(m, c)
+        if why:
+            return why
+    return None
+
+
+def key_groups_owned_once(m: FlinkModel, w: World) -> str | None:
+    """Every record held by a keyed subtask belongs to a key group in that subtask's range,
+    and the ranges of a vertex partition [0, maxP) (so each key group has one owner)."""
+    topo = m.topo
+    for v in topo.job.vertices:
+        if StateKind.KEYED not in v.state:
+            continue
+        k = topo.job.vertices.index(v)
+        ranges = [key_group_range(v.max_p, v.parallelism, i) for i in range(v.parallelism)]
+        covered = sum(e - s + 1 for s, e in ranges)
+        if covered != v.max_p or any(ranges[i][1] + 1 != ranges[i + 1][0] for i in range(len(ranges) - 1)):
+            return f"key groups of {v.name} are not owned exactly once: ranges {ranges}"
+        for i, t in enumerate(topo.tasks_of[k]):
+            s, e = ranges[i]
+            for r in w.tasks[t].processed:
+                kg = assign_to_key_group(record_key(*r), v.max_p)
+                if not s <= kg <= e:
+                    return (
+                        f"record {rec(r)} (key group {kg}) is in the state of {topo.names[t]},"
+                        f" whose key-group range is [{s}, {e}]"
+                    )
+    return None
+
+
+# -- eventually --------------------------------------------------------------------------------
+def terminates_with_all_output(m: FlinkModel, w: World) -> str | None:
+    if not m.scope.bounded:
+        return None
+    topo = m.topo
+    stuck = [t for t, ts in enumerate(w.tasks) if ts.status != FINISHED]
+    if stuck:
+        t = stuck[0]
+        ts = w.tasks[t]
+        why = STATUS_NAMES[ts.status]
+        if ts.status == RUNNING:
+            if ts.ended and ts.final_cp and ts.notified < ts.final_cp:
+                why += f", waiting for the completion of its final checkpoint {ts.final_cp}"
+            elif ts.ended and not ts.final_cp:
+                why += ", waiting for a checkpoint after its end of input"
+            elif not ts.ended:
+                why += ", its input has not ended"
+            else:
+                why += ", waiting for EndOfPartition on its inputs"
+        pend = w.coord.pending
+        extra = f"; checkpoint {pend.id} is pending" if pend else ""
+        return f"no progress is possible but the job has not finished: {topo.names[t]} is {why}{extra}"
+    committed: dict = {}
+    for x in w.txns:
+        if x.status == COMMITTED:
+            for r in x.records:
+                committed[r] = committed.get(r, 0) + 1
+    for t in topo.sources:
+        sp = topo.split_of[t]
+        for off in range(m.scope.records_per_split):
+            if committed.get((sp, off), 0) == 0:
+                return f"the job finished but record {rec((sp, off))} was never committed"
+    return None
+
+
+# -- sometimes (witnesses, on transitions) -----------------------------------------------------
+def w_checkpoint_completed(m, prev: World, a: Action, nxt: World) -> str | None:
+    if nxt.coord.completed_count > prev.coord.completed_count:
+        return f"checkpoint {nxt.coord.store[-1].id} completed"
+    return None
+
+
+def w_two_checkpoints_completed(m, prev: World, a: Action, nxt: World) -> str | None:
+    if nxt.coord.completed_count >= 2 > prev.coord.completed_count:
+        return "a second checkpoint completed"
+    return None
+
+
+def w_decline(m, prev, a, nxt) -> str | None:
+    return f"{m.topo.names[a.task]} declined checkpoint {a.checkpoint}" if type(a) is Decline else None
+
+
+def w_failover(m, prev, a, nxt) -> str | None:
+    if type(a) is FailTask:
+        n = sum(1 for ts in nxt.tasks if ts.status == FAILED)
+        return f"{m.topo.names[a.task]} failed; {n} subtask(s) cancelled"
+    return None
+
+
+def w_restore(m, prev, a, nxt) -> str | None:
+    if type(a) is Restore and a.checkpoint > 0:
+        return f"failed subtasks restored from checkpoint {a.checkpoint}"
+    return None
+
+
+def w_sink_commit(m, prev: World, a, nxt: World) -> str | None:
+    before = sum(1 for t in prev.txns if t.status == COMMITTED)
+    after = sum(1 for t in nxt.txns if t.status == COMMITTED)
+    return "a sink transaction was committed" if after > before else None
+
+
+def w_job_finished(m, prev: World, a, nxt: World) -> str | None:
+    if all(ts.status == FINISHED for ts in nxt.tasks) and not all(ts.status == FINISHED for ts in prev.tasks):
+        return "every subtask finished"
+    return None
+
+
+BASELINE_PROPERTIES: tuple[Property, ...] = (
+    Property(
+        "exactly-once-output",
+        ALWAYS,
+        "no record is ever committed to the external system twice",
+        exactly_once_output,
+    ),
+    Property(
+        "checkpoints-restorable",
+        ALWAYS,
+        "every checkpoint the store retains still has every file it refers to",
+        restorable,
+    ),
+    Property(
+        "checkpoints-consistent",
+        ALWAYS,
+        "every retained checkpoint is a consistent cut: restoring it and replaying the sources loses and duplicates no record",
+        consistent_cut,
+    ),
+    Property(
+        "key-groups-owned-once",
+        ALWAYS,
+        "every key group is owned by exactly one subtask, and keyed state sits with its owner",
+        key_groups_owned_once,
+    ),
+    Property(
+        "bounded-job-completes",
+        EVENTUALLY,
+        "a bounded job terminates, with every record committed (checked where no progress is possible)",
+        terminates_with_all_output,
+    ),
+    Property("a-checkpoint-completes", SOMETIMES, "a checkpoint completes", w_checkpoint_completed),
+    Property("two-checkpoints-complete", SOMETIMES, "two checkpoints complete in one run", w_two_checkpoints_completed),
+    Property("a-task-declines", SOMETIMES, "a subtask declines a checkpoint", w_decline),
+    Property("a-task-fails", SOMETIMES, "a subtask fails and its region fails over", w_failover),
+    Property("restore-from-checkpoint", SOMETIMES, "failed subtasks are restored from a completed checkpoint", w_restore),
+    Property("a-sink-commits", SOMETIMES, "a sink commits a transaction", w_sink_commit),
+    Property("the-job-finishes", SOMETIMES, "every subtask finishes", w_job_finished),
+)

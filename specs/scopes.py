@@ -1,0 +1,25 @@
+"""Named scopes: the model configurations each design is checked in (recorded in every result)."""
+
+from __future__ import annotations
+
+from model.scope import Scope
+
+from .jobs import job_by_name
+
+
+def scope(job: str = "keyed-2x2", **limits) -> Scope:
+    return Scope(job=job_by_name(job), job_name=job, **limits)
+
+
+def default_scope() -> Scope:
+    """The baseline's default: 2 sources and 2 sinks across a keyed exchange, one record per
+    split, one checkpoint before end of input plus the final one (two can complete), and one
+    failure and one decline.  About 270k distinct states."""
+    return scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=1,
+                 max_timeouts=0, max_lost_notifications=0)
+
+
+def small_scope() -> Scope:
+    """A quick scope for tests: no faults beyond one failure."""
+    return scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0)

@@ -1,0 +1,82 @@
+"""A spec binds a design and a scope to the model and the properties: what an engine checks.
+
+Engines see only this small surface (the Stateright ``Model`` shape): ``initial_states()``,
+``actions(s)``, ``next_state(s, a)``, ``is_progress(a)``, ``canonical`` (or ``None``) and the
+property lists.  They never import the Flink model themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property, partial
+from typing import Any, Callable
+
+from model import symmetry
+from model.actions import Action, action_from_json
+from model.design import Design
+from model.protocol import FlinkModel
+from model.scope import Scope
+
+from .properties import ALWAYS, BASELINE_PROPERTIES, EVENTUALLY, SOMETIMES, Property
+
+
+@dataclass(frozen=True, eq=False)
+class Spec:
+    design: Design
+    scope: Scope
+    properties: tuple[Property, ...] = BASELINE_PROPERTIES
+    symmetry: bool = False
+    model: FlinkModel = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "model", FlinkModel(self.design, self.scope))
+
+    # engine surface -------------------------------------------------------------------------
+    def initial_states(self) -> list:
+        return [self.model.initial()]
+
+    def actions(self, s) -> list[Action]:
+        return self.model.enabled(s)
+
+    def next_state(self, s, a: Action):
+        return self.model.step(s, a)
+
+    @staticmethod
+    def is_progress(a: Action) -> bool:
+        return not a.fault
+
+    @cached_property
+    def permutations(self) -> list:
+        return symmetry.permutations(self.model.topo) if self.symmetry else []
+
+    @cached_property
+    def canonical(self) -> Callable | None:
+        perms = self.permutations
+        if not perms:
+            return None
+        return partial(symmetry.canonical, perms=perms)
+
+    def _bound(self, kind: str) -> list[tuple[Property, Callable]]:
+        return [(p, partial(p.check, self.model)) for p in self.properties if p.kind == kind]
+
+    @cached_property
+    def always(self) -> list[tuple[Property, Callable]]:
+        return self._bound(ALWAYS)
+
+    @cached_property
+    def eventually(self) -> list[tuple[Property, Callable]]:
+        return self._bound(EVENTUALLY)
+
+    @cached_property
+    def sometimes(self) -> list[tuple[Property, Callable]]:
+        return self._bound(SOMETIMES)
+
+    # serialisation and display ----------------------------------------------------------------
+    def action_to_json(self, a: Action) -> dict[str, Any]:
+        return a.to_json(self.model.topo)
+
+    def action_from_json(self, data: Any, where: str = "action") -> Action:
+        return action_from_json(data, self.model.topo, where)
+
+    def describe_action(self, a: Action) -> str:
+        return a.describe(self.model.topo)
