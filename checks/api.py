@@ -54,6 +54,7 @@ def check(
     profile: str = "ci",
     max_states: int | None = None,
     max_seconds: float | None = None,
+    max_depth: int | None = None,
     stop_at: str | None = None,
     properties: tuple[Property, ...] | None = None,
     progress: Callable | None = None,
@@ -68,7 +69,12 @@ def check(
     if engine == "explore":
         stop_when = (lambda d: stop_at in d) if stop_at else None
         outcome: ExploreOutcome = explore(
-            spec, max_states=max_states, max_seconds=max_seconds, stop_when=stop_when, progress=progress
+            spec,
+            max_states=max_states,
+            max_seconds=max_seconds,
+            max_depth=max_depth,
+            stop_when=stop_when,
+            progress=progress,
         )
         complete = outcome.complete
         stats = {

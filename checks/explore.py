@@ -57,6 +57,7 @@ def explore(
     *,
     max_states: int | None = None,
     max_seconds: float | None = None,
+    max_depth: int | None = None,
     stop_when: Callable[[dict], bool] | None = None,
     progress: Callable[[ExploreOutcome, int], None] | None = None,
     progress_every: float = 2.0,
@@ -93,12 +94,15 @@ def explore(
     next_report = started + progress_every
     n_states = len(parents)
     n_trans = 0
-    max_depth = 0
+    deepest = 0
     quiescent = 0
     while queue:
         s, key, d = queue.popleft()
-        if d > max_depth:
-            max_depth = d
+        if d > deepest:
+            deepest = d
+        if max_depth is not None and d >= max_depth:
+            out.stopped = f"depth bound {max_depth} reached"
+            continue
         has_progress = False
         for a in actions(s):
             t = next_state(s, a)
@@ -143,15 +147,13 @@ def explore(
             out.stopped = f"time bound {max_seconds:g}s reached"
             break
         if progress is not None and now >= next_report:
-            out.states, out.transitions, out.depth, out.elapsed = n_states, n_trans, max_depth, now - started
+            out.states, out.transitions, out.depth, out.elapsed = n_states, n_trans, deepest, now - started
             progress(out, len(queue))
             next_report = now + progress_every
     out.states = n_states
     out.transitions = n_trans
-    out.depth = max_depth
+    out.depth = deepest
     out.quiescent_states = quiescent
     out.elapsed = time.perf_counter() - started
-    out.complete = not queue and not out.stopped
-    if not queue and out.stopped == "every property has a discovery":
-        out.complete = True
+    out.complete = not queue and (not out.stopped or out.stopped == "every property has a discovery")
     return out

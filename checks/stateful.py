@@ -1,7 +1,8 @@
 """The Hypothesis engine: a ``RuleBasedStateMachine`` driven by the model.
 
-One rule picks an enabled action (Hypothesis shrinks towards the first, and progress actions
-come first, so shrunk counterexamples are short and mostly fault-free); the ``always``
+One rule picks an enabled action: first whether to inject a fault (about one step in eight),
+then which action of that class (Hypothesis shrinks towards no fault and towards the first
+action, so shrunk counterexamples are short and keep only the faults they need); the ``always``
 properties are invariants; at teardown the run is driven to quiescence by progress actions
 alone (a fair, deterministic scheduler) and the ``eventually`` properties are checked there.
 
@@ -24,9 +25,9 @@ from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, i
 from .explore import Discovery
 
 PROFILES: dict[str, settings] = {
-    "ci": settings(max_examples=60, stateful_step_count=60),
-    "dev": settings(max_examples=400, stateful_step_count=80),
-    "deep": settings(max_examples=4000, stateful_step_count=150),
+    "ci": settings(max_examples=200, stateful_step_count=80),
+    "dev": settings(max_examples=1000, stateful_step_count=100),
+    "deep": settings(max_examples=10000, stateful_step_count=150),
 }
 _COMMON = dict(
     deadline=None,
@@ -70,7 +71,13 @@ def _machine(spec, active_always, active_eventually, witnesses: dict, stats: dic
             acts = spec.actions(self.world)
             if not acts:
                 return
-            a = data.draw(st.sampled_from(acts), label="action")
+            progress = [a for a in acts if spec.is_progress(a)]
+            faults = [a for a in acts if not spec.is_progress(a)]
+            # A fault on about one step in eight: uniform choice would spend the fault budget in
+            # the first steps, before the protocol reaches anything interesting.  The draw
+            # shrinks towards 0 (no fault), so shrunk counterexamples keep only needed faults.
+            inject = bool(faults) and (not progress or data.draw(st.integers(0, 7), label="fault?") == 7)
+            a = data.draw(st.sampled_from(faults if inject else progress), label="action")
             nxt = spec.next_state(self.world, a)
             for prop, check in sometimes:
                 if prop.name not in witnesses:
@@ -95,6 +102,7 @@ def _machine(spec, active_always, active_eventually, witnesses: dict, stats: dic
                 return
             w = self.world
             path = list(self.path)
+            self.always_hold()  # the last step's world, before any drain step
             for _ in range(DRAIN_LIMIT):
                 progress = [a for a in spec.actions(w) if spec.is_progress(a)]
                 if not progress:

@@ -338,7 +338,12 @@ class FlinkModel:
 
     @staticmethod
     def _needs_final_checkpoint(ts: TaskState) -> bool:
-        if ts.status != RUNNING:
+        """A running task that reached end of input and has no completed (or announced)
+        checkpoint taken after it.  A task whose input has not ended yet does not count: it
+        must first read its input (an RPC-triggered snapshot taken before it read a pending
+        EndOfData is not its final checkpoint, and a scheduler that kept triggering instead
+        of delivering would never end)."""
+        if ts.status != RUNNING or not ts.ended:
             return False
         if not ts.final_cp:
             return True

@@ -32,14 +32,14 @@ from .errors import InputError
 
 
 def keyed_pipeline(p: int = 2) -> JobGraph:
-    """source(P) -keyBy-> 2PC sink(P): every record crosses an ALL_TO_ALL keyed exchange.
+    """source(P) -keyBy-> keyed 2PC sink(P): every record crosses an ALL_TO_ALL keyed exchange.
 
     One pipelined region; each sink subtask aligns barriers from every source subtask.
     """
     return JobGraph(
         (
             Vertex("source", p, Role.SOURCE),
-            Vertex("sink", p, Role.SINK, two_phase_commit=True),
+            Vertex("sink", p, Role.SINK, state=frozenset({StateKind.KEYED}), two_phase_commit=True),
         ),
         (Edge("source", "sink", Pattern.ALL_TO_ALL),),
     )
@@ -69,7 +69,7 @@ def keyed_three_stage(p: int = 2) -> JobGraph:
 
 
 JOBS: dict[str, Any] = {
-    "keyed-2x2": (lambda: keyed_pipeline(2), "source(2) -keyBy-> 2PC sink(2); one region"),
+    "keyed-2x2": (lambda: keyed_pipeline(2), "source(2) -keyBy-> keyed 2PC sink(2); one region"),
     "forward-2x2": (lambda: forward_pipeline(2), "source(2) -forward-> 2PC sink(2); two regions"),
     "three-stage": (lambda: keyed_three_stage(2), "source(2) -forward-> map(2) -keyBy-> keyed 2PC sink(2)"),
 }

@@ -1,0 +1,281 @@
+"""``ckptcheck``: check designs, replay traces, list designs, run the flaw catalog.
+
+Exit status: 0 every property holds, 1 a property fails (or a catalog entry is missed),
+2 bad input (one line on stderr naming the file, field and expectation; nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from model.design import KNOBS
+from model.scope import Scope
+from specs.catalog import CATALOG, all_designs
+from specs.designs import PRESETS, load_design
+from specs.errors import InputError
+from specs.jobs import JOBS, load_job
+from specs.scopes import default_scope
+from specs.spec import Spec
+
+from .api import ENGINES, check, save_traces
+from .results import HIT, HOLDS, NOT_REACHED, UNKNOWN, VIOLATED, CheckResult
+from .stateful import PROFILES
+from .trace import load_trace_file, replay, write_json_atomic
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage too)
+        self.exit(2, f"ckptcheck: {message} (see 'ckptcheck {self.prog.split()[-1]} --help')\n")
+
+
+def _nonneg(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return v
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return v
+
+
+def _say(msg: str = "") -> None:
+    print(msg, flush=True)
+
+
+def _progress(outcome, queue: int) -> None:
+    print(
+        f"  ... {outcome.states:,} states, depth {outcome.depth}, frontier {queue:,},"
+        f" {outcome.elapsed:.1f}s",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _add_scope_options(p: argparse.ArgumentParser) -> None:
+    d = default_scope()
+    g = p.add_argument_group("scope (defaults: the baseline's default scope)")
+    g.add_argument("--job", default=d.job_name, help=f"job preset ({', '.join(JOBS)}) or a TOML job file")
+    g.add_argument("--records", type=_nonneg, default=d.records_per_split, help="records per source split")
+    g.add_argument("--unbounded", action="store_true", help="sources never reach end of input")
+    g.add_argument("--checkpoints", type=_nonneg, default=d.max_checkpoints, help="checkpoints triggered before end of input")
+    g.add_argument("--failures", type=_nonneg, default=d.max_failures, help="task failures")
+    g.add_argument("--declines", type=_nonneg, default=d.max_declines, help="checkpoint declines")
+    g.add_argument("--timeouts", type=_nonneg, default=d.max_timeouts, help="checkpoint timeouts")
+    g.add_argument("--lost-notifications", type=_nonneg, default=d.max_lost_notifications, help="lost coordinator RPCs")
+
+
+def _scope_from_args(args) -> Scope:
+    name, job = load_job(args.job)
+    return Scope(
+        job=job,
+        job_name=name,
+        records_per_split=args.records,
+        bounded=not args.unbounded,
+        max_checkpoints=args.checkpoints,
+        max_failures=args.failures,
+        max_declines=args.declines,
+        max_timeouts=args.timeouts,
+        max_lost_notifications=args.lost_notifications,
+    )
+
+
+_MARK = {HOLDS: "holds", VIOLATED: "VIOLATED", HIT: "hit", NOT_REACHED: "NOT REACHED", UNKNOWN: "unknown"}
+
+
+def print_result(result: CheckResult) -> None:
+    s = result.stats
+    _say(f"design   {result.design.name}: {result.design.description}")
+    _say(f"scope    {result.scope.describe()}")
+    if result.engine == "explore":
+        how = "exhaustive" if result.complete else f"INCOMPLETE ({s.get('stopped')})"
+        sym = ", symmetry reduction on" if result.symmetry else ""
+        _say(
+            f"engine   explore (BFS, {how}{sym}): {s['states']:,} distinct states, {s['transitions']:,}"
+            f" transitions, depth {s['depth']}, {s['seconds']:.1f}s ({s['states_per_second'] or 0:,} states/s)"
+        )
+    else:
+        _say(
+            f"engine   stateful (Hypothesis, profile {s['profile']}, seed {s['seed']}): {s['runs']:,} runs,"
+            f" {s['steps']:,} steps, max depth {s['max_depth']}, {s['distinct_states_seen']:,} distinct states"
+            f" seen, {s['seconds']:.1f}s"
+        )
+    for v in result.verdicts:
+        line = f"  {v.kind:<10} {v.property:<28} {_MARK[v.status]}"
+        if v.status == VIOLATED:
+            line += f" after {len(v.trace)} steps: {v.reason}"
+        elif v.status == HIT:
+            line += f" ({v.reason}, {len(v.trace)} steps)"
+        _say(line)
+        if v.trace_file:
+            _say(f"             trace: {v.trace_file}  (ckptcheck replay {v.trace_file})")
+    if result.unreached:
+        names = ", ".join(v.property for v in result.unreached)
+        _say(f"WARNING: no witness for {names}: this scope never exercises that behaviour, so the check says nothing about it.")
+    _say("RESULT: " + ("every property holds" if result.ok else f"{len(result.violated)} property(ies) violated"))
+
+
+def cmd_check(args) -> int:
+    design = load_design(args.design, all_designs())
+    scope = _scope_from_args(args)
+    out = Path(args.out)
+    _say(f"checking {design.name} ...")
+    result = check(
+        design,
+        scope,
+        args.engine,
+        symmetry=args.symmetry,
+        seed=args.seed,
+        profile=args.profile,
+        max_states=args.max_states,
+        max_seconds=args.max_seconds,
+        max_depth=args.max_depth,
+        progress=_progress,
+    )
+    spec = Spec(design, scope, symmetry=args.symmetry)
+    save_traces(result, spec, out)
+    path = out / f"{design.name}.result.json"
+    write_json_atomic(path, result.to_json(spec))
+    print_result(result)
+    _say(f"result written to {path}")
+    return 0 if result.ok else 1
+
+
+def cmd_replay(args) -> int:
+    doc = load_trace_file(args.trace)
+    outcome = replay(doc, args.trace)
+    spec = outcome.spec
+    _say(f"design   {spec.design.name}")
+    _say(f"scope    {spec.scope.describe()}")
+    if args.verbose:
+        for i, a in enumerate(outcome.actions, 1):
+            _say(f"  {i:>3}. {spec.describe_action(a)}")
+    v = outcome.violation
+    if v is None:
+        _say(f"replayed {outcome.steps} steps: every property holds")
+    else:
+        _say(f"replayed {outcome.steps} steps: {v['property']} ({v['kind']}) VIOLATED at step {v['step']}: {v['reason']}")
+    rec = outcome.recorded
+    if rec is not None or v is not None:
+        if outcome.reproduced:
+            _say("same verdict as recorded in the trace")
+        else:
+            _say(f"DIFFERENT from the recorded verdict: {rec}")
+            return 1
+    return 1 if v is not None else 0
+
+
+def cmd_designs(args) -> int:
+    _say("Presets:")
+    for d in PRESETS.values():
+        _say(f"  {d.name}: {d.description}")
+    _say("Catalog variants (known flaws; ckptcheck catalog):")
+    for e in CATALOG:
+        _say(f"  {e.design.name}: violates {e.violates}")
+    _say("Knobs (set in a TOML design file; based_on = a preset):")
+    base = PRESETS["flink-baseline"]
+    for k in KNOBS:
+        choices = f" one of {', '.join(map(str, k.choices))};" if k.choices else ""
+        _say(f"  {k.name} = {getattr(base, k.name)!r}   ({k.type.__name__};{choices} {k.doc})")
+    _say("Policies (replace from Python with design.with_(name=..., policy=fn)):")
+    for name, fn in base.policies().items():
+        _say(f"  {name}: {fn}")
+    _say("Jobs:")
+    for name, (_, doc) in JOBS.items():
+        _say(f"  {name}: {doc}")
+    return 0
+
+
+def cmd_catalog(args) -> int:
+    out = Path(args.out)
+    missed = 0
+    correct_runs: dict = {}
+    for e in CATALOG:
+        t0 = time.perf_counter()
+        bad = check(e.design, e.scope, stop_at=e.violates)
+        v = bad.verdict(e.violates)
+        key = (e.correct.name, repr(e.scope))
+        if key not in correct_runs:
+            correct_runs[key] = check(e.correct, e.scope)
+        good = correct_runs[key]
+        paths = save_traces(bad, Spec(e.design, e.scope), out)
+        replay_ok = False
+        for p in paths:
+            if p.name.endswith(f"--{e.violates}.trace.json"):
+                outcome = replay(load_trace_file(str(p)), str(p))
+                replay_ok = outcome.reproduced
+        found = v.status == VIOLATED and good.ok and replay_ok
+        missed += not found
+        took = time.perf_counter() - t0
+        if v.status == VIOLATED:
+            _say(f"found   {e.name}: {e.violates} violated in {len(v.trace)} steps: {v.reason}")
+            _say(f"        trace {v.trace_file} replays {'to the same verdict' if replay_ok else 'DIFFERENTLY'}")
+        else:
+            _say(f"MISSED  {e.name}: {e.violates} {v.status}")
+        verdict = "passes" if good.ok else "FAILS: " + "; ".join(x.reason for x in good.violated)
+        _say(
+            f"        correct design {e.correct.name} {verdict} on the same scope"
+            f" ({good.stats['states']:,} states, {took:.1f}s)"
+        )
+    _say(f"RESULT: {len(CATALOG) - missed}/{len(CATALOG)} catalog entries found")
+    return 0 if missed == 0 else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="ckptcheck", description="Check Flink checkpointing designs against an executable model.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    c = sub.add_parser("check", help="check a design in a scope")
+    c.add_argument("--design", default="flink-baseline", help="a preset, a catalog variant or a TOML design file")
+    c.add_argument("--engine", choices=ENGINES, default="explore")
+    c.add_argument("--symmetry", action="store_true", help="symmetry reduction (jobs with forward edges only)")
+    c.add_argument("--seed", type=_nonneg, default=0, help="seed for the stateful engine")
+    c.add_argument("--profile", choices=tuple(PROFILES), default="ci", help="Hypothesis settings profile")
+    c.add_argument("--max-states", type=_nonneg, default=None)
+    c.add_argument("--max-seconds", type=_positive_float, default=None)
+    c.add_argument("--max-depth", type=_nonneg, default=None, help="explore: do not expand states at this depth")
+    c.add_argument("--out", default="results", help="where the result and counterexample traces go")
+    _add_scope_options(c)
+    c.set_defaults(func=cmd_check)
+
+    r = sub.add_parser("replay", help="re-execute a trace and report its verdict")
+    r.add_argument("trace")
+    r.add_argument("-v", "--verbose", action="store_true", help="print every step")
+    r.set_defaults(func=cmd_replay)
+
+    d = sub.add_parser("designs", help="list presets, catalog variants, knobs, policies and jobs")
+    d.set_defaults(func=cmd_designs)
+
+    k = sub.add_parser("catalog", help="run every catalog entry and its correct design on the same scope")
+    k.add_argument("--out", default="results/catalog", help="where counterexample traces go")
+    k.set_defaults(func=cmd_catalog)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except InputError as e:
+        print(f"ckptcheck: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ckptcheck: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""The explorer: golden state counts, verdicts, symmetry reduction, and genericity (TwoPhase)."""
+
+from __future__ import annotations
+
+import pytest
+
+from checks.api import check
+from checks.explore import explore
+from checks.results import HIT, HOLDS, NOT_REACHED
+from specs.catalog import entry
+from specs.designs import BASELINE
+from specs.scopes import scope
+from specs.twophase import TwoPhase
+
+# Golden distinct-state counts: any change to the model's semantics moves them.
+GOLDEN = [
+    ("keyed-2x2", dict(max_checkpoints=0, max_failures=1, max_declines=0, max_lost_notifications=0), 4553),
+    ("forward-2x2", dict(max_checkpoints=1, max_failures=0, max_declines=1, max_lost_notifications=0), 18988),
+    ("three-stage", dict(max_checkpoints=0, max_failures=0, max_declines=0, max_lost_notifications=0), 2929),
+]
+
+
+@pytest.mark.parametrize("job, limits, states", GOLDEN, ids=[g[0] for g in GOLDEN])
+def test_golden_state_counts(job, limits, states):
+    r = check(BASELINE, scope(job, **limits))
+    assert r.complete
+    assert r.stats["states"] == states
+    assert r.ok, [v.reason for v in r.violated]
+
+
+def test_baseline_holds_and_reports_unreached_witnesses(tiny_scope):
+    r = check(BASELINE, tiny_scope)
+    assert r.complete and r.ok
+    assert r.stats["states"] == 59025
+    status = {v.property: v.status for v in r.verdicts}
+    assert status["exactly-once-output"] == HOLDS
+    assert status["two-checkpoints-complete"] == HIT
+    assert status["the-job-finishes"] == HIT
+    # no fault in this scope: the fault witnesses must be reported as not reached
+    assert status["a-task-fails"] == NOT_REACHED
+    assert status["a-task-declines"] == NOT_REACHED
+
+
+def test_symmetry_keeps_every_verdict_and_cuts_states():
+    sc = scope("forward-2x2", **GOLDEN[1][1])
+    for design in (BASELINE, entry("commit-at-pre-commit").design, entry("cleaner-deletes-restore-checkpoint").design):
+        plain = check(design, sc)
+        reduced = check(design, sc, symmetry=True)
+        assert [(v.property, v.status) for v in plain.verdicts] == [(v.property, v.status) for v in reduced.verdicts]
+        for a, b in zip(plain.verdicts, reduced.verdicts):
+            if a.trace is not None and a.status != HIT:
+                assert len(a.trace) == len(b.trace)
+        assert reduced.stats["states"] < plain.stats["states"]
+    assert check(BASELINE, sc, symmetry=True).stats["states"] == 10397
+
+
+def test_no_symmetry_on_keyed_jobs(tiny_scope):
+    from specs.spec import Spec
+
+    assert Spec(BASELINE, tiny_scope, symmetry=True).canonical is None
+
+
+def test_depth_bound_makes_the_search_incomplete(tiny_scope):
+    r = check(BASELINE, tiny_scope, max_depth=5)
+    assert not r.complete
+    assert all(v.status != HOLDS for v in r.verdicts if v.kind == "always")
+
+
+@pytest.mark.parametrize("n, states", [(3, 288), (5, 8832)])
+def test_two_phase_commit_state_counts(n, states):
+    out = explore(TwoPhase(n))
+    assert out.complete
+    assert out.states == states
+    assert not out.discoveries
+
+
+def test_two_phase_commit_violation_is_found_when_spec_is_broken():
+    class Broken(TwoPhase):
+        def actions(self, s):  # TM commits without waiting for every prepared message
+            acts = super().actions(s)
+            if s[1] == 0:
+                acts.append((1, -1))
+            return acts
+
+    out = explore(Broken(3))
+    assert "TCConsistent" in out.discoveries
+    assert len(out.discoveries["TCConsistent"].path) == 3  # abort RM 0, commit TM, RM 1 receives commit

@@ -1,0 +1,215 @@
+"""Protocol rules, one scripted run each: a wrong rule in the model fails one of these."""
+
+from __future__ import annotations
+
+import pytest
+
+from model.actions import (
+    Ack,
+    Decline,
+    Deliver,
+    EmitRecord,
+    EndOfInput,
+    FailTask,
+    Notify,
+    Restore,
+    TriggerCheckpoint,
+)
+from model.protocol import FlinkModel
+from model.world import COMMITTED, FAILED, FINISHED, OPEN, RUNNING
+from specs.designs import BASELINE
+from specs.jobs import forward_pipeline, keyed_three_stage
+from specs.scopes import scope
+
+
+def model(design=BASELINE, job="keyed-2x2", **limits):
+    limits.setdefault("max_checkpoints", 2)
+    return FlinkModel(design, scope(job, **limits))
+
+
+class Run:
+    """Drive a model by action, asserting each is enabled."""
+
+    def __init__(self, m: FlinkModel):
+        self.m = m
+        self.w = m.initial()
+        self.names = m.topo.names
+
+    def t(self, name: str) -> int:
+        return self.m.topo.task_id(name)
+
+    def c(self, name: str) -> int:
+        return self.m.topo.channel_id(name)
+
+    def do(self, a):
+        assert a in self.m.enabled(self.w), f"{a.describe(self.m.topo)} not enabled"
+        self.w = self.m.step(self.w, a)
+        return self
+
+    def drain(self, channel: str):
+        while self.w.channels[self.c(channel)]:
+            self.do(Deliver(self.c(channel)))
+        return self
+
+    def acks(self):
+        while self.w.acks:
+            t, cp, _ = self.w.acks[0]
+            self.do(Ack(t, cp))
+        return self
+
+    def notify_all(self):
+        for t in range(len(self.w.tasks)):
+            while self.w.tasks[t].inbox:
+                kind, cp, _ = self.w.tasks[t].inbox[0]
+                self.do(Notify(t, cp, ("complete", "abort")[kind]))
+        return self
+
+
+def test_keyed_routing_sends_split0_to_sink1_and_split1_to_sink0():
+    r = Run(model())
+    r.do(EmitRecord(r.t("source[0]"))).do(EmitRecord(r.t("source[1]")))
+    assert r.w.channels[r.c("source[0]->sink[1]")] == ((0, 0, 0),)
+    assert r.w.channels[r.c("source[1]->sink[0]")] == ((0, 1, 0),)
+
+
+def test_barrier_blocks_its_channel_until_aligned():
+    r = Run(model())
+    r.do(TriggerCheckpoint(1))  # both sources snapshot and emit barrier 1
+    r.do(EmitRecord(r.t("source[0]")))  # record after the barrier on source[0]->sink[1]
+    ch = r.c("source[0]->sink[1]")
+    r.do(Deliver(ch))  # barrier arrives at sink[1]
+    assert Deliver(ch) not in r.m.enabled(r.w), "channel must be blocked after its barrier"
+    r.do(Deliver(r.c("source[1]->sink[1]")))  # second barrier: aligned, snapshot, unblocked
+    sink1 = r.w.tasks[r.t("sink[1]")]
+    assert sink1.last_barrier == 1 and sink1.blocked == 0
+    assert Deliver(ch) in r.m.enabled(r.w)
+    snap = [s for t, cp, s in r.w.acks if t == r.t("sink[1]")][0]
+    assert snap.processed == (), "the post-barrier record must not be in checkpoint 1"
+
+
+def test_sink_commits_only_on_notification():
+    r = Run(model())
+    r.do(EmitRecord(r.t("source[0]"))).drain("source[0]->sink[1]")
+    r.do(TriggerCheckpoint(1))
+    for ch in ("source[0]->sink[0]", "source[1]->sink[0]", "source[0]->sink[1]", "source[1]->sink[1]"):
+        r.drain(ch)
+    assert [x.status for x in r.w.txns] == [OPEN], "pre-committed, not yet committed"
+    r.acks()
+    assert r.w.coord.store[-1].id == 1
+    assert [x.status for x in r.w.txns] == [OPEN], "completion alone does not commit"
+    r.notify_all()
+    assert [x.status for x in r.w.txns] == [COMMITTED]
+
+
+def test_restore_recovers_and_commits_pending_and_aborts_the_rest():
+    r = Run(model(max_failures=1))
+    r.do(EmitRecord(r.t("source[0]"))).drain("source[0]->sink[1]")
+    r.do(TriggerCheckpoint(1))
+    for ch in ("source[0]->sink[0]", "source[1]->sink[0]", "source[0]->sink[1]", "source[1]->sink[1]"):
+        r.drain(ch)
+    r.acks()  # checkpoint 1 complete, notification not yet delivered
+    r.do(EmitRecord(r.t("source[1]"))).drain("source[1]->sink[0]")  # sink[0] writes into a new txn
+    assert len(r.w.txns) == 2
+    r.do(FailTask(r.t("sink[0]")))  # one region: everybody fails
+    assert all(ts.status == FAILED for ts in r.w.tasks)
+    r.do(Restore(1))
+    assert [(x.task, x.status, x.records) for x in r.w.txns] == [(r.t("sink[1]"), COMMITTED, ((0, 0),))]
+    assert r.w.tasks[r.t("source[1]")].position == 0  # split 1 rewinds to its checkpointed offset
+    assert r.w.tasks[r.t("source[0]")].position == 1
+
+
+def test_decline_fails_the_job_when_no_failure_is_tolerable():
+    r = Run(model(max_declines=1))
+    r.do(TriggerCheckpoint(1))
+    r.do(Decline(r.t("source[0]"), 1))
+    assert all(ts.status == FAILED for ts in r.w.tasks)
+    assert not r.w.coord.pending
+
+
+def test_decline_is_tolerated_when_configured():
+    r = Run(model(BASELINE.with_(name="tolerant", tolerable_failed_checkpoints=1), max_declines=1))
+    r.do(TriggerCheckpoint(1))
+    r.do(Decline(r.t("source[0]"), 1))
+    assert all(ts.status == RUNNING for ts in r.w.tasks)
+    assert r.w.coord.failed_count == 1
+    assert all(ts.inbox and ts.inbox[0][0] == 1 for ts in r.w.tasks), "everybody is told of the abort"
+
+
+def test_region_failover_restarts_only_the_failed_region():
+    m = FlinkModel(BASELINE, scope("forward-2x2", max_failures=1))
+    r = Run(m)
+    r.do(FailTask(r.t("sink[1]")))
+    status = [ts.status for ts in r.w.tasks]
+    assert status[r.t("source[1]")] == FAILED and status[r.t("sink[1]")] == FAILED
+    assert status[r.t("source[0]")] == RUNNING and status[r.t("sink[0]")] == RUNNING
+
+
+def test_full_failover_restarts_everything():
+    m = FlinkModel(BASELINE.with_(name="full", failover_strategy="full"), scope("forward-2x2", max_failures=1))
+    r = Run(m)
+    r.do(FailTask(r.t("sink[1]")))
+    assert all(ts.status == FAILED for ts in r.w.tasks)
+
+
+def test_tasks_wait_for_a_final_checkpoint_before_finishing():
+    r = Run(model(max_checkpoints=0))
+    for s in ("source[0]", "source[1]"):
+        r.do(EmitRecord(r.t(s))).do(EndOfInput(r.t(s)))
+    for ch in ("source[0]->sink[0]", "source[1]->sink[0]", "source[0]->sink[1]", "source[1]->sink[1]"):
+        r.drain(ch)
+    assert all(ts.status == RUNNING and ts.ended for ts in r.w.tasks), "ended, but waiting"
+    assert TriggerCheckpoint(1) in r.m.enabled(r.w), "the final checkpoint is allowed beyond the budget"
+    r.do(TriggerCheckpoint(1))
+    for ch in ("source[0]->sink[0]", "source[1]->sink[0]", "source[0]->sink[1]", "source[1]->sink[1]"):
+        r.drain(ch)
+    r.acks().notify_all()
+    for ch in ("source[0]->sink[0]", "source[1]->sink[0]", "source[0]->sink[1]", "source[1]->sink[1]"):
+        r.drain(ch)
+    assert all(ts.status == FINISHED for ts in r.w.tasks)
+    assert sorted(rec for x in r.w.txns if x.status == COMMITTED for rec in x.records) == [(0, 0), (1, 0)]
+
+
+def test_flip147_plan_triggers_a_task_whose_pointwise_producer_finished():
+    """ref section 5: trigger(v,i) iff running, every ALL_TO_ALL upstream vertex fully finished
+    and no pointwise-connected producer running.  source -forward-> map -keyBy-> sink."""
+    m = FlinkModel(BASELINE, scope("three-stage", max_checkpoints=2, records_per_split=0))
+    r = Run(m)
+    every = ("source[0]->map[0]", "source[1]->map[1]", "map[0]->sink[0]", "map[1]->sink[0]", "map[0]->sink[1]", "map[1]->sink[1]")
+    r.do(EndOfInput(r.t("source[0]"))).do(EndOfInput(r.t("source[1]")))
+    for ch in every:
+        r.drain(ch)
+    r.do(TriggerCheckpoint(1))
+    for ch in every:
+        r.drain(ch)
+    r.acks()
+    src0 = r.t("source[0]")
+    r.do(Notify(src0, 1, "complete"))  # only source[0] learns that its final checkpoint completed
+    assert r.w.tasks[src0].status == FINISHED
+    r.drain("source[0]->map[0]")  # its EndOfPartition
+    r.do(TriggerCheckpoint(2))
+    triggered = sorted(r.names[t] for t, cp, _ in r.w.acks if cp == 2)
+    assert triggered == ["map[0]", "source[1]"]
+    pending = r.w.coord.pending
+    assert pending.finished == 1 << src0
+    assert pending.waiting == ((1 << len(r.w.tasks)) - 1) & ~(1 << src0)
+
+
+def test_three_stage_job_wiring():
+    x = keyed_three_stage().expand()
+    assert [x.channel_name(c) for c in x.inputs[x.task_id("map[0]")]] == ["source[0]->map[0]"]
+    assert len(x.inputs[x.task_id("sink[0]")]) == 2
+    assert forward_pipeline().expand().n_tasks == 4
+
+
+@pytest.mark.parametrize("job", ["keyed-2x2", "forward-2x2", "three-stage"])
+def test_enabled_actions_are_deterministic(job):
+    m = FlinkModel(BASELINE, scope(job))
+    w = m.initial()
+    for _ in range(30):
+        acts = m.enabled(w)
+        assert acts == m.enabled(w)
+        if not acts:
+            break
+        w2 = m.step(w, acts[len(acts) // 2])
+        assert w2 == m.step(w, acts[len(acts) // 2]), "step is a function"
+        w = w2

@@ -1,0 +1,72 @@
+"""Job graphs expand into Flink's exact wiring; regions split at blocking edges; bad graphs are rejected."""
+
+from __future__ import annotations
+
+import pytest
+
+from model.topology import Edge, Exchange, JobGraph, Pattern, Role, TopologyError, Vertex
+
+
+def graph(s: int, t: int, pattern=Pattern.POINTWISE, exchange=Exchange.PIPELINED) -> JobGraph:
+    return JobGraph(
+        (Vertex("a", s, Role.SOURCE), Vertex("b", t, Role.SINK)),
+        (Edge("a", "b", pattern, exchange),),
+    )
+
+
+def consumed(job: JobGraph) -> list[list[int]]:
+    x = job.expand()
+    return [sorted(x.index_of[x.channels[c].producer] for c in x.inputs[t]) for t in x.tasks_of[1]]
+
+
+def test_pointwise_wiring_upstream_larger():
+    # reference section 7: 5 -> 3 gives [0], [1,2], [3,4]
+    assert consumed(graph(5, 3)) == [[0], [1, 2], [3, 4]]
+
+
+def test_pointwise_wiring_upstream_smaller():
+    # reference section 7: 3 -> 5 gives [0], [0], [1], [1], [2]
+    assert consumed(graph(3, 5)) == [[0], [0], [1], [1], [2]]
+
+
+def test_all_to_all_wiring_reads_every_partition():
+    assert consumed(graph(3, 2, Pattern.ALL_TO_ALL)) == [[0, 1, 2], [0, 1, 2]]
+
+
+def test_forward_job_has_one_region_per_index():
+    x = graph(2, 2).expand()
+    assert len(x.regions) == 2
+    assert x.region_of[x.tasks_of[0][0]] == x.region_of[x.tasks_of[1][0]]
+    assert x.region_of[x.tasks_of[0][0]] != x.region_of[x.tasks_of[0][1]]
+
+
+def test_all_to_all_job_is_one_region():
+    assert len(graph(2, 2, Pattern.ALL_TO_ALL).expand().regions) == 1
+
+
+@pytest.mark.parametrize("exchange", [Exchange.BLOCKING, Exchange.HYBRID])
+def test_blocking_and_hybrid_edges_split_regions(exchange):
+    assert len(graph(2, 2, Pattern.ALL_TO_ALL, exchange).expand().regions) == 4
+
+
+def test_cycle_is_rejected():
+    with pytest.raises(TopologyError, match="cycle: b -> c -> b|cycle: c -> b -> c"):
+        JobGraph(
+            (Vertex("a", 1, Role.SOURCE), Vertex("b", 1), Vertex("c", 1)),
+            (Edge("a", "b"), Edge("b", "c"), Edge("c", "b")),
+        )
+
+
+def test_parallelism_above_max_parallelism_is_rejected():
+    with pytest.raises(TopologyError, match=r"vertices.a.parallelism: 4 exceeds max parallelism 2"):
+        JobGraph((Vertex("a", 4, Role.SOURCE, max_parallelism=2),))
+
+
+def test_max_parallelism_above_flink_bound_is_rejected():
+    with pytest.raises(TopologyError, match="32769 exceeds Flink's upper bound 32768"):
+        JobGraph((Vertex("a", 1, Role.SOURCE, max_parallelism=32769),))
+
+
+def test_default_max_parallelism_follows_flink():
+    assert Vertex("a", 2).max_p == 128
+    assert Vertex("a", 200).max_p == 512
