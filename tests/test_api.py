@@ -1,0 +1,21 @@
+"""The Python API, used as a user's own test would use it."""
+
+from __future__ import annotations
+
+from checks.api import check
+from specs.designs import BASELINE
+
+
+def test_users_variant_in_three_lines(tiny_scope):
+    result = check(BASELINE.with_(name="keep-two", num_retained=2), tiny_scope)
+    assert result.ok, [v.reason for v in result.violated]
+
+
+def test_users_python_policy_is_caught(tiny_scope):
+    def keep_nothing_on_disk(subsumed, retained, pending):  # a "clever" cleaner
+        return subsumed + retained
+
+    result = check(BASELINE.with_(name="eager-cleaner", discard=keep_nothing_on_disk), tiny_scope, stop_at="checkpoints-restorable")
+    v = result.verdict("checkpoints-restorable")
+    assert v.failed
+    assert "which the cleaner deleted" in v.reason

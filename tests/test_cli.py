@@ -1,0 +1,178 @@
+"""The command line: exit 0/1/2, one-line errors naming file and field, nothing half-written."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from checks.cli import main
+
+TINY = ["--checkpoints", "1", "--failures", "0", "--declines", "0", "--lost-notifications", "0"]
+
+
+def run(args, capsys):
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_check_baseline_holds_and_writes_result(tmp_path, capsys):
+    code, out, err = run(["check", "--design", "flink-baseline", "--out", str(tmp_path), *TINY], capsys)
+    assert code == 0, out + err
+    assert "59,025 distinct states" in out
+    assert "RESULT: every property holds" in out
+    assert "NOT REACHED" in out and "WARNING: no witness for a-task-declines" in out
+    doc = json.loads((tmp_path / "flink-baseline.result.json").read_text())
+    assert doc["ok"] is True and doc["stats"]["states"] == 59025
+    assert doc["scope"]["max_checkpoints"] == 1
+
+
+def test_check_flaw_exits_1_and_trace_replays(tmp_path, capsys):
+    code, out, _ = run(["check", "--design", "no-alignment-block", "--out", str(tmp_path), *TINY], capsys)
+    assert code == 1
+    assert "checkpoints-consistent" in out and "VIOLATED" in out
+    trace = tmp_path / "no-alignment-block--checkpoints-consistent.trace.json"
+    code, out, _ = run(["replay", str(trace)], capsys)
+    assert code == 1
+    assert "same verdict as recorded in the trace" in out
+
+
+def test_toml_design_variant_checks_without_code(tmp_path, capsys):
+    d = tmp_path / "keep-two.toml"
+    d.write_text('based_on = "flink-baseline"\nnum_retained = 2\ntolerable_failed_checkpoints = 1\n')
+    code, out, _ = run(["check", "--design", str(d), "--out", str(tmp_path), *TINY], capsys)
+    assert code == 0
+    assert "design   keep-two" in out
+    doc = json.loads((tmp_path / "keep-two.result.json").read_text())
+    assert doc["design"]["knobs"]["num_retained"] == 2
+
+
+def test_stateful_engine_from_cli(tmp_path, capsys):
+    code, out, _ = run(["check", "--engine", "stateful", "--seed", "1", "--out", str(tmp_path), *TINY], capsys)
+    assert code == 0
+    assert "stateful (Hypothesis, profile ci, seed 1)" in out
+
+
+def test_designs_lists_presets_knobs_and_catalog(capsys):
+    code, out, _ = run(["designs"], capsys)
+    assert code == 0
+    assert "flink-baseline" in out and "num_retained = 1" in out and "commit-at-pre-commit" in out
+
+
+BAD_DESIGNS = [
+    ("bad.toml", "num_retained = [", "bad.toml: toml: not valid TOML"),
+    ("unknown.toml", "retention = 2\n", "unknown.toml: retention: unknown knob"),
+    ("type.toml", 'num_retained = "two"\n', "type.toml: num_retained: expected an integer, got 'two'"),
+    ("range.toml", "num_retained = 0\n", "range.toml: num_retained: expected an integer >= 1, got 0"),
+    ("choice.toml", 'sink_commit = "never"\n', "choice.toml: sink_commit: expected one of 'notify', 'pre-commit'"),
+]
+
+
+@pytest.mark.parametrize("name, text, message", BAD_DESIGNS, ids=[b[0] for b in BAD_DESIGNS])
+def test_bad_design_file(tmp_path, capsys, name, text, message):
+    f = tmp_path / name
+    f.write_text(text)
+    out_dir = tmp_path / "out"
+    code, out, err = run(["check", "--design", str(f), "--out", str(out_dir), *TINY], capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], err
+    assert "Traceback" not in err
+    assert not out_dir.exists(), "nothing half-written"
+
+
+JOB_HEAD = '[[vertex]]\nname = "a"\nparallelism = 1\nrole = "source"\n'
+BAD_JOBS = [
+    (
+        "cycle.toml",
+        JOB_HEAD
+        + '[[vertex]]\nname = "b"\nparallelism = 1\nrole = "operator"\n'
+        + '[[vertex]]\nname = "c"\nparallelism = 1\nrole = "sink"\n'
+        + '[[edge]]\nsource = "a"\ntarget = "b"\n[[edge]]\nsource = "b"\ntarget = "c"\n[[edge]]\nsource = "c"\ntarget = "b"\n',
+        "cycle.toml: edges: the job graph has a cycle",
+    ),
+    (
+        "pmax.toml",
+        '[[vertex]]\nname = "a"\nparallelism = 4\nmax_parallelism = 2\nrole = "source"\n',
+        "pmax.toml: vertices.a.parallelism: 4 exceeds max parallelism 2",
+    ),
+    (
+        "maxbound.toml",
+        '[[vertex]]\nname = "a"\nparallelism = 1\nmax_parallelism = 40000\nrole = "source"\n',
+        "maxbound.toml: vertices.a.max_parallelism: 40000 exceeds Flink's upper bound 32768",
+    ),
+    (
+        "pattern.toml",
+        JOB_HEAD + '[[vertex]]\nname = "b"\nparallelism = 1\nrole = "sink"\n[[edge]]\nsource = "a"\ntarget = "b"\npattern = "RING"\n',
+        "pattern.toml: edge[0].pattern: expected one of 'ALL_TO_ALL', 'POINTWISE', got 'RING'",
+    ),
+]
+
+
+@pytest.mark.parametrize("name, text, message", BAD_JOBS, ids=[b[0] for b in BAD_JOBS])
+def test_bad_job_file(tmp_path, capsys, name, text, message):
+    f = tmp_path / name
+    f.write_text(text)
+    out_dir = tmp_path / "out"
+    code, _, err = run(["check", "--job", str(f), "--out", str(out_dir)], capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], err
+    assert not out_dir.exists()
+
+
+@pytest.fixture(scope="module")
+def good_trace(tmp_path_factory):
+    out = tmp_path_factory.mktemp("trace")
+    assert main(["check", "--design", "no-alignment-block", "--out", str(out), *TINY]) == 1
+    return out / "no-alignment-block--checkpoints-consistent.trace.json"
+
+
+def _bad_trace(good: Path, tmp_path: Path, mutate) -> Path:
+    doc = json.loads(good.read_text())
+    mutate(doc)
+    p = tmp_path / "bad.trace.json"
+    p.write_text(json.dumps(doc))
+    return p
+
+
+BAD_TRACES = [
+    (lambda d: d["actions"].__setitem__(0, {"type": "Teleport"}), "bad.trace.json: actions[0].type: unknown action 'Teleport'"),
+    (lambda d: d["actions"].insert(0, {"type": "Ack", "task": "sink[0]", "checkpoint": 9}), "bad.trace.json: actions[0]: Ack(sink[0], 9) is not enabled at step 1"),
+    (lambda d: d.__setitem__("version", 99), "bad.trace.json: version: expected 1"),
+    (lambda d: d["actions"].__setitem__(0, {"type": "FailTask", "task": "sink[7]"}), "bad.trace.json: actions[0].task: no subtask named 'sink[7]'"),
+    (lambda d: d["design"]["knobs"].__setitem__("num_retained", -1), "num_retained: expected an integer >= 1"),
+]
+
+
+@pytest.mark.parametrize("mutate, message", BAD_TRACES)
+def test_bad_trace(good_trace, tmp_path, capsys, mutate, message):
+    bad = _bad_trace(good_trace, tmp_path, mutate)
+    code, _, err = run(["replay", str(bad)], capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], err
+
+
+def test_trace_that_is_not_json(tmp_path, capsys):
+    p = tmp_path / "x.json"
+    p.write_text("{nope")
+    code, _, err = run(["replay", str(p)], capsys)
+    assert code == 2 and "x.json: json: not valid JSON" in err
+
+
+def test_bad_option_is_one_line_exit_2(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["check", "--records", "-1"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--records" in err[0]
+
+
+def test_console_script_is_installed():
+    out = subprocess.run([sys.executable, "-m", "checks.cli", "designs"], capture_output=True, text=True, check=False)
+    assert out.returncode == 0 and "flink-baseline" in out.stdout
