@@ -233,6 +233,33 @@ def cmd_catalog(args) -> int:
     return 0 if missed == 0 else 1
 
 
+def cmd_prove(args) -> int:
+    from .proofs import PROVED, THEOREMS
+
+    names = args.names or [t.name for t in THEOREMS]
+    known = {t.name: t for t in THEOREMS}
+    for n in names:
+        if n not in known:
+            raise InputError("prove", n, f"unknown theorem (known: {', '.join(known)})")
+    failed = 0
+    total = 0.0
+    for n in names:
+        t = known[n]
+        o = t.prove()
+        total += o.seconds
+        ok = o.verdict == PROVED
+        failed += not ok
+        _say(f"{o.verdict.upper():8} {t.name:34} {o.seconds:6.2f}s  {t.statement}")
+        if o.detail:
+            _say(f"         {'':34}          {o.detail}")
+        if o.counterexample:
+            shown = ", ".join(f"{k} = {v}" for k, v in o.counterexample.items())
+            label = "counterexample" if ok else "COUNTEREXAMPLE"
+            _say(f"         {'':34}          {label}: {shown}")
+    _say(f"RESULT: {len(names) - failed}/{len(names)} theorems proved in {total:.1f}s")
+    return 0 if failed == 0 else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ckptcheck", description="Check Flink checkpointing designs against an executable model.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -261,6 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
     k = sub.add_parser("catalog", help="run every catalog entry and its correct design on the same scope")
     k.add_argument("--out", default="results/catalog", help="where counterexample traces go")
     k.set_defaults(func=cmd_catalog)
+    v = sub.add_parser("prove", help="prove the redistribution theorems with Z3")
+    v.add_argument("names", nargs="*", help="theorem names (default: all)")
+    v.set_defaults(func=cmd_prove)
     return p
 
 

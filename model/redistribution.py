@@ -176,3 +176,301 @@ def pointwise_outputs(s: int, t: int) -> list[list[int]]:
         for p in parts:
             result[p].append(i)
     return result
+
+
+# --- SubtaskStateMapper and RescaleMappings (reference section 3.1) ----------------------------
+
+MAPPERS = ("ARBITRARY", "FIRST", "FULL", "RANGE", "ROUND_ROBIN", "UNSUPPORTED")
+
+UNSUPPORTED_MESSAGE = (
+    "Cannot rescale the given pointwise partitioner.\n"
+    "Did you change the partitioner to forward or rescale?\n"
+    "It may also help to add an explicit shuffle()."
+)
+
+
+class UnsupportedRescaleError(Exception):
+    """Flink's ``UnsupportedOperationException`` from ``SubtaskStateMapper.UNSUPPORTED``."""
+
+
+def _check_mapper_args(kind: str, old_p: int, new_p: int) -> None:
+    if kind not in MAPPERS:
+        raise ValueError(f"kind: unknown mapper {kind!r} (known: {', '.join(MAPPERS)})")
+    for name, v in (("old_p", old_p), ("new_p", new_p)):
+        if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+            raise ValueError(f"{name}: must be > 0, got {v!r}")
+        if v > UPPER_BOUND_MAX_PARALLELISM:
+            raise ValueError(f"{name}: {v} exceeds {UPPER_BOUND_MAX_PARALLELISM}")
+
+
+def old_subtasks(kind: str, n: int, old_p: int, new_p: int) -> list[int]:
+    """``SubtaskStateMapper.getOldSubtasks(n, oldP, newP)``: the old subtasks new subtask n reads."""
+    _check_mapper_args(kind, old_p, new_p)
+    if not isinstance(n, int) or not 0 <= n < new_p:
+        raise ValueError(f"n: new subtask index must be in 0..{new_p - 1}, got {n!r}")
+    if kind in ("ROUND_ROBIN", "ARBITRARY"):
+        return list(range(n, old_p, new_p))
+    if kind == "FIRST":
+        return list(range(old_p)) if n == 0 else []
+    if kind == "FULL":
+        return list(range(old_p))
+    if kind == "RANGE":
+        m = UPPER_BOUND_MAX_PARALLELISM
+        s, e = key_group_range(m, new_p, n)
+        return list(range(operator_index_for_key_group(m, old_p, s), operator_index_for_key_group(m, old_p, e) + 1))
+    raise UnsupportedRescaleError(UNSUPPORTED_MESSAGE)
+
+
+def subtask_state_mapper(kind: str, old_p: int, new_p: int) -> list[list[int]]:
+    """New subtask -> the old subtasks it reads, for every new subtask (no trailing trim)."""
+    _check_mapper_args(kind, old_p, new_p)
+    return [old_subtasks(kind, n, old_p, new_p) for n in range(new_p)]
+
+
+def is_ambiguous(kind: str) -> bool:
+    """``SubtaskStateMapper.isAmbiguous``: true for FULL and RANGE."""
+    if kind not in MAPPERS:
+        raise ValueError(f"kind: unknown mapper {kind!r} (known: {', '.join(MAPPERS)})")
+    return kind in ("FULL", "RANGE")
+
+
+def invert_mapping(m: list[list[int]], number_of_targets: int | None = None) -> list[list[int]]:
+    """new -> old becomes old -> new (``RescaleMappings.invert``)."""
+    n_targets = number_of_targets if number_of_targets is not None else 1 + max((t for ts in m for t in ts), default=-1)
+    out: list[list[int]] = [[] for _ in range(n_targets)]
+    for source, targets in enumerate(m):
+        for t in targets:
+            out[t].append(source)
+    return out
+
+
+def ambiguous_targets(m: list[list[int]]) -> set[int]:
+    """``RescaleMappings.getAmbiguousTargets``: old indexes read by more than one new index."""
+    seen: set[int] = set()
+    amb: set[int] = set()
+    for targets in m:
+        for t in targets:
+            (amb if t in seen else seen).add(t)
+    return amb
+
+
+def rescale_mappings(kind: str, old_p: int, new_p: int) -> tuple[list[list[int]], bool]:
+    """``getNewToOldSubtasksMapping`` as ``RescaleMappings.of``: (mapping, is_identity).
+
+    The identity test: at least ``old_p`` sources, the first ``old_p`` map exactly to
+    themselves and any further ones are empty.  Trailing empty targets are dropped.
+    """
+    m = subtask_state_mapper(kind, old_p, new_p)
+    identity = len(m) >= old_p and all(not m[s] for s in range(old_p, len(m))) and all(
+        m[s] == [s] for s in range(old_p)
+    )
+    last = len(m) - 1
+    while last >= 0 and not m[last]:
+        last -= 1
+    return m[: last + 1], identity
+
+
+def repartition_by_mapping(old_states: list[list], mapping: list[list[int]], new_p: int) -> list[list]:
+    """``MappingBasedRepartitioner``: new i gets the concatenation of the old states it maps to."""
+    out: list[list] = []
+    for i in range(new_p):
+        olds = mapping[i] if i < len(mapping) else []
+        out.append([x for o in olds for x in old_states[o]])
+    return out
+
+
+def reassign_channel_state(
+    old_states: list[list], mapper: str, old_p: int, new_p: int, *, full_upstream_rescaled: bool = False
+) -> list[list]:
+    """Input-channel (downstream mapper) or result-subpartition (upstream mapper) state of one
+    gate/partition (``reDistributeInputChannelStates`` / ``reDistributeResultSubpartitionStates``).
+
+    Unchanged parallelism keeps each subtask's own state, except (FLINK-35351) when the edge's
+    downstream mapper is FULL and an upstream vertex changed parallelism.
+    """
+    if len(old_states) != old_p:
+        raise ValueError(f"old_states: expected {old_p} entries (one per old subtask), got {len(old_states)}")
+    if old_p == new_p and not (mapper == "FULL" and full_upstream_rescaled):
+        _check_mapper_args(mapper if mapper != "UNSUPPORTED" else "FULL", old_p, new_p)
+        return [list(s) for s in old_states]
+    mapping, _ = rescale_mappings(mapper, old_p, new_p)
+    return repartition_by_mapping(old_states, mapping, new_p)
+
+
+# --- keyed state (StateAssignmentOperation.reDistributeKeyedStates) ----------------------------
+
+
+def reassign_keyed_state(old_ranges: list[tuple[int, int]], max_p: int, new_p: int) -> list[list[tuple[int, tuple[int, int]]]]:
+    """New subtask -> [(old subtask, key-group range intersected)], empty intersections dropped.
+
+    With unchanged parallelism subtask i keeps old subtask i's handles as they are.
+    """
+    _check_max_p(max_p)
+    _check_p(new_p, max_p, "new_p")
+    old_p = len(old_ranges)
+    if old_p == 0:
+        raise ValueError("old_ranges: expected one key-group range per old subtask")
+    _check_p(old_p, max_p, "old_p")
+    if old_p == new_p:
+        return [[(i, old_ranges[i])] for i in range(new_p)]
+    out = []
+    for i in range(new_p):
+        s, e = key_group_range(max_p, new_p, i)
+        got = []
+        for o, (os_, oe) in enumerate(old_ranges):
+            lo, hi = max(s, os_), min(e, oe)
+            if lo <= hi:
+                got.append((o, (lo, hi)))
+        out.append(got)
+    return out
+
+
+# --- operator state (RoundRobinOperatorStateRepartitioner, reference section 1) -----------------
+
+SPLIT_DISTRIBUTE = "SPLIT_DISTRIBUTE"
+UNION = "UNION"
+BROADCAST = "BROADCAST"
+MODES = (SPLIT_DISTRIBUTE, UNION, BROADCAST)
+
+
+def java_hashmap_order(names: list[str]) -> list[str]:
+    """The iteration order of a ``java.util.HashMap<String, ?>`` into which ``names`` were put
+    in this order (default capacity 16, load factor 0.75, doubling while size > 0.75 * cap).
+
+    Bucket = (h ^ (h >>> 16)) & (cap - 1); entries of one bucket keep insertion order (a resize
+    splits a bucket's list preserving relative order).  Bins never treeify at these sizes.
+    """
+    unique = list(dict.fromkeys(names))
+    cap = 16
+    while len(unique) > 0.75 * cap:
+        cap *= 2
+
+    def bucket(name: str) -> int:
+        h = java_hash(name)
+        return (h ^ _ushr32(h, 16)) & (cap - 1)
+
+    return [n for _, _, n in sorted((bucket(n), k, n) for k, n in enumerate(unique))]
+
+
+def _group_by_mode(old: list[list[tuple[str, dict]]], only: str | None = None) -> dict[str, dict[str, list]]:
+    """``groupByStateMode``: mode -> name -> [(handle, offsets)], names in HashMap order."""
+    first_seen: dict[str, list[str]] = {m: [] for m in MODES}
+    lists: dict[str, dict[str, list]] = {m: {} for m in MODES}
+    for subtask in old:
+        for handle, states in subtask:
+            for name, (mode, offsets) in states.items():
+                if mode not in MODES:
+                    raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
+                if only is not None and mode != only:
+                    continue
+                if name not in lists[mode]:
+                    lists[mode][name] = []
+                    first_seen[mode].append(name)
+                lists[mode][name].append((handle, tuple(offsets)))
+    return {m: {n: lists[m][n] for n in java_hashmap_order(first_seen[m])} for m in MODES}
+
+
+def _put(merge: dict, handle: str, name: str, mode: str, offsets: tuple) -> None:
+    merge.setdefault(handle, {})[name] = (mode, tuple(offsets))
+
+
+def _repartition_union(union: dict[str, list], merges: list[dict]) -> None:
+    for name, entries in union.items():
+        for merge in merges:
+            for handle, offsets in entries:
+                _put(merge, handle, name, UNION, offsets)
+
+
+def _repartition_broadcast(broadcast: dict[str, list], merges: list[dict]) -> None:
+    for name, entries in broadcast.items():
+        e = len(entries)
+        for i, merge in enumerate(merges):
+            handle, offsets = entries[i % e]
+            _put(merge, handle, name, BROADCAST, offsets)
+
+
+def _repartition_split(split: dict[str, list], new_p: int, merges: list[dict]) -> None:
+    start = 0
+    for name, current in split.items():
+        total = sum(len(offs) for _, offs in current)
+        lst_idx = 0
+        offset_idx = 0
+        base, remainder = divmod(total, new_p)
+        new_start = start
+        for i in range(new_p):
+            op = (i + start) % new_p
+            n = base
+            if remainder > 0:
+                n += 1
+                remainder -= 1
+            elif remainder == 0:
+                new_start = op
+                remainder -= 1
+            while n > 0:
+                handle, offsets = current[lst_idx]
+                remaining = len(offsets) - offset_idx
+                if remaining > n:
+                    offs = offsets[offset_idx : offset_idx + n]
+                    offset_idx += n
+                else:
+                    offs = offsets[offset_idx:]
+                    offset_idx = 0
+                    lst_idx += 1
+                n -= remaining
+                _put(merges[op], handle, name, SPLIT_DISTRIBUTE, offs)
+        start = new_start
+
+
+def repartition_operator_state(
+    old: list[list[tuple[str, dict]]], old_p: int, new_p: int
+) -> list[list[tuple[str, dict]]]:
+    """``RoundRobinOperatorStateRepartitioner.repartitionState``.
+
+    ``old[i]`` is old subtask i's list of handles ``(handle name, {state name: (mode,
+    offsets)})``; a handle's dict order stands for its map's iteration order.  Returns, per new
+    subtask, one handle per distinct delegate handle (in the order first touched).
+
+    Unchanged parallelism returns the input unchanged unless there is union state or
+    "partially reported" broadcast state, judged with Flink's ``BitSet.size()`` quirk
+    (64 * ceil(oldP / 64) bits), so broadcast state counts as partial whenever oldP is not a
+    multiple of 64.
+    """
+    if not isinstance(new_p, int) or isinstance(new_p, bool) or new_p <= 0:
+        raise ValueError(f"new_p: must be > 0, got {new_p!r}")
+    if len(old) != old_p:
+        raise ValueError(f"old: expected {old_p} entries (one per old subtask), got {len(old)}")
+    if new_p == old_p:
+        grouped = _group_by_mode(old)
+        union = grouped[UNION]
+        reported: dict[str, set[int]] = {}
+        for i, subtask in enumerate(old):
+            for _, states in subtask:
+                for name, (mode, _) in states.items():
+                    if mode == BROADCAST:
+                        reported.setdefault(name, set()).add(i)
+        bitset_size = 64 * -(-old_p // 64)
+        partial = {n: e for n, e in grouped[BROADCAST].items() if 0 < len(reported.get(n, ())) < bitset_size}
+        if not union and not partial:
+            return old
+        merges: list[dict] = []
+        for subtask in old:
+            merge: dict = {}
+            for handle, states in subtask:
+                merge[handle] = dict(states)
+            merges.append(merge)
+        _repartition_union(union, merges)
+        _repartition_broadcast(partial, merges)
+    else:
+        grouped = _group_by_mode(old)
+        merges = [{} for _ in range(new_p)]
+        _repartition_split(grouped[SPLIT_DISTRIBUTE], new_p, merges)
+        _repartition_union(grouped[UNION], merges)
+        _repartition_broadcast(grouped[BROADCAST], merges)
+    return [[(h, states) for h, states in merge.items()] for merge in merges]
+
+
+def even_split_position_slice(total: int, new_p: int, r: int) -> tuple[int, int]:
+    """The flat-index slice [a, b) of one state name's concatenated offsets that rotation
+    position r receives: [r*base + min(r, rem), (r+1)*base + min(r+1, rem))."""
+    base, rem = divmod(total, new_p)
+    return r * base + min(r, rem), (r + 1) * base + min(r + 1, rem)

@@ -86,3 +86,244 @@ def test_keys_route_into_their_owner_range(key, mp):
     s, e = key_group_range(max_p, p, op)
     kg = murmur_hash(key) % max_p
     assert s <= kg <= e
+
+
+# --- issue: mappers, operator state, keyed and channel state --------------------------------------
+
+from model.redistribution import (  # noqa: E402
+    BROADCAST,
+    SPLIT_DISTRIBUTE,
+    UNION,
+    UnsupportedRescaleError,
+    ambiguous_targets,
+    even_split_position_slice,
+    invert_mapping,
+    is_ambiguous,
+    java_hashmap_order,
+    pointwise_outputs,
+    reassign_channel_state,
+    reassign_keyed_state,
+    repartition_operator_state,
+    rescale_mappings,
+    subtask_state_mapper,
+)
+
+
+def test_mapper_worked_examples():
+    assert subtask_state_mapper("ROUND_ROBIN", 10, 4) == [[0, 4, 8], [1, 5, 9], [2, 6], [3, 7]]
+    assert subtask_state_mapper("ROUND_ROBIN", 5, 2) == [[0, 2, 4], [1, 3]]
+    assert subtask_state_mapper("RANGE", 3, 2) == [[0, 1], [1, 2]]
+    assert subtask_state_mapper("RANGE", 3, 4) == [[0], [0, 1], [1, 2], [2]]
+    assert subtask_state_mapper("ARBITRARY", 10, 4) == subtask_state_mapper("ROUND_ROBIN", 10, 4)
+    assert subtask_state_mapper("FIRST", 3, 2) == [[0, 1, 2], []]
+    assert subtask_state_mapper("FULL", 2, 2) == [[0, 1], [0, 1]]
+    assert is_ambiguous("RANGE") and is_ambiguous("FULL") and not is_ambiguous("ROUND_ROBIN")
+    assert ambiguous_targets(subtask_state_mapper("RANGE", 3, 4)) == {0, 1, 2}
+    assert invert_mapping([[0, 1], [1, 2]], 3) == [[0], [0, 1], [1]]
+
+
+def test_rescale_mappings_identity_and_trailing_empties():
+    assert rescale_mappings("ROUND_ROBIN", 3, 3) == ([[0], [1], [2]], True)
+    assert rescale_mappings("ROUND_ROBIN", 2, 4) == ([[0], [1]], True)  # extra new subtasks read nothing
+    assert rescale_mappings("FIRST", 3, 2) == ([[0, 1, 2]], False)
+
+
+def test_unsupported_mapper_raises_flinks_message():
+    with pytest.raises(UnsupportedRescaleError, match="Cannot rescale the given pointwise partitioner"):
+        subtask_state_mapper("UNSUPPORTED", 2, 3)
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: subtask_state_mapper("RING", 2, 2), "kind"),
+        (lambda: subtask_state_mapper("RANGE", 0, 2), "old_p"),
+        (lambda: subtask_state_mapper("RANGE", 2, 40000), "new_p"),
+        (lambda: reassign_keyed_state([(0, 63), (64, 127)], 128, 0), "new_p"),
+        (lambda: reassign_keyed_state([(0, 127)], 40000, 1), "max_parallelism"),
+        (lambda: repartition_operator_state([[]], 1, 0), "new_p"),
+    ],
+)
+def test_bad_mapper_arguments(call, name):
+    with pytest.raises(ValueError, match=f"^{name}:"):
+        call()
+
+
+def test_hashmap_order_examples():
+    assert java_hashmap_order(["t-1", "t-2"]) == ["t-2", "t-1"]
+    assert java_hashmap_order(["a", "b"]) == ["a", "b"]
+    assert java_hashmap_order(["State-1", "State-10"]) == ["State-10", "State-1"]
+
+
+def _split(handle, name, offsets):
+    return (handle, {name: (SPLIT_DISTRIBUTE, tuple(offsets))})
+
+
+def test_even_split_worked_example():
+    old = [[_split("A", "s", [0, 10])], [_split("B", "s", [0, 15])]]
+    assert repartition_operator_state(old, 2, 3) == [
+        [("A", {"s": (SPLIT_DISTRIBUTE, (0, 10))})],
+        [("B", {"s": (SPLIT_DISTRIBUTE, (0,))})],
+        [("B", {"s": (SPLIT_DISTRIBUTE, (15,))})],
+    ]
+
+
+def test_union_and_broadcast_worked_examples():
+    old = [[("A", {"u": (UNION, (0, 7))})], [("B", {"u": (UNION, (3,))})]]
+    every = [("A", {"u": (UNION, (0, 7))}), ("B", {"u": (UNION, (3,))})]
+    assert repartition_operator_state(old, 2, 3) == [every, every, every]
+    old = [[("A", {"b": (BROADCAST, ())})], [("B", {"b": (BROADCAST, ())})]]
+    assert [h for sub in repartition_operator_state(old, 2, 3) for h, _ in sub] == ["A", "B", "A"]
+
+
+def _elements(subtask):
+    """Flatten one new subtask's handles into element labels (handle, offset index)."""
+    return [f"{h}{o}" for h, states in subtask for _, (_, offs) in states.items() for o in offs]
+
+
+def test_seed_example_even_split_4_2_1():
+    """Seed 000 (Raorao, 26 Jun 2026): ckp100 P=4 [A0,A1],[B0,B1],[C0,C1],[D0,D1] -> P=2 gives
+    [A0,A1,B0,B1] and [C0,C1,D0,D1]; ckp101 mixes subtask 0's new [E0..E3] with subtask 1's
+    fallback [C0,C1,D0,D1] (ref 100); P=2 -> 1 gives [E0,E1,E2,E3,C0,C1,D0,D1]."""
+    ckp100 = [[_split(h, "s", [0, 1])] for h in "ABCD"]
+    p2 = repartition_operator_state(ckp100, 4, 2)
+    assert [_elements(s) for s in p2] == [["A0", "A1", "B0", "B1"], ["C0", "C1", "D0", "D1"]]
+    ckp101 = [[_split("E", "s", [0, 1, 2, 3])], p2[1]]
+    p1 = repartition_operator_state(ckp101, 2, 1)
+    assert [_elements(s) for s in p1] == [["E0", "E1", "E2", "E3", "C0", "C1", "D0", "D1"]]
+
+
+def test_seed_example_union_4_2_1():
+    """Seed 000: the union variant: P=4 -> 2 gives everyone [A0..D1]; ckp101 = new [E0..E7] and
+    fallback [A0..D1]; P=2 -> 1 gives [E0..E7, A0..D1], the complete set."""
+    ckp100 = [[(h, {"u": (UNION, (0, 1))})] for h in "ABCD"]
+    p2 = repartition_operator_state(ckp100, 4, 2)
+    assert [_elements(s) for s in p2] == [["A0", "A1", "B0", "B1", "C0", "C1", "D0", "D1"]] * 2
+    ckp101 = [[("E", {"u": (UNION, tuple(range(8)))})], p2[1]]
+    p1 = repartition_operator_state(ckp101, 2, 1)
+    assert _elements(p1[0]) == [f"E{i}" for i in range(8)] + ["A0", "A1", "B0", "B1", "C0", "C1", "D0", "D1"]
+
+
+def test_unchanged_parallelism_returns_input_unless_union_or_partial_broadcast():
+    old = [[_split("A", "s", [0])], [_split("B", "s", [1])]]
+    assert repartition_operator_state(old, 2, 2) is old
+    # broadcast with oldP = 2 (not a multiple of 64) counts as partially reported: re-merged,
+    # but every subtask keeps its own entry
+    old = [[("A", {"b": (BROADCAST, ())})], [("B", {"b": (BROADCAST, ())})]]
+    out = repartition_operator_state(old, 2, 2)
+    assert out is not old and out == old
+    # finished subtask 1 reported nothing: it receives a copy
+    old = [[("A", {"b": (BROADCAST, ())})], []]
+    assert repartition_operator_state(old, 2, 2) == [[("A", {"b": (BROADCAST, ())})], [("A", {"b": (BROADCAST, ())})]]
+
+
+def test_empty_offsets_rules():
+    # an empty handle reached while a subtask is still consuming gets [] for that subtask
+    old = [[_split("A", "s", [1])], [_split("B", "s", [])], [_split("C", "s", [2])]]
+    out = repartition_operator_state(old, 3, 1)
+    assert out == [[("A", {"s": (SPLIT_DISTRIBUTE, (1,))}), ("B", {"s": (SPLIT_DISTRIBUTE, ())}), ("C", {"s": (SPLIT_DISTRIBUTE, (2,))})]]
+    # trailing empty handles are dropped
+    old = [[_split("A", "s", [1])], [_split("B", "s", [])]]
+    assert repartition_operator_state(old, 2, 1) == [[("A", {"s": (SPLIT_DISTRIBUTE, (1,))})]]
+
+
+def test_keyed_reassignment():
+    assert reassign_keyed_state([(0, 42), (43, 85), (86, 127)], 128, 2) == [
+        [(0, (0, 42)), (1, (43, 63))],
+        [(1, (64, 85)), (2, (86, 127))],
+    ]
+    assert reassign_keyed_state([(0, 63), (64, 127)], 128, 2) == [[(0, (0, 63))], [(1, (64, 127))]]
+
+
+def test_channel_state_reassignment():
+    old = [["a0"], ["b0", "b1"], ["c0"]]
+    assert reassign_channel_state(old, "RANGE", 3, 2) == [["a0", "b0", "b1"], ["b0", "b1", "c0"]]
+    assert reassign_channel_state(old, "ROUND_ROBIN", 3, 3) == old
+    assert reassign_channel_state(old, "FULL", 3, 3, full_upstream_rescaled=True) == [["a0", "b0", "b1", "c0"]] * 3
+
+
+# --- Hypothesis: the Python functions satisfy the statements the Z3 proofs make ------------------
+
+names_st = st.lists(st.sampled_from(["a", "b", "t-1", "t-2", "State-1", "State-10"]), min_size=1, max_size=3, unique=True)
+
+
+@st.composite
+def split_states(draw):
+    old_p = draw(st.integers(1, 5))
+    names = draw(names_st)
+    old = []
+    for i in range(old_p):
+        states = {n: (SPLIT_DISTRIBUTE, tuple(range(draw(st.integers(0, 4))))) for n in names}
+        old.append([(f"h{i}", states)])
+    return old, old_p, draw(st.integers(1, 6).filter(lambda p: p != old_p))
+
+
+@given(split_states())
+def test_even_split_every_element_once_in_order_and_balanced(case):
+    old, old_p, new_p = case
+    out = repartition_operator_state(old, old_p, new_p)
+    names = {n for sub in old for _, states in sub for n in states}
+    for name in names:
+        original = [(h, o) for sub in old for h, states in sub for o in states[name][1]]
+        got = [[(h, o) for h, states in sub if name in states for o in states[name][1]] for sub in out]
+        flat = [x for g in got for x in g]
+        assert sorted(flat) == sorted(original)  # every element exactly once
+        # in rotation-position order, the chunks concatenate back to the original order
+        sizes = sorted(len(g) for g in got)
+        assert sizes[-1] - sizes[0] <= 1
+        assert sorted(len(g) for g in got) == sorted(
+            b - a for a, b in (even_split_position_slice(len(original), new_p, r) for r in range(new_p))
+        )
+    loads = [sum(len(states[n][1]) for _, states in sub for n in states) for sub in out]
+    assert max(loads) - min(loads) <= 1  # the rotation across names keeps totals balanced
+
+
+@given(st.integers(1, 6), st.integers(1, 6), st.lists(st.integers(0, 3), min_size=6, max_size=6))
+def test_union_every_subtask_gets_every_element_once(old_p, new_p, lens):
+    old = [[(f"h{i}", {"u": (UNION, tuple(range(lens[i])))})] for i in range(old_p)]
+    everything = sorted((f"h{i}", o) for i in range(old_p) for o in range(lens[i]))
+    for sub in repartition_operator_state(old, old_p, new_p):
+        assert sorted((h, o) for h, states in sub for o in states["u"][1]) == everything
+
+
+@given(st.integers(1, 6), st.integers(1, 9))
+def test_broadcast_one_copy_each(old_p, new_p):
+    old = [[(f"h{i}", {"b": (BROADCAST, ())})] for i in range(old_p)]
+    out = repartition_operator_state(old, old_p, new_p)
+    assert all(sum(1 for _, states in sub if "b" in states) == 1 for sub in out)
+    if new_p != old_p:
+        picked = [next(h for h, states in sub if "b" in states) for sub in out]
+        for j in range(old_p):
+            assert picked.count(f"h{j}") == new_p // old_p + (1 if j < new_p % old_p else 0)
+
+
+@given(st.integers(1, 300), st.integers(1, 300))
+def test_round_robin_and_range_mappers(old_p, new_p):
+    rr = subtask_state_mapper("ROUND_ROBIN", old_p, new_p)
+    assert sorted(j for olds in rr for j in olds) == list(range(old_p))  # each old exactly once
+    rg = subtask_state_mapper("RANGE", old_p, new_p)
+    assert set(j for olds in rg for j in olds) == set(range(old_p))  # every old read
+    boundary = {olds[-1] for n, olds in enumerate(rg[:-1]) if rg[n + 1] and olds and olds[-1] == rg[n + 1][0]}
+    assert ambiguous_targets(rg) == boundary
+
+
+@given(st.integers(1, 200), st.integers(1, 200))
+def test_pointwise_statements(s, t):
+    ins = pointwise_inputs(s, t)
+    assert all(ins)  # every downstream reads at least one partition
+    assert sorted(set(p for ps in ins for p in ps)) == list(range(s))  # every partition read
+    if s >= t:
+        flat = [p for ps in ins for p in ps]
+        assert flat == list(range(s))  # disjoint and contiguous, in order
+    else:
+        assert all(len(ps) == 1 for ps in ins)
+    assert sum(len(x) for x in pointwise_outputs(s, t)) == sum(len(x) for x in ins)
+
+
+@given(st.integers(1, 512).flatmap(lambda m: st.tuples(st.just(m), st.integers(1, m), st.integers(1, m))))
+def test_keyed_reassignment_covers_each_key_group_once(mpq):
+    max_p, old_p, new_p = mpq
+    old = [key_group_range(max_p, old_p, i) for i in range(old_p)]
+    out = reassign_keyed_state(old, max_p, new_p)
+    covered = sorted(kg for sub in out for _, (a, b) in sub for kg in range(a, b + 1))
+    assert covered == list(range(max_p))
