@@ -22,7 +22,7 @@ from specs.properties import SOMETIMES, Property
 from specs.spec import Spec
 
 from .explore import ExploreOutcome, explore
-from .results import HIT, HOLDS, NOT_REACHED, UNKNOWN, VIOLATED, CheckResult, Verdict
+from .results import HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, UNKNOWN, VIOLATED, CheckResult, Verdict
 from .trace import trace_document, write_json_atomic
 
 ENGINES = ("explore", "stateful")
@@ -32,7 +32,9 @@ def _verdicts(spec: Spec, discoveries: dict, complete: bool) -> list[Verdict]:
     out = []
     for p in spec.properties:
         d = discoveries.get(p.name)
-        if p.kind == SOMETIMES:
+        if p not in spec.applicable:
+            out.append(Verdict(p.name, p.kind, p.statement, NOT_APPLICABLE, "not applicable in this scope"))
+        elif p.kind == SOMETIMES:
             if d is not None:
                 out.append(Verdict(p.name, p.kind, p.statement, HIT, d.reason, d.path))
             else:

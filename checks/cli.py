@@ -21,7 +21,7 @@ from specs.scopes import default_scope
 from specs.spec import Spec
 
 from .api import ENGINES, check, save_traces
-from .results import HIT, HOLDS, NOT_REACHED, UNKNOWN, VIOLATED, CheckResult
+from .results import HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, UNKNOWN, VIOLATED, CheckResult
 from .stateful import PROFILES
 from .trace import load_trace_file, replay, write_json_atomic
 
@@ -92,7 +92,14 @@ def _scope_from_args(args) -> Scope:
     )
 
 
-_MARK = {HOLDS: "holds", VIOLATED: "VIOLATED", HIT: "hit", NOT_REACHED: "NOT REACHED", UNKNOWN: "unknown"}
+_MARK = {
+    HOLDS: "holds",
+    VIOLATED: "VIOLATED",
+    HIT: "hit",
+    NOT_REACHED: "NOT REACHED",
+    UNKNOWN: "unknown",
+    NOT_APPLICABLE: "not applicable (unbounded sources)",
+}
 
 
 def print_result(result: CheckResult) -> None:

@@ -13,6 +13,7 @@ VIOLATED = "violated"
 HIT = "hit"  # sometimes: a witness was found
 NOT_REACHED = "not reached"  # sometimes: no witness; the check may be vacuous
 UNKNOWN = "unknown"  # the search stopped early before a verdict could be given
+NOT_APPLICABLE = "not applicable"  # the property means nothing in this scope (e.g. termination of an unbounded job)
 
 
 @dataclass

@@ -15,6 +15,12 @@ from .designs import BASELINE, PRESETS
 from .scopes import scope
 
 
+def _scope(checkpoints: int = 1, failures: int = 0) -> Scope:
+    """keyed-2x2 with one record per split and only the faults an entry needs."""
+    return scope("keyed-2x2", records_per_split=1, max_checkpoints=checkpoints, max_failures=failures,
+                 max_declines=0, max_timeouts=0, max_lost_notifications=0)
+
+
 def _discard_older_than_pending(subsumed: tuple[int, ...], retained: tuple[int, ...], pending: tuple[int, ...]) -> tuple[int, ...]:
     """Flawed cleaner: once a newer checkpoint is triggered, the older ones are garbage."""
     newest = max(pending, default=0)
@@ -51,8 +57,7 @@ CATALOG: tuple[Entry, ...] = (
             "records that are already committed.",
         ),
         "exactly-once-output",
-        scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=0,
-              max_timeouts=0, max_lost_notifications=0),
+        _scope(checkpoints=1, failures=1),
         "TwoPhaseCommitSinkFunction contract: commit only in notifyCheckpointComplete (seed 004, "
         "'operators writing data to the external systems in 2pc style')",
     ),
@@ -65,8 +70,7 @@ CATALOG: tuple[Entry, ...] = (
             "split from the start: records already committed are emitted again.",
         ),
         "exactly-once-output",
-        scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=0,
-              max_timeouts=0, max_lost_notifications=0),
+        _scope(checkpoints=1, failures=1),
         "source split state (offsets) must be part of every checkpoint (reference section 6, restore)",
     ),
     Entry(
@@ -79,8 +83,7 @@ CATALOG: tuple[Entry, ...] = (
             "a restore would use.",
         ),
         "checkpoints-restorable",
-        scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=0, max_declines=0,
-              max_timeouts=0, max_lost_notifications=0),
+        _scope(checkpoints=1, failures=0),
         "CheckpointSubsumeHelper: the latest completed checkpoint is never subsumed (FLINK-21351); "
         "files are deleted only below the lowest retained id (reference section 6)",
     ),
@@ -94,8 +97,7 @@ CATALOG: tuple[Entry, ...] = (
             "is after the checkpoint.",
         ),
         "checkpoints-consistent",
-        scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=0, max_declines=0,
-              max_timeouts=0, max_lost_notifications=0),
+        _scope(checkpoints=1, failures=0),
         "aligned checkpoints: a channel is blocked after its barrier until every input delivered it "
         "(seed 002: barriers 'block' the other channels until aligned)",
     ),
@@ -109,8 +111,7 @@ CATALOG: tuple[Entry, ...] = (
             "never committed.",
         ),
         "bounded-job-completes",
-        scope("keyed-2x2", records_per_split=1, max_checkpoints=0, max_failures=0, max_declines=0,
-              max_timeouts=0, max_lost_notifications=0),
+        _scope(checkpoints=0, failures=0),
         "seed 004 (FLIP-147): 'the data sent after the last checkpoint would always not be able to "
         "be committed'",
     ),

@@ -15,13 +15,11 @@ Knobs are data only; a policy (a function) is changed from Python::
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
 from typing import Any
 
 from model.design import KNOB_BY_NAME, KNOBS, Design
 
-from .errors import InputError
+from .errors import InputError, read_toml
 
 BASELINE = Design(
     name="flink-baseline",
@@ -87,11 +85,5 @@ def load_design(spec: str, bases: dict[str, Design] | None = None) -> Design:
     bases = bases if bases is not None else PRESETS
     if spec in bases:
         return bases[spec]
-    p = Path(spec)
-    if not p.exists():
-        raise InputError(spec, "design", f"not a known design ({', '.join(sorted(bases))}) and no such file")
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise InputError(spec, "toml", f"not valid TOML ({e})") from None
-    return design_from_dict(data, spec, p.stem, bases)
+    stem, data = read_toml(spec, "design", f"a known design ({', '.join(sorted(bases))})")
+    return design_from_dict(data, spec, stem, bases)

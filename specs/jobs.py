@@ -22,13 +22,11 @@ A job file looks like::
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
 from typing import Any
 
 from model.topology import Edge, Exchange, JobGraph, Pattern, Role, StateKind, TopologyError, Vertex
 
-from .errors import InputError
+from .errors import InputError, read_toml
 
 
 def keyed_pipeline(p: int = 2) -> JobGraph:
@@ -90,6 +88,19 @@ def _enum(cls, value: Any, where: str, path: str):
         raise InputError(path, where, f"expected one of {', '.join(repr(m.value) for m in cls)}, got {value!r}") from None
 
 
+def _fields(raw: Any, where: str, path: str, allowed: set[str], required: tuple[str, ...]) -> dict:
+    """A table with only ``allowed`` fields and every ``required`` one."""
+    if not isinstance(raw, dict):
+        raise InputError(path, where, "expected a table")
+    extra = set(raw) - allowed
+    if extra:
+        raise InputError(path, f"{where}.{sorted(extra)[0]}", f"unknown field (known: {', '.join(sorted(allowed))})")
+    for req in required:
+        if req not in raw:
+            raise InputError(path, f"{where}.{req}", "missing")
+    return raw
+
+
 def _typed(value: Any, typ: type, where: str, path: str, what: str):
     if typ is int and (not isinstance(value, int) or isinstance(value, bool)):
         raise InputError(path, where, f"expected {what}, got {value!r}")
@@ -116,14 +127,7 @@ def job_from_dict(data: dict, path: str) -> JobGraph:
     vertices = []
     for k, rv in enumerate(raw_vs):
         where = f"vertex[{k}]"
-        if not isinstance(rv, dict):
-            raise InputError(path, where, "expected a table")
-        extra = set(rv) - _VERTEX_FIELDS
-        if extra:
-            raise InputError(path, f"{where}.{sorted(extra)[0]}", f"unknown field (known: {', '.join(sorted(_VERTEX_FIELDS))})")
-        for req in ("name", "parallelism", "role"):
-            if req not in rv:
-                raise InputError(path, f"{where}.{req}", "missing")
+        _fields(rv, where, path, _VERTEX_FIELDS, ("name", "parallelism", "role"))
         name = _typed(rv["name"], str, f"{where}.name", path, "a string")
         p = _typed(rv["parallelism"], int, f"{where}.parallelism", path, "an integer >= 1")
         maxp = rv.get("max_parallelism")
@@ -146,14 +150,7 @@ def job_from_dict(data: dict, path: str) -> JobGraph:
     edges = []
     for k, re_ in enumerate(raw_es):
         where = f"edge[{k}]"
-        if not isinstance(re_, dict):
-            raise InputError(path, where, "expected a table")
-        extra = set(re_) - _EDGE_FIELDS
-        if extra:
-            raise InputError(path, f"{where}.{sorted(extra)[0]}", f"unknown field (known: {', '.join(sorted(_EDGE_FIELDS))})")
-        for req in ("source", "target"):
-            if req not in re_:
-                raise InputError(path, f"{where}.{req}", "missing")
+        _fields(re_, where, path, _EDGE_FIELDS, ("source", "target"))
         edges.append(
             Edge(
                 source=_typed(re_["source"], str, f"{where}.source", path, "a vertex name"),
@@ -173,11 +170,5 @@ def load_job(spec: str) -> tuple[str, JobGraph]:
     """A job by preset name or TOML file path -> (name, graph)."""
     if spec in JOBS:
         return spec, job_by_name(spec)
-    p = Path(spec)
-    if not p.exists():
-        raise InputError(spec, "job", f"not a preset ({', '.join(JOBS)}) and no such file")
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise InputError(spec, "toml", f"not valid TOML ({e})") from None
-    return p.stem, job_from_dict(data, spec)
+    stem, data = read_toml(spec, "job", f"a preset ({', '.join(JOBS)})")
+    return stem, job_from_dict(data, spec)

@@ -25,12 +25,21 @@ EVENTUALLY = "eventually"
 SOMETIMES = "sometimes"
 
 
+def _always_applies(scope) -> bool:
+    return True
+
+
+def _bounded(scope) -> bool:
+    return scope.bounded
+
+
 @dataclass(frozen=True)
 class Property:
     name: str
     kind: str
     statement: str
     check: Callable  # (model, world) or (model, prev, action, next) -> str | None
+    applies: Callable = _always_applies  # (scope) -> bool: does the property mean anything here?
 
 
 def rec(r: tuple[int, int]) -> str:
@@ -148,8 +157,6 @@ def key_groups_owned_once(m: FlinkModel, w: World) -> str | None:
 
 # -- eventually --------------------------------------------------------------------------------
 def terminates_with_all_output(m: FlinkModel, w: World) -> str | None:
-    if not m.scope.bounded:
-        return None
     topo = m.topo
     stuck = [t for t, ts in enumerate(w.tasks) if ts.status != FINISHED]
     if stuck:
@@ -253,6 +260,7 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
         EVENTUALLY,
         "a bounded job terminates, with every record committed (checked where no progress is possible)",
         terminates_with_all_output,
+        _bounded,
     ),
     Property("a-checkpoint-completes", SOMETIMES, "a checkpoint completes", w_checkpoint_completed),
     Property("two-checkpoints-complete", SOMETIMES, "two checkpoints complete in one run", w_two_checkpoints_completed),
@@ -260,5 +268,5 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("a-task-fails", SOMETIMES, "a subtask fails and its region fails over", w_failover),
     Property("restore-from-checkpoint", SOMETIMES, "failed subtasks are restored from a completed checkpoint", w_restore),
     Property("a-sink-commits", SOMETIMES, "a sink commits a transaction", w_sink_commit),
-    Property("the-job-finishes", SOMETIMES, "every subtask finishes", w_job_finished),
+    Property("the-job-finishes", SOMETIMES, "every subtask finishes", w_job_finished, _bounded),
 )

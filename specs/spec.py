@@ -57,7 +57,11 @@ class Spec:
         return partial(symmetry.canonical, perms=perms)
 
     def _bound(self, kind: str) -> list[tuple[Property, Callable]]:
-        return [(p, partial(p.check, self.model)) for p in self.properties if p.kind == kind]
+        return [(p, partial(p.check, self.model)) for p in self.applicable if p.kind == kind]
+
+    @cached_property
+    def applicable(self) -> tuple[Property, ...]:
+        return tuple(p for p in self.properties if p.applies(self.scope))
 
     @cached_property
     def always(self) -> list[tuple[Property, Callable]]:

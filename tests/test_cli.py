@@ -176,3 +176,10 @@ def test_bad_option_is_one_line_exit_2(capsys):
 def test_console_script_is_installed():
     out = subprocess.run([sys.executable, "-m", "checks.cli", "designs"], capture_output=True, text=True, check=False)
     assert out.returncode == 0 and "flink-baseline" in out.stdout
+
+
+def test_unbounded_scope_marks_termination_not_applicable(tmp_path, capsys):
+    code, out, _ = run(["check", "--unbounded", "--out", str(tmp_path), "--checkpoints", "1", "--failures", "0", "--declines", "0"], capsys)
+    assert code == 0
+    assert "bounded-job-completes        not applicable" in out
+    assert "the-job-finishes             not applicable" in out
