@@ -88,6 +88,8 @@ def check(
             "states_per_second": round(outcome.states / outcome.elapsed) if outcome.elapsed > 0 else None,
             "stopped": outcome.stopped or None,
         }
+        if stop_at and outcome.stopped == "stop condition met":
+            stats["stopped"] = f"stopped at the first violation of {stop_at}"
         verdicts = _verdicts(spec, outcome.discoveries, complete)
         used_seed = None
     else:

@@ -157,6 +157,12 @@ def cmd_check(args) -> int:
     write_json_atomic(path, result.to_json(spec))
     print_result(result)
     _say(f"result written to {path}")
+    if args.report:
+        from reports.render import build_report, write_reports
+
+        command = "ckptcheck " + " ".join(sys.argv[1:]) if sys.argv[1:] else f"ckptcheck check --design {design.name}"
+        paths = write_reports(build_report([(result, spec)], title=f"ckptcheck: {design.name}", command=command), Path(args.report))
+        _say(f"report written to {', '.join(str(p) for p in paths)}")
     return 0 if result.ok else 1
 
 
@@ -209,6 +215,7 @@ def cmd_catalog(args) -> int:
     out = Path(args.out)
     missed = 0
     correct_runs: dict = {}
+    reported: list = []
     for e in CATALOG:
         t0 = time.perf_counter()
         bad = check(e.design, e.scope, stop_at=e.violates)
@@ -218,6 +225,7 @@ def cmd_catalog(args) -> int:
             correct_runs[key] = check(e.correct, e.scope)
         good = correct_runs[key]
         paths = save_traces(bad, Spec(e.design, e.scope), out)
+        reported.append((bad, Spec(e.design, e.scope)))
         replay_ok = False
         for p in paths:
             if p.name.endswith(f"--{e.violates}.trace.json"):
@@ -237,7 +245,32 @@ def cmd_catalog(args) -> int:
             f" ({good.stats['states']:,} states, {took:.1f}s)"
         )
     _say(f"RESULT: {len(CATALOG) - missed}/{len(CATALOG)} catalog entries found")
+    if args.report:
+        from reports.render import build_report, write_reports
+
+        rows = reported + [(good, Spec(good.design, good.scope)) for good in correct_runs.values()]
+        paths = write_reports(build_report(rows, title="ckptcheck flaw catalog", command="ckptcheck catalog"), Path(args.report))
+        _say(f"report written to {', '.join(str(p) for p in paths)}")
     return 0 if missed == 0 else 1
+
+
+def cmd_itf(args) -> int:
+    from .itf import to_itf
+
+    outcome = replay(load_trace_file(args.trace), args.trace)
+    out = Path(args.out) if args.out else Path(args.trace).with_suffix(".itf.json")
+    write_json_atomic(out, to_itf(outcome, args.trace))
+    _say(f"{outcome.steps + 1} states written to {out}")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from reports.render import report_from_traces, write_reports
+
+    report = report_from_traces(args.traces, title="ckptcheck traces", command="ckptcheck report " + " ".join(args.traces))
+    paths = write_reports(report, Path(args.out))
+    _say(f"{len(args.traces)} trace(s), {len(report.counterexamples)} counterexample(s); report written to {', '.join(str(p) for p in paths)}")
+    return 0
 
 
 def cmd_prove(args) -> int:
@@ -281,6 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--max-seconds", type=_positive_float, default=None)
     c.add_argument("--max-depth", type=_nonneg, default=None, help="explore: do not expand states at this depth")
     c.add_argument("--out", default="results", help="where the result and counterexample traces go")
+    c.add_argument("--report", default=None, metavar="DIR", help="also write report.html, report.md and junit.xml to DIR")
     _add_scope_options(c)
     c.set_defaults(func=cmd_check)
 
@@ -294,7 +328,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     k = sub.add_parser("catalog", help="run every catalog entry and its correct design on the same scope")
     k.add_argument("--out", default="results/catalog", help="where counterexample traces go")
+    k.add_argument("--report", default=None, metavar="DIR", help="also write report.html, report.md and junit.xml to DIR")
     k.set_defaults(func=cmd_catalog)
+    rp = sub.add_parser("report", help="render saved traces as HTML, Markdown and JUnit")
+    rp.add_argument("traces", nargs="+")
+    rp.add_argument("--out", default="reports/out", help="output folder")
+    rp.set_defaults(func=cmd_report)
+
+    it = sub.add_parser("itf", help="export a trace to the Informal Trace Format (Apalache/Quint viewers)")
+    it.add_argument("trace")
+    it.add_argument("--out", default=None, help="output file (default: next to the trace, .itf.json)")
+    it.set_defaults(func=cmd_itf)
+
     v = sub.add_parser("prove", help="prove the redistribution theorems with Z3")
     v.add_argument("names", nargs="*", help="theorem names (default: all)")
     v.set_defaults(func=cmd_prove)

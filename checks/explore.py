@@ -73,8 +73,10 @@ def explore(
     eventually = list(model.eventually)
     sometimes = list(model.sometimes)
     found = out.discoveries
+    stop_reason = "stop condition met"
     if stop_when is None:
         total = len(always) + len(eventually) + len(sometimes)
+        stop_reason = "every property has a discovery"
 
         def stop_when(d: dict) -> bool:
             return total > 0 and len(d) == total
@@ -137,7 +139,7 @@ def explore(
                     found[prop.name] = Discovery(prop, why, _path(parents, key), "eventually")
                     eventually.remove(item)
         if stop_when(found):
-            out.stopped = "every property has a discovery"
+            out.stopped = stop_reason
             break
         if max_states is not None and n_states >= max_states:
             out.stopped = f"state bound {max_states} reached"

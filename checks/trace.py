@@ -53,6 +53,7 @@ def write_json_atomic(path: Path, doc: Any) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=2)
             f.write("\n")
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         try:

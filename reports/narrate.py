@@ -1,0 +1,182 @@
+"""Display hooks: what each step of a trace did, in words and as sequence-diagram events.
+
+Reads worlds before and after each action; never changes semantics.  Lanes are the checkpoint
+coordinator and every subtask; events are arrows between lanes (records, barriers, triggers,
+acks, declines, notifications) or marks on one lane (emits, snapshots, commits, failures,
+restores, completions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from model.actions import (
+    Ack,
+    Action,
+    Decline,
+    Deliver,
+    EmitRecord,
+    EndOfInput,
+    FailTask,
+    LoseNotification,
+    Notify,
+    Restore,
+    Timeout,
+    TriggerCheckpoint,
+)
+from model.world import BARRIER, COMMITTED, FAILED, FINISHED, REC, World
+
+COORDINATOR = "coordinator"
+
+
+@dataclass
+class Event:
+    src: str
+    dst: str | None  # None: a mark on ``src``'s lane
+    label: str
+    tone: str  # data, barrier, control, fault, commit, restore, complete
+
+
+@dataclass
+class Step:
+    n: int
+    action: str
+    text: str
+    events: list[Event] = field(default_factory=list)
+
+
+def _rec(item) -> str:
+    return f"({item[1]},{item[2]})"
+
+
+def _record_words(item) -> str:
+    return f"record (split {item[1]}, offset {item[2]})"
+
+
+def narrate(spec, actions: list[Action]) -> tuple[list[Step], list[World]]:
+    """Replay ``actions`` (which must be a valid trace) and describe every step."""
+    model = spec.model
+    topo = model.topo
+    names = topo.names
+    w = spec.initial_states()[0]
+    worlds = [w]
+    steps: list[Step] = []
+    for n, a in enumerate(actions, 1):
+        nxt = spec.next_state(w, a)
+        text, events = _describe(model, topo, names, w, a, nxt)
+        events += _side_effects(topo, names, w, nxt, a)
+        steps.append(Step(n, a.describe(topo), text, events))
+        worlds.append(nxt)
+        w = nxt
+    return steps, worlds
+
+
+def _new_acks(w: World, nxt: World) -> list[tuple[int, int]]:
+    before = {(t, cp) for t, cp, _ in w.acks}
+    return [(t, cp) for t, cp, _ in nxt.acks if (t, cp) not in before]
+
+
+def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str, list[Event]]:
+    kind = type(a)
+    ev: list[Event] = []
+    if kind is EmitRecord:
+        t = a.task
+        grown = [c for c, (x, y) in enumerate(zip(w.channels, nxt.channels)) if len(y) > len(x) and topo.channels[c].producer == t]
+        item = nxt.channels[grown[0]][-1] if grown else None
+        to = ", ".join(names[topo.channels[c].consumer] for c in grown)
+        ev.append(Event(names[t], None, f"emit {_rec(item)} to {to}", "data"))
+        return f"{names[t]} reads {_record_words(item)} and sends it to {to}", ev
+    if kind is EndOfInput:
+        ev.append(Event(names[a.task], None, "EndOfData", "control"))
+        return f"{names[a.task]} reaches the end of its split and emits EndOfData", ev
+    if kind is Deliver:
+        ch = topo.channels[a.channel]
+        item = w.channels[a.channel][0]
+        src, dst = names[ch.producer], names[ch.consumer]
+        if item[0] == REC:
+            ev.append(Event(src, dst, _rec(item), "data"))
+            what = "writes it into its open transaction" if topo.vertex(ch.consumer).role.value == "sink" else "processes it"
+            return f"{dst} receives {_record_words(item)} from {src} and {what}", ev
+        if item[0] == BARRIER:
+            ev.append(Event(src, dst, f"barrier {item[1]}", "barrier"))
+            snapped = [cp for t, cp in _new_acks(w, nxt) if t == ch.consumer]
+            if snapped:
+                return f"{dst} receives barrier {item[1]} from {src}: aligned, it snapshots checkpoint {item[1]} and forwards the barrier", ev
+            if nxt.tasks[ch.consumer].blocked:
+                return f"{dst} receives barrier {item[1]} from {src} and blocks that channel until every input delivered it", ev
+            return f"{dst} receives barrier {item[1]} from {src}", ev
+        if item[0] == 2:
+            ev.append(Event(src, dst, "EndOfData", "control"))
+            return f"{dst} receives EndOfData from {src}", ev
+        ev.append(Event(src, dst, "EndOfPartition", "control"))
+        return f"{dst} receives EndOfPartition from {src}", ev
+    if kind is TriggerCheckpoint:
+        snapped = [t for t, cp in _new_acks(w, nxt) if cp == a.checkpoint]
+        for t in snapped:
+            ev.append(Event(COORDINATOR, names[t], f"trigger {a.checkpoint}", "control"))
+        who = ", ".join(names[t] for t in snapped) or "no task"
+        return f"the coordinator triggers checkpoint {a.checkpoint}; {who} snapshot at once and emit the barrier", ev
+    if kind is Ack:
+        ev.append(Event(names[a.task], COORDINATOR, f"ack {a.checkpoint}", "control"))
+        if nxt.coord.completed_count > w.coord.completed_count:
+            return f"the coordinator receives {names[a.task]}'s ack of checkpoint {a.checkpoint}: the checkpoint completes", ev
+        pend = w.coord.pending
+        if not pend or pend.id != a.checkpoint:
+            return f"the coordinator receives {names[a.task]}'s late ack of checkpoint {a.checkpoint} and discards its state", ev
+        return f"the coordinator receives {names[a.task]}'s ack of checkpoint {a.checkpoint}", ev
+    if kind is Notify:
+        verb = "completed" if a.kind == "complete" else "was aborted"
+        ev.append(Event(COORDINATOR, names[a.task], f"{a.kind} {a.checkpoint}", "complete" if a.kind == "complete" else "control"))
+        return f"{names[a.task]} learns that checkpoint {a.checkpoint} {verb}", ev
+    if kind is Restore:
+        failed = [t for t, ts in enumerate(w.tasks) if ts.status == FAILED]
+        src = f"checkpoint {a.checkpoint}" if a.checkpoint else "no checkpoint (initial state)"
+        for t in failed:
+            ev.append(Event(names[t], None, f"restore {a.checkpoint or '-'}", "restore"))
+        return f"{len(failed)} failed subtask(s) are restored from {src}", ev
+    if kind is Decline:
+        ev.append(Event(names[a.task], COORDINATOR, f"decline {a.checkpoint}", "fault"))
+        return f"FAULT: {names[a.task]} declines checkpoint {a.checkpoint} (its asynchronous snapshot failed)", ev
+    if kind is Timeout:
+        ev.append(Event(COORDINATOR, None, f"timeout {a.checkpoint}", "fault"))
+        return f"FAULT: checkpoint {a.checkpoint} times out", ev
+    if kind is FailTask:
+        failed = [t for t, ts in enumerate(nxt.tasks) if ts.status == FAILED and w.tasks[t].status != FAILED]
+        ev.append(Event(names[a.task], None, "FAILS", "fault"))
+        others = [names[t] for t in failed if t != a.task]
+        tail = f"; its failover cancels {', '.join(others)}" if others else ""
+        return f"FAULT: {names[a.task]} fails{tail}", ev
+    if kind is LoseNotification:
+        ev.append(Event(COORDINATOR, names[a.task], f"{a.kind} {a.checkpoint} (lost)", "fault"))
+        return f"FAULT: the {a.kind} notification of checkpoint {a.checkpoint} to {names[a.task]} is lost", ev
+    return a.describe(topo), ev  # pragma: no cover
+
+
+def _side_effects(topo, names, w: World, nxt: World, a: Action) -> list[Event]:
+    """Marks for what the step changed besides its own arrow: snapshots, completions,
+    aborts, commits, aborted transactions, finishing tasks, deleted files."""
+    ev: list[Event] = []
+    if type(a) is not TriggerCheckpoint:
+        for t, cp in _new_acks(w, nxt):
+            ev.append(Event(names[t], None, f"snapshot {cp}", "barrier"))
+    if nxt.coord.completed_count > w.coord.completed_count:
+        ev.append(Event(COORDINATOR, None, f"checkpoint {nxt.coord.store[-1].id} complete", "complete"))
+    elif w.coord.pending and not nxt.coord.pending:
+        ev.append(Event(COORDINATOR, None, f"checkpoint {w.coord.pending.id} aborted", "fault"))
+    before = {(x.task, x.seq): x for x in w.txns}
+    after = {(x.task, x.seq): x for x in nxt.txns}
+    for key, x in after.items():
+        if x.status == COMMITTED and (key not in before or before[key].status != COMMITTED):
+            recs = " ".join(f"({r[0]},{r[1]})" for r in x.records)
+            ev.append(Event(names[x.task], None, f"commit txn {x.seq} {recs}", "commit"))
+    for key in before:
+        if key not in after:
+            ev.append(Event(names[key[0]], None, f"abort txn {key[1]}", "fault"))
+    for t, (x, y) in enumerate(zip(w.tasks, nxt.tasks)):
+        if y.status == FINISHED and x.status != FINISHED:
+            ev.append(Event(names[t], None, "finished", "control"))
+    gone = set(w.files) - set(nxt.files)
+    retained = {f for c in nxt.coord.store for f in c.files}
+    for cp, t in sorted(gone & retained):
+        ev.append(Event(COORDINATOR, None, f"deletes cp{cp}/{names[t]}", "fault"))
+    return ev

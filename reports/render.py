@@ -1,0 +1,287 @@
+"""Reports a reviewer can read: one self-contained HTML file (inline SVG, no network), Markdown
+for a FLIP page or a mailing-list reply, and JUnit XML for CI.
+
+Templates are jinja2 with autoescaping for HTML and XML; Markdown output escapes what a
+Markdown renderer would otherwise treat as HTML.  A name like ``<script>`` renders inert.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from checks.results import HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, UNKNOWN, VIOLATED, CheckResult
+from checks.trace import load_trace_file, replay
+from model.topology import Expanded
+
+from .narrate import COORDINATOR, Step, narrate
+
+LANE_W = 132
+ROW_H = 22
+LEFT = 56
+TOP = 46
+
+
+def _md(text: object) -> str:
+    s = str(text)
+    for a, b in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|"), ("`", "\\`"), ("*", "\\*"), ("_", "\\_")):
+        s = s.replace(a, b)
+    return s
+
+
+ENV = Environment(
+    loader=PackageLoader("reports", "templates"),
+    autoescape=select_autoescape(enabled_extensions=("html", "xml"), default_for_string=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+ENV.filters["md"] = _md
+
+
+@dataclass
+class Diagram:
+    width: int
+    height: int
+    lanes: list[dict]
+    rows: list[dict]  # one per event: y, step, arrow or mark geometry, label, tone, highlight
+    bands: list[dict]  # highlighted step backgrounds
+    reason_y: int
+
+
+@dataclass
+class Counterexample:
+    id: str
+    design: str
+    property: str
+    kind: str
+    reason: str
+    steps: list[Step]
+    violation_step: int
+    diagram: Diagram
+    scope: str
+    engine: str
+    seed: int | None
+    trace_file: str | None
+
+    @property
+    def replay_command(self) -> str:
+        return f"ckptcheck replay {self.trace_file}" if self.trace_file else "(trace not saved)"
+
+
+@dataclass
+class Topology:
+    name: str
+    description: str
+    vertices: list[dict]
+    edges: list[dict]
+    regions: int
+    width: int
+    height: int
+
+
+@dataclass
+class Report:
+    title: str
+    command: str
+    properties: list[dict]
+    rows: list[dict]
+    counterexamples: list[Counterexample] = field(default_factory=list)
+    topologies: list[Topology] = field(default_factory=list)
+    proofs: list[dict] = field(default_factory=list)
+
+    @property
+    def violations(self) -> int:
+        return sum(1 for r in self.rows for c in r["cells"].values() if c["status"] == VIOLATED)
+
+
+def diagram(topo: Expanded, steps: list[Step], highlight: int | None) -> Diagram:
+    lanes_names = [COORDINATOR, *topo.names]
+    x = {name: LEFT + LANE_W // 2 + i * LANE_W for i, name in enumerate(lanes_names)}
+    rows = []
+    bands = []
+    y = TOP + 10
+    for s in steps:
+        start_y = y
+        for e in s.events or []:
+            row = {"y": y, "step": s.n, "label": e.label, "tone": e.tone, "highlight": s.n == highlight}
+            if e.dst is not None and e.dst in x and e.src in x and e.dst != e.src:
+                row.update(kind="arrow", x1=x[e.src], x2=x[e.dst], lx=(x[e.src] + x[e.dst]) // 2)
+            else:
+                row.update(kind="mark", x1=x.get(e.src, x[COORDINATOR]), lx=x.get(e.src, x[COORDINATOR]) + 8)
+            rows.append(row)
+            y += ROW_H
+        if not s.events:
+            rows.append({"y": y, "step": s.n, "label": s.action, "tone": "control", "kind": "note", "x1": LEFT, "lx": LEFT + 4, "highlight": s.n == highlight})
+            y += ROW_H
+        if s.n == highlight:
+            bands.append({"y": start_y - ROW_H + 6, "h": y - start_y})
+    width = LEFT + LANE_W * len(lanes_names) + 160  # room for mark labels on the last lane
+    lanes = [{"name": n, "x": x[n]} for n in lanes_names]
+    return Diagram(width, y + 30, lanes, rows, bands, y + 14)
+
+
+def topology_view(name: str, topo: Expanded) -> Topology:
+    job = topo.job
+    vertices = []
+    for k, v in enumerate(job.vertices):
+        subs = []
+        for i, t in enumerate(topo.tasks_of[k]):
+            r = topo.region_of[t]
+            subs.append({"name": topo.names[t], "region": r, "y": 40 + i * 34, "hue": (r * 67) % 360})
+        vertices.append({"name": v.name, "parallelism": v.parallelism, "x": 20 + k * 200, "subtasks": subs, "role": v.role.value})
+    pos = {s["name"]: (vt["x"], s["y"]) for vt in vertices for s in vt["subtasks"]}
+    edges = []
+    for c in topo.channels:
+        (x1, y1), (x2, y2) = pos[topo.names[c.producer]], pos[topo.names[c.consumer]]
+        e = job.edges[c.edge]
+        edges.append({"x1": x1 + 150, "y1": y1 + 12, "x2": x2, "y2": y2 + 12, "dashed": e.exchange.value != "PIPELINED"})
+    height = 60 + 34 * max(v.parallelism for v in job.vertices)
+    return Topology(name, job.describe(), vertices, edges, len(topo.regions), 40 + 200 * len(job.vertices), height)
+
+
+def counterexample(spec, actions: list, prop: str, kind: str, reason: str, step: int, *, engine: str, seed, trace_file, n: int) -> Counterexample:
+    steps, _ = narrate(spec, actions)
+    return Counterexample(
+        id=f"cex-{n}",
+        design=spec.design.name,
+        property=prop,
+        kind=kind,
+        reason=reason,
+        steps=steps,
+        violation_step=step,
+        diagram=diagram(spec.model.topo, steps, step if step > 0 else None),
+        scope=spec.scope.describe(),
+        engine=engine,
+        seed=seed,
+        trace_file=trace_file,
+    )
+
+
+def _property_columns(specs) -> list[dict]:
+    seen: dict[str, dict] = {}
+    for spec in specs:
+        for p in spec.properties:
+            seen.setdefault(p.name, {"name": p.name, "kind": p.kind, "statement": p.statement})
+    return list(seen.values())
+
+
+def build_report(results: list[tuple[CheckResult, object]], *, title: str, command: str, proofs: list[dict] | None = None) -> Report:
+    """A report of check results (each with the spec it checked)."""
+    props = _property_columns([s for _, s in results])
+    rows = []
+    cexes = []
+    topologies: dict[str, Topology] = {}
+    for result, spec in results:
+        cells = {}
+        for v in result.verdicts:
+            note = v.reason or ""
+            cells[v.property] = {"status": v.status, "note": note}
+            if v.status == VIOLATED and v.trace is not None:
+                cexes.append(
+                    counterexample(
+                        spec, v.trace, v.property, v.kind, v.reason, len(v.trace),
+                        engine=result.engine, seed=result.seed, trace_file=v.trace_file, n=len(cexes) + 1,
+                    )
+                )
+                cells[v.property]["link"] = cexes[-1].id
+        s = result.stats
+        rows.append(
+            {
+                "design": result.design.name,
+                "description": result.design.description,
+                "cells": cells,
+                "scope": result.scope.describe(),
+                "engine": result.engine,
+                "stats": _stats_line(result.engine, s, result.complete),
+            }
+        )
+        topologies.setdefault(result.scope.job_name, topology_view(result.scope.job_name, spec.model.topo))
+    return Report(title, command, props, rows, cexes, list(topologies.values()), proofs or [])
+
+
+def _stats_line(engine: str, s: dict, complete: bool) -> str:
+    if engine == "explore":
+        how = "exhaustive" if complete else f"incomplete ({s.get('stopped')})"
+        return f"{s['states']:,} states, depth {s['depth']}, {s['seconds']:.1f}s, {how}"
+    return f"{s.get('runs', 0):,} runs, {s.get('steps', 0):,} steps, seed {s.get('seed')}, {s.get('seconds', 0):.1f}s"
+
+
+def report_from_traces(paths: list[str], *, title: str, command: str) -> Report:
+    """A report of saved traces: each is replayed, its verdict recomputed, its steps drawn."""
+    props_specs = []
+    rows = []
+    cexes = []
+    topologies: dict[str, Topology] = {}
+    for path in paths:
+        doc = load_trace_file(path)
+        outcome = replay(doc, path)
+        spec = outcome.spec
+        props_specs.append(spec)
+        v = outcome.violation
+        cells = {p.name: {"status": "holds on this trace", "note": ""} for p in spec.properties}
+        for p in spec.properties:
+            if p not in spec.applicable:
+                cells[p.name] = {"status": NOT_APPLICABLE, "note": ""}
+        if v is not None:
+            cexes.append(
+                counterexample(
+                    spec, outcome.actions, v["property"], v["kind"], v["reason"], v["step"],
+                    engine=str(doc.get("engine", "trace")), seed=doc.get("seed"), trace_file=path, n=len(cexes) + 1,
+                )
+            )
+            cells[v["property"]] = {"status": VIOLATED, "note": v["reason"], "link": cexes[-1].id}
+        rows.append(
+            {
+                "design": spec.design.name,
+                "description": spec.design.description,
+                "cells": cells,
+                "scope": spec.scope.describe(),
+                "engine": "replay",
+                "stats": f"{outcome.steps} steps replayed from {Path(path).name}",
+            }
+        )
+        topologies.setdefault(spec.scope.job_name, topology_view(spec.scope.job_name, spec.model.topo))
+    return Report(title, command, _property_columns(props_specs), rows, cexes, list(topologies.values()))
+
+
+STATUS_CLASS = {
+    HOLDS: "ok",
+    "holds on this trace": "ok",
+    "proved": "ok",
+    HIT: "ok",
+    VIOLATED: "bad",
+    NOT_REACHED: "warn",
+    UNKNOWN: "warn",
+    NOT_APPLICABLE: "na",
+}
+
+
+def render_html(report: Report) -> str:
+    return ENV.get_template("report.html").render(r=report, status_class=STATUS_CLASS, ROW_H=ROW_H, TOP=TOP)
+
+
+def render_markdown(report: Report) -> str:
+    return ENV.get_template("report.md").render(r=report)
+
+
+def render_junit(report: Report) -> str:
+    return ENV.get_template("junit.xml").render(r=report, VIOLATED=VIOLATED, skipped=(NOT_REACHED, NOT_APPLICABLE, UNKNOWN))
+
+
+def write_reports(report: Report, out: Path) -> list[Path]:
+    """Write report.html, report.md and junit.xml: each whole or not at all."""
+    out.mkdir(parents=True, exist_ok=True)
+    rendered = {"report.html": render_html(report), "report.md": render_markdown(report), "junit.xml": render_junit(report)}
+    paths = []
+    for name, text in rendered.items():
+        fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{name}.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, out / name)
+        paths.append(out / name)
+    return paths

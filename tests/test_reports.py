@@ -1,0 +1,128 @@
+"""Reports: HTML (checked in headless Chromium), Markdown and JUnit; hostile names render inert."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from checks.api import check, save_traces
+from checks.cli import main
+from reports.render import build_report, render_html, render_junit, render_markdown, report_from_traces, write_reports
+from specs.catalog import CATALOG, entry
+from specs.spec import Spec
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@lru_cache(maxsize=None)
+def catalog_results():
+    out = []
+    for e in CATALOG:
+        r = check(e.design, e.scope, stop_at=e.violates)
+        out.append((r, Spec(e.design, e.scope)))
+    return tuple(out)
+
+
+def test_every_catalog_counterexample_renders_in_all_formats():
+    report = build_report(list(catalog_results()), title="catalog", command="ckptcheck catalog")
+    assert len(report.counterexamples) == len(CATALOG)
+    html, md, junit = render_html(report), render_markdown(report), render_junit(report)
+    for c in report.counterexamples:
+        assert c.reason in md.replace("\\_", "_").replace("&gt;", ">").replace("&lt;", "<")
+        assert f'id="{c.id}"' in html
+        assert c.steps[c.violation_step - 1].n == c.violation_step
+    root = ET.fromstring(junit)
+    assert int(root.get("failures")) == len(CATALOG)
+    failures = root.findall(".//failure")
+    assert len(failures) == len(CATALOG)
+    assert any("committed twice" in f.get("message") for f in failures)
+
+
+def test_sequence_diagram_has_lanes_arrows_and_highlight():
+    report = build_report([catalog_results()[0]], title="t", command="c")
+    d = report.counterexamples[0].diagram
+    assert [lane["name"] for lane in d.lanes] == ["coordinator", "source[0]", "source[1]", "sink[0]", "sink[1]"]
+    assert any(r["kind"] == "arrow" and r["label"].startswith("barrier") for r in d.rows)
+    assert any(r["kind"] == "mark" and r["label"].startswith("commit txn") for r in d.rows)
+    assert any(r["kind"] == "mark" and r["label"] == "FAILS" for r in d.rows)
+    assert d.bands, "the violating step is highlighted"
+
+
+def test_hostile_names_render_inert(tmp_path):
+    e = entry("no-alignment-block")
+    evil = e.design.with_(name="<script>alert(1)</script>", description="<img src=x onerror=alert(2)>")
+    r = check(evil, e.scope, stop_at=e.violates)
+    report = build_report([(r, Spec(evil, e.scope))], title="<script>t()</script>", command="c")
+    html, md, junit = render_html(report), render_markdown(report), render_junit(report)
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<img src=x" not in html
+    assert "<script>" not in md and "<img" not in md
+    ET.fromstring(junit)  # still well-formed XML
+    assert "<script>alert" not in junit
+
+
+def test_report_command_replays_traces(tmp_path, capsys):
+    r, spec = catalog_results()[3]
+    paths = save_traces(r, spec, tmp_path / "traces")
+    assert main(["report", *map(str, paths), "--out", str(tmp_path / "rep")]) == 0
+    assert (tmp_path / "rep" / "report.html").exists()
+    rep = report_from_traces([str(p) for p in paths], title="t", command="c")
+    assert rep.counterexamples[0].reason == r.violated[0].reason
+
+
+def test_bad_trace_in_report_command_is_bad_input(tmp_path, capsys):
+    p = tmp_path / "x.json"
+    p.write_text("[]")
+    assert main(["report", str(p), "--out", str(tmp_path / "rep")]) == 2
+    assert "x.json: trace: expected a JSON object" in capsys.readouterr().err
+    assert not (tmp_path / "rep").exists()
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_html_opens_in_headless_chromium_without_errors(tmp_path):
+    report = build_report(list(catalog_results()), title="catalog", command="ckptcheck catalog")
+    html_path = write_reports(report, tmp_path)[0]
+    proc = subprocess.run(
+        [
+            CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
+            "--dump-dom", html_path.resolve().as_uri(),
+        ],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    dom = proc.stdout
+    assert 'data-errors="0"' in dom, proc.stderr[-2000:]
+    drawn = int(dom.split('data-diagram-elements="')[1].split('"')[0])
+    assert drawn > 50, "the sequence diagrams are drawn"
+    console_errors = [line for line in proc.stderr.splitlines() if "CONSOLE" in line and "ERROR" in line.upper()]
+    assert not console_errors, console_errors
+    assert Path(html_path).stat().st_size > 10_000
+
+
+def test_trace_schema_accepts_a_real_trace_and_itf_export(tmp_path, capsys):
+    import json
+
+    from checks.itf import to_itf
+    from checks.trace import load_trace_file, replay
+
+    schema = json.loads((Path(__file__).parent.parent / "checks" / "trace.schema.json").read_text())
+    r, spec = catalog_results()[0]
+    (path,) = [p for p in save_traces(r, spec, tmp_path) if p.name.endswith(".trace.json")]
+    doc = json.loads(path.read_text())
+    # the schema's required fields and action types match what we write
+    assert set(schema["required"]) <= set(doc)
+    action_types = {t for alt in schema["$defs"]["action"]["oneOf"] for t in (alt["properties"]["type"].get("enum") or [alt["properties"]["type"]["const"]])}
+    assert {a["type"] for a in doc["actions"]} <= action_types
+    assert set(doc["design"]["knobs"]) == set(schema["properties"]["design"]["properties"]["knobs"]["properties"])
+    itf = to_itf(replay(load_trace_file(str(path)), str(path)), str(path))
+    assert len(itf["states"]) == len(doc["actions"]) + 1
+    assert itf["states"][1]["action"] == doc["actions"][0]
+    assert set(itf["vars"]) <= set(itf["states"][0]) | {"#meta"}
+    assert main(["itf", str(path), "--out", str(tmp_path / "t.itf.json")]) == 0
+    assert json.loads((tmp_path / "t.itf.json").read_text())["#meta"]["format"] == "ITF"
