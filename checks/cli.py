@@ -254,6 +254,46 @@ def cmd_catalog(args) -> int:
     return 0 if missed == 0 else 1
 
 
+def _print_spark_summary(summary: dict, out: Path) -> None:
+    _say(
+        f"{summary['traces']:,} traces, {summary['steps']:,} steps, {summary['distinct_states']:,} distinct states,"
+        f" {summary['seconds']:.1f}s ({summary['traces_per_second'] or 0:,} traces/s, {summary['steps_per_second'] or 0:,} steps/s)"
+        f" on {summary['master']}"
+    )
+    if summary["malformed"]:
+        reasons = ", ".join(f"{k}: {v}" for k, v in sorted(summary["malformed_reasons"].items()))
+        _say(f"set aside {summary['malformed']:,} malformed trace(s) ({reasons}); see verdicts.parquet")
+    for prop, n in sorted(summary["violations"].items()):
+        _say(f"VIOLATED {prop}: {n:,} trace(s); shortest: {summary['shortest_counterexamples'][prop]}")
+    if not summary["violations"]:
+        _say("no violation found")
+    _say(f"summary written to {out / 'summary.json'}; verdicts in {out / 'verdicts.parquet'}")
+    if summary["violations"]:
+        _say(f"report written to {out / 'report' / 'report.html'}")
+
+
+def cmd_spark(args) -> int:
+    from . import spark
+
+    out = Path(args.out)
+    if args.spark_mode == "generate":
+        design = load_design(args.design, all_designs())
+        scope = _scope_from_args(args)
+        _say(f"spark generate: {args.walks:,} random walks of {design.name}, <= {args.steps} steps, seed {args.seed}")
+        summary = spark.run_generate(
+            design, scope, walks=args.walks, max_steps=args.steps, seed=args.seed,
+            partitions=args.partitions, out=out, master=args.master, say=lambda m: print(m, file=sys.stderr, flush=True),
+        )
+    else:
+        _say(f"spark replay: {', '.join(args.traces)}")
+        summary = spark.run_replay(
+            args.traces, out=out, master=args.master, partitions=args.partitions,
+            say=lambda m: print(m, file=sys.stderr, flush=True),
+        )
+    _print_spark_summary(summary, out)
+    return 1 if summary["violations"] else 0
+
+
 def cmd_itf(args) -> int:
     from .itf import to_itf
 
@@ -334,6 +374,25 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("traces", nargs="+")
     rp.add_argument("--out", default="reports/out", help="output folder")
     rp.set_defaults(func=cmd_report)
+
+    sp = sub.add_parser("spark", help="generate and check random walks, or replay traces, with PySpark")
+    spm = sp.add_subparsers(dest="spark_mode", required=True, parser_class=_Parser)
+    g = spm.add_parser("generate", help="N random walks of a design in a scope, checked in parallel")
+    g.add_argument("--design", default="flink-baseline")
+    g.add_argument("--walks", type=_nonneg, default=10_000)
+    g.add_argument("--steps", type=_nonneg, default=80, help="maximum steps per walk")
+    g.add_argument("--seed", type=_nonneg, default=0)
+    g.add_argument("--partitions", type=_nonneg, default=None)
+    g.add_argument("--master", default=None, help="Spark master (default local[*], or what spark-submit set)")
+    g.add_argument("--out", default="results/spark")
+    _add_scope_options(g)
+    g.set_defaults(func=cmd_spark)
+    rr = spm.add_parser("replay", help="replay and check traces from JSON-lines or Parquet files")
+    rr.add_argument("traces", nargs="+")
+    rr.add_argument("--partitions", type=_nonneg, default=None)
+    rr.add_argument("--master", default=None)
+    rr.add_argument("--out", default="results/spark-replay")
+    rr.set_defaults(func=cmd_spark)
 
     it = sub.add_parser("itf", help="export a trace to the Informal Trace Format (Apalache/Quint viewers)")
     it.add_argument("trace")

@@ -34,7 +34,7 @@ Abstractions (each keeps the behaviour the properties can observe):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from .actions import (
     Ack,
@@ -51,7 +51,7 @@ from .actions import (
     TriggerCheckpoint,
 )
 from .design import Design
-from .redistribution import assign_key_to_parallel_operator
+from .redistribution import assign_to_key_group, operator_index_for_key_group
 from .scope import Scope
 from .topology import Expanded, Pattern, Role
 from .world import (
@@ -85,6 +85,12 @@ from .world import (
 def record_key(split: int, offset: int) -> int:
     """The key of record (split, offset): a Java int, so Flink's hash routing applies."""
     return 1000 * split + offset
+
+
+@lru_cache(maxsize=65536)
+def record_key_group(split: int, offset: int, max_p: int) -> int:
+    """The key group of record (split, offset) (``KeyGroupRangeAssignment.assignToKeyGroup``)."""
+    return assign_to_key_group(record_key(split, offset), max_p)
 
 
 class _Tx:
@@ -204,7 +210,7 @@ class FlinkModel:
             e = job.edges[ek]
             if e.pattern is Pattern.ALL_TO_ALL and e.partitioner == "hash":
                 dst = job.vertex(e.target)
-                idx = assign_key_to_parallel_operator(record_key(rec[1], rec[2]), dst.max_p, dst.parallelism)
+                idx = operator_index_for_key_group(dst.max_p, dst.parallelism, record_key_group(rec[1], rec[2], dst.max_p))
                 targets.append(cids[idx])
             else:
                 targets.append(cids[rr[k] % len(cids)])

@@ -65,7 +65,7 @@ class Vertex:
     two_phase_commit: bool = False  # sinks: TwoPhaseCommitSinkFunction-style transactions
     coordinator: bool = False  # has an operator coordinator (e.g. a split enumerator)
 
-    @property
+    @cached_property
     def max_p(self) -> int:
         if self.max_parallelism is not None:
             return self.max_parallelism

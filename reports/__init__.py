@@ -1,5 +1,2 @@
-"""Rendering of check results and counterexamples (HTML, Markdown, JUnit) belongs here.
-
-Nothing renders yet: results are JSON (``checks.results``) and counterexamples are traces
-(``checks.trace``), printed by ``ckptcheck check`` and ``ckptcheck replay``.
-"""
+"""Rendering of check results and counterexamples: HTML (with SVG sequence diagrams),
+Markdown and JUnit XML, from jinja2 templates in ``templates/``."""

@@ -15,8 +15,8 @@ from functools import lru_cache
 from typing import Callable
 
 from model.actions import Action, Decline, FailTask, Restore
-from model.protocol import FlinkModel, record_key
-from model.redistribution import assign_to_key_group, key_group_range
+from model.protocol import FlinkModel, record_key_group
+from model.redistribution import key_group_range
 from model.topology import StateKind
 from model.world import COMMITTED, FAILED, FINISHED, RUNNING, STATUS_NAMES, Completed, World
 
@@ -131,25 +131,36 @@ def consistent_cut(m: FlinkModel, w: World) -> str | None:
     return None
 
 
-def key_groups_owned_once(m: FlinkModel, w: World) -> str | None:
-    """Every record held by a keyed subtask belongs to a key group in that subtask's range,
-    and the ranges of a vertex partition [0, maxP) (so each key group has one owner)."""
+@lru_cache(maxsize=256)
+def _keyed_layout(m: FlinkModel) -> tuple:
+    """Per keyed vertex: (name, max_p, its subtasks with their key-group ranges), or the reason
+    the ranges do not partition [0, maxP)."""
     topo = m.topo
-    for v in topo.job.vertices:
+    out = []
+    for k, v in enumerate(topo.job.vertices):
         if StateKind.KEYED not in v.state:
             continue
-        k = topo.job.vertices.index(v)
         ranges = [key_group_range(v.max_p, v.parallelism, i) for i in range(v.parallelism)]
         covered = sum(e - s + 1 for s, e in ranges)
         if covered != v.max_p or any(ranges[i][1] + 1 != ranges[i + 1][0] for i in range(len(ranges) - 1)):
             return f"key groups of {v.name} are not owned exactly once: ranges {ranges}"
-        for i, t in enumerate(topo.tasks_of[k]):
-            s, e = ranges[i]
+        out.append((v.name, v.max_p, tuple(zip(topo.tasks_of[k], ranges))))
+    return tuple(out)
+
+
+def key_groups_owned_once(m: FlinkModel, w: World) -> str | None:
+    """Every record held by a keyed subtask belongs to a key group in that subtask's range,
+    and the ranges of a vertex partition [0, maxP) (so each key group has one owner)."""
+    layout = _keyed_layout(m)
+    if isinstance(layout, str):
+        return layout
+    for _, max_p, tasks in layout:
+        for t, (s, e) in tasks:
             for r in w.tasks[t].processed:
-                kg = assign_to_key_group(record_key(*r), v.max_p)
+                kg = record_key_group(r[0], r[1], max_p)
                 if not s <= kg <= e:
                     return (
-                        f"record {rec(r)} (key group {kg}) is in the state of {topo.names[t]},"
+                        f"record {rec(r)} (key group {kg}) is in the state of {m.topo.names[t]},"
                         f" whose key-group range is [{s}, {e}]"
                     )
     return None

@@ -1,0 +1,364 @@
+"""The Spark job: random walks generated and checked in parallel, or saved traces replayed.
+
+``generate``: N random walks of one design in one scope.  Walk i is seeded from (seed, i), so
+the result does not depend on how walks are partitioned; each walk also draws which fault
+kinds it may inject (swarm testing), and injects a fault on about one step in eight.
+``replay``: traces from JSON-lines files (one trace document per line) or Parquet files (a
+string column ``trace``), replayed and checked; a malformed or non-replayable trace is set
+aside with its reason and counted, never fatal.
+
+Output (``--out DIR``): ``verdicts.parquet`` (one row per trace: source, steps, verdict,
+property, step, reason), ``summary.json`` (traces, steps, violations per property, distinct
+world fingerprints, action counts, time), and per violated property the shortest
+counterexample as a trace file, rendered as a report.
+
+Runs on ``local[*]`` by default; the same job runs unchanged under
+``spark-submit --master URL`` (ship this package with ``--py-files``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from model.actions import ACTION_TYPES
+from specs.errors import InputError
+
+FAULT_KINDS = tuple(name for name, cls in ACTION_TYPES.items() if cls.fault)
+LOG4J = """rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+"""
+
+
+# --- pure per-trace work (runs in the Python workers) -----------------------------------------
+
+
+def _check_walk(spec, rng: random.Random, max_steps: int) -> dict:
+    """One random walk: swarm-chosen fault kinds, fault on ~1 step in 8; stops at the first
+    violation.  Returns its verdict, its actions (as objects) and what it covered."""
+    enabled_faults = {k for k in FAULT_KINDS if rng.random() < 0.5}
+    w = spec.initial_states()[0]
+    actions = []
+    fingerprints = {hash(w)}
+    counts: Counter = Counter()
+    violation = None
+    for _ in range(max_steps):
+        acts = spec.actions(w)
+        progress = [a for a in acts if spec.is_progress(a)]
+        faults = [a for a in acts if not spec.is_progress(a) and type(a).__name__ in enabled_faults]
+        if not progress and not faults:
+            break
+        pool = faults if faults and (not progress or rng.random() < 0.125) else progress
+        a = pool[rng.randrange(len(pool))]
+        w = spec.next_state(w, a)
+        actions.append(a)
+        counts[type(a).__name__] += 1
+        fingerprints.add(hash(w))
+        for prop, check in spec.always:
+            why = check(w)
+            if why is not None:
+                violation = {"property": prop.name, "kind": prop.kind, "step": len(actions), "reason": why}
+                break
+        if violation:
+            break
+    if violation is None and not any(spec.is_progress(a) for a in spec.actions(w)):
+        for prop, check in spec.eventually:
+            why = check(w)
+            if why is not None:
+                violation = {"property": prop.name, "kind": prop.kind, "step": len(actions), "reason": why}
+                break
+    return {"violation": violation, "actions": actions, "fingerprints": fingerprints, "counts": counts}
+
+
+class _Agg:
+    """Per-partition aggregate: counts, fingerprints, shortest counterexample per property."""
+
+    def __init__(self) -> None:
+        self.traces = 0
+        self.malformed = 0
+        self.malformed_reasons: Counter = Counter()
+        self.steps = 0
+        self.violations: Counter = Counter()
+        self.fingerprints: set[int] = set()
+        self.counts: Counter = Counter()
+        self.shortest: dict[str, dict] = {}
+
+    def add(self, verdict: dict, steps: int, fingerprints: set, counts: Counter, doc_factory) -> None:
+        self.traces += 1
+        self.steps += steps
+        self.fingerprints |= fingerprints
+        self.counts.update(counts)
+        v = verdict
+        if v is not None:
+            self.violations[v["property"]] += 1
+            best = self.shortest.get(v["property"])
+            if best is None or v["step"] < best["violation"]["step"]:
+                self.shortest[v["property"]] = doc_factory()
+
+    def as_dict(self) -> dict:
+        return {
+            "traces": self.traces,
+            "malformed": self.malformed,
+            "malformed_reasons": dict(self.malformed_reasons),
+            "steps": self.steps,
+            "violations": dict(self.violations),
+            "fingerprints": self.fingerprints,
+            "counts": dict(self.counts),
+            "shortest": self.shortest,
+        }
+
+
+def generate_partition(index: int, design_name: str, design_knobs: dict, scope_json: dict, seed: int, walks: range, max_steps: int) -> Iterator[tuple]:
+    """Worker side of ``generate``: rows ("row", ...) for each walk, then one ("agg", ...)."""
+    from checks.trace import design_from_trace, scope_from_trace, trace_document
+    from specs.spec import Spec
+
+    design = design_from_trace({"name": design_name, "knobs": design_knobs}, "<spark>")
+    scope = scope_from_trace(scope_json, "<spark>")
+    spec = Spec(design, scope)
+    agg = _Agg()
+    for i in walks:
+        rng = random.Random(seed * 1_000_003 + i)
+        r = _check_walk(spec, rng, max_steps)
+        v = r["violation"]
+        agg.add(
+            v, len(r["actions"]), r["fingerprints"], r["counts"],
+            lambda r=r, v=v, i=i: trace_document(spec, r["actions"][: v["step"]], engine=f"spark-walk {i}", seed=seed, violation=v),
+        )
+        yield ("row", f"walk {i}", len(r["actions"]), "violated" if v else "holds", v and v["property"], v and v["step"], v and v["reason"])
+    yield ("agg", agg.as_dict())
+
+
+def replay_partition(lines: Iterable[tuple[str, str]]) -> Iterator[tuple]:
+    """Worker side of ``replay``: (source, trace JSON text) -> rows, then one aggregate."""
+    from checks.trace import replay
+
+    agg = _Agg()
+    for source, text in lines:
+        try:
+            doc = json.loads(text)
+        except (json.JSONDecodeError, TypeError) as e:
+            agg.malformed += 1
+            agg.malformed_reasons["not valid JSON"] += 1
+            yield ("row", source, 0, "malformed", None, None, f"not valid JSON ({e})")
+            continue
+        try:
+            outcome = replay(doc, source)
+        except InputError as e:
+            agg.malformed += 1
+            agg.malformed_reasons[_reason_class(e)] += 1
+            yield ("row", source, 0, "malformed", None, None, f"{e.field}: {e.expected}")
+            continue
+        except Exception as e:  # a trace must never crash the job
+            agg.malformed += 1
+            agg.malformed_reasons[type(e).__name__] += 1
+            yield ("row", source, 0, "malformed", None, None, f"{type(e).__name__}: {e}")
+            continue
+        v = outcome.violation
+        counts = Counter(type(a).__name__ for a in outcome.actions)
+        agg.add(v, outcome.steps, {hash(w) for w in outcome.worlds}, counts, lambda doc=doc, v=v: {**doc, "violation": v})
+        yield ("row", source, outcome.steps, "violated" if v else "holds", v and v["property"], v and v["step"], v and v["reason"])
+    yield ("agg", agg.as_dict())
+
+
+def _reason_class(e: InputError) -> str:
+    field = re.sub(r"\[\d+\]", "[]", e.field)
+    if "not enabled" in e.expected:
+        return "action not enabled"
+    if field.endswith(".type") and "unknown action" in e.expected:
+        return "unknown action"
+    return field
+
+
+def merge_aggregates(aggs: list[dict]) -> dict:
+    out = {"traces": 0, "malformed": 0, "malformed_reasons": Counter(), "steps": 0, "violations": Counter(), "counts": Counter()}
+    prints: set[int] = set()
+    shortest: dict[str, dict] = {}
+    for a in aggs:
+        out["traces"] += a["traces"]
+        out["malformed"] += a["malformed"]
+        out["malformed_reasons"].update(a["malformed_reasons"])
+        out["steps"] += a["steps"]
+        out["violations"].update(a["violations"])
+        out["counts"].update(a["counts"])
+        prints |= a["fingerprints"]
+        for prop, doc in a["shortest"].items():
+            if prop not in shortest or doc["violation"]["step"] < shortest[prop]["violation"]["step"]:
+                shortest[prop] = doc
+    out["distinct_states"] = len(prints)
+    out["shortest"] = shortest
+    return out
+
+
+# --- driver ----------------------------------------------------------------------------------
+
+
+def java_major_version() -> int:
+    """The major version of the ``java`` Spark will use (JAVA_HOME first, then PATH)."""
+    home = os.environ.get("JAVA_HOME")
+    java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
+    if not java or not Path(java).exists():
+        raise InputError("java", "JAVA_HOME/PATH", "Spark needs Java 17 or newer; no java found (install a JDK, e.g. Debian's openjdk-17-jre-headless, or set JAVA_HOME)")
+    out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False)
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)
+    if not m:
+        raise InputError("java", java, "could not read the Java version from 'java -version'")
+    major = int(m.group(1))
+    if major == 1 and m.group(2):
+        major = int(m.group(2))
+    if major < 17:
+        raise InputError("java", java, f"Spark needs Java 17 or newer, found Java {major}")
+    return major
+
+
+def spark_session(master: str | None, app: str = "ckptcheck"):
+    """A quiet Spark session whose Python workers use this interpreter."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise InputError("pyspark", "import", "PySpark is not installed: pip install 'ckptcheck[spark]'") from None
+    java_major_version()
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    log4j = Path(tempfile.gettempdir()) / "ckptcheck-log4j2.properties"
+    log4j.write_text(LOG4J)
+    builder = SparkSession.builder.appName(app)
+    if master:
+        builder = builder.master(master)
+    elif "spark.master" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+        builder = builder.master("local[*]")
+    java_opts = f"-Dlog4j.configurationFile=file:{log4j} -Dlog4j2.configurationFile=file:{log4j}"
+    return (
+        builder.config("spark.pyspark.python", sys.executable)
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.extraJavaOptions", java_opts)
+        .config("spark.executor.extraJavaOptions", java_opts)
+        .config("spark.sql.execution.arrow.pyspark.enabled", "false")
+        .getOrCreate()
+    )
+
+
+def _progress_thread(sc, stop: threading.Event, say) -> threading.Thread:
+    def run():
+        tracker = sc.statusTracker()
+        while not stop.wait(3.0):
+            for sid in tracker.getActiveStageIds():
+                info = tracker.getStageInfo(sid)
+                if info:
+                    say(f"  ... stage {sid}: {info.numCompletedTasks}/{info.numTasks} partitions done")
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t
+
+
+ROW_SCHEMA = "source string, steps int, verdict string, property string, step int, reason string"
+
+
+def _finish(spark, rdd, out: Path, extra: dict, started: float, say) -> dict:
+    from checks.trace import write_json_atomic
+
+    rdd = rdd.cache()
+    rows = rdd.filter(lambda r: r[0] == "row").map(lambda r: r[1:])
+    out.mkdir(parents=True, exist_ok=True)
+    spark.createDataFrame(rows, ROW_SCHEMA).write.mode("overwrite").parquet(str(out / "verdicts.parquet"))
+    merged = merge_aggregates(rdd.filter(lambda r: r[0] == "agg").map(lambda r: r[1]).collect())
+    rdd.unpersist()
+    shortest = merged.pop("shortest")
+    written = {}
+    for prop, doc in sorted(shortest.items()):
+        path = out / "counterexamples" / f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', doc['design']['name'])}--{prop}.trace.json"
+        write_json_atomic(path, doc)
+        written[prop] = str(path)
+    if written:
+        from reports.render import report_from_traces, write_reports
+
+        write_reports(
+            report_from_traces(list(written.values()), title="ckptcheck spark: shortest counterexamples", command="ckptcheck spark"),
+            out / "report",
+        )
+    elapsed = time.perf_counter() - started
+    summary = {
+        **extra,
+        "traces": merged["traces"],
+        "malformed": merged["malformed"],
+        "malformed_reasons": dict(merged["malformed_reasons"]),
+        "steps": merged["steps"],
+        "violations": dict(merged["violations"]),
+        "distinct_states": merged["distinct_states"],
+        "action_counts": dict(sorted(merged["counts"].items())),
+        "seconds": round(elapsed, 1),
+        "traces_per_second": round(merged["traces"] / elapsed) if elapsed else None,
+        "steps_per_second": round(merged["steps"] / elapsed) if elapsed else None,
+        "shortest_counterexamples": written,
+        "master": spark.sparkContext.master,
+    }
+    write_json_atomic(out / "summary.json", summary)
+    return summary
+
+
+def run_generate(design, scope, *, walks: int, max_steps: int, seed: int, partitions: int | None, out: Path, master: str | None, say=print) -> dict:
+    spark = spark_session(master)
+    sc = spark.sparkContext
+    parts = partitions or max(2, sc.defaultParallelism * 4)
+    bounds = [(walks * k // parts, walks * (k + 1) // parts) for k in range(parts)]
+    name, knobs, scope_json = design.name, design.knobs(), scope.to_json()
+    started = time.perf_counter()
+    stop = threading.Event()
+    _progress_thread(sc, stop, say)
+    try:
+        rdd = sc.parallelize(range(parts), parts).mapPartitionsWithIndex(
+            lambda i, _it: generate_partition(i, name, knobs, scope_json, seed, range(*bounds[i]), max_steps)
+        )
+        extra = {"mode": "generate", "design": name, "scope": scope_json, "seed": seed, "walks": walks, "max_steps": max_steps, "partitions": parts}
+        return _finish(spark, rdd, out, extra, started, say)
+    finally:
+        stop.set()
+
+
+def _read_inputs(spark, paths: list[str], partitions: int | None):
+    """(source, text) pairs from JSON-lines and Parquet inputs."""
+    sc = spark.sparkContext
+    rdds = []
+    for p in paths:
+        if not Path(p).exists():
+            raise InputError(p, "file", "no such trace file or folder")
+        if p.endswith(".parquet") or (Path(p).is_dir() and any(Path(p).glob("*.parquet"))):
+            df = spark.read.parquet(p)
+            if "trace" not in df.columns:
+                raise InputError(p, "trace", f"expected a string column 'trace' (columns: {', '.join(df.columns)})")
+            rdds.append(df.select("trace").rdd.zipWithIndex().map(lambda r, p=p: (f"{p}#{r[1]}", r[0][0])))
+        else:
+            lines = sc.textFile(p, minPartitions=partitions or sc.defaultParallelism * 2)
+            rdds.append(lines.zipWithIndex().filter(lambda r: r[0].strip()).map(lambda r, p=p: (f"{p}:{r[1] + 1}", r[0])))
+    return sc.union(rdds) if len(rdds) > 1 else rdds[0]
+
+
+def run_replay(paths: list[str], *, out: Path, master: str | None, partitions: int | None = None, say=print) -> dict:
+    spark = spark_session(master)
+    started = time.perf_counter()
+    stop = threading.Event()
+    _progress_thread(spark.sparkContext, stop, say)
+    try:
+        rdd = _read_inputs(spark, paths, partitions).mapPartitions(replay_partition)
+        return _finish(spark, rdd, out, {"mode": "replay", "inputs": paths}, started, say)
+    finally:
+        stop.set()

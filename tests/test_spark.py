@@ -1,0 +1,85 @@
+"""The Spark job: generate and replay modes on local[2], malformed input set aside, Java check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyspark", reason="PySpark is not installed (pip install -e '.[test]' installs it)")
+
+from checks import spark  # noqa: E402
+from checks.api import check, save_traces  # noqa: E402
+from specs.catalog import entry  # noqa: E402
+from specs.designs import BASELINE  # noqa: E402
+from specs.errors import InputError  # noqa: E402
+from specs.scopes import scope  # noqa: E402
+from specs.spec import Spec  # noqa: E402
+
+SMALL = scope("keyed-2x2", max_checkpoints=1, max_failures=1, max_declines=1, max_lost_notifications=0)
+
+
+def quiet(_msg: str) -> None:
+    pass
+
+
+def test_generate_is_reproducible_across_partitionings(tmp_path):
+    a = spark.run_generate(BASELINE, SMALL, walks=400, max_steps=80, seed=5, partitions=2, out=tmp_path / "a", master="local[2]", say=quiet)
+    b = spark.run_generate(BASELINE, SMALL, walks=400, max_steps=80, seed=5, partitions=7, out=tmp_path / "b", master="local[2]", say=quiet)
+    assert a["traces"] == 400 and a["violations"] == {}
+    assert (a["steps"], a["distinct_states"], a["action_counts"]) == (b["steps"], b["distinct_states"], b["action_counts"])
+    assert a["distinct_states"] > 1000
+    assert set(a["action_counts"]) >= {"EmitRecord", "Deliver", "TriggerCheckpoint", "Ack", "Notify", "FailTask", "Decline", "Restore"}
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert summary["traces"] == 400 and summary["master"] == "local[2]"
+
+
+def test_generate_finds_a_broken_variant_and_writes_its_report(tmp_path):
+    e = entry("commit-at-pre-commit")
+    s = spark.run_generate(e.design, e.scope, walks=1500, max_steps=80, seed=1, partitions=4, out=tmp_path, master="local[2]", say=quiet)
+    assert s["violations"].get("exactly-once-output", 0) > 0
+    path = Path(s["shortest_counterexamples"]["exactly-once-output"])
+    from checks.trace import load_trace_file, replay
+
+    assert replay(load_trace_file(str(path)), str(path)).reproduced
+    assert (tmp_path / "report" / "report.html").exists()
+
+
+def test_replay_sets_malformed_lines_aside_and_checks_the_rest(tmp_path):
+    good = []
+    for name in ("no-alignment-block", "cleaner-deletes-restore-checkpoint"):
+        e = entry(name)
+        r = check(e.design, e.scope, stop_at=e.violates)
+        good += [json.loads(p.read_text()) for p in save_traces(r, Spec(e.design, e.scope), tmp_path / "t")]
+    base = good[0]
+    unknown = {**base, "actions": [{"type": "Teleport"}]}
+    not_enabled = {**base, "actions": [{"type": "Ack", "task": "sink[0]", "checkpoint": 9}]}
+    version = {**base, "version": 99}
+    clean = {**base, "actions": base["actions"][:3], "violation": None}
+    lines = [json.dumps(d) for d in good] + ["{not json", json.dumps(unknown), json.dumps(not_enabled), json.dumps(version), json.dumps(clean)]
+    f = tmp_path / "traces.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    s = spark.run_replay([str(f)], out=tmp_path / "out", master="local[2]", say=quiet)
+    assert s["traces"] == 3  # the two counterexamples and the clean prefix were checked
+    assert s["malformed"] == 4
+    assert s["malformed_reasons"] == {"not valid JSON": 1, "unknown action": 1, "action not enabled": 1, "version": 1}
+    assert s["violations"] == {"checkpoints-consistent": 1, "checkpoints-restorable": 1}
+
+
+def test_replay_reads_parquet(tmp_path):
+    e = entry("no-alignment-block")
+    r = check(e.design, e.scope, stop_at=e.violates)
+    (p,) = save_traces(r, Spec(e.design, e.scope), tmp_path)
+    session = spark.spark_session("local[2]")
+    session.createDataFrame([(p.read_text(),)], "trace string").write.parquet(str(tmp_path / "in.parquet"))
+    s = spark.run_replay([str(tmp_path / "in.parquet")], out=tmp_path / "out", master="local[2]", say=quiet)
+    assert s["traces"] == 1 and s["violations"] == {"checkpoints-consistent": 1}
+    rows = session.read.parquet(str(tmp_path / "out" / "verdicts.parquet")).collect()
+    assert rows[0]["verdict"] == "violated" and rows[0]["step"] == len(r.violated[0].trace)
+
+
+def test_missing_java_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-jdk"))
+    with pytest.raises(InputError, match="Spark needs Java 17 or newer; no java found"):
+        spark.java_major_version()
