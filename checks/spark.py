@@ -70,19 +70,11 @@ def _check_walk(spec, rng: random.Random, max_steps: int) -> dict:
         actions.append(a)
         counts[type(a).__name__] += 1
         fingerprints.add(hash(w))
-        for prop, check in spec.always:
-            why = check(w)
-            if why is not None:
-                violation = {"property": prop.name, "kind": prop.kind, "step": len(actions), "reason": why}
-                break
+        violation = spec.always_violation(w, len(actions))
         if violation:
             break
-    if violation is None and not any(spec.is_progress(a) for a in spec.actions(w)):
-        for prop, check in spec.eventually:
-            why = check(w)
-            if why is not None:
-                violation = {"property": prop.name, "kind": prop.kind, "step": len(actions), "reason": why}
-                break
+    if violation is None:
+        violation = spec.end_violation(w, len(actions))
     return {"violation": violation, "actions": actions, "fingerprints": fingerprints, "counts": counts}
 
 

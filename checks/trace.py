@@ -190,11 +190,7 @@ def replay(doc: Any, source: str = "<trace>", design: Design | None = None) -> R
         raise InputError(source, getattr(e, "field", "trace"), str(e).split(": ", 1)[-1]) from None
     w = spec.initial_states()[0]
     worlds = [w]
-    first = None
-    for prop, check in spec.always:
-        why = check(w)
-        if why is not None and first is None:
-            first = {"property": prop.name, "kind": prop.kind, "step": 0, "reason": why}
+    first = spec.always_violation(w, 0)
     for i, a in enumerate(actions):
         enabled = spec.actions(w)
         if a not in enabled:
@@ -202,16 +198,8 @@ def replay(doc: Any, source: str = "<trace>", design: Design | None = None) -> R
         w = spec.next_state(w, a)
         worlds.append(w)
         if first is None:
-            for prop, check in spec.always:
-                why = check(w)
-                if why is not None:
-                    first = {"property": prop.name, "kind": prop.kind, "step": i + 1, "reason": why}
-                    break
-    if first is None and not any(spec.is_progress(a) for a in spec.actions(w)):
-        for prop, check in spec.eventually:
-            why = check(w)
-            if why is not None:
-                first = {"property": prop.name, "kind": prop.kind, "step": len(actions), "reason": why}
-                break
+            first = spec.always_violation(w, i + 1)
+    if first is None:
+        first = spec.end_violation(w, len(actions))
     return ReplayOutcome(spec, actions, len(actions), first, recorded, worlds)
 

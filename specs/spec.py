@@ -75,6 +75,25 @@ class Spec:
     def sometimes(self) -> list[tuple[Property, Callable]]:
         return self._bound(SOMETIMES)
 
+    # verdicts on one run -----------------------------------------------------------------------
+    def always_violation(self, w, step: int) -> dict | None:
+        """The first ``always`` property that ``w`` (reached after ``step`` actions) violates."""
+        for prop, check in self.always:
+            why = check(w)
+            if why is not None:
+                return {"property": prop.name, "kind": prop.kind, "step": step, "reason": why}
+        return None
+
+    def end_violation(self, w, step: int) -> dict | None:
+        """Where no progress action is enabled in ``w``: the first ``eventually`` violation."""
+        if any(self.is_progress(a) for a in self.actions(w)):
+            return None
+        for prop, check in self.eventually:
+            why = check(w)
+            if why is not None:
+                return {"property": prop.name, "kind": prop.kind, "step": step, "reason": why}
+        return None
+
     # serialisation and display ----------------------------------------------------------------
     def action_to_json(self, a: Action) -> dict[str, Any]:
         return a.to_json(self.model.topo)

@@ -126,3 +126,24 @@ def test_trace_schema_accepts_a_real_trace_and_itf_export(tmp_path, capsys):
     assert set(itf["vars"]) <= set(itf["states"][0]) | {"#meta"}
     assert main(["itf", str(path), "--out", str(tmp_path / "t.itf.json")]) == 0
     assert json.loads((tmp_path / "t.itf.json").read_text())["#meta"]["format"] == "ITF"
+
+
+def test_trace_with_script_vertex_names_renders_inert(tmp_path):
+    from model.scope import Scope
+    from model.topology import Edge, JobGraph, Role, StateKind, Vertex
+
+    src, snk = "<script>alert(1)</script>", "<img src=x onerror=alert(2)>"
+    job = JobGraph(
+        (Vertex(src, 2, Role.SOURCE), Vertex(snk, 2, Role.SINK, state=frozenset({StateKind.KEYED}), two_phase_commit=True)),
+        (Edge(src, snk),),
+    )
+    e = entry("no-alignment-block")
+    sc = Scope(job, job_name="<b>evil</b>", records_per_split=1, max_checkpoints=1, max_failures=0, max_declines=0, max_lost_notifications=0)
+    r = check(e.design, sc, stop_at=e.violates)
+    paths = save_traces(r, Spec(e.design, sc), tmp_path)
+    report = report_from_traces([str(p) for p in paths], title="t", command="c")
+    html, md, junit = render_html(report), render_markdown(report), render_junit(report)
+    assert "<script>alert(1)" not in html and "<img src=x" not in html and "<b>evil" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;[0]" in html
+    assert "<script>" not in md and "<img" not in md
+    ET.fromstring(junit)
