@@ -7,6 +7,7 @@ Exit status: 0 every property holds, 1 a property fails (or a catalog entry is m
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -416,6 +417,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ckptcheck: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into a command that stopped reading (e.g. head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -234,7 +234,7 @@ def spark_session(master: str | None, app: str = "ckptcheck"):
     builder = SparkSession.builder.appName(app)
     if master:
         builder = builder.master(master)
-    elif "spark.master" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+    elif not os.environ.get("PYSPARK_GATEWAY_PORT"):  # not under spark-submit, which sets the master
         builder = builder.master("local[*]")
     java_opts = f"-Dlog4j.configurationFile=file:{log4j} -Dlog4j2.configurationFile=file:{log4j}"
     return (

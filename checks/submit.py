@@ -1,0 +1,14 @@
+"""Entry point for ``spark-submit``, which runs a file rather than a module::
+
+    spark-submit --master spark://host:7077 --py-files ckptcheck.zip checks/submit.py \\
+        spark generate --design flink-baseline --walks 1000000 --out /shared/results
+
+(``ckptcheck.zip`` holds the ``model``, ``specs``, ``checks`` and ``reports`` packages.)
+"""
+
+import sys
+
+from checks.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
