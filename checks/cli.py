@@ -99,7 +99,7 @@ _MARK = {
     HIT: "hit",
     NOT_REACHED: "NOT REACHED",
     UNKNOWN: "unknown",
-    NOT_APPLICABLE: "not applicable (unbounded sources)",
+    NOT_APPLICABLE: "not applicable",
 }
 
 

@@ -192,8 +192,8 @@ def action_from_json(data: Any, topo: Expanded, where: str = "action") -> Action
             except KeyError:
                 raise ActionError(f"{where}.{f.name}", f"no channel named {v!r} in this job") from None
         elif f.name == "kind":
-            if v not in ("complete", "abort"):
-                raise ActionError(f"{where}.kind", f"expected 'complete' or 'abort', got {v!r}")
+            if v not in ("complete", "abort", "fallback"):
+                raise ActionError(f"{where}.kind", f"expected 'complete', 'abort' or 'fallback', got {v!r}")
         else:
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ActionError(f"{where}.{f.name}", f"expected a non-negative integer, got {v!r}")

@@ -33,6 +33,18 @@ def flink_discard(subsumed: tuple[int, ...], retained: tuple[int, ...], pending:
     return subsumed
 
 
+def independent_regions(topo) -> list[frozenset[int]]:
+    """The regions a regional checkpoint may treat independently (FLIP-600, seed 000).
+
+    The pipelined regions, but only when no BLOCKING or HYBRID edge joins them ("BLOCKING/
+    HYBRID edges between Regions -> Auto-disable at runtime"): otherwise the whole job is one
+    region, and a single region disables regional checkpoints.
+    """
+    if not topo.all_pipelined:
+        return [frozenset(range(topo.n_tasks))]
+    return list(topo.regions)
+
+
 def flink_source_restore_position(snapshot_position: int) -> int:
     """A source resumes at the offset stored in its split state."""
     return snapshot_position
@@ -78,6 +90,50 @@ KNOBS: tuple[Knob, ...] = (
         minimum=0,
     ),
     Knob(
+        "regional_checkpoints",
+        bool,
+        False,
+        "FLIP-600 region.enabled: a checkpoint declined in some regions completes with their last state",
+    ),
+    Knob(
+        "max_failed_region_percent",
+        int,
+        100,
+        "FLIP-600 region.max-failure-ratio, in percent: above it the checkpoint aborts",
+        minimum=0,
+    ),
+    Knob(
+        "max_consecutive_regional",
+        int,
+        2,
+        "FLIP-600 region.max-consecutive-failures: after this many regional checkpoints the next is forced global",
+        minimum=0,
+    ),
+    Knob(
+        "force_global_after_max",
+        bool,
+        True,
+        "FLIP-600 tier 1: reaching max_consecutive_regional forces the next checkpoint global",
+    ),
+    Knob(
+        "global_checkpoint_at_end_of_input",
+        bool,
+        True,
+        "FLIP-600: once every source is exhausted, the next checkpoint must be global",
+    ),
+    Knob(
+        "fallback_completes_final_checkpoint",
+        bool,
+        True,
+        "FLIP-600: a failed-region task takes a regional completion (with fallback id) as the completion of its final checkpoint",
+    ),
+    Knob(
+        "retention_follows_refs",
+        bool,
+        True,
+        "FLIP-600: the store retains the checkpoints that retained ones refer to (refCheckpointId closure)",
+    ),
+    Knob(
         "failover_strategy",
         str,
         "region",
@@ -87,7 +143,7 @@ KNOBS: tuple[Knob, ...] = (
 )
 
 KNOB_BY_NAME = {k.name: k for k in KNOBS}
-POLICIES = ("retain", "discard", "source_restore_position")
+POLICIES = ("retain", "discard", "source_restore_position", "regions")
 
 
 @dataclass(frozen=True)
@@ -108,12 +164,20 @@ class Design:
     num_retained: int = 1
     tolerable_failed_checkpoints: int = 0
     failover_strategy: str = "region"
+    regional_checkpoints: bool = False
+    max_failed_region_percent: int = 100
+    max_consecutive_regional: int = 2
+    force_global_after_max: bool = True
+    global_checkpoint_at_end_of_input: bool = True
+    fallback_completes_final_checkpoint: bool = True
+    retention_follows_refs: bool = True
     # policies
     retain: Callable[[tuple[int, ...], int], tuple[int, ...]] = field(default=flink_retain, compare=False)
     discard: Callable[[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = field(
         default=flink_discard, compare=False
     )
     source_restore_position: Callable[[int], int] = field(default=flink_source_restore_position, compare=False)
+    regions: Callable = field(default=independent_regions, compare=False)
 
     def with_(self, **changes: Any) -> "Design":
         return dataclasses.replace(self, **changes)

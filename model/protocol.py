@@ -65,6 +65,7 @@ from .world import (
     FINISHED_SNAPSHOT,
     NOTIFY_ABORT,
     NOTIFY_COMPLETE,
+    NOTIFY_FALLBACK,
     NOTIFY_NAMES,
     OPEN,
     REC,
@@ -382,7 +383,7 @@ class FlinkModel:
         elif kind is Decline:
             tx.used = tx.used._replace(declines=tx.used.declines + 1)
             self._drop_ack(tx, a.task, a.checkpoint)
-            self._abort(tx, counted=True)
+            self._decline(tx, a.task)
         elif kind is Timeout:
             tx.used = tx.used._replace(timeouts=tx.used.timeouts + 1)
             self._abort(tx, counted=True)
@@ -546,7 +547,12 @@ class FlinkModel:
             a2a, pw = self._trigger_rule[t]
             if all(tasks[u].status == FINISHED for u in a2a) and not any(tasks[u].status == RUNNING for u in pw):
                 to_trigger.append(t)
-        tx.coord = coord._replace(next_id=cp + 1, pending=Pending(cp, waiting, finished, ()))
+        global_only = self.design.regional_checkpoints and (
+            coord.force_global
+            or self.design.global_checkpoint_at_end_of_input
+            and all(tasks[t].ended or tasks[t].status == FINISHED for t in self.topo.sources)
+        )
+        tx.coord = coord._replace(next_id=cp + 1, pending=Pending(cp, waiting, finished, (), 0, global_only))
         for t in to_trigger:
             self._snapshot(tx, t, cp)
         self._retain(tx)
@@ -561,10 +567,87 @@ class FlinkModel:
             return
         acked = tuple(sorted(pending.acked + ((t, snap),)))
         pending = pending._replace(acked=acked)
-        if len(acked) == bin(pending.waiting).count("1"):
-            self._complete(tx, pending)
+        tx.coord = tx.coord._replace(pending=pending)
+        self._maybe_finalize(tx)
+
+    def _maybe_finalize(self, tx: _Tx) -> None:
+        """Every task of the plan acked (or, regionally, acked or declined): complete."""
+        pending = tx.coord.pending
+        if len(pending.acked) + bin(pending.declined).count("1") != bin(pending.waiting).count("1"):
+            return
+        if pending.declined:
+            self._try_regional(tx, pending)
         else:
-            tx.coord = tx.coord._replace(pending=pending)
+            self._complete(tx, pending)
+
+    def _decline(self, tx: _Tx, t: int) -> None:
+        """``receiveDeclineMessage``: abort, unless regional checkpoints are on and this
+        checkpoint may complete regionally (FLIP-600: it waits until every task acked or
+        declined).  A forced global checkpoint that fails aborts and resets the counter
+        (tier 2, seed 000: "the checkpoint is aborted normally ... The counter is then reset")."""
+        pending = tx.coord.pending
+        if not self.design.regional_checkpoints or pending.global_only:
+            if self.design.regional_checkpoints and tx.coord.force_global:
+                tx.coord = tx.coord._replace(consecutive_regional=0, force_global=False)
+            self._abort(tx, counted=True)
+            return
+        tx.coord = tx.coord._replace(pending=pending._replace(declined=pending.declined | 1 << t))
+        self._maybe_finalize(tx)
+
+    def _try_regional(self, tx: _Tx, pending: Pending) -> None:
+        """``tryCompleteRegionalCheckpoint`` (reference 8.1, UNMERGED-PR FLIP-600).
+
+        Aborts (counted) with one region or fewer, when too many regions failed, or without a
+        completed checkpoint to fall back to.  Otherwise every subtask of a failed region takes
+        its state from the latest completed checkpoint, tagged ``refCheckpointId`` = that id
+        (its files are the fallback's), the counter grows and reaching the maximum forces the
+        next checkpoint global (tier 1).  Healthy tasks are notified complete; failed-region
+        tasks get the completion with the fallback id.
+        """
+        regions = self.design.regions(self.topo)
+        failed = [r for r in regions if any(pending.declined >> t & 1 for t in r)]
+        store = tx.coord.store
+        if len(regions) <= 1 or 100 * len(failed) > self.design.max_failed_region_percent * len(regions) or not store:
+            self._abort(tx, counted=True)
+            return
+        fallback = store[-1]
+        in_failed = set().union(*failed)
+        n = self.topo.n_tasks
+        acked = dict(pending.acked)
+        snaps, refs, files = [], [], set()
+        for t in range(n):
+            if pending.finished >> t & 1:
+                snaps.append(FINISHED_SNAPSHOT)
+                refs.append(0)
+            elif t in in_failed:
+                snaps.append(fallback.snapshots[t])
+                refs.append(fallback.id)
+                files.update(f for f in fallback.files if f[1] == t)
+            else:
+                snaps.append(acked.get(t, EMPTY_SNAPSHOT))
+                refs.append(0)
+                if t in acked:
+                    files.add((pending.id, t))
+        # acked snapshots of failed-region tasks are not part of the checkpoint: discard them
+        for t in acked:
+            if t in in_failed:
+                tx.files = remove_sorted(tx.files, (pending.id, t))
+        coord = tx.coord
+        count = coord.consecutive_regional + 1
+        tx.coord = coord._replace(
+            pending=(),
+            store=coord.store + (Completed(pending.id, tuple(snaps), tuple(sorted(files)), tuple(refs)),),
+            failed_count=0,
+            completed_count=coord.completed_count + 1,
+            consecutive_regional=count,
+            force_global=self.design.force_global_after_max and count >= self.design.max_consecutive_regional,
+        )
+        self._retain(tx)
+        for t in range(n):
+            if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
+                ts = tx.tasks[t]
+                msg = (NOTIFY_FALLBACK, pending.id, fallback.id) if t in in_failed else (NOTIFY_COMPLETE, pending.id, 0)
+                tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
 
     def _drop_ack(self, tx: _Tx, t: int, cp: int, keep_file: bool = False) -> Snapshot:
         snap = None
@@ -594,6 +677,8 @@ class FlinkModel:
             store=coord.store + (Completed(pending.id, snaps, files),),
             failed_count=0,
             completed_count=coord.completed_count + 1,
+            consecutive_regional=0,
+            force_global=False,
         )
         self._retain(tx)
         msg = (NOTIFY_COMPLETE, pending.id, 0)
@@ -609,6 +694,17 @@ class FlinkModel:
         ids = tuple(c.id for c in coord.store)
         pend = (coord.pending.id,) if coord.pending else ()
         keep = tuple(self.design.retain(ids, self.design.num_retained))
+        if self.design.retention_follows_refs:
+            # FLIP-600: the last n plus the transitive closure of their refCheckpointIds
+            by_id = {c.id: c for c in coord.store}
+            todo, closure = list(keep), set(keep)
+            while todo:
+                c = by_id.get(todo.pop())
+                for r in (c.refs if c else ()):
+                    if r and r not in closure and r in by_id:
+                        closure.add(r)
+                        todo.append(r)
+            keep = tuple(i for i in ids if i in closure)
         subsumed = tuple(i for i in ids if i not in keep)
         gone = set(self.design.discard(subsumed, keep, pend))
         if not subsumed and not gone:
@@ -647,6 +743,11 @@ class FlinkModel:
         tx.tasks[t] = ts._replace(inbox=ts.inbox[1:])
         if kind == NOTIFY_COMPLETE:
             self._on_complete(tx, t, cp)
+        elif kind == NOTIFY_FALLBACK:
+            if self.design.fallback_completes_final_checkpoint:
+                self._on_complete(tx, t, cp, commit_upto=latest)
+            else:  # commit what the fallback state covers; keep waiting for an own checkpoint
+                self._commit_pending(tx, t, latest)
         else:
             if latest:
                 self._on_complete(tx, t, latest)
@@ -654,17 +755,26 @@ class FlinkModel:
             tx.tasks[t] = ts._replace(aborted=max(ts.aborted, cp))
         self._maybe_finish(tx, t)
 
-    def _on_complete(self, tx: _Tx, t: int, cp: int) -> None:
+    def _on_complete(self, tx: _Tx, t: int, cp: int, commit_upto: int | None = None) -> None:
+        """``notifyCheckpointComplete(cp)``: commit pending transactions up to ``cp`` (for a
+        failed-region task of a regional checkpoint, only up to the fallback checkpoint, whose
+        state this task has in ``cp``).  Either way ``cp`` counts as complete for the task."""
         ts = tx.tasks[t]
         if cp <= ts.notified:
             return
+        self._commit_pending(tx, t, cp if commit_upto is None else commit_upto)
+        tx.tasks[t] = tx.tasks[t]._replace(notified=cp)
+
+    def _commit_pending(self, tx: _Tx, t: int, upto: int) -> None:
+        """Commit the task's pending transactions of checkpoints <= ``upto``."""
+        ts = tx.tasks[t]
         keep = []
         for c, txn in ts.pending:
-            if c <= cp:
+            if c <= upto:
                 self._commit(tx, t, txn)
             else:
                 keep.append((c, txn))
-        tx.tasks[t] = ts._replace(notified=cp, pending=tuple(keep))
+        tx.tasks[t] = ts._replace(pending=tuple(keep))
 
     def _commit(self, tx: _Tx, t: int, seq: int) -> None:
         old = next((x for x in tx.txns if x.task == t and x.seq == seq), None)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from itertools import permutations as _perms
 
 from .topology import Expanded, Pattern
-from .world import Coordinator, Completed, Pending, Snapshot, Txn, World
+from .world import Snapshot, Txn, World
 
 Perm = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # (task, channel, split) maps
 
@@ -85,22 +85,31 @@ def permute(w: World, perm: Perm) -> World:
     coord = w.coord
     pending = coord.pending
     if pending:
-        pending = Pending(
-            pending.id,
-            _mask(pending.waiting, task_map),
-            _mask(pending.finished, task_map),
-            tuple(sorted((task_map[t], snap(s)) for t, s in pending.acked)),
+        pending = pending._replace(
+            waiting=_mask(pending.waiting, task_map),
+            finished=_mask(pending.finished, task_map),
+            acked=tuple(sorted((task_map[t], snap(s)) for t, s in pending.acked)),
+            declined=_mask(pending.declined, task_map),
         )
     store = []
     for c in coord.store:
         snaps = [None] * n
+        refs = [0] * n if c.refs else None
         for t, s in enumerate(c.snapshots):
             snaps[task_map[t]] = snap(s)
-        store.append(Completed(c.id, tuple(snaps), tuple(sorted((cp, task_map[t]) for cp, t in c.files))))
+            if refs is not None:
+                refs[task_map[t]] = c.refs[t]
+        store.append(
+            c._replace(
+                snapshots=tuple(snaps),
+                files=tuple(sorted((cp, task_map[t]) for cp, t in c.files)),
+                refs=tuple(refs) if refs is not None else (),
+            )
+        )
     return World(
         tasks=tuple(tasks),
         channels=tuple(channels),
-        coord=Coordinator(coord.next_id, pending, tuple(store), coord.failed_count, coord.completed_count),
+        coord=coord._replace(pending=pending, store=tuple(store)),
         acks=tuple((task_map[t], cp, snap(s)) for t, cp, s in w.acks),
         files=tuple(sorted((cp, task_map[t]) for cp, t in w.files)),
         txns=tuple(sorted(Txn(task_map[x.task], x.seq, x.status, tuple(r(y) for y in x.records)) for x in w.txns)),

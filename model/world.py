@@ -49,7 +49,8 @@ EMPTY_SNAPSHOT = Snapshot(False, 0, (), ())
 # coordinator RPC kinds (in a task's inbox)
 NOTIFY_COMPLETE = 0
 NOTIFY_ABORT = 1
-NOTIFY_NAMES = ("complete", "abort")
+NOTIFY_FALLBACK = 2  # FLIP-600: complete, but this task's state is the fallback checkpoint's
+NOTIFY_NAMES = ("complete", "abort", "fallback")
 
 
 class TaskState(NamedTuple):
@@ -76,12 +77,15 @@ class Pending(NamedTuple):
     waiting: int  # bitmask of tasks that must acknowledge (the plan's tasksToWaitFor)
     finished: int  # bitmask of tasks that were FINISHED at trigger (FLIP-147 finished tasks)
     acked: tuple  # ((task, Snapshot), ...) sorted by task
+    declined: int = 0  # FLIP-600: bitmask of tasks that declined (regional mode only)
+    global_only: bool = False  # FLIP-600: this checkpoint may not complete regionally
 
 
 class Completed(NamedTuple):
     id: int
     snapshots: tuple  # Snapshot per task
     files: tuple  # sorted files the checkpoint refers to: (checkpoint, task)
+    refs: tuple = ()  # FLIP-600 refCheckpointId per task (0: its own state); () when none
 
 
 class Coordinator(NamedTuple):
@@ -90,6 +94,8 @@ class Coordinator(NamedTuple):
     store: tuple  # Completed, oldest first (the CompletedCheckpointStore)
     failed_count: int  # CheckpointFailureManager's continuous failure counter
     completed_count: int
+    consecutive_regional: int = 0  # FLIP-600 counter of regional completions since a global one
+    force_global: bool = False  # FLIP-600 tier 1: the next checkpoint must be global
 
 
 class Txn(NamedTuple):

@@ -125,7 +125,12 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
             return f"the coordinator receives {names[a.task]}'s late ack of checkpoint {a.checkpoint} and discards its state", ev
         return f"the coordinator receives {names[a.task]}'s ack of checkpoint {a.checkpoint}", ev
     if kind is Notify:
-        verb = "completed" if a.kind == "complete" else "was aborted"
+        latest = w.tasks[a.task].inbox[0][2]
+        verb = {
+            "complete": "completed",
+            "abort": "was aborted",
+            "fallback": f"completed regionally, its region's state taken from checkpoint {latest}",
+        }[a.kind]
         ev.append(Event(COORDINATOR, names[a.task], f"{a.kind} {a.checkpoint}", "complete" if a.kind == "complete" else "control"))
         return f"{names[a.task]} learns that checkpoint {a.checkpoint} {verb}", ev
     if kind is Restore:

@@ -31,7 +31,21 @@ BASELINE = Design(
     origin="reference-flink-mechanics.md sections 5-6 (Flink 2.0 CheckpointCoordinator)",
 )
 
-PRESETS: dict[str, Design] = {BASELINE.name: BASELINE}
+FLIP600 = BASELINE.with_(
+    name="flip600-regional",
+    description=(
+        "FLIP-600 regional checkpoints as proposed on the thread: a checkpoint declined in some "
+        "pipelined regions completes with their last completed state (refCheckpointId), at most "
+        "max_consecutive_regional = 2 in a row (tier 1 forces a global one; tier 2 aborts a failed "
+        "forced one and resets the counter), a global checkpoint once the sources are exhausted, "
+        "retention of referenced checkpoints, disabled across BLOCKING/HYBRID edges."
+    ),
+    origin="seed 000 (FLIP-600 thread, May-July 2026); reference 8.1 (PR #28963)",
+    regional_checkpoints=True,
+    max_failed_region_percent=50,
+)
+
+PRESETS: dict[str, Design] = {BASELINE.name: BASELINE, FLIP600.name: FLIP600}
 
 
 def preset(name: str) -> Design:

@@ -25,12 +25,16 @@ EVENTUALLY = "eventually"
 SOMETIMES = "sometimes"
 
 
-def _always_applies(scope) -> bool:
+def _always_applies(design, scope) -> bool:
     return True
 
 
-def _bounded(scope) -> bool:
+def _bounded(design, scope) -> bool:
     return scope.bounded
+
+
+def _regional(design, scope) -> bool:
+    return design.regional_checkpoints
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,7 @@ class Property:
     kind: str
     statement: str
     check: Callable  # (model, world) or (model, prev, action, next) -> str | None
-    applies: Callable = _always_applies  # (scope) -> bool: does the property mean anything here?
+    applies: Callable = _always_applies  # (design, scope) -> bool: does the property mean anything here?
 
 
 def rec(r: tuple[int, int]) -> str:
@@ -166,6 +170,28 @@ def key_groups_owned_once(m: FlinkModel, w: World) -> str | None:
     return None
 
 
+def ref_chain_bounded(m: FlinkModel, w: World) -> str | None:
+    """FLIP-600: following refCheckpointId from any retained checkpoint takes at most
+    max_consecutive_regional hops (seed 000: "The reference chain can only grow as deep as
+    maxConsecutiveFailures")."""
+    limit = m.design.max_consecutive_regional
+    by_id = {c.id: c for c in w.coord.store}
+    for c in w.coord.store:
+        for t in range(len(c.snapshots)):
+            chain = [c.id]
+            cur = c
+            while cur is not None and cur.refs and cur.refs[t]:
+                chain.append(cur.refs[t])
+                cur = by_id.get(cur.refs[t])
+            if len(chain) - 1 > limit:
+                path = " -> ".join(map(str, chain))
+                return (
+                    f"checkpoint {c.id} refers for {m.topo.names[t]} through a chain {path} of {len(chain) - 1}"
+                    f" refs, over max_consecutive_regional = {limit}"
+                )
+    return None
+
+
 # -- eventually --------------------------------------------------------------------------------
 def terminates_with_all_output(m: FlinkModel, w: World) -> str | None:
     topo = m.topo
@@ -241,6 +267,26 @@ def w_job_finished(m, prev: World, a, nxt: World) -> str | None:
     return None
 
 
+def w_regional_completed(m, prev: World, a, nxt: World) -> str | None:
+    if nxt.coord.completed_count > prev.coord.completed_count and any(nxt.coord.store[-1].refs):
+        c = nxt.coord.store[-1]
+        who = ", ".join(m.topo.names[t] for t, r in enumerate(c.refs) if r)
+        return f"regional checkpoint {c.id} completed with {who} falling back to checkpoint {max(c.refs)}"
+    return None
+
+
+def w_restore_regional(m, prev: World, a, nxt: World) -> str | None:
+    if type(a) is Restore and a.checkpoint and prev.coord.store and any(prev.coord.store[-1].refs):
+        return f"failed subtasks restored from regional checkpoint {a.checkpoint}"
+    return None
+
+
+def w_forced_global(m, prev: World, a, nxt: World) -> str | None:
+    if nxt.coord.completed_count > prev.coord.completed_count and prev.coord.force_global and not any(nxt.coord.store[-1].refs):
+        return f"forced global checkpoint {nxt.coord.store[-1].id} completed after {prev.coord.consecutive_regional} regional ones"
+    return None
+
+
 BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property(
         "exactly-once-output",
@@ -280,4 +326,14 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("restore-from-checkpoint", SOMETIMES, "failed subtasks are restored from a completed checkpoint", w_restore),
     Property("a-sink-commits", SOMETIMES, "a sink commits a transaction", w_sink_commit),
     Property("the-job-finishes", SOMETIMES, "every subtask finishes", w_job_finished, _bounded),
+    Property(
+        "ref-chain-bounded",
+        ALWAYS,
+        "refCheckpointId chains of retained checkpoints are at most max_consecutive_regional long",
+        ref_chain_bounded,
+        _regional,
+    ),
+    Property("a-regional-checkpoint-completes", SOMETIMES, "a regional checkpoint completes", w_regional_completed, _regional),
+    Property("restore-from-regional", SOMETIMES, "failed subtasks are restored from a regional checkpoint", w_restore_regional, _regional),
+    Property("forced-global-completes", SOMETIMES, "a forced global checkpoint completes after regional ones", w_forced_global, _regional),
 )

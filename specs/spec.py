@@ -61,7 +61,7 @@ class Spec:
 
     @cached_property
     def applicable(self) -> tuple[Property, ...]:
-        return tuple(p for p in self.properties if p.applies(self.scope))
+        return tuple(p for p in self.properties if p.applies(self.design, self.scope))
 
     @cached_property
     def always(self) -> list[tuple[Property, Callable]]:
