@@ -324,9 +324,11 @@ def cmd_prove(args) -> int:
             raise InputError("prove", n, f"unknown theorem (known: {', '.join(known)})")
     failed = 0
     total = 0.0
+    outcomes = []
     for n in names:
         t = known[n]
         o = t.prove()
+        outcomes.append((n, o))
         total += o.seconds
         ok = o.verdict == PROVED
         failed += not ok
@@ -338,6 +340,16 @@ def cmd_prove(args) -> int:
             label = "counterexample" if ok else "COUNTEREXAMPLE"
             _say(f"         {'':34}          {label}: {shown}")
     _say(f"RESULT: {len(names) - failed}/{len(names)} theorems proved in {total:.1f}s")
+    if args.report:
+        from reports.render import build_report, write_reports
+
+        rows = [
+            {"name": n, "verdict": o.verdict, "seconds": o.seconds, "statement": known[n].statement,
+             "counterexample": ", ".join(f"{k} = {v}" for k, v in (o.counterexample or {}).items())}
+            for n, o in outcomes
+        ]
+        paths = write_reports(build_report([], title="ckptcheck proofs", command="ckptcheck prove", proofs=rows), Path(args.report))
+        _say(f"report written to {', '.join(str(p) for p in paths)}")
     return 0 if failed == 0 else 1
 
 
@@ -402,6 +414,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("prove", help="prove the redistribution theorems with Z3")
     v.add_argument("names", nargs="*", help="theorem names (default: all)")
+    v.add_argument("--report", default=None, metavar="DIR", help="also write report.html, report.md and junit.xml to DIR")
     v.set_defaults(func=cmd_prove)
     return p
 

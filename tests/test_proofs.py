@@ -45,3 +45,14 @@ def test_prove_unknown_theorem_is_bad_input(capsys):
 
 def test_theorem_lookup():
     assert theorem("range-mapper").name == "range-mapper"
+
+
+def test_prove_report(tmp_path, capsys):
+    import xml.etree.ElementTree as ET
+
+    assert main(["prove", "round-robin-once", "pointwise-upstream-larger", "--report", str(tmp_path)]) == 0
+    html = (tmp_path / "report.html").read_text()
+    assert "round-robin-once" in html and ">proved<" in html
+    root = ET.fromstring((tmp_path / "junit.xml").read_text())
+    assert [c.get("name") for c in root.iter("testcase")] == ["round-robin-once", "pointwise-upstream-larger"]
+    assert "round-robin-once | proved" in (tmp_path / "report.md").read_text()
