@@ -121,3 +121,18 @@ def test_claim_refuted_from_scratch_and_fixed_by_waiting_for_an_own_checkpoint()
     fixed = FLIP600.with_(name="wait-for-own-final", fallback_completes_final_checkpoint=False)
     r = check(fixed, sc)
     assert r.complete and r.ok, [v.reason for v in r.violated]
+
+
+def test_claim_ref_chain_bounded_by_max_consecutive_failures_is_refuted_by_tier2():
+    """Seed 000 (Raorao, 26 Jun 2026): "The reference chain can only grow as deep as
+    maxConsecutiveFailures. Once a global checkpoint succeeds, it's a fresh start."  Verdict:
+    REFUTED with tier 2 ("If that forced global checkpoint also fails ... The counter is then
+    reset").  With maxConsecutiveFailures = 1: checkpoint 1 global, 2 regional (ref 1), 3 forced
+    global but declined, counter reset, 4 regional again with fallback 2: chain 4 -> 2 -> 1.
+    Found by 40,000 Spark random walks (forward-2x2, 2 records/split, 4 checkpoints, 3 declines)."""
+    path = DATA / "flip600-max1--ref-chain-bounded.trace.json"
+    outcome = replay(load_trace_file(str(path)), str(path))
+    assert outcome.reproduced
+    assert outcome.violation["property"] == "ref-chain-bounded"
+    assert "chain 4 -> 2 -> 1 of 2 refs, over max_consecutive_regional = 1" in outcome.violation["reason"]
+    assert outcome.spec.design.regional_checkpoints and outcome.spec.design.max_consecutive_regional == 1
