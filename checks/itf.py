@@ -7,7 +7,7 @@ Each state carries the world's variables plus ``action``, the action that led to
 
 from __future__ import annotations
 
-from model.world import NOTIFY_NAMES, STATUS_NAMES, World
+from model.world import BARRIER, COMMITTED, EOD, NOTIFY_NAMES, REC, STATUS_NAMES, World
 
 from .trace import ReplayOutcome
 
@@ -17,12 +17,11 @@ def _tup(xs) -> dict:
 
 
 def _item(it) -> dict | str:
-    kind = it[0]
-    if kind == 0:
+    if it[0] == REC:
         return {"record": _tup(it[1:])}
-    if kind == 1:
+    if it[0] == BARRIER:
         return {"barrier": it[1]}
-    return "EndOfData" if kind == 2 else "EndOfPartition"
+    return "EndOfData" if it == EOD else "EndOfPartition"
 
 
 def _snapshot(s) -> dict:
@@ -65,7 +64,7 @@ def world_to_itf(topo, w: World) -> dict:
         },
         "acksInFlight": [{"task": names[t], "checkpoint": cp} for t, cp, _ in w.acks],
         "files": {"#set": [f"cp{cp}/{names[t]}" for cp, t in w.files]},
-        "txns": [{"task": names[x.task], "seq": x.seq, "committed": x.status == 1, "records": [_tup(r) for r in x.records]} for x in w.txns],
+        "txns": [{"task": names[x.task], "seq": x.seq, "committed": x.status == COMMITTED, "records": [_tup(r) for r in x.records]} for x in w.txns],
     }
 
 

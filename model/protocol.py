@@ -358,9 +358,6 @@ class FlinkModel:
             return False
         return not any(k == NOTIFY_COMPLETE and c >= ts.final_cp for k, c, _ in ts.inbox)
 
-    def is_fault(self, a: Action) -> bool:
-        return a.fault
-
     # -- step -------------------------------------------------------------------------------
     def step(self, w: World, a: Action) -> World:
         """The world after ``a``.  ``a`` must be enabled in ``w`` (engines check this)."""

@@ -122,10 +122,6 @@ class World(NamedTuple):
     used: Budget  # faults injected so far
 
 
-def committed_records(w: World) -> list[tuple[Record, Txn]]:
-    """Every committed record with the transaction that committed it."""
-    return [(r, t) for t in w.txns if t.status == COMMITTED for r in t.records]
-
 
 def add_sorted(items: tuple, *new) -> tuple:
     """A sorted tuple with ``new`` added (set semantics)."""

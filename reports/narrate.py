@@ -24,7 +24,8 @@ from model.actions import (
     Timeout,
     TriggerCheckpoint,
 )
-from model.world import BARRIER, COMMITTED, FAILED, FINISHED, REC, World
+from model.topology import Role
+from model.world import BARRIER, COMMITTED, EOD, FAILED, FINISHED, REC, World
 
 COORDINATOR = "coordinator"
 
@@ -95,7 +96,7 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         src, dst = names[ch.producer], names[ch.consumer]
         if item[0] == REC:
             ev.append(Event(src, dst, _rec(item), "data"))
-            what = "writes it into its open transaction" if topo.vertex(ch.consumer).role.value == "sink" else "processes it"
+            what = "writes it into its open transaction" if topo.vertex(ch.consumer).role is Role.SINK else "processes it"
             return f"{dst} receives {_record_words(item)} from {src} and {what}", ev
         if item[0] == BARRIER:
             ev.append(Event(src, dst, f"barrier {item[1]}", "barrier"))
@@ -105,7 +106,7 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
             if nxt.tasks[ch.consumer].blocked:
                 return f"{dst} receives barrier {item[1]} from {src} and blocks that channel until every input delivered it", ev
             return f"{dst} receives barrier {item[1]} from {src}", ev
-        if item[0] == 2:
+        if item == EOD:
             ev.append(Event(src, dst, "EndOfData", "control"))
             return f"{dst} receives EndOfData from {src}", ev
         ev.append(Event(src, dst, "EndOfPartition", "control"))

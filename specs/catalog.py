@@ -41,10 +41,6 @@ class Entry:
     origin: str
     correct: Design = BASELINE  # the correct design, checked on the same scope
 
-    @property
-    def explanation(self) -> str:
-        return self.design.description
-
 
 CATALOG: tuple[Entry, ...] = (
     Entry(

@@ -18,8 +18,3 @@ def default_scope() -> Scope:
     return scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=1,
                  max_timeouts=0, max_lost_notifications=0)
 
-
-def small_scope() -> Scope:
-    """A quick scope for tests: no faults beyond one failure."""
-    return scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=0,
-                 max_timeouts=0, max_lost_notifications=0)
