@@ -28,7 +28,7 @@ UNKNOWN = "unknown"
 M_FLINK = 32768
 INT_MIN = -(2**31)
 INT_MAX = 2**31 - 1
-TIMEOUT_MS = 20_000
+TIMEOUT_MS = 120_000  # generous: an "unknown" from a loaded machine must not read as a verdict
 
 
 @dataclass
