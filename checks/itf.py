@@ -47,7 +47,7 @@ def world_to_itf(topo, w: World) -> dict:
             "processed": {"#set": [_tup(r) for r in ts.processed]},
             "txn": ts.txn,
             "pending": [_tup(p) for p in ts.pending],
-            "inbox": [{"kind": NOTIFY_NAMES[k], "checkpoint": c, "latest": lt} for k, c, lt in ts.inbox],
+            "inbox": [{"kind": NOTIFY_NAMES[k], "checkpoint": c, "latest": lt} for k, c, lt, *_ in ts.inbox],
         }
     pend = w.coord.pending
     return {

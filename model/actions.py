@@ -146,6 +146,25 @@ class LoseNotification(Action):
     _task_fields: ClassVar = ("task",)
 
 
+@dataclass(frozen=True, slots=True)
+class DeleteSnapshot(Action):
+    """The user deletes the NO_CLAIM snapshot the job was started from, once the design says a
+    completed checkpoint no longer needs it (an environment action, not progress)."""
+
+    checkpoint: int
+    fault: ClassVar[bool] = True
+
+
+@dataclass(frozen=True, slots=True)
+class AssignSplit(Action):
+    """The split enumerator (the source's operator coordinator) assigns its next unassigned
+    split to a reader subtask that has none (FLIP-27 ``handleSplitRequest``)."""
+
+    task: int
+    split: int
+    _task_fields: ClassVar = ("task",)
+
+
 ACTION_TYPES: dict[str, type[Action]] = {
     cls.__name__: cls
     for cls in (
@@ -160,6 +179,8 @@ ACTION_TYPES: dict[str, type[Action]] = {
         Timeout,
         FailTask,
         LoseNotification,
+        DeleteSnapshot,
+        AssignSplit,
     )
 }
 

@@ -134,6 +134,51 @@ KNOBS: tuple[Knob, ...] = (
         "FLIP-600: the store retains the checkpoints that retained ones refer to (refCheckpointId closure)",
     ),
     Knob(
+        "coordinator_region_fallback",
+        str,
+        "fallback",
+        "FLIP-600 with operator coordinators (split enumerators) in a failed region: the coordinator "
+        "corrects its state for the fallback (checkpointCoordinatorForRegionFallback), the regional "
+        "checkpoint aborts (a coordinator without support), or the coordinator state is taken as is",
+        ("fallback", "abort", "ignore"),
+    ),
+    Knob(
+        "file_merging",
+        bool,
+        False,
+        "FLIP-306 file merging at task-manager level: the segments that a task manager's subtasks "
+        "write for one checkpoint share a physical file, deleted once every segment in it is discarded",
+    ),
+    Knob(
+        "slots_per_task_manager",
+        int,
+        2,
+        "task-manager slots; slot i hosts subtask i of every vertex (slot sharing), task manager = slot // this",
+        minimum=1,
+    ),
+    Knob(
+        "file_merging_keeps_fallback_alive",
+        bool,
+        True,
+        "FLIP-600 with FLIP-306: a regional checkpoint re-registers the failed subtasks' fallback "
+        "segments under its own id, so the subsumed notice for older checkpoints does not discard them",
+    ),
+    Knob(
+        "no_claim_restore",
+        bool,
+        False,
+        "the job starts from a retained snapshot (checkpoint 1) in NO_CLAIM mode: Flink never deletes "
+        "its files, and the user deletes it when no_claim_delete_after allows",
+    ),
+    Knob(
+        "no_claim_delete_after",
+        str,
+        "first-checkpoint",
+        "when the user may delete the NO_CLAIM snapshot: after the first completed checkpoint (Flink's "
+        "documentation), or once the latest completed checkpoint no longer refers to it through refs",
+        ("first-checkpoint", "independent-checkpoint"),
+    ),
+    Knob(
         "failover_strategy",
         str,
         "region",
@@ -171,6 +216,12 @@ class Design:
     global_checkpoint_at_end_of_input: bool = True
     fallback_completes_final_checkpoint: bool = True
     retention_follows_refs: bool = True
+    coordinator_region_fallback: str = "fallback"
+    file_merging: bool = False
+    slots_per_task_manager: int = 2
+    file_merging_keeps_fallback_alive: bool = True
+    no_claim_restore: bool = False
+    no_claim_delete_after: str = "first-checkpoint"
     # policies
     retain: Callable[[tuple[int, ...], int], tuple[int, ...]] = field(default=flink_retain, compare=False)
     discard: Callable[[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = field(

@@ -39,7 +39,9 @@ from functools import cached_property, lru_cache
 from .actions import (
     Ack,
     Action,
+    AssignSplit,
     Decline,
+    DeleteSnapshot,
     Deliver,
     EmitRecord,
     EndOfInput,
@@ -97,7 +99,7 @@ def record_key_group(split: int, offset: int, max_p: int) -> int:
 class _Tx:
     """A mutable working copy of a world, used inside one ``step`` and then frozen."""
 
-    __slots__ = ("tasks", "channels", "coord", "acks", "files", "txns", "used")
+    __slots__ = ("tasks", "channels", "coord", "acks", "files", "txns", "used", "reused")
 
     def __init__(self, w: World):
         self.tasks = list(w.tasks)
@@ -107,10 +109,12 @@ class _Tx:
         self.files = w.files
         self.txns = w.txns
         self.used = w.used
+        self.reused = w.reused
 
     def freeze(self) -> World:
         return World(
-            tuple(self.tasks), tuple(self.channels), self.coord, self.acks, self.files, self.txns, self.used
+            tuple(self.tasks), tuple(self.channels), self.coord, self.acks, self.files, self.txns, self.used,
+            self.reused,
         )
 
     def push(self, cids, item) -> None:
@@ -187,6 +191,58 @@ class FlinkModel:
         return tuple(out)
 
     @cached_property
+    def _first_id(self) -> int:
+        """The first checkpoint id this run triggers: 2 after a NO_CLAIM restore of snapshot 1
+        (the id counter restarts at the snapshot's id + 1, ref 8.3)."""
+        return 2 if self.design.no_claim_restore else 1
+
+    @cached_property
+    def _readers(self) -> dict[int, tuple[int, ...]]:
+        """Source subtasks whose vertex has a split enumerator -> the splits of that vertex.
+
+        FLIP-27 sources: the enumerator (the vertex's operator coordinator) owns the splits and
+        assigns them to readers on request; a vertex of parallelism P has P splits, numbered as
+        the fixed splits of a plain source would be.  Other sources read split ``split_of[t]``."""
+        topo = self.topo
+        out = {}
+        for v, tasks in enumerate(topo.tasks_of):
+            if topo.job.vertices[v].role is Role.SOURCE and topo.job.vertices[v].coordinator:
+                splits = tuple(sorted(topo.split_of[t] for t in tasks))
+                for t in tasks:
+                    out[t] = splits
+        return out
+
+    @cached_property
+    def all_splits(self) -> tuple[int, ...]:
+        """The splits read by enumerator-driven readers (the enumerator's initial state)."""
+        return tuple(sorted({s for ss in self._readers.values() for s in ss}))
+
+    @cached_property
+    def _task_manager(self) -> tuple[int, ...]:
+        """Per subtask, its task manager: slot i hosts subtask i of every vertex (slot sharing)."""
+        k = self.design.slots_per_task_manager
+        return tuple(self.topo.index_of[t] // k for t in range(self.topo.n_tasks))
+
+    def is_merged(self, cp: int) -> bool:
+        """Does checkpoint ``cp`` write FLIP-306 merged segments?  (Not the NO_CLAIM snapshot:
+        files restored from outside the managed directory are never merged or deleted.)"""
+        return self.design.file_merging and cp >= self._first_id
+
+    def physical_file(self, f: tuple[int, int]) -> tuple[int, int]:
+        """The physical file holding segment ``f`` = (checkpoint, task): (checkpoint, task manager)."""
+        return (f[0], self._task_manager[f[1]])
+
+    def file_exists(self, w: World, f: tuple[int, int]) -> bool:
+        """A plain file exists while it is in ``w.files``; a merged segment is readable while its
+        physical file exists, that is while any segment of that file is not yet discarded."""
+        if f in w.files:
+            return True
+        if not self.is_merged(f[0]):
+            return False
+        tm = self._task_manager[f[1]]
+        return any(c == f[0] and self._task_manager[t] == tm for c, t in w.files)
+
+    @cached_property
     def _failover_sets(self) -> tuple[frozenset[int], ...]:
         """Per task: the subtasks a failure of it cancels (ref §6 failover).
 
@@ -220,14 +276,27 @@ class FlinkModel:
 
     # -- initial state ----------------------------------------------------------------------
     def initial(self) -> World:
+        """Every task fresh; with ``no_claim_restore`` the job starts from snapshot 1 (the
+        initial state, retained in NO_CLAIM mode: unclaimed, its files never deleted by Flink)."""
         topo = self.topo
-        tasks = tuple(self._fresh_task(t, EMPTY_SNAPSHOT, 0, 0) for t in range(topo.n_tasks))
+        store: tuple = ()
+        files: tuple = ()
+        start = 0
+        if self.design.no_claim_restore:
+            start = 1
+            files = tuple((1, t) for t in range(topo.n_tasks))
+            snaps = (EMPTY_SNAPSHOT,) * topo.n_tasks
+            store = (Completed(1, snaps, files, (), True, self.all_splits),)
+        tasks = tuple(self._fresh_task(t, EMPTY_SNAPSHOT, start, 0) for t in range(topo.n_tasks))
         return World(
             tasks=tasks,
             channels=tuple(() for _ in topo.channels),
-            coord=Coordinator(next_id=1, pending=(), store=(), failed_count=0, completed_count=0),
+            coord=Coordinator(
+                next_id=start + 1, pending=(), store=store, failed_count=0, completed_count=0,
+                unassigned=self.all_splits,
+            ),
             acks=(),
-            files=(),
+            files=files,
             txns=(),
             used=Budget(),
         )
@@ -251,6 +320,7 @@ class FlinkModel:
             pending=(),
             rr=(0,) * n_out,
             inbox=(),
+            split=snap.split,
         )
 
     # -- enabled ----------------------------------------------------------------------------
@@ -261,9 +331,20 @@ class FlinkModel:
         out: list[Action] = []
         tasks = w.tasks
         n_rec = scope.records_per_split
+        readers = self._readers
         for t in topo.sources:
             ts = tasks[t]
             if ts.status != RUNNING or ts.ended:
+                continue
+            if t in readers:
+                if ts.split >= 0 and ts.position < n_rec:
+                    out.append(EmitRecord(t))
+                    continue
+                free = [s for s in w.coord.unassigned if s in readers[t]]
+                if free:
+                    out.append(AssignSplit(t, free[0]))
+                elif scope.bounded:
+                    out.append(EndOfInput(t))
                 continue
             if ts.position < n_rec:
                 out.append(EmitRecord(t))
@@ -286,7 +367,7 @@ class FlinkModel:
             out.append(Ack(t, cp))
         for t, ts in enumerate(tasks):
             if ts.inbox:
-                kind, cp, _ = ts.inbox[0]
+                kind, cp = ts.inbox[0][:2]
                 out.append(Notify(t, cp, NOTIFY_NAMES[kind]))
         any_failed = any(ts.status == FAILED for ts in tasks)
         if any_failed:
@@ -308,9 +389,36 @@ class FlinkModel:
         if used.lost < scope.max_lost_notifications:
             for t, ts in enumerate(tasks):
                 if ts.inbox:
-                    kind, cp, _ = ts.inbox[0]
+                    kind, cp = ts.inbox[0][:2]
                     out.append(LoseNotification(t, cp, NOTIFY_NAMES[kind]))
+        if self.design.no_claim_restore and self._may_delete_snapshot(w):
+            out.append(DeleteSnapshot(1))
         return out
+
+    def _may_delete_snapshot(self, w: World) -> bool:
+        """The user may delete the NO_CLAIM snapshot (its files still exist): after the first
+        completed checkpoint (Flink's documentation: "once a checkpoint succeeds you can
+        manually delete the original snapshot"), or only once the latest completed checkpoint
+        no longer refers to it through refCheckpointIds (seed 000: "NO_CLAIM restore mode ->
+        Warn (require global checkpoint before snapshot deletion)")."""
+        if not any(f[0] == 1 for f in w.files):
+            return False
+        coord = w.coord
+        if not coord.completed_count:
+            return False
+        if self.design.no_claim_delete_after == "first-checkpoint":
+            return True
+        by_id = {c.id: c for c in coord.store}
+        todo, seen = [coord.store[-1].id], set()
+        while todo:
+            c = by_id.get(todo.pop())
+            if c is None or c.id in seen:
+                continue
+            if c.id == 1:
+                return False
+            seen.add(c.id)
+            todo.extend(r for r in c.refs if r)
+        return True
 
     def _can_trigger(self, w: World) -> bool:
         """``CheckpointCoordinator`` trigger preconditions (ref §5, §6) plus the scope budget.
@@ -335,7 +443,7 @@ class FlinkModel:
                 running = True
         if not running:
             return False
-        if w.coord.next_id <= self.scope.max_checkpoints:
+        if w.coord.next_id - self._first_id < self.scope.max_checkpoints:
             return True
         for t in self.topo.sources:
             ts = tasks[t]
@@ -356,7 +464,7 @@ class FlinkModel:
             return True
         if ts.notified >= ts.final_cp:
             return False
-        return not any(k == NOTIFY_COMPLETE and c >= ts.final_cp for k, c, _ in ts.inbox)
+        return not any(m[0] == NOTIFY_COMPLETE and m[1] >= ts.final_cp for m in ts.inbox)
 
     # -- step -------------------------------------------------------------------------------
     def step(self, w: World, a: Action) -> World:
@@ -387,6 +495,10 @@ class FlinkModel:
         elif kind is FailTask:
             tx.used = tx.used._replace(failures=tx.used.failures + 1)
             self._fail(tx, self._failover_sets[a.task])
+        elif kind is AssignSplit:
+            self._assign_split(tx, a.task, a.split)
+        elif kind is DeleteSnapshot:
+            tx.files = tuple(f for f in tx.files if f[0] != 1)
         elif kind is LoseNotification:
             tx.used = tx.used._replace(lost=tx.used.lost + 1)
             ts = tx.tasks[a.task]
@@ -398,10 +510,23 @@ class FlinkModel:
     # sources ------------------------------------------------------------------------------
     def _emit(self, tx: _Tx, t: int) -> None:
         ts = tx.tasks[t]
-        rec = (REC, self.topo.split_of[t], ts.position)
+        rec = (REC, ts.split if t in self._readers else self.topo.split_of[t], ts.position)
         targets, rr = self._route(t, rec, ts.rr)
         tx.push(targets, rec)
         tx.tasks[t] = ts._replace(position=ts.position + 1, rr=rr)
+
+    def _assign_split(self, tx: _Tx, t: int, split: int) -> None:
+        """``SourceCoordinator`` assigns ``split`` to reader ``t`` (``AddSplitEvent``), and the
+        ``SplitAssignmentTracker`` records it under the epoch of the next checkpoint: the
+        assignment is part of checkpoint c iff its epoch <= c.  The event is atomic with the
+        assignment: Flink's coordinator holds events sent after its snapshot until the tasks
+        are triggered (the operator event valve), and the trigger here is atomic too."""
+        coord = tx.coord
+        tx.coord = coord._replace(
+            unassigned=remove_sorted(coord.unassigned, split),
+            assignments=add_sorted(coord.assignments, (coord.next_id, t, split)),
+        )
+        tx.tasks[t] = tx.tasks[t]._replace(split=split, position=0)
 
     def _end_of_input(self, tx: _Tx, t: int) -> None:
         """A bounded source ends: it emits EndOfData and waits for its final checkpoint.
@@ -502,7 +627,7 @@ class FlinkModel:
                         pending = pending + ((cp, txn),)
                 txn += 1
             final_cp = ts.final_cp or (cp if ts.ended else 0)
-            snap = Snapshot(False, ts.position, ts.processed, pending)
+            snap = Snapshot(False, ts.position, ts.processed, pending, ts.split)
             ts = ts._replace(pending=pending, txn=txn, final_cp=final_cp)
             tx.acks = tx.acks + ((t, cp, snap),)
             tx.files = add_sorted(tx.files, (cp, t))
@@ -549,7 +674,9 @@ class FlinkModel:
             or self.design.global_checkpoint_at_end_of_input
             and all(tasks[t].ended or tasks[t].status == FINISHED for t in self.topo.sources)
         )
-        tx.coord = coord._replace(next_id=cp + 1, pending=Pending(cp, waiting, finished, (), 0, global_only))
+        # the operator coordinators snapshot first (their checkpoint futures), then the tasks
+        pending = Pending(cp, waiting, finished, (), 0, global_only, coord.unassigned)
+        tx.coord = coord._replace(next_id=cp + 1, pending=pending)
         for t in to_trigger:
             self._snapshot(tx, t, cp)
         self._retain(tx)
@@ -607,8 +734,13 @@ class FlinkModel:
         if len(regions) <= 1 or 100 * len(failed) > self.design.max_failed_region_percent * len(regions) or not store:
             self._abort(tx, counted=True)
             return
-        fallback = store[-1]
         in_failed = set().union(*failed)
+        failed_readers = in_failed.intersection(self._readers)
+        if failed_readers and self.design.coordinator_region_fallback == "abort":
+            # step 5: a coordinator in a failed region does not support regional checkpoints
+            self._abort(tx, counted=True)
+            return
+        fallback = store[-1]
         n = self.topo.n_tasks
         acked = dict(pending.acked)
         snaps, refs, files = [], [], set()
@@ -629,22 +761,58 @@ class FlinkModel:
         for t in acked:
             if t in in_failed:
                 tx.files = remove_sorted(tx.files, (pending.id, t))
+        if self.design.file_merging and self.design.file_merging_keeps_fallback_alive:
+            # the fallback segments are re-registered under this checkpoint (reference 8.1 step 6;
+            # seed 000, Zakelly: "keep previous checkpoint files alive when a region checkpoint occurs")
+            used = dict(tx.reused)
+            for f in files:
+                if f[0] != pending.id and self.is_merged(f[0]):
+                    used[f] = max(used.get(f, f[0]), pending.id)
+            tx.reused = tuple(sorted(used.items()))
+        enum, assignments = self._coordinator_state(tx.coord, pending, failed_readers, fallback.id)
         coord = tx.coord
         count = coord.consecutive_regional + 1
         tx.coord = coord._replace(
+            assignments=assignments,
             pending=(),
-            store=coord.store + (Completed(pending.id, tuple(snaps), tuple(sorted(files)), tuple(refs)),),
+            store=coord.store + (Completed(pending.id, tuple(snaps), tuple(sorted(files)), tuple(refs), False, enum),),
             failed_count=0,
             completed_count=coord.completed_count + 1,
             consecutive_regional=count,
             force_global=self.design.force_global_after_max and count >= self.design.max_consecutive_regional,
         )
-        self._retain(tx)
+        subsumed = self._retain(tx)
         for t in range(n):
             if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
                 ts = tx.tasks[t]
-                msg = (NOTIFY_FALLBACK, pending.id, fallback.id) if t in in_failed else (NOTIFY_COMPLETE, pending.id, 0)
+                if t in in_failed:
+                    msg = (NOTIFY_FALLBACK, pending.id, fallback.id, subsumed)
+                else:
+                    msg = (NOTIFY_COMPLETE, pending.id, 0, subsumed)
                 tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+
+    def _coordinator_state(self, coord: Coordinator, pending: Pending, failed_readers: set, fallback_id: int):
+        """The enumerator's state in checkpoint ``pending.id`` and its tracker after completion.
+
+        Globally (no failed readers) that is the snapshot taken at trigger, and the tracker
+        forgets the assignments the checkpoint covers (``onCheckpointComplete``).  Regionally, a
+        failed reader's state is the fallback's, which lacks the splits assigned to it after
+        the fallback checkpoint: ``checkpointCoordinatorForRegionFallback`` puts those back
+        among the unassigned splits of this checkpoint and keeps them as not yet checkpointed,
+        so that a reset of that reader to this checkpoint adds them back (seed 000, "State
+        Correction ... for OperatorCoordinators to produce consistent snapshots against the
+        mixed view").  With ``ignore`` the coordinator's own snapshot is taken as is.
+        """
+        cp = pending.id
+        enum = set(pending.enum)
+        keep = []
+        for e, r, s in coord.assignments:
+            if e > cp:
+                keep.append((e, r, s))
+            elif r in failed_readers and e > fallback_id and self.design.coordinator_region_fallback == "fallback":
+                enum.add(s)
+                keep.append((cp + 1, r, s))
+        return tuple(sorted(enum)), tuple(sorted(keep))
 
     def _drop_ack(self, tx: _Tx, t: int, cp: int, keep_file: bool = False) -> Snapshot:
         snap = None
@@ -668,29 +836,43 @@ class FlinkModel:
             FINISHED_SNAPSHOT if pending.finished >> t & 1 else acked.get(t, EMPTY_SNAPSHOT) for t in range(n)
         )
         files = tuple((pending.id, t) for t in sorted(acked))
+        enum, assignments = self._coordinator_state(tx.coord, pending, set(), 0)
         coord = tx.coord
         tx.coord = coord._replace(
+            assignments=assignments,
             pending=(),
-            store=coord.store + (Completed(pending.id, snaps, files),),
+            store=coord.store + (Completed(pending.id, snaps, files, (), False, enum),),
             failed_count=0,
             completed_count=coord.completed_count + 1,
             consecutive_regional=0,
             force_global=False,
         )
-        self._retain(tx)
-        msg = (NOTIFY_COMPLETE, pending.id, 0)
+        subsumed = self._retain(tx)
+        msg = (NOTIFY_COMPLETE, pending.id, 0, subsumed)
         for t in range(n):
             if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
                 ts = tx.tasks[t]
                 tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
 
-    def _retain(self, tx: _Tx) -> None:
+    def _retain(self, tx: _Tx) -> int:
         """The store keeps what the design's ``retain`` says; the cleaner then deletes the files
-        of the checkpoints the design's ``discard`` names (by default: exactly the subsumed)."""
+        of the checkpoints the design's ``discard`` names (by default: exactly the subsumed).
+
+        Never deleted: the files of an unclaimed (NO_CLAIM) snapshot, and FLIP-306 merged
+        segments, which their task manager discards on the checkpoint notifications.  Returns
+        the ``lastSubsumedCheckpointId`` those notifications carry when file merging is on (0
+        otherwise): the newest checkpoint outside the last ``num_retained``, as Flink's
+        subsume helper counts it.  The notice carries an id, not the store's ref closure, so a
+        regional checkpoint must keep its fallback segments alive on the task managers."""
         coord = tx.coord
         ids = tuple(c.id for c in coord.store)
         pend = (coord.pending.id,) if coord.pending else ()
         keep = tuple(self.design.retain(ids, self.design.num_retained))
+        newest = keep
+        last_subsumed = 0
+        if self.design.file_merging:
+            older = [i for i in ids if i not in newest]
+            last_subsumed = max(older) if older else 0
         if self.design.retention_follows_refs:
             # FLIP-600: the last n plus the transitive closure of their refCheckpointIds
             by_id = {c.id: c for c in coord.store}
@@ -705,11 +887,12 @@ class FlinkModel:
         subsumed = tuple(i for i in ids if i not in keep)
         gone = set(self.design.discard(subsumed, keep, pend))
         if not subsumed and not gone:
-            return
+            return last_subsumed
         for c in coord.store:
-            if c.id in gone:
-                tx.files = remove_sorted(tx.files, *c.files)
+            if c.id in gone and not c.unclaimed:
+                tx.files = remove_sorted(tx.files, *(f for f in c.files if not self.is_merged(f[0])))
         tx.coord = coord._replace(store=tuple(c for c in coord.store if c.id in keep))
+        return last_subsumed
 
     def _abort(self, tx: _Tx, counted: bool) -> None:
         """``abortPendingCheckpoint``: discard the collected state, tell the tasks (with the
@@ -718,7 +901,7 @@ class FlinkModel:
         pending = coord.pending
         tx.files = remove_sorted(tx.files, *((pending.id, t) for t, _ in pending.acked))
         latest = coord.store[-1].id if coord.store else 0
-        msg = (NOTIFY_ABORT, pending.id, latest)
+        msg = (NOTIFY_ABORT, pending.id, latest, 0)
         for t in range(self.topo.n_tasks):
             if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
                 ts = tx.tasks[t]
@@ -736,8 +919,10 @@ class FlinkModel:
         """A coordinator RPC reaches the task.  An abort first replays the completion of the
         latest completed checkpoint (``notifyCheckpointAbortAsync``, ref §6)."""
         ts = tx.tasks[t]
-        kind, cp, latest = ts.inbox[0]
+        kind, cp, latest, subsumed = ts.inbox[0]
         tx.tasks[t] = ts._replace(inbox=ts.inbox[1:])
+        if subsumed:
+            self._discard_segments(tx, t, subsumed)
         if kind == NOTIFY_COMPLETE:
             self._on_complete(tx, t, cp)
         elif kind == NOTIFY_FALLBACK:
@@ -751,6 +936,16 @@ class FlinkModel:
             ts = tx.tasks[t]
             tx.tasks[t] = ts._replace(aborted=max(ts.aborted, cp))
         self._maybe_finish(tx, t)
+
+    def _discard_segments(self, tx: _Tx, t: int, subsumed: int) -> None:
+        """FLIP-306 ``notifyCheckpointSubsumed(subtask, subsumed)`` on the task manager: discard
+        the subtask's segments of checkpoints <= ``subsumed`` whose lastUsed <= ``subsumed``
+        (ref 8.2).  A physical file goes once no segment in it is left (``file_exists``)."""
+        used = dict(tx.reused)
+        gone = [f for f in tx.files if f[1] == t and f[0] <= subsumed and self.is_merged(f[0]) and used.get(f, f[0]) <= subsumed]
+        if gone:
+            tx.files = remove_sorted(tx.files, *gone)
+            tx.reused = tuple(x for x in tx.reused if x[0] not in gone)
 
     def _on_complete(self, tx: _Tx, t: int, cp: int, commit_upto: int | None = None) -> None:
         """``notifyCheckpointComplete(cp)``: commit pending transactions up to ``cp`` (for a
@@ -791,7 +986,7 @@ class FlinkModel:
             pending = tx.coord.pending
             tx.files = remove_sorted(tx.files, *((pending.id, t) for t, _ in pending.acked))
             latest = tx.coord.store[-1].id if tx.coord.store else 0
-            msg = (NOTIFY_ABORT, pending.id, latest)
+            msg = (NOTIFY_ABORT, pending.id, latest, 0)
             for t in range(self.topo.n_tasks):
                 if pending.waiting >> t & 1 and t not in victims and tx.tasks[t].status == RUNNING:
                     ts = tx.tasks[t]
@@ -807,6 +1002,24 @@ class FlinkModel:
             if ch.producer in victims or ch.consumer in victims:
                 tx.channels[ch.id] = ()
 
+    def _reset_enumerator(self, tx: _Tx, latest: Completed | None, victims: list[int]) -> None:
+        """The split enumerator on restore.  A global failover resets it to the checkpoint's
+        state (``resetToCheckpoint``; the initial state without one).  A regional failover
+        keeps it running and, per restarted reader, adds back the splits assigned to that
+        reader after the restored checkpoint (``subtaskReset`` -> ``addSplitsBack`` with the
+        tracker's uncheckpointed assignments)."""
+        coord = tx.coord
+        if len(victims) == self.topo.n_tasks:
+            tx.coord = coord._replace(unassigned=latest.enum if latest else self.all_splits, assignments=())
+            return
+        cp = latest.id if latest else 0
+        back = [x for x in coord.assignments if x[1] in victims and x[0] > cp]
+        if back:
+            tx.coord = coord._replace(
+                unassigned=add_sorted(coord.unassigned, *(s for _, _, s in back)),
+                assignments=remove_sorted(coord.assignments, *back),
+            )
+
     def _restore(self, tx: _Tx) -> None:
         """Redeploy every failed task with the latest completed checkpoint's state.
 
@@ -820,6 +1033,8 @@ class FlinkModel:
         latest = store[-1] if store else None
         cp = latest.id if latest else 0
         victims = [t for t, ts in enumerate(tx.tasks) if ts.status == FAILED]
+        if self._readers:
+            self._reset_enumerator(tx, latest, victims)
         for t in victims:
             snap = latest.snapshots[t] if latest else EMPTY_SNAPSHOT
             old = tx.tasks[t]

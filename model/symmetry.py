@@ -27,6 +27,8 @@ def permutations(topo: Expanded) -> list[Perm]:
     ps = {v.parallelism for v in job.vertices}
     if len(ps) != 1 or any(e.pattern is not Pattern.POINTWISE for e in job.edges):
         return []
+    if any(v.coordinator for v in job.vertices):  # the enumerator assigns splits by index order
+        return []
     (p,) = ps
     if p < 2:
         return []
@@ -70,7 +72,7 @@ def permute(w: World, perm: Perm) -> World:
         return tuple(sorted(r(x) for x in rs))
 
     def snap(s: Snapshot) -> Snapshot:
-        return Snapshot(s.finished, s.position, recs(s.processed), s.pending)
+        return s._replace(processed=recs(s.processed))
 
     def item(it):
         return (it[0], split_map[it[1]], it[2]) if it[0] == 0 else it
@@ -114,6 +116,7 @@ def permute(w: World, perm: Perm) -> World:
         files=tuple(sorted((cp, task_map[t]) for cp, t in w.files)),
         txns=tuple(sorted(Txn(task_map[x.task], x.seq, x.status, tuple(r(y) for y in x.records)) for x in w.txns)),
         used=w.used,
+        reused=tuple(sorted(((cp, task_map[t]), u) for (cp, t), u in w.reused)),
     )
 
 

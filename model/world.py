@@ -41,6 +41,7 @@ class Snapshot(NamedTuple):
     position: int  # sources: the next offset of its split
     processed: tuple  # sorted records whose effect is in the state (the logical operator state)
     pending: tuple  # 2PC sinks: ((checkpoint, txn), ...) to recover-and-commit on restore
+    split: int = -1  # readers of a source with a split enumerator: the split held (-1: none)
 
 
 FINISHED_SNAPSHOT = Snapshot(True, 0, (), ())
@@ -69,7 +70,8 @@ class TaskState(NamedTuple):
     txn: int  # 2PC sinks: sequence number of the open transaction
     pending: tuple  # 2PC sinks: ((checkpoint, txn), ...) pre-committed, not yet committed
     rr: tuple  # round-robin counter per output edge
-    inbox: tuple  # coordinator RPCs, FIFO: (NOTIFY_COMPLETE | NOTIFY_ABORT, checkpoint, latest_completed)
+    inbox: tuple  # coordinator RPCs, FIFO: (kind, checkpoint, latest completed or fallback id, last subsumed)
+    split: int = -1  # readers of a source with a split enumerator: the split being read (-1: none)
 
 
 class Pending(NamedTuple):
@@ -79,6 +81,7 @@ class Pending(NamedTuple):
     acked: tuple  # ((task, Snapshot), ...) sorted by task
     declined: int = 0  # FLIP-600: bitmask of tasks that declined (regional mode only)
     global_only: bool = False  # FLIP-600: this checkpoint may not complete regionally
+    enum: tuple = ()  # the split enumerator's snapshot, taken at trigger (unassigned splits)
 
 
 class Completed(NamedTuple):
@@ -86,6 +89,8 @@ class Completed(NamedTuple):
     snapshots: tuple  # Snapshot per task
     files: tuple  # sorted files the checkpoint refers to: (checkpoint, task)
     refs: tuple = ()  # FLIP-600 refCheckpointId per task (0: its own state); () when none
+    unclaimed: bool = False  # a snapshot restored in NO_CLAIM mode: Flink never deletes its files
+    enum: tuple = ()  # split enumerator state: the unassigned splits (sorted), jobs with a coordinator
 
 
 class Coordinator(NamedTuple):
@@ -96,6 +101,8 @@ class Coordinator(NamedTuple):
     completed_count: int
     consecutive_regional: int = 0  # FLIP-600 counter of regional completions since a global one
     force_global: bool = False  # FLIP-600 tier 1: the next checkpoint must be global
+    unassigned: tuple = ()  # split enumerator: splits not assigned to any reader (sorted)
+    assignments: tuple = ()  # SplitAssignmentTracker: ((epoch, reader, split), ...) not yet covered by a completed checkpoint
 
 
 class Txn(NamedTuple):
@@ -120,7 +127,7 @@ class World(NamedTuple):
     files: tuple  # sorted checkpoint files that exist: (checkpoint, task)
     txns: tuple  # the external system's transactions (aborted ones are gone), sorted
     used: Budget  # faults injected so far
-
+    reused: tuple = ()  # FLIP-306: ((checkpoint, task), lastUsed) for segments reused by a later checkpoint
 
 
 def add_sorted(items: tuple, *new) -> tuple:

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from model.actions import (
     Ack,
     Action,
+    AssignSplit,
     Decline,
+    DeleteSnapshot,
     Deliver,
     EmitRecord,
     EndOfInput,
@@ -127,13 +129,15 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         return f"the coordinator receives {names[a.task]}'s ack of checkpoint {a.checkpoint}", ev
     if kind is Notify:
         latest = w.tasks[a.task].inbox[0][2]
+        subsumed = w.tasks[a.task].inbox[0][3]
         verb = {
             "complete": "completed",
             "abort": "was aborted",
             "fallback": f"completed regionally, its region's state taken from checkpoint {latest}",
         }[a.kind]
         ev.append(Event(COORDINATOR, names[a.task], f"{a.kind} {a.checkpoint}", "complete" if a.kind == "complete" else "control"))
-        return f"{names[a.task]} learns that checkpoint {a.checkpoint} {verb}", ev
+        tail = f"; its task manager discards its merged segments of checkpoints <= {subsumed} (subsumed)" if subsumed else ""
+        return f"{names[a.task]} learns that checkpoint {a.checkpoint} {verb}{tail}", ev
     if kind is Restore:
         failed = [t for t, ts in enumerate(w.tasks) if ts.status == FAILED]
         src = f"checkpoint {a.checkpoint}" if a.checkpoint else "no checkpoint (initial state)"
@@ -155,6 +159,12 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
     if kind is LoseNotification:
         ev.append(Event(COORDINATOR, names[a.task], f"{a.kind} {a.checkpoint} (lost)", "fault"))
         return f"FAULT: the {a.kind} notification of checkpoint {a.checkpoint} to {names[a.task]} is lost", ev
+    if kind is AssignSplit:
+        ev.append(Event(COORDINATOR, names[a.task], f"assign split {a.split}", "control"))
+        return f"the split enumerator assigns split {a.split} to {names[a.task]}", ev
+    if kind is DeleteSnapshot:
+        ev.append(Event(COORDINATOR, None, f"user deletes snapshot {a.checkpoint}", "fault"))
+        return f"the user deletes the NO_CLAIM snapshot {a.checkpoint} the job was started from", ev
     return a.describe(topo), ev  # pragma: no cover
 
 
@@ -183,6 +193,9 @@ def _side_effects(topo, names, w: World, nxt: World, a: Action) -> list[Event]:
             ev.append(Event(names[t], None, "finished", "control"))
     gone = set(w.files) - set(nxt.files)
     retained = {f for c in nxt.coord.store for f in c.files}
-    for cp, t in sorted(gone & retained):
-        ev.append(Event(COORDINATOR, None, f"deletes cp{cp}/{names[t]}", "fault"))
+    for cp, t in sorted(gone):
+        if type(a) is Notify:  # a FLIP-306 task manager discards the subtask's merged segment
+            ev.append(Event(names[t], None, f"discard segment cp{cp}", "fault" if (cp, t) in retained else "control"))
+        elif (cp, t) in retained:
+            ev.append(Event(COORDINATOR, None, f"deletes cp{cp}/{names[t]}", "fault"))
     return ev

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from model.design import Design
 from model.scope import Scope
 
-from .designs import BASELINE, PRESETS
+from .designs import BASELINE, FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM, PRESETS
 from .scopes import scope
 
 
@@ -19,6 +19,25 @@ def _scope(checkpoints: int = 1, failures: int = 0) -> Scope:
     """keyed-2x2 with one record per split and only the faults an entry needs."""
     return scope("keyed-2x2", records_per_split=1, max_checkpoints=checkpoints, max_failures=failures,
                  max_declines=0, max_timeouts=0, max_lost_notifications=0)
+
+
+def _flip600_scope(job: str = "forward-2x2", records: int = 0, checkpoints: int = 2, declines: int = 1,
+                   bounded: bool = False) -> Scope:
+    """FLIP-600 entries: two independent regions, only declines as faults.  Entries that do not
+    need records flowing use none and unbounded sources: the regional machinery (declines,
+    fallbacks, refs, retention, files) is exercised all the same, in a space small enough to
+    check the correct design exhaustively next to each flaw."""
+    return scope(job, records_per_split=records, bounded=bounded, max_checkpoints=checkpoints, max_failures=0,
+                 max_declines=declines, max_timeouts=0, max_lost_notifications=0)
+
+
+def _regions_by_subtask_index(topo) -> list[frozenset[int]]:
+    """Flawed region policy: subtask i of every vertex forms region i, whatever edge joins them
+    (the thread's "each parallelism maps to an independent Region" applied to a keyBy job)."""
+    groups: dict[int, set[int]] = {}
+    for t in range(topo.n_tasks):
+        groups.setdefault(topo.index_of[t], set()).add(t)
+    return [frozenset(g) for _, g in sorted(groups.items())]
 
 
 def _discard_older_than_pending(subsumed: tuple[int, ...], retained: tuple[int, ...], pending: tuple[int, ...]) -> tuple[int, ...]:
@@ -112,6 +131,119 @@ CATALOG: tuple[Entry, ...] = (
         "be committed'",
     ),
 )
+
+
+FLIP600_CATALOG: tuple[Entry, ...] = (
+    Entry(
+        "K1-regional-final-checkpoint",
+        FLIP600.with_(
+            name="K1-regional-final-checkpoint",
+            global_checkpoint_at_end_of_input=False,
+            fallback_completes_final_checkpoint=True,
+            description="FLIP-600 as first proposed: the checkpoint after end of input may be "
+            "regional, and a failed-region task takes notifyCheckpointComplete(id, fallbackId) as "
+            "the completion of its final checkpoint: it finishes, and the transaction it "
+            "pre-committed for that checkpoint is never committed.",
+        ),
+        "bounded-job-completes",
+        _flip600_scope(records=1, checkpoints=1, bounded=True),
+        "seed 000, Roman (19 Jun 2026): 'the job might complete with some subtasks/regions failing "
+        "the final checkpoint ... This is essentially data loss'",
+        FLIP600,
+    ),
+    Entry(
+        "K2-regions-joined-by-keyby",
+        FLIP600.with_(
+            name="K2-regions-joined-by-keyby",
+            regions=_regions_by_subtask_index,
+            description="Regional mode across regions joined by an ALL_TO_ALL (keyBy) edge: a "
+            "failed region's old state is mixed with a healthy region's new state that already "
+            "holds records the failed region's source will replay.",
+        ),
+        "checkpoints-consistent",
+        _flip600_scope(job="keyed-2x2", records=1, checkpoints=2),
+        "seed 000: 'Our current scope is limited to embarrassingly parallel regions'; "
+        "'BLOCKING/HYBRID edges between Regions -> Auto-disable at runtime'",
+        FLIP600,
+    ),
+    Entry(
+        "K3-no-coordinator-fallback",
+        FLIP600.with_(
+            name="K3-no-coordinator-fallback",
+            coordinator_region_fallback="ignore",
+            description="The split enumerator's own snapshot goes into a regional checkpoint as is: "
+            "a split it assigned to a failed-region reader after the fallback checkpoint is neither "
+            "unassigned in the enumerator's state nor in the reader's fallback state, so a restore "
+            "never reads it.",
+        ),
+        "split-ownership-consistent",
+        _flip600_scope(job="enumerator-2x2", records=1, checkpoints=2),
+        "seed 000: 'State Correction — New checkpointCoordinatorForRegionFallback interface for "
+        "OperatorCoordinators to produce consistent snapshots against the mixed view'",
+        FLIP600,
+    ),
+    Entry(
+        "K4-retention-ignores-refs",
+        FLIP600.with_(
+            name="K4-retention-ignores-refs",
+            retention_follows_refs=False,
+            description="The store subsumes checkpoints by id only: the fallback checkpoint a "
+            "regional checkpoint refers to is subsumed and the cleaner deletes its files.",
+        ),
+        "checkpoints-restorable",
+        _flip600_scope(),
+        "seed 000: 'Track ref_checkpoint_id in metadata to prevent premature cleanup of referenced "
+        "historical checkpoints'",
+        FLIP600,
+    ),
+    Entry(
+        "K5-no-consecutive-limit",
+        FLIP600.with_(
+            name="K5-no-consecutive-limit",
+            force_global_after_max=False,
+            description="No tier 1: regional checkpoints may follow each other without limit, so a "
+            "region that keeps failing makes the refCheckpointId chain grow with every checkpoint.",
+        ),
+        "ref-chain-bounded",
+        _flip600_scope(checkpoints=4, declines=3),
+        "seed 000, Tier 1: 'When consecutiveRegionalCount >= maxConsecutiveFailures, the next "
+        "checkpoint is forced to be global'",
+        FLIP600,
+    ),
+    Entry(
+        "K6-file-merging-drops-fallback-segments",
+        FLIP600_FILE_MERGING.with_(
+            name="K6-file-merging-drops-fallback-segments",
+            file_merging_keeps_fallback_alive=False,
+            description="FLIP-306 task-manager file merging with regional checkpoints, without "
+            "keeping the fallback segments alive: the subsumed notice that comes with the regional "
+            "completion makes every subtask discard its segments of the fallback checkpoint, the "
+            "physical file goes, and the regional checkpoint refers to it.",
+        ),
+        "checkpoints-restorable",
+        _flip600_scope(),
+        "seed 000, Zakelly (23 Jun 2026): 'The only thing we should do is to keep previous checkpoint "
+        "files alive when a region checkpoint occurs'",
+        FLIP600_FILE_MERGING,
+    ),
+    Entry(
+        "K7-no-claim-snapshot-deleted-too-early",
+        FLIP600_NO_CLAIM.with_(
+            name="K7-no-claim-snapshot-deleted-too-early",
+            no_claim_delete_after="first-checkpoint",
+            description="The user deletes the NO_CLAIM snapshot once the first checkpoint completed, "
+            "as Flink's documentation allows; that checkpoint was regional and its failed region "
+            "still refers to the snapshot's files.",
+        ),
+        "checkpoints-restorable",
+        _flip600_scope(),
+        "seed 000: 'NO_CLAIM mode warning ... After restoring from a Regional Checkpoint, only a "
+        "successful global checkpoint guarantees independence from the old state'",
+        FLIP600_NO_CLAIM,
+    ),
+)
+
+CATALOG = CATALOG + FLIP600_CATALOG
 
 
 def entry(name: str) -> Entry:

@@ -66,10 +66,26 @@ def keyed_three_stage(p: int = 2) -> JobGraph:
     )
 
 
+def enumerator_pipeline(p: int = 2) -> JobGraph:
+    """FLIP-27 source(P) with a split enumerator -forward-> 2PC sink(P): P independent regions;
+    the enumerator (the source's operator coordinator) assigns the P splits to readers on request."""
+    return JobGraph(
+        (
+            Vertex("source", p, Role.SOURCE, coordinator=True),
+            Vertex("sink", p, Role.SINK, two_phase_commit=True),
+        ),
+        (Edge("source", "sink", Pattern.POINTWISE),),
+    )
+
+
 JOBS: dict[str, Any] = {
     "keyed-2x2": (lambda: keyed_pipeline(2), "source(2) -keyBy-> keyed 2PC sink(2); one region"),
     "forward-2x2": (lambda: forward_pipeline(2), "source(2) -forward-> 2PC sink(2); two regions"),
     "three-stage": (lambda: keyed_three_stage(2), "source(2) -forward-> map(2) -keyBy-> keyed 2PC sink(2)"),
+    "enumerator-2x2": (
+        lambda: enumerator_pipeline(2),
+        "FLIP-27 source(2) with a split enumerator -forward-> 2PC sink(2); two regions",
+    ),
 }
 
 

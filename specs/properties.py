@@ -71,16 +71,34 @@ def exactly_once_output(m: FlinkModel, w: World) -> str | None:
 
 
 def restorable(m: FlinkModel, w: World) -> str | None:
-    files = set(w.files)
+    """Every retained checkpoint's files exist.  With FLIP-306 file merging the unit of deletion
+    is the physical file, and the checkpoints to check are the ones kept for restore (the newest
+    ``num_retained``): one kept only because a newer one refers to it needs only the segments
+    that newer one lists itself."""
     store = w.coord.store
-    for k, c in enumerate(store):
+    merging = m.design.file_merging
+    restorable_ids = set(m.design.retain(tuple(c.id for c in store), m.design.num_retained)) if merging else None
+    names = m.topo.names
+    for k in range(len(store) - 1, -1, -1):  # the latest first: the one a restore would use
+        c = store[k]
+        if merging and c.id not in restorable_ids:
+            continue
         for f in c.files:
-            if f not in files:
-                role = "the latest, which a restore would use" if k == len(store) - 1 else "retained"
+            if m.file_exists(w, f):
+                continue
+            role = "the latest, which a restore would use" if k == len(store) - 1 else "retained"
+            if m.is_merged(f[0]):
+                tm = m.physical_file(f)[1]
                 return (
-                    f"checkpoint {c.id} ({role}) refers to file cp{f[0]}/{m.topo.names[f[1]]},"
-                    f" which the cleaner deleted"
+                    f"checkpoint {c.id} ({role}) refers to segment cp{f[0]}/{names[f[1]]} in physical file"
+                    f" tm{tm}/cp{f[0]}, which its task manager deleted once every segment in it was discarded"
                 )
+            if m.design.no_claim_restore and f[0] == 1:
+                return (
+                    f"checkpoint {c.id} ({role}) refers to file snapshot1/{names[f[1]]} of the NO_CLAIM"
+                    f" snapshot, which the user deleted"
+                )
+            return f"checkpoint {c.id} ({role}) refers to file cp{f[0]}/{names[f[1]]}, which the cleaner deleted"
     return None
 
 
@@ -89,10 +107,7 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
     topo = m.topo
     n_rec = m.scope.records_per_split
     names = topo.names
-    pos = {}
-    for t in topo.sources:
-        s = c.snapshots[t]
-        pos[topo.split_of[t]] = n_rec if s.finished else s.position
+    pos = _split_positions(m, c)
     src_split = {topo.split_of[t]: t for t in topo.sources}
     stateful = m._stateful
     for v, tasks in enumerate(topo.tasks_of):
@@ -124,6 +139,56 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
                         f"checkpoint {c.id} is not a consistent cut: record {rec(r)} is before {src}'s"
                         f" position {pos[sp]} but in no state of {vname}, so a restore loses it"
                     )
+    return None
+
+
+def _split_positions(m: FlinkModel, c: Completed) -> dict[int, int]:
+    """Where a restore of ``c`` resumes each split.  A fixed split: its source's position (the
+    end when the source finished).  An enumerator split: the position in the reader snapshot
+    that holds it; the start when the enumerator's state has it unassigned; otherwise it was
+    read to the end (a reader took it, finished it and moved on, or finished)."""
+    topo = m.topo
+    n_rec = m.scope.records_per_split
+    readers = m._readers
+    pos = {}
+    for t in topo.sources:
+        if t in readers:
+            continue
+        s = c.snapshots[t]
+        pos[topo.split_of[t]] = n_rec if s.finished else s.position
+    for sp in m.all_splits:
+        held = [s.position for t, s in enumerate(c.snapshots) if t in readers and s.split == sp]
+        pos[sp] = held[0] if held else 0 if sp in c.enum else n_rec
+    return pos
+
+
+def split_ownership(m: FlinkModel, w: World) -> str | None:
+    """In every retained checkpoint each enumerator split is in exactly one place: unassigned in
+    the enumerator's state or held by one reader; or nowhere once read to the end, which needs
+    its records in the downstream state (seed 000: checkpointCoordinatorForRegionFallback "to
+    produce consistent snapshots against the mixed view")."""
+    if not m._readers:
+        return None
+    names = m.topo.names
+    for c in w.coord.store:
+        for sp in m.all_splits:
+            holders = [names[t] for t, s in enumerate(c.snapshots) if t in m._readers and s.split == sp]
+            if sp in c.enum:
+                holders.insert(0, "the split enumerator (unassigned)")
+            if len(holders) > 1:
+                return (
+                    f"checkpoint {c.id} gives split {sp} to both {holders[0]} and {holders[1]}:"
+                    f" a restore reads it twice"
+                )
+            if not holders:
+                for off in range(m.scope.records_per_split):
+                    if not any((sp, off) in s.processed for t, s in enumerate(c.snapshots) if m._stateful[t]) and not any(
+                        s.finished for t, s in enumerate(c.snapshots) if m._stateful[t]
+                    ):
+                        return (
+                            f"checkpoint {c.id} has split {sp} neither unassigned in the enumerator nor held by"
+                            f" a reader, yet record {rec((sp, off))} is in no downstream state: a restore never reads it"
+                        )
     return None
 
 
@@ -282,8 +347,15 @@ def w_restore_regional(m, prev: World, a, nxt: World) -> str | None:
 
 
 def w_forced_global(m, prev: World, a, nxt: World) -> str | None:
-    if nxt.coord.completed_count > prev.coord.completed_count and prev.coord.force_global and not any(nxt.coord.store[-1].refs):
-        return f"forced global checkpoint {nxt.coord.store[-1].id} completed after {prev.coord.consecutive_regional} regional ones"
+    """A checkpoint that was forced global (tier 1, or because the sources are exhausted)
+    completes after at least one regional one."""
+    pend = prev.coord.pending
+    if nxt.coord.completed_count > prev.coord.completed_count and pend and pend.global_only and prev.coord.consecutive_regional:
+        why = "tier 1" if prev.coord.force_global else "every source exhausted"
+        return (
+            f"forced global checkpoint {nxt.coord.store[-1].id} ({why}) completed after"
+            f" {prev.coord.consecutive_regional} regional one(s)"
+        )
     return None
 
 
@@ -326,6 +398,13 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("restore-from-checkpoint", SOMETIMES, "failed subtasks are restored from a completed checkpoint", w_restore),
     Property("a-sink-commits", SOMETIMES, "a sink commits a transaction", w_sink_commit),
     Property("the-job-finishes", SOMETIMES, "every subtask finishes", w_job_finished, _bounded),
+    Property(
+        "split-ownership-consistent",
+        ALWAYS,
+        "in every retained checkpoint, the split enumerator's state and the readers' states hold each split once",
+        split_ownership,
+        lambda design, scope: any(v.coordinator for v in scope.job.vertices),
+    ),
     Property(
         "ref-chain-bounded",
         ALWAYS,

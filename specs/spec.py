@@ -47,7 +47,10 @@ class Spec:
 
     @cached_property
     def permutations(self) -> list:
-        return symmetry.permutations(self.model.topo) if self.symmetry else []
+        # task-manager placement (file merging) is by subtask index: no index permutation there
+        if not self.symmetry or self.design.file_merging:
+            return []
+        return symmetry.permutations(self.model.topo)
 
     @cached_property
     def canonical(self) -> Callable | None:

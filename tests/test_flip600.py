@@ -44,7 +44,7 @@ def _regional_run(design):
                 do(Ack(t, c))
         for t in range(4):
             while w.tasks[t].inbox:
-                kind, c, _ = w.tasks[t].inbox[0]
+                kind, c = w.tasks[t].inbox[0][:2]
                 if cp == 2:
                     assert kind == (NOTIFY_FALLBACK if t in (SRC1, SINK1) else 0)
                 do(Notify(t, c, ("complete", "abort", "fallback")[kind]))
@@ -105,7 +105,7 @@ def test_claim_global_checkpoint_at_end_of_input_prevents_the_data_loss_is_refut
     checkpoint and finish, and sink[1]'s last transaction is never committed.  (The model
     assumes a failed-region task treats notifyCheckpointComplete(id, fallbackId) as the
     completion of checkpoint id, as the PR's signature suggests.)"""
-    path = DATA / "flip600-regional--bounded-job-completes.trace.json"
+    path = DATA / "flip600-jun23--bounded-job-completes.trace.json"
     outcome = replay(load_trace_file(str(path)), str(path))
     assert outcome.reproduced
     assert outcome.violation["property"] == "bounded-job-completes"

@@ -60,7 +60,7 @@ class Run:
     def notify_all(self):
         for t in range(len(self.w.tasks)):
             while self.w.tasks[t].inbox:
-                kind, cp, _ = self.w.tasks[t].inbox[0]
+                kind, cp = self.w.tasks[t].inbox[0][:2]
                 self.do(Notify(t, cp, ("complete", "abort")[kind]))
         return self
 
