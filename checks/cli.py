@@ -18,7 +18,7 @@ from specs.catalog import CATALOG, all_designs
 from specs.designs import PRESETS, load_design
 from specs.errors import InputError
 from specs.jobs import JOBS, load_job
-from specs.scopes import default_scope
+from specs.scopes import default_scope, default_scope_for, regional_scope
 from specs.spec import Spec
 
 from .api import ENGINES, check, save_traces
@@ -67,29 +67,40 @@ def _progress(outcome, queue: int) -> None:
 
 def _add_scope_options(p: argparse.ArgumentParser) -> None:
     d = default_scope()
-    g = p.add_argument_group("scope (defaults: the baseline's default scope)")
-    g.add_argument("--job", default=d.job_name, help=f"job preset ({', '.join(JOBS)}) or a TOML job file")
-    g.add_argument("--records", type=_nonneg, default=d.records_per_split, help="records per source split")
+    r = regional_scope()
+    g = p.add_argument_group(
+        "scope (defaults: the design's default scope: for regional designs "
+        f"{r.job_name}, {r.max_checkpoints} checkpoints, {r.max_failures} failure, {r.max_declines} decline;"
+        f" otherwise {d.job_name}, {d.max_checkpoints} checkpoint, {d.max_failures} failure, {d.max_declines} decline)"
+    )
+    g.add_argument("--job", default=None, help=f"job preset ({', '.join(JOBS)}) or a TOML job file")
+    g.add_argument("--records", type=_nonneg, default=None, help="records per source split")
     g.add_argument("--unbounded", action="store_true", help="sources never reach end of input")
-    g.add_argument("--checkpoints", type=_nonneg, default=d.max_checkpoints, help="checkpoints triggered before end of input")
-    g.add_argument("--failures", type=_nonneg, default=d.max_failures, help="task failures")
-    g.add_argument("--declines", type=_nonneg, default=d.max_declines, help="checkpoint declines")
-    g.add_argument("--timeouts", type=_nonneg, default=d.max_timeouts, help="checkpoint timeouts")
-    g.add_argument("--lost-notifications", type=_nonneg, default=d.max_lost_notifications, help="lost coordinator RPCs")
+    g.add_argument("--checkpoints", type=_nonneg, default=None, help="checkpoints triggered before end of input")
+    g.add_argument("--failures", type=_nonneg, default=None, help="task failures")
+    g.add_argument("--declines", type=_nonneg, default=None, help="checkpoint declines")
+    g.add_argument("--timeouts", type=_nonneg, default=None, help="checkpoint timeouts")
+    g.add_argument("--lost-notifications", type=_nonneg, default=None, help="lost coordinator RPCs")
 
 
-def _scope_from_args(args) -> Scope:
-    name, job = load_job(args.job)
+def _scope_from_args(args, design) -> Scope:
+    """The design's default scope, with every option the user gave."""
+    d = default_scope_for(design)
+    name, job = load_job(args.job) if args.job is not None else (d.job_name, d.job)
+
+    def pick(value, default):
+        return default if value is None else value
+
     return Scope(
         job=job,
         job_name=name,
-        records_per_split=args.records,
+        records_per_split=pick(args.records, d.records_per_split),
         bounded=not args.unbounded,
-        max_checkpoints=args.checkpoints,
-        max_failures=args.failures,
-        max_declines=args.declines,
-        max_timeouts=args.timeouts,
-        max_lost_notifications=args.lost_notifications,
+        max_checkpoints=pick(args.checkpoints, d.max_checkpoints),
+        max_failures=pick(args.failures, d.max_failures),
+        max_declines=pick(args.declines, d.max_declines),
+        max_timeouts=pick(args.timeouts, d.max_timeouts),
+        max_lost_notifications=pick(args.lost_notifications, d.max_lost_notifications),
     )
 
 
@@ -137,7 +148,7 @@ def print_result(result: CheckResult) -> None:
 
 def cmd_check(args) -> int:
     design = load_design(args.design, all_designs())
-    scope = _scope_from_args(args)
+    scope = _scope_from_args(args, design)
     out = Path(args.out)
     _say(f"checking {design.name} ...")
     result = check(
@@ -279,7 +290,7 @@ def cmd_spark(args) -> int:
     out = Path(args.out)
     if args.spark_mode == "generate":
         design = load_design(args.design, all_designs())
-        scope = _scope_from_args(args)
+        scope = _scope_from_args(args, design)
         _say(f"spark generate: {args.walks:,} random walks of {design.name}, <= {args.steps} steps, seed {args.seed}")
         summary = spark.run_generate(
             design, scope, walks=args.walks, max_steps=args.steps, seed=args.seed,

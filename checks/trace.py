@@ -190,7 +190,8 @@ def replay(doc: Any, source: str = "<trace>", design: Design | None = None) -> R
         raise InputError(source, getattr(e, "field", "trace"), str(e).split(": ", 1)[-1]) from None
     w = spec.initial_states()[0]
     worlds = [w]
-    first = spec.always_violation(w, 0)
+    prefer = recorded.get("property") if isinstance(recorded, dict) else None
+    first = spec.always_violation(w, 0, prefer)
     for i, a in enumerate(actions):
         enabled = spec.actions(w)
         if a not in enabled:
@@ -198,7 +199,7 @@ def replay(doc: Any, source: str = "<trace>", design: Design | None = None) -> R
         w = spec.next_state(w, a)
         worlds.append(w)
         if first is None:
-            first = spec.always_violation(w, i + 1)
+            first = spec.always_violation(w, i + 1, prefer)
     if first is None:
         first = spec.end_violation(w, len(actions))
     return ReplayOutcome(spec, actions, len(actions), first, recorded, worlds)

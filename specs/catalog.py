@@ -145,7 +145,7 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
             "the completion of its final checkpoint: it finishes, and the transaction it "
             "pre-committed for that checkpoint is never committed.",
         ),
-        "bounded-job-completes",
+        "finished-sinks-committed",
         _flip600_scope(records=1, checkpoints=1, bounded=True),
         "seed 000, Roman (19 Jun 2026): 'the job might complete with some subtasks/regions failing "
         "the final checkpoint ... This is essentially data loss'",
@@ -205,7 +205,7 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
             "region that keeps failing makes the refCheckpointId chain grow with every checkpoint.",
         ),
         "ref-chain-bounded",
-        _flip600_scope(checkpoints=4, declines=3),
+        _flip600_scope(job="sources-2", checkpoints=4, declines=3),
         "seed 000, Tier 1: 'When consecutiveRegionalCount >= maxConsecutiveFailures, the next "
         "checkpoint is forced to be global'",
         FLIP600,

@@ -82,6 +82,10 @@ JOBS: dict[str, Any] = {
     "keyed-2x2": (lambda: keyed_pipeline(2), "source(2) -keyBy-> keyed 2PC sink(2); one region"),
     "forward-2x2": (lambda: forward_pipeline(2), "source(2) -forward-> 2PC sink(2); two regions"),
     "three-stage": (lambda: keyed_three_stage(2), "source(2) -forward-> map(2) -keyBy-> keyed 2PC sink(2)"),
+    "sources-2": (
+        lambda: JobGraph((Vertex("source", 2, Role.SOURCE),)),
+        "source(2) alone: two regions of one subtask, for checkpoint bookkeeping (refs, retention, files)",
+    ),
     "enumerator-2x2": (
         lambda: enumerator_pipeline(2),
         "FLIP-27 source(2) with a split enumerator -forward-> 2PC sink(2); two regions",

@@ -169,26 +169,31 @@ def split_ownership(m: FlinkModel, w: World) -> str | None:
     produce consistent snapshots against the mixed view")."""
     if not m._readers:
         return None
-    names = m.topo.names
     for c in w.coord.store:
-        for sp in m.all_splits:
-            holders = [names[t] for t, s in enumerate(c.snapshots) if t in m._readers and s.split == sp]
-            if sp in c.enum:
-                holders.insert(0, "the split enumerator (unassigned)")
-            if len(holders) > 1:
+        why = _ownership_verdict(m, c)
+        if why:
+            return why
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _ownership_verdict(m: FlinkModel, c: Completed) -> str | None:
+    names = m.topo.names
+    downstream = [s for t, s in enumerate(c.snapshots) if m._stateful[t]]
+    for sp in m.all_splits:
+        holders = [names[t] for t, s in enumerate(c.snapshots) if t in m._readers and s.split == sp]
+        if sp in c.enum:
+            holders.insert(0, "the split enumerator (unassigned)")
+        if len(holders) > 1:
+            return f"checkpoint {c.id} gives split {sp} to both {holders[0]} and {holders[1]}: a restore reads it twice"
+        if holders or any(s.finished for s in downstream):
+            continue
+        for off in range(m.scope.records_per_split):
+            if not any((sp, off) in s.processed for s in downstream):
                 return (
-                    f"checkpoint {c.id} gives split {sp} to both {holders[0]} and {holders[1]}:"
-                    f" a restore reads it twice"
+                    f"checkpoint {c.id} has split {sp} neither unassigned in the enumerator nor held by"
+                    f" a reader, yet record {rec((sp, off))} is in no downstream state: a restore never reads it"
                 )
-            if not holders:
-                for off in range(m.scope.records_per_split):
-                    if not any((sp, off) in s.processed for t, s in enumerate(c.snapshots) if m._stateful[t]) and not any(
-                        s.finished for t, s in enumerate(c.snapshots) if m._stateful[t]
-                    ):
-                        return (
-                            f"checkpoint {c.id} has split {sp} neither unassigned in the enumerator nor held by"
-                            f" a reader, yet record {rec((sp, off))} is in no downstream state: a restore never reads it"
-                        )
     return None
 
 
@@ -254,6 +259,22 @@ def ref_chain_bounded(m: FlinkModel, w: World) -> str | None:
                     f"checkpoint {c.id} refers for {m.topo.names[t]} through a chain {path} of {len(chain) - 1}"
                     f" refs, over max_consecutive_regional = {limit}"
                 )
+    return None
+
+
+def finished_sinks_committed(m: FlinkModel, w: World) -> str | None:
+    """A 2PC sink that finished has committed everything it wrote: it received the completion
+    of a checkpoint taken after its finish, holding its own state, before it went away (seed
+    000, Roman: "After a successful checkpoint, they are guaranteed to get checkpoint
+    completion notification - so that they can make side effects visible")."""
+    names = m.topo.names
+    for x in w.txns:
+        if x.status == COMMITTED or not x.records or w.tasks[x.task].status != FINISHED:
+            continue
+        return (
+            f"{names[x.task]} finished, but its transaction {x.seq} with record {rec(x.records[0])} was never"
+            f" committed: data loss"
+        )
     return None
 
 
@@ -383,6 +404,13 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
         ALWAYS,
         "every key group is owned by exactly one subtask, and keyed state sits with its owner",
         key_groups_owned_once,
+    ),
+    Property(
+        "finished-sinks-committed",
+        ALWAYS,
+        "a 2PC sink that finished has committed every transaction it wrote (its final checkpoint completed with its own state)",
+        finished_sinks_committed,
+        _bounded,
     ),
     Property(
         "bounded-job-completes",

@@ -18,3 +18,17 @@ def default_scope() -> Scope:
     return scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=1,
                  max_timeouts=0, max_lost_notifications=0)
 
+
+
+def regional_scope() -> Scope:
+    """FLIP-600's default: two independent regions (forward-2x2), one record per split, two
+    checkpoints before end of input plus the final one (three in a run), one decline and one
+    failure: a regional checkpoint completes, is restored from, and a forced global one
+    follows.  About 9 million distinct states."""
+    return scope("forward-2x2", records_per_split=1, max_checkpoints=2, max_failures=1, max_declines=1,
+                 max_timeouts=0, max_lost_notifications=0)
+
+
+def default_scope_for(design) -> Scope:
+    """The scope a design is checked in when the user names none."""
+    return regional_scope() if design.regional_checkpoints else default_scope()

@@ -79,9 +79,12 @@ class Spec:
         return self._bound(SOMETIMES)
 
     # verdicts on one run -----------------------------------------------------------------------
-    def always_violation(self, w, step: int) -> dict | None:
-        """The first ``always`` property that ``w`` (reached after ``step`` actions) violates."""
-        for prop, check in self.always:
+    def always_violation(self, w, step: int, prefer: str | None = None) -> dict | None:
+        """The first ``always`` property that ``w`` (reached after ``step`` actions) violates;
+        ``prefer`` (a trace's recorded property) is checked first, since one step can break
+        two properties at once."""
+        order = sorted(self.always, key=lambda pc: pc[0].name != prefer) if prefer else self.always
+        for prop, check in order:
             why = check(w)
             if why is not None:
                 return {"property": prop.name, "kind": prop.kind, "step": step, "reason": why}

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import pytest
 
+from checks.api import check
+from specs.catalog import entry
 from specs.scopes import scope
 
 
@@ -12,3 +16,10 @@ def tiny_scope():
     """keyed-2x2, one record per split, one checkpoint before end of input, no faults."""
     return scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=0, max_declines=0,
                  max_timeouts=0, max_lost_notifications=0)
+
+
+@lru_cache(maxsize=None)
+def catalog_run(name: str):
+    """The search that catches catalog entry ``name`` (shared by the catalog and report tests)."""
+    e = entry(name)
+    return check(e.design, e.scope, stop_at=e.violates)

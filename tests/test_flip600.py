@@ -99,27 +99,35 @@ def test_regional_mode_is_disabled_across_blocking_edges():
 def test_claim_global_checkpoint_at_end_of_input_prevents_the_data_loss_is_refuted():
     """Seed 000 (Raorao, 23 Jun 2026): "force a global checkpoint when the job is about to
     terminate. When all sources are exhausted, the JM will mark the next checkpoint as mandatory
-    global".  Verdict: REFUTED when regions exhaust their sources at different times.  Region 1
-    ends first; checkpoint 2 is not forced global (source[0] still runs); sink[1] declines, region
-    1 falls back to checkpoint 1, its tasks take the regional completion as their final
-    checkpoint and finish, and sink[1]'s last transaction is never committed.  (The model
-    assumes a failed-region task treats notifyCheckpointComplete(id, fallbackId) as the
-    completion of checkpoint id, as the PR's signature suggests.)"""
-    path = DATA / "flip600-jun23--bounded-job-completes.trace.json"
+    global".  Verdict: REFUTED when regions exhaust their sources at different times.  Region 0
+    ends first; checkpoint 2 is not forced global (source[1] still runs); sink[0] declines it,
+    region 0 falls back to checkpoint 1, its tasks take the regional completion as their final
+    checkpoint and finish, and sink[0]'s last transaction is never committed (23 steps, the
+    shortest).  That design lets a failed-region task treat notifyCheckpointComplete(id,
+    fallbackId) as the completion of checkpoint id, as the PR's signature suggests;
+    flip600-regional does not (Roman: "the final checkpoint must always be acked by all
+    subtasks/regions"), and passes the same scope (deep test below)."""
+    path = DATA / "flip600-jun23--finished-sinks-committed.trace.json"
     outcome = replay(load_trace_file(str(path)), str(path))
     assert outcome.reproduced
-    assert outcome.violation["property"] == "bounded-job-completes"
-    assert outcome.violation["reason"] == "the job finished but record (split 1, offset 0) was never committed"
-    assert outcome.violation["step"] == 38
+    assert outcome.violation["property"] == "finished-sinks-committed"
+    assert outcome.violation["reason"] == (
+        "sink[0] finished, but its transaction 1 with record (split 0, offset 0) was never committed: data loss"
+    )
+    assert outcome.violation["step"] == 23
+    assert outcome.spec.design.global_checkpoint_at_end_of_input
 
 
 @pytest.mark.deep
 def test_claim_refuted_from_scratch_and_fixed_by_waiting_for_an_own_checkpoint():
+    """The 23 Jun design fails in 23 steps (38 until the job ends without the record);
+    flip600-regional passes the same scope exhaustively."""
     sc = scope("forward-2x2", max_checkpoints=2, max_failures=0, max_declines=1, max_lost_notifications=0)
-    r = check(FLIP600, sc, stop_at="bounded-job-completes")
+    jun23 = FLIP600.with_(name="flip600-jun23", fallback_completes_final_checkpoint=True)
+    r = check(jun23, sc, stop_at="bounded-job-completes")
+    assert len(r.verdict("finished-sinks-committed").trace) == 23
     assert len(r.verdict("bounded-job-completes").trace) == 38
-    fixed = FLIP600.with_(name="wait-for-own-final", fallback_completes_final_checkpoint=False)
-    r = check(fixed, sc)
+    r = check(FLIP600, sc)
     assert r.complete and r.ok, [v.reason for v in r.violated]
 
 
@@ -136,3 +144,120 @@ def test_claim_ref_chain_bounded_by_max_consecutive_failures_is_refuted_by_tier2
     assert outcome.violation["property"] == "ref-chain-bounded"
     assert "chain 4 -> 2 -> 1 of 2 refs, over max_consecutive_regional = 1" in outcome.violation["reason"]
     assert outcome.spec.design.regional_checkpoints and outcome.spec.design.max_consecutive_regional == 1
+
+
+SMALL = ["--job", "forward-2x2", "--records", "0", "--unbounded", "--checkpoints", "2", "--failures", "0",
+         "--declines", "1", "--lost-notifications", "0"]
+
+
+def _cli(args, capsys):
+    from checks.cli import main
+
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_toml_variant_max_consecutive_zero_still_completes_one_regional_checkpoint(tmp_path, capsys):
+    """A user's variant, no code: max-consecutive-failures = 0.  Tier 1 forces a global
+    checkpoint only after a regional one completed (PR #28963: "counter ≥ max-consecutive ->
+    next forced global"), so 0 does not disable regional checkpoints: the first one completes
+    with a ref, one over the configured maximum."""
+    f = tmp_path / "max0.toml"
+    f.write_text('based_on = "flip600-regional"\nmax_consecutive_regional = 0\n')
+    code, out, err = _cli(["check", "--design", str(f), "--out", str(tmp_path / "out"), *SMALL], capsys)
+    assert code == 1, out + err
+    assert "ref-chain-bounded" in out and "of 1 refs, over max_consecutive_regional = 0" in out
+    trace = tmp_path / "out" / "max0--ref-chain-bounded.trace.json"
+    code, out, _ = _cli(["replay", str(trace)], capsys)
+    assert code == 1 and "same verdict as recorded in the trace" in out
+
+
+def test_toml_variant_file_merging_with_no_claim(tmp_path, capsys):
+    """A user's variant, no code: FLIP-306 file merging on, started from a NO_CLAIM snapshot.
+    Deleting the snapshot only once no checkpoint refers to it holds; deleting it after the
+    first checkpoint (Flink's documented rule) breaks the regional checkpoint that still does."""
+    f = tmp_path / "fm.toml"
+    f.write_text(
+        'based_on = "flip600-regional"\nfile_merging = true\nno_claim_restore = true\n'
+        'no_claim_delete_after = "independent-checkpoint"\n'
+    )
+    code, out, err = _cli(["check", "--design", str(f), "--out", str(tmp_path / "a"), *SMALL], capsys)
+    assert code == 0, out + err
+    assert "a-regional-checkpoint-completes" in out and "RESULT: every property holds" in out
+    f.write_text(f.read_text().replace("independent-checkpoint", "first-checkpoint"))
+    code, out, err = _cli(["check", "--design", str(f), "--out", str(tmp_path / "b"), *SMALL], capsys)
+    assert code == 1, out + err
+    assert "of the NO_CLAIM snapshot, which the user deleted" in out
+
+
+def _enumerator_run(design):
+    """enumerator-2x2: checkpoint 1 completes before any split is assigned; the enumerator then
+    assigns split 0 to source[0] and split 1 to source[1]; in checkpoint 2 sink[1] declines."""
+    from model.actions import AssignSplit
+
+    m = FlinkModel(design, scope("enumerator-2x2", bounded=False, max_checkpoints=2, max_declines=1, max_failures=1,
+                                 max_lost_notifications=0))
+    w = m.initial()
+
+    def do(a):
+        nonlocal w
+        assert a in m.enabled(w), a.describe(m.topo)
+        w = m.step(w, a)
+
+    def settle(cp, decline=None):
+        for c in range(len(m.topo.channels)):
+            while w.channels[c]:
+                do(Deliver(c))
+        while w.acks:
+            t, c, _ = w.acks[0]
+            do(Decline(t, c) if t == decline else Ack(t, c))
+        for t in range(4):
+            while w.tasks[t].inbox:
+                kind, c = w.tasks[t].inbox[0][:2]
+                do(Notify(t, c, ("complete", "abort", "fallback")[kind]))
+
+    do(TriggerCheckpoint(1))
+    settle(1)
+    do(AssignSplit(SRC0, 0))
+    do(AssignSplit(SRC1, 1))
+    do(TriggerCheckpoint(2))
+    settle(2, decline=SINK1)
+    return m, w
+
+
+def test_enumerator_falls_back_with_the_failed_region():
+    """checkpointCoordinatorForRegionFallback: split 1, assigned to the failed region's reader
+    after checkpoint 1, is unassigned in checkpoint 2's enumerator state; a region failover of
+    source[1] restored from checkpoint 2 gets it back from the enumerator."""
+    from model.actions import FailTask, Restore
+    from specs.properties import consistent_cut, split_ownership
+
+    m, w = _enumerator_run(FLIP600)
+    cp2 = w.coord.store[-1]
+    assert cp2.id == 2 and cp2.refs == (0, 1, 0, 1)
+    assert cp2.enum == (1,) and cp2.snapshots[SRC0].split == 0 and cp2.snapshots[SRC1].split == -1
+    assert split_ownership(m, w) is None and consistent_cut(m, w) is None
+    w = m.step(w, FailTask(SRC1))
+    w = m.step(w, Restore(2))
+    assert w.coord.unassigned == (1,) and w.tasks[SRC1].split == -1
+
+
+def test_enumerator_without_fallback_support_aborts_the_regional_checkpoint():
+    """PR #28963 step 5: "If a coordinator inside a failed region does not support regional
+    checkpoints -> abort"."""
+    m, w = _enumerator_run(FLIP600.with_(name="no-support", coordinator_region_fallback="abort", tolerable_failed_checkpoints=1))
+    assert [c.id for c in w.coord.store] == [1] and w.coord.failed_count == 1
+
+
+def test_enumerator_state_taken_as_is_loses_the_split():
+    """K3: the enumerator's own snapshot says split 1 is assigned; source[1]'s fallback state
+    does not hold it."""
+    from specs.properties import split_ownership
+
+    m, w = _enumerator_run(FLIP600.with_(name="K3", coordinator_region_fallback="ignore"))
+    assert w.coord.store[-1].enum == ()
+    assert split_ownership(m, w) == (
+        "checkpoint 2 has split 1 neither unassigned in the enumerator nor held by a reader, yet record"
+        " (split 1, offset 0) is in no downstream state: a restore never reads it"
+    )

@@ -40,3 +40,12 @@ def test_same_seed_same_result():
     a = check(e.design, e.scope, "stateful", seed=7, stop_at=e.violates).verdict(e.violates)
     b = check(e.design, e.scope, "stateful", seed=7, stop_at=e.violates).verdict(e.violates)
     assert a.trace == b.trace and a.reason == b.reason
+
+
+def test_stateful_finds_flip600_coordinator_and_no_claim_flaws():
+    for name in ("K3-no-coordinator-fallback", "K7-no-claim-snapshot-deleted-too-early"):
+        e = entry(name)
+        v = check(e.design, e.scope, "stateful", seed=0, stop_at=e.violates).verdict(e.violates)
+        assert v.status == VIOLATED, name
+        assert replay(trace_document(Spec(e.design, e.scope), v.trace, engine="stateful", seed=0,
+                                     violation={"property": v.property, "step": len(v.trace), "reason": v.reason})).reproduced
