@@ -30,6 +30,7 @@ def _snapshot(s) -> dict:
         "position": s.position,
         "processed": {"#set": [_tup(r) for r in s.processed]},
         "pending": [_tup(p) for p in s.pending],
+        "split": s.split,
     }
 
 
@@ -47,7 +48,10 @@ def world_to_itf(topo, w: World) -> dict:
             "processed": {"#set": [_tup(r) for r in ts.processed]},
             "txn": ts.txn,
             "pending": [_tup(p) for p in ts.pending],
-            "inbox": [{"kind": NOTIFY_NAMES[k], "checkpoint": c, "latest": lt} for k, c, lt, *_ in ts.inbox],
+            "inbox": [
+                {"kind": NOTIFY_NAMES[k], "checkpoint": c, "latest": lt, "lastSubsumed": sub} for k, c, lt, sub in ts.inbox
+            ],
+            "split": ts.split,
         }
     pend = w.coord.pending
     return {
@@ -57,13 +61,23 @@ def world_to_itf(topo, w: World) -> dict:
             "nextId": w.coord.next_id,
             "pending": {"id": pend.id, "acked": [names[t] for t, _ in pend.acked]} if pend else {},
             "store": [
-                {"id": c.id, "snapshots": {names[t]: _snapshot(s) for t, s in enumerate(c.snapshots)}}
+                {
+                    "id": c.id,
+                    "snapshots": {names[t]: _snapshot(s) for t, s in enumerate(c.snapshots)},
+                    "refCheckpointIds": {names[t]: r for t, r in enumerate(c.refs) if r},
+                    "unclaimed": c.unclaimed,
+                    "enumerator": {"#set": list(c.enum)},
+                }
                 for c in w.coord.store
             ],
             "failedCount": w.coord.failed_count,
+            "consecutiveRegional": w.coord.consecutive_regional,
+            "forceGlobal": w.coord.force_global,
+            "unassignedSplits": {"#set": list(w.coord.unassigned)},
         },
         "acksInFlight": [{"task": names[t], "checkpoint": cp} for t, cp, _ in w.acks],
         "files": {"#set": [f"cp{cp}/{names[t]}" for cp, t in w.files]},
+        "segmentLastUsed": {f"cp{cp}/{names[t]}": u for (cp, t), u in w.reused},
         "txns": [{"task": names[x.task], "seq": x.seq, "committed": x.status == COMMITTED, "records": [_tup(r) for r in x.records]} for x in w.txns],
     }
 
@@ -85,6 +99,6 @@ def to_itf(outcome: ReplayOutcome, source: str) -> dict:
             "description": f"ckptcheck trace of design {spec.design.name}"
             + (f"; {v['property']} violated at step {v['step']}: {v['reason']}" if v else ""),
         },
-        "vars": ["tasks", "channels", "coordinator", "acksInFlight", "files", "txns", "action"],
+        "vars": ["tasks", "channels", "coordinator", "acksInFlight", "files", "segmentLastUsed", "txns", "action"],
         "states": states,
     }

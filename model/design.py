@@ -116,6 +116,12 @@ KNOBS: tuple[Knob, ...] = (
         "FLIP-600 tier 1: reaching max_consecutive_regional forces the next checkpoint global",
     ),
     Knob(
+        "forced_global_failure_resets_counter",
+        bool,
+        True,
+        "FLIP-600 tier 2: a forced global checkpoint that fails resets the counter (false: the next one is forced global again)",
+    ),
+    Knob(
         "global_checkpoint_at_end_of_input",
         bool,
         True,
@@ -213,6 +219,7 @@ class Design:
     max_failed_region_percent: int = 100
     max_consecutive_regional: int = 2
     force_global_after_max: bool = True
+    forced_global_failure_resets_counter: bool = True
     global_checkpoint_at_end_of_input: bool = True
     fallback_completes_final_checkpoint: bool = True
     retention_follows_refs: bool = True

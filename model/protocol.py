@@ -29,6 +29,18 @@ Abstractions (each keeps the behaviour the properties can observe):
 - Acknowledgements reach the coordinator in the order the snapshots were taken (one FIFO
   queue).  The coordinator acts only on the last ack of a checkpoint, so the order among acks
   is not observable; their interleaving with every other event is kept.
+- FLIP-27 sources (a vertex with ``coordinator``): the split enumerator hands its lowest
+  unassigned split to a reader without one, atomically (the operator event valve holds events
+  sent after the coordinator's snapshot until the tasks are triggered, and the trigger is
+  atomic here).  Its snapshot is the set of unassigned splits, taken at trigger; the
+  ``SplitAssignmentTracker`` keeps assignments by checkpoint epoch.
+- FLIP-306 file merging: one physical file per (checkpoint, task manager), holding that task
+  manager's subtasks' segments; a physical file exists while one of its segments does.  The
+  segments of an aborted checkpoint or a lost ack are discarded at once (Flink does it on the
+  abort notification).  ``lastSubsumedCheckpointId`` is the newest checkpoint outside the last
+  ``num_retained``: the notice carries an id, not the store's refs.
+- A NO_CLAIM start is snapshot 1 holding the initial state; checkpoint ids continue at 2.  Every
+  snapshot is a full one, so NO_CLAIM's "first checkpoint is full" rule changes nothing here.
 """
 
 from __future__ import annotations
@@ -711,7 +723,7 @@ class FlinkModel:
         (tier 2, seed 000: "the checkpoint is aborted normally ... The counter is then reset")."""
         pending = tx.coord.pending
         if not self.design.regional_checkpoints or pending.global_only:
-            if self.design.regional_checkpoints and tx.coord.force_global:
+            if self.design.regional_checkpoints and tx.coord.force_global and self.design.forced_global_failure_resets_counter:
                 tx.coord = tx.coord._replace(consecutive_regional=0, force_global=False)
             self._abort(tx, counted=True)
             return

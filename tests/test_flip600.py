@@ -261,3 +261,25 @@ def test_enumerator_state_taken_as_is_loses_the_split():
         "checkpoint 2 has split 1 neither unassigned in the enumerator nor held by a reader, yet record"
         " (split 1, offset 0) is in no downstream state: a restore never reads it"
     )
+
+
+def test_tier2_breaks_the_chain_bound_of_the_preset_and_keeping_the_force_fixes_it():
+    """The ref-chain claim, for flip600-regional itself (max 2): exhaustive on sources-2 (two
+    one-subtask regions, no records).  With 4 checkpoints and 3 declines it holds; with 5 and 4,
+    tier 2 resets the counter after the forced global checkpoint 4 fails, and checkpoint 5
+    falls back to 3: chain 5 -> 3 -> 2 -> 1.  Keeping the force until a global checkpoint
+    completes (Roman: "we would not allow this particular failed region to fail the checkpoint
+    again") holds with 6 checkpoints and 5 declines."""
+
+    def sc(cps):
+        return scope("sources-2", records_per_split=0, bounded=False, max_checkpoints=cps, max_failures=0,
+                     max_declines=cps - 1, max_timeouts=0, max_lost_notifications=0)
+
+    assert check(FLIP600, sc(4)).ok
+    r = check(FLIP600, sc(5), stop_at="ref-chain-bounded")
+    v = r.verdict("ref-chain-bounded")
+    assert "through a chain 5 -> 3 -> 2 -> 1 of 3 refs, over max_consecutive_regional = 2" in v.reason
+    assert len(v.trace) == 15
+    keep = FLIP600.with_(name="keep-force", forced_global_failure_resets_counter=False)
+    r = check(keep, sc(6))
+    assert r.complete and r.ok, [x.reason for x in r.violated]
