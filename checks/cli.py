@@ -192,6 +192,9 @@ def cmd_replay(args) -> int:
         _say(f"replayed {outcome.steps} steps: every property holds")
     else:
         _say(f"replayed {outcome.steps} steps: {v['property']} ({v['kind']}) VIOLATED at step {v['step']}: {v['reason']}")
+        if outcome.earlier:
+            e = outcome.earlier
+            _say(f"         earlier, at step {e['step']}: {e['property']} ({e['kind']}) VIOLATED: {e['reason']}")
     rec = outcome.recorded
     if rec is not None or v is not None:
         if outcome.reproduced:

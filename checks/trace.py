@@ -142,9 +142,10 @@ class ReplayOutcome:
     spec: Spec
     actions: list
     steps: int
-    violation: dict | None  # {"property", "kind", "step", "reason"} of the first violation
+    violation: dict | None  # {"property", "kind", "step", "reason"}: the recorded property's first violation, else the first of any
     recorded: dict | None  # the violation the trace says it shows
     worlds: list  # world after each step (index 0 = initial)
+    earlier: dict | None = None  # another property violated before ``violation`` (one step can show two flaws)
 
     @property
     def reproduced(self) -> bool:
@@ -190,17 +191,25 @@ def replay(doc: Any, source: str = "<trace>", design: Design | None = None) -> R
         raise InputError(source, getattr(e, "field", "trace"), str(e).split(": ", 1)[-1]) from None
     w = spec.initial_states()[0]
     worlds = [w]
-    prefer = recorded.get("property") if isinstance(recorded, dict) else None
-    first = spec.always_violation(w, 0, prefer)
+    target = recorded.get("property") if isinstance(recorded, dict) else None
+    last = len(actions)
+
+    def judge(w, step: int) -> tuple[dict | None, dict | None]:
+        anyone = spec.always_violation(w, step) or (spec.end_violation(w, step) if step == last else None)
+        mine = spec.violation_of(target, w, step, step == last) if target else anyone
+        return mine, anyone
+
+    first, earliest = judge(w, 0)
     for i, a in enumerate(actions):
         enabled = spec.actions(w)
         if a not in enabled:
             raise InputError(source, f"actions[{i}]", f"{spec.describe_action(a)} is not enabled at step {i + 1}")
         w = spec.next_state(w, a)
         worlds.append(w)
-        if first is None:
-            first = spec.always_violation(w, i + 1, prefer)
-    if first is None:
-        first = spec.end_violation(w, len(actions))
-    return ReplayOutcome(spec, actions, len(actions), first, recorded, worlds)
+        if first is None or earliest is None:
+            mine, anyone = judge(w, i + 1)
+            first = first or mine
+            earliest = earliest or anyone
+    earlier = earliest if earliest and first and earliest["step"] < first["step"] else None
+    return ReplayOutcome(spec, actions, len(actions), first, recorded, worlds, earlier)
 

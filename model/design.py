@@ -134,6 +134,13 @@ KNOBS: tuple[Knob, ...] = (
         "FLIP-600: a failed-region task takes a regional completion (with fallback id) as the completion of its final checkpoint",
     ),
     Knob(
+        "own_state_commit_bound",
+        bool,
+        False,
+        "FLIP-600: the fallback notice and an abort notice's latest-completed id name the checkpoint "
+        "that holds the task's own state (refs followed), so a task never commits past it",
+    ),
+    Knob(
         "retention_follows_refs",
         bool,
         True,
@@ -223,6 +230,7 @@ class Design:
     global_checkpoint_at_end_of_input: bool = True
     fallback_completes_final_checkpoint: bool = True
     retention_follows_refs: bool = True
+    own_state_commit_bound: bool = False
     coordinator_region_fallback: str = "fallback"
     file_merging: bool = False
     slots_per_task_manager: int = 2

@@ -798,7 +798,8 @@ class FlinkModel:
             if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
                 ts = tx.tasks[t]
                 if t in in_failed:
-                    msg = (NOTIFY_FALLBACK, pending.id, fallback.id, subsumed)
+                    own = self._latest_for(tx.coord.store, t) if self.design.own_state_commit_bound else fallback.id
+                    msg = (NOTIFY_FALLBACK, pending.id, own, subsumed)
                 else:
                     msg = (NOTIFY_COMPLETE, pending.id, 0, subsumed)
                 tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
@@ -906,17 +907,35 @@ class FlinkModel:
         tx.coord = coord._replace(store=tuple(c for c in coord.store if c.id in keep))
         return last_subsumed
 
+    def _latest_for(self, store: tuple, t: int) -> int:
+        """The latest completed checkpoint id that task ``t`` is told of, and may commit up to.
+
+        Flink sends every task the latest completed id (``notifyCheckpointAbortAsync``; the
+        PR's fallback notice carries the fallback id).  With ``own_state_commit_bound`` a
+        failed-region task is told the checkpoint its state really comes from: refs are
+        followed, since a fallback may itself be a fallback, and committing a transaction that
+        the task pre-committed for a checkpoint that does not hold its state commits records a
+        restore of that checkpoint replays."""
+        if not store:
+            return 0
+        c = store[-1]
+        if not self.design.own_state_commit_bound:
+            return c.id
+        by_id = {x.id: x for x in store}
+        while c.refs and c.refs[t] and c.refs[t] in by_id:
+            c = by_id[c.refs[t]]
+        return c.refs[t] if c.refs and c.refs[t] else c.id
+
     def _abort(self, tx: _Tx, counted: bool) -> None:
         """``abortPendingCheckpoint``: discard the collected state, tell the tasks (with the
         latest completed id, ref §6), and let the ``CheckpointFailureManager`` count it."""
         coord = tx.coord
         pending = coord.pending
         tx.files = remove_sorted(tx.files, *((pending.id, t) for t, _ in pending.acked))
-        latest = coord.store[-1].id if coord.store else 0
-        msg = (NOTIFY_ABORT, pending.id, latest, 0)
         for t in range(self.topo.n_tasks):
             if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
                 ts = tx.tasks[t]
+                msg = (NOTIFY_ABORT, pending.id, self._latest_for(coord.store, t), 0)
                 tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
         failed = coord.failed_count + (1 if counted else 0)
         tx.coord = coord._replace(pending=(), failed_count=failed)
@@ -997,11 +1016,10 @@ class FlinkModel:
         if tx.coord.pending:
             pending = tx.coord.pending
             tx.files = remove_sorted(tx.files, *((pending.id, t) for t, _ in pending.acked))
-            latest = tx.coord.store[-1].id if tx.coord.store else 0
-            msg = (NOTIFY_ABORT, pending.id, latest, 0)
             for t in range(self.topo.n_tasks):
                 if pending.waiting >> t & 1 and t not in victims and tx.tasks[t].status == RUNNING:
                     ts = tx.tasks[t]
+                    msg = (NOTIFY_ABORT, pending.id, self._latest_for(tx.coord.store, t), 0)
                     tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
             tx.coord = tx.coord._replace(pending=())
         for t in victims:

@@ -243,7 +243,61 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
     ),
 )
 
-CATALOG = CATALOG + FLIP600_CATALOG
+# What the model found in the design as proposed (flip600-proposed): each entry reverts one of
+# flip600-regional's corrections to the proposal.
+FINDINGS: tuple[Entry, ...] = (
+    Entry(
+        "F1-fallback-notice-finishes-task",
+        FLIP600.with_(
+            name="F1-fallback-notice-finishes-task",
+            fallback_completes_final_checkpoint=True,
+            description="The proposal's fix for bounded jobs (a global checkpoint once every source "
+            "is exhausted), with a failed-region task taking notifyCheckpointComplete(id, fallbackId) "
+            "as its final checkpoint: a region whose sources end first while another still runs "
+            "finishes on a regional completion, and its sink's last transaction is never committed.",
+        ),
+        "finished-sinks-committed",
+        _flip600_scope(job="pipeline-and-side", records=1, checkpoints=2, bounded=True),
+        "seed 000, Raorao (23 Jun 2026): 'When all sources are exhausted, the JM will mark the next "
+        "checkpoint as mandatory global'; refuted when regions end at different times",
+        FLIP600,
+    ),
+    Entry(
+        "F2-commit-past-own-state",
+        FLIP600.with_(
+            name="F2-commit-past-own-state",
+            own_state_commit_bound=False,
+            description="An abort notice carries the latest completed checkpoint id, and a task "
+            "commits its transactions up to it (notifyCheckpointAbortAsync): a failed-region sink "
+            "commits the transaction it pre-committed for the regional checkpoint that holds its "
+            "fallback state instead, so a restore of that checkpoint replays the records.  (In the "
+            "proposal the fallback notice itself counts as that completion (F1), so there it "
+            "takes a lost fallback notice; with F1 fixed, it takes nothing.)",
+        ),
+        "committed-output-covered",
+        scope("pipeline-and-side", records_per_split=1, bounded=False, max_checkpoints=3, max_failures=1,
+              max_declines=1, max_timeouts=0, max_lost_notifications=0),
+        "reference 6 (abort notices replay the latest completion) and 8.1 step 8 (failed-region tasks "
+        "notified with the fallback id); found by ckptcheck spark generate (40,000 walks)",
+        FLIP600,
+    ),
+    Entry(
+        "F3-tier2-resets-the-chain-bound",
+        FLIP600.with_(
+            name="F3-tier2-resets-the-chain-bound",
+            forced_global_failure_resets_counter=True,
+            description="Tier 2: a forced global checkpoint that fails resets the counter, so the "
+            "next regional checkpoint falls back to one that already refers back twice.",
+        ),
+        "ref-chain-bounded",
+        _flip600_scope(job="sources-2", checkpoints=5, declines=4),
+        "seed 000, Raorao (26 Jun 2026): 'The reference chain can only grow as deep as "
+        "maxConsecutiveFailures'; Tier 2: 'The counter is then reset'",
+        FLIP600,
+    ),
+)
+
+CATALOG = CATALOG + FLIP600_CATALOG + FINDINGS
 
 
 def entry(name: str) -> Entry:

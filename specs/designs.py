@@ -31,24 +31,37 @@ BASELINE = Design(
     origin="reference-flink-mechanics.md sections 5-6 (Flink 2.0 CheckpointCoordinator)",
 )
 
-FLIP600 = BASELINE.with_(
-    name="flip600-regional",
+FLIP600_PROPOSED = BASELINE.with_(
+    name="flip600-proposed",
     description=(
-        "FLIP-600 regional checkpoints as proposed on the thread: a checkpoint declined in some "
-        "pipelined regions completes with their last completed state (refCheckpointId), at most "
-        "max_consecutive_regional = 2 in a row (tier 1 forces a global one; tier 2 aborts a failed "
-        "forced one and resets the counter), a global checkpoint once the sources are exhausted, "
-        "a task's final checkpoint acked by the task itself (a fallback notice does not finish it), "
-        "retention of referenced checkpoints, disabled across BLOCKING/HYBRID edges."
+        "FLIP-600 regional checkpoints exactly as the thread and PR #28963 left them: a checkpoint "
+        "declined in some pipelined regions completes with their last completed state "
+        "(refCheckpointId), at most max_consecutive_regional = 2 in a row (tier 1 forces a global "
+        "one; tier 2 aborts a failed forced one and resets the counter), a global checkpoint once "
+        "the sources are exhausted, failed-region tasks notified with the fallback id, abort "
+        "notices carrying the latest completed id, retention of referenced checkpoints, disabled "
+        "across BLOCKING/HYBRID edges.  Expected to FAIL: catalog entries F1-F3."
     ),
     origin="seed 000 (FLIP-600 thread, May-July 2026); reference 8.1 (PR #28963)",
     regional_checkpoints=True,
     max_failed_region_percent=50,
-    # Roman, 19 Jun 2026: "the final checkpoint must always be acked by all subtasks/regions".
-    # The forced global checkpoint at end of input alone does not ensure it when regions end at
-    # different times (tests/test_flip600.py keeps the counterexample), so a failed-region task
-    # keeps waiting for a checkpoint that holds its own post-finish snapshot.
+)
+
+FLIP600 = FLIP600_PROPOSED.with_(
+    name="flip600-regional",
+    description=(
+        "FLIP-600 regional checkpoints as proposed, with the three corrections this model "
+        "found necessary (catalog F1-F3): a task's final checkpoint must hold its own state (a "
+        "fallback notice does not finish it); a task commits only up to the checkpoint that holds "
+        "its own state (fallback and abort notices follow refCheckpointId); a forced global "
+        "checkpoint that fails keeps the next one forced."
+    ),
+    origin="seed 000 and PR #28963, corrected: Roman (19 Jun 2026) 'the final checkpoint must always "
+    "be acked by all subtasks/regions' and 'we would not allow this particular failed region to fail "
+    "the checkpoint again'; the commit bound is this model's finding",
     fallback_completes_final_checkpoint=False,
+    own_state_commit_bound=True,
+    forced_global_failure_resets_counter=False,
 )
 
 FLIP600_FILE_MERGING = FLIP600.with_(
@@ -72,7 +85,7 @@ FLIP600_NO_CLAIM = FLIP600.with_(
 )
 
 PRESETS: dict[str, Design] = {
-    d.name: d for d in (BASELINE, FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM)
+    d.name: d for d in (BASELINE, FLIP600, FLIP600_PROPOSED, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM)
 }
 
 

@@ -86,6 +86,17 @@ JOBS: dict[str, Any] = {
         lambda: JobGraph((Vertex("source", 2, Role.SOURCE),)),
         "source(2) alone: two regions of one subtask, for checkpoint bookkeeping (refs, retention, files)",
     ),
+    "pipeline-and-side": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 1, Role.SOURCE),
+                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+                Vertex("side", 1, Role.SOURCE),
+            ),
+            (Edge("source", "sink", Pattern.POINTWISE),),
+        ),
+        "source(1) -forward-> 2PC sink(1), and a separate source side(1): two regions, the smallest with a sink",
+    ),
     "enumerator-2x2": (
         lambda: enumerator_pipeline(2),
         "FLIP-27 source(2) with a split enumerator -forward-> 2PC sink(2); two regions",

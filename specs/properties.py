@@ -17,7 +17,7 @@ from typing import Callable
 from model.actions import Action, Decline, FailTask, Restore
 from model.protocol import FlinkModel, record_key_group
 from model.redistribution import key_group_range
-from model.topology import StateKind
+from model.topology import Role, StateKind
 from model.world import COMMITTED, FAILED, FINISHED, RUNNING, STATUS_NAMES, Completed, World
 
 ALWAYS = "always"
@@ -262,6 +262,28 @@ def ref_chain_bounded(m: FlinkModel, w: World) -> str | None:
     return None
 
 
+def committed_output_covered(m: FlinkModel, w: World) -> str | None:
+    """Every record a 2PC sink committed is covered by the latest completed checkpoint (the one
+    a restore uses): it lies before its split's position there, so no restore reads it again.
+    A commit the restore point does not cover is a duplicate waiting for a failover."""
+    store = w.coord.store
+    pos = _split_positions(m, store[-1]) if store else None
+    two_pc = m._two_pc
+    names = m.topo.names
+    for x in w.txns:
+        if x.status != COMMITTED or not two_pc[x.task]:
+            continue
+        for r in x.records:
+            at = pos.get(r[0], 0) if pos is not None else 0
+            if r[1] >= at:
+                where = f"the latest completed checkpoint {store[-1].id} resumes split {r[0]} at offset {at}" if store else "no checkpoint has completed"
+                return (
+                    f"{names[x.task]} committed record {rec(r)} (txn {x.seq}), but {where}:"
+                    f" a restore reads it again"
+                )
+    return None
+
+
 def finished_sinks_committed(m: FlinkModel, w: World) -> str | None:
     """A 2PC sink that finished has committed everything it wrote: it received the completion
     of a checkpoint taken after its finish, holding its own state, before it went away (seed
@@ -303,7 +325,10 @@ def terminates_with_all_output(m: FlinkModel, w: World) -> str | None:
         if x.status == COMMITTED:
             for r in x.records:
                 committed[r] = committed.get(r, 0) + 1
+    sinks = {v for v, x in enumerate(topo.job.vertices) if x.role is Role.SINK}
     for t in topo.sources:
+        if not sinks & topo.downstream_vertices[topo.vertex_of[t]]:
+            continue  # a source that feeds no sink commits nothing
         sp = topo.split_of[t]
         for off in range(m.scope.records_per_split):
             if committed.get((sp, off), 0) == 0:
@@ -404,6 +429,12 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
         ALWAYS,
         "every key group is owned by exactly one subtask, and keyed state sits with its owner",
         key_groups_owned_once,
+    ),
+    Property(
+        "committed-output-covered",
+        ALWAYS,
+        "every record a 2PC sink committed lies before its split's position in the latest completed checkpoint (a restore never re-reads it)",
+        committed_output_covered,
     ),
     Property(
         "finished-sinks-committed",

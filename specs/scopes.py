@@ -24,7 +24,7 @@ def regional_scope() -> Scope:
     """FLIP-600's default: two independent regions (forward-2x2), one record per split, two
     checkpoints before end of input plus the final one (three in a run), one decline and one
     failure: a regional checkpoint completes, is restored from, and a forced global one
-    follows.  About 9 million distinct states."""
+    follows.  About 9 million distinct states, 10 minutes and 7.6 GB on two cores."""
     return scope("forward-2x2", records_per_split=1, max_checkpoints=2, max_failures=1, max_declines=1,
                  max_timeouts=0, max_lost_notifications=0)
 

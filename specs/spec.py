@@ -79,15 +79,24 @@ class Spec:
         return self._bound(SOMETIMES)
 
     # verdicts on one run -----------------------------------------------------------------------
-    def always_violation(self, w, step: int, prefer: str | None = None) -> dict | None:
-        """The first ``always`` property that ``w`` (reached after ``step`` actions) violates;
-        ``prefer`` (a trace's recorded property) is checked first, since one step can break
-        two properties at once."""
-        order = sorted(self.always, key=lambda pc: pc[0].name != prefer) if prefer else self.always
-        for prop, check in order:
+    def always_violation(self, w, step: int) -> dict | None:
+        """The first ``always`` property that ``w`` (reached after ``step`` actions) violates."""
+        for prop, check in self.always:
             why = check(w)
             if why is not None:
                 return {"property": prop.name, "kind": prop.kind, "step": step, "reason": why}
+        return None
+
+    def violation_of(self, name: str, w, step: int, end: bool) -> dict | None:
+        """Does ``w`` violate property ``name``?  An ``eventually`` property is judged only at
+        the end of a run (``end``) and where no progress is possible."""
+        for prop, check in self.always + self.eventually:
+            if prop.name != name:
+                continue
+            if prop.kind != ALWAYS and not (end and not any(self.is_progress(a) for a in self.actions(w))):
+                return None
+            why = check(w)
+            return None if why is None else {"property": prop.name, "kind": prop.kind, "step": step, "reason": why}
         return None
 
     def end_violation(self, w, step: int) -> dict | None:

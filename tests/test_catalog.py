@@ -48,9 +48,9 @@ def test_catalog_names_are_unique_and_cite_an_origin():
     assert all(e.origin for e in CATALOG)
 
 
-@pytest.mark.parametrize("e", [x for x in CATALOG if x.name.startswith("K")], ids=lambda x: x.name)
+@pytest.mark.parametrize("e", [x for x in CATALOG if x.name[0] in "KF"], ids=lambda x: x.name)
 def test_flip600_entries_name_what_is_lost(e):
-    """K1-K7: a short counterexample whose reason names the record, the file or the chain."""
+    """K1-K7, F1-F3: a short counterexample whose reason names the record, the file or the chain."""
     v = catalog_run(e.name).verdict(e.violates)
     assert len(v.trace) <= 30
     named = {
@@ -59,6 +59,7 @@ def test_flip600_entries_name_what_is_lost(e):
         "split-ownership-consistent": "record (split",
         "checkpoints-restorable": "refers to ",
         "ref-chain-bounded": " -> ",
+        "committed-output-covered": "record (split",
     }[e.violates]
     assert named in v.reason, v.reason
     if e.violates == "checkpoints-restorable":
@@ -69,3 +70,16 @@ def test_catalog_has_k1_to_k7_each_checked_against_a_flip600_configuration():
     ks = [x for x in CATALOG if x.name.startswith("K")]
     assert [x.name[:2] for x in ks] == ["K1", "K2", "K3", "K4", "K5", "K6", "K7"]
     assert all(x.correct.regional_checkpoints and x.correct.name.startswith("flip600-regional") for x in ks)
+
+
+def test_the_design_as_proposed_fails_every_finding_scope():
+    """flip600-proposed (the thread and PR as they stand) is caught in each F scope, for the
+    reason that entry isolates: the findings are about the proposal, not about a strawman."""
+    from specs.designs import FLIP600_PROPOSED
+
+    for e in (x for x in CATALOG if x.name.startswith("F")):
+        # F2: in the proposal the fallback notice counts as the completion, so the abort replay
+        # commits past the task's own state only after that notice was lost
+        sc = e.scope.with_(max_lost_notifications=1) if e.name.startswith("F2") else e.scope
+        v = check(FLIP600_PROPOSED, sc, stop_at=e.violates).verdict(e.violates)
+        assert v.status == VIOLATED, e.name

@@ -183,3 +183,16 @@ def test_unbounded_scope_marks_termination_not_applicable(tmp_path, capsys):
     assert code == 0
     assert "bounded-job-completes        not applicable" in out
     assert "the-job-finishes             not applicable" in out
+
+
+def test_scope_defaults_follow_the_design():
+    """Regional designs default to the FLIP-600 scope (two independent regions); options override."""
+    from checks.cli import _scope_from_args, build_parser
+    from specs.designs import BASELINE, FLIP600
+    from specs.scopes import default_scope, regional_scope
+
+    p = build_parser()
+    assert _scope_from_args(p.parse_args(["check", "--design", "flip600-regional"]), FLIP600) == regional_scope()
+    assert _scope_from_args(p.parse_args(["check"]), BASELINE) == default_scope()
+    sc = _scope_from_args(p.parse_args(["check", "--checkpoints", "1", "--job", "enumerator-2x2"]), FLIP600)
+    assert sc.max_checkpoints == 1 and sc.job_name == "enumerator-2x2" and sc.max_declines == regional_scope().max_declines

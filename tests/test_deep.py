@@ -73,6 +73,6 @@ def test_flip600_regional_holds_in_its_default_scope_with_every_regional_witness
 
     r = check(FLIP600, regional_scope())
     assert r.complete and r.ok, [v.reason for v in r.violated]
-    assert r.stats["states"] == 9060752
+    assert r.stats["states"] == 9017680
     for name in ("a-regional-checkpoint-completes", "restore-from-regional", "forced-global-completes", "a-task-fails"):
         assert r.verdict(name).status == HIT, name

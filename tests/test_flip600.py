@@ -13,7 +13,7 @@ from model.design import independent_regions
 from model.protocol import FlinkModel
 from model.topology import Edge, Exchange, JobGraph, Pattern, Role, Vertex
 from model.world import NOTIFY_FALLBACK
-from specs.designs import FLIP600
+from specs.designs import FLIP600, FLIP600_PROPOSED
 from specs.properties import restorable
 from specs.scopes import scope
 
@@ -75,7 +75,7 @@ def test_tier1_forces_global_and_tier2_resets():
     """Seed 000, tier 1: "When consecutiveRegionalCount >= maxConsecutiveFailures, the next
     checkpoint is forced to be global"; tier 2: "If that forced global checkpoint also fails ...
     aborted normally ... The counter is then reset"."""
-    design = FLIP600.with_(name="max1", max_consecutive_regional=1, tolerable_failed_checkpoints=5)
+    design = FLIP600_PROPOSED.with_(name="max1", max_consecutive_regional=1, tolerable_failed_checkpoints=5)
     m, w = _regional_run(design)
     assert w.coord.force_global and w.coord.consecutive_regional == 1
     w = m.step(w, TriggerCheckpoint(3))
@@ -123,7 +123,7 @@ def test_claim_refuted_from_scratch_and_fixed_by_waiting_for_an_own_checkpoint()
     """The 23 Jun design fails in 23 steps (38 until the job ends without the record);
     flip600-regional passes the same scope exhaustively."""
     sc = scope("forward-2x2", max_checkpoints=2, max_failures=0, max_declines=1, max_lost_notifications=0)
-    jun23 = FLIP600.with_(name="flip600-jun23", fallback_completes_final_checkpoint=True)
+    jun23 = FLIP600_PROPOSED.with_(name="flip600-jun23")
     r = check(jun23, sc, stop_at="bounded-job-completes")
     assert len(r.verdict("finished-sinks-committed").trace) == 23
     assert len(r.verdict("bounded-job-completes").trace) == 38
@@ -263,23 +263,22 @@ def test_enumerator_state_taken_as_is_loses_the_split():
     )
 
 
-def test_tier2_breaks_the_chain_bound_of_the_preset_and_keeping_the_force_fixes_it():
-    """The ref-chain claim, for flip600-regional itself (max 2): exhaustive on sources-2 (two
+def test_tier2_breaks_the_chain_bound_of_the_proposal_and_keeping_the_force_fixes_it():
+    """The ref-chain claim for the design as proposed (max 2), exhaustive on sources-2 (two
     one-subtask regions, no records).  With 4 checkpoints and 3 declines it holds; with 5 and 4,
     tier 2 resets the counter after the forced global checkpoint 4 fails, and checkpoint 5
-    falls back to 3: chain 5 -> 3 -> 2 -> 1.  Keeping the force until a global checkpoint
-    completes (Roman: "we would not allow this particular failed region to fail the checkpoint
-    again") holds with 6 checkpoints and 5 declines."""
+    falls back to 3: chain 5 -> 3 -> 2 -> 1.  flip600-regional keeps the force until a global
+    checkpoint completes (Roman: "we would not allow this particular failed region to fail the
+    checkpoint again") and holds with 6 checkpoints and 5 declines."""
 
     def sc(cps):
         return scope("sources-2", records_per_split=0, bounded=False, max_checkpoints=cps, max_failures=0,
                      max_declines=cps - 1, max_timeouts=0, max_lost_notifications=0)
 
-    assert check(FLIP600, sc(4)).ok
-    r = check(FLIP600, sc(5), stop_at="ref-chain-bounded")
+    assert check(FLIP600_PROPOSED, sc(4)).ok
+    r = check(FLIP600_PROPOSED, sc(5), stop_at="ref-chain-bounded")
     v = r.verdict("ref-chain-bounded")
     assert "through a chain 5 -> 3 -> 2 -> 1 of 3 refs, over max_consecutive_regional = 2" in v.reason
     assert len(v.trace) == 15
-    keep = FLIP600.with_(name="keep-force", forced_global_failure_resets_counter=False)
-    r = check(keep, sc(6))
+    r = check(FLIP600, sc(6))
     assert r.complete and r.ok, [x.reason for x in r.violated]
