@@ -177,7 +177,7 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
             "never reads it.",
         ),
         "split-ownership-consistent",
-        _flip600_scope(job="enumerator-2x2", records=1, checkpoints=2),
+        _flip600_scope(job="enumerator-and-side", records=1, checkpoints=2),
         "seed 000: 'State Correction — New checkpointCoordinatorForRegionFallback interface for "
         "OperatorCoordinators to produce consistent snapshots against the mixed view'",
         FLIP600,

@@ -97,6 +97,17 @@ JOBS: dict[str, Any] = {
         ),
         "source(1) -forward-> 2PC sink(1), and a separate source side(1): two regions, the smallest with a sink",
     ),
+    "enumerator-and-side": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 1, Role.SOURCE, coordinator=True),
+                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+                Vertex("side", 1, Role.SOURCE),
+            ),
+            (Edge("source", "sink", Pattern.POINTWISE),),
+        ),
+        "FLIP-27 source(1) with a split enumerator -forward-> 2PC sink(1), and a separate source side(1): two regions",
+    ),
     "enumerator-2x2": (
         lambda: enumerator_pipeline(2),
         "FLIP-27 source(2) with a split enumerator -forward-> 2PC sink(2); two regions",

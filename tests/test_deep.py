@@ -76,3 +76,16 @@ def test_flip600_regional_holds_in_its_default_scope_with_every_regional_witness
     assert r.stats["states"] == 9017680
     for name in ("a-regional-checkpoint-completes", "restore-from-regional", "forced-global-completes", "a-task-fails"):
         assert r.verdict(name).status == HIT, name
+
+
+@pytest.mark.deep
+def test_flip600_regional_with_a_split_enumerator_decline_and_failover():
+    """The enumerator's fallback and its add-back on a regional failover, on two readers."""
+    from specs.designs import FLIP600
+
+    sc = scope("enumerator-2x2", records_per_split=1, bounded=False, max_checkpoints=2, max_failures=1, max_declines=1,
+               max_timeouts=0, max_lost_notifications=0)
+    r = check(FLIP600, sc)
+    assert r.complete and r.ok, [v.reason for v in r.violated]
+    assert r.verdict("a-regional-checkpoint-completes").status == HIT
+    assert r.verdict("restore-from-regional").status == HIT
