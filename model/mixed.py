@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Iterator
+from collections.abc import Iterator
 
 from .redistribution import reassign_channel_state, repartition_operator_state
 
@@ -128,7 +128,7 @@ def redistribute(c: Checkpoint, new_p: int, kind: str) -> list[tuple[tuple[int, 
         got = []
         for name, states in handles:
             entries = c.subtasks[int(name[1:])].entries
-            for _, (_, offsets) in states.items():
+            for _, offsets in states.values():
                 got.extend(entries[k] for k in offsets)
         out.append(tuple(got))
     return out
@@ -207,11 +207,11 @@ def _steps(job: Job, parallelisms: tuple[int, ...], kind: str, rule: str) -> Ite
     yield f"checkpoint {job.next_id} completes globally", complete(job, frozenset(), rule)
     if job.store and job.parallelism > 1:
         for i in range(job.parallelism):
-            yield (
+            label = (
                 f"checkpoint {job.next_id} completes regionally: subtask {i} declines and falls back to checkpoint"
-                f" {job.store[-1].id}",
-                complete(job, frozenset({i}), rule),
+                f" {job.store[-1].id}"
             )
+            yield label, complete(job, frozenset({i}), rule)
     if job.store:
         for p in parallelisms:
             if p != job.parallelism:
@@ -231,7 +231,10 @@ def search(
     a shortest run.  Only the latest checkpoint is kept in each state (restores and fallbacks
     use only it), so equal states merge."""
     start = initial(partitions, start_p)
-    key = lambda j: (j.parallelism, j.owned, j.restored, j.store[-1:], j.next_id)  # noqa: E731
+
+    def key(j: Job) -> tuple:
+        return (j.parallelism, j.owned, j.restored, j.store[-1:], j.next_id)
+
     seen = {key(start)}
     queue = deque([(start, ())])
     while queue:
