@@ -27,15 +27,14 @@ operator:
 The property is the one a restore needs: every partition appears in the checkpoint's state with
 the offset its owner had at the (possibly older) snapshot it comes from, once; a partition that
 is missing is lost, one that appears twice with different offsets is rewound or skipped
-depending on which entry the restore keeps.  ``search`` enumerates every sequence of steps up
-to a depth and returns the shortest one that breaks it, as readable lines.
+depending on which entry the restore keeps.  ``actions``/``step`` are the transition relation;
+``specs.rescaling`` puts it behind the engine surface, and ``checks.rescale.search`` runs the
+project's explorer on it.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
-from collections.abc import Iterator
 
 from .redistribution import reassign_channel_state, repartition_operator_state
 
@@ -67,7 +66,7 @@ class Job:
     parallelism: int
     owned: tuple[tuple[tuple[int, int], ...], ...]  # per subtask: sorted (partition, offset)
     restored: tuple[SubtaskState, ...]  # per subtask: what it was restored with (or started from)
-    store: tuple[Checkpoint, ...]  # completed checkpoints, oldest first
+    latest: Checkpoint | None  # the latest completed checkpoint (restores and fallbacks use only it)
     next_id: int
 
 
@@ -75,7 +74,7 @@ def initial(partitions: int, parallelism: int, first_id: int = 1) -> Job:
     """Subtask i owns the partitions p with p mod parallelism = i, all at offset 0."""
     owned = tuple(tuple((p, 0) for p in range(partitions) if p % parallelism == i) for i in range(parallelism))
     start = tuple(SubtaskState(o, (), 0) for o in owned)
-    return Job(parallelism, owned, start, (), first_id)
+    return Job(parallelism, owned, start, None, first_id)
 
 
 def snapshot(job: Job, i: int, cp: int) -> SubtaskState:
@@ -90,7 +89,7 @@ def advance(job: Job, i: int) -> Job:
     """Subtask i processes one record of each partition it owns."""
     owned = list(job.owned)
     owned[i] = tuple((p, o + 1) for p, o in owned[i])
-    return Job(job.parallelism, tuple(owned), job.restored, job.store, job.next_id)
+    return Job(job.parallelism, tuple(owned), job.restored, job.latest, job.next_id)
 
 
 def complete(job: Job, failed: frozenset[int], fallback_rule: str) -> Job:
@@ -98,7 +97,7 @@ def complete(job: Job, failed: frozenset[int], fallback_rule: str) -> Job:
     failed subtasks' state taken by ``fallback_rule`` from the latest completed checkpoint."""
     cp = job.next_id
     subtasks, refs = [], []
-    latest = job.store[-1] if job.store else None
+    latest = job.latest
     for i in range(job.parallelism):
         if i not in failed:
             subtasks.append(snapshot(job, i, cp))
@@ -116,7 +115,7 @@ def complete(job: Job, failed: frozenset[int], fallback_rule: str) -> Job:
         subtasks.append(st)
         refs.append(latest.id)
     c = Checkpoint(cp, job.parallelism, tuple(subtasks), tuple(refs))
-    return Job(job.parallelism, job.owned, job.restored, job.store + (c,), cp + 1)
+    return Job(job.parallelism, job.owned, job.restored, c, cp + 1)
 
 
 def redistribute(c: Checkpoint, new_p: int, kind: str) -> list[tuple[tuple[int, int], ...]]:
@@ -143,7 +142,7 @@ def channel_assignment(c: Checkpoint, new_p: int, mapper: str = "ROUND_ROBIN") -
 
 def restore(job: Job, new_p: int, kind: str) -> Job:
     """Fail over and restore the latest checkpoint at parallelism ``new_p``."""
-    c = job.store[-1]
+    c = job.latest
     got = redistribute(c, new_p, kind)
     owned, restored = [], []
     for i in range(new_p):
@@ -156,7 +155,7 @@ def restore(job: Job, new_p: int, kind: str) -> Job:
                     mine[p] = o
         owned.append(tuple(sorted(mine.items())))
         restored.append(SubtaskState(got[i], (), c.id))
-    return Job(new_p, tuple(owned), tuple(restored), job.store, job.next_id)
+    return Job(new_p, tuple(owned), tuple(restored), job.latest, job.next_id)
 
 
 def violation(c: Checkpoint, partitions: int) -> str | None:
@@ -193,66 +192,40 @@ def restored_violation(job: Job, partitions: int) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Outcome:
-    ok: bool
-    states: int
-    trace: tuple[str, ...]  # the shortest violating run, one line per step
-    reason: str | None
+# actions: ("advance", subtask), ("global",), ("regional", failed subtask), ("restore", parallelism)
 
 
-def _steps(job: Job, parallelisms: tuple[int, ...], kind: str, rule: str) -> Iterator[tuple[str, Job]]:
-    for i in range(job.parallelism):
-        yield f"subtask {i} of {job.parallelism} processes a record of each partition it owns", advance(job, i)
-    yield f"checkpoint {job.next_id} completes globally", complete(job, frozenset(), rule)
-    if job.store and job.parallelism > 1:
-        for i in range(job.parallelism):
-            label = (
-                f"checkpoint {job.next_id} completes regionally: subtask {i} declines and falls back to checkpoint"
-                f" {job.store[-1].id}"
-            )
-            yield label, complete(job, frozenset({i}), rule)
-    if job.store:
-        for p in parallelisms:
-            if p != job.parallelism:
-                yield f"failover: restore checkpoint {job.store[-1].id} at parallelism {p}", restore(job, p, kind)
+def actions(job: Job, parallelisms: tuple[int, ...]) -> list[tuple]:
+    """Every step from ``job``: a subtask processes, a checkpoint completes globally or with one
+    subtask failed (once there is a fallback), or a failover restores at another parallelism."""
+    out: list[tuple] = [("advance", i) for i in range(job.parallelism)]
+    out.append(("global",))
+    if job.latest is not None:
+        if job.parallelism > 1:
+            out += [("regional", i) for i in range(job.parallelism)]
+        out += [("restore", p) for p in parallelisms if p != job.parallelism]
+    return out
 
 
-def search(
-    kind: str,
-    rule: str,
-    *,
-    partitions: int = 4,
-    start_p: int = 4,
-    parallelisms: tuple[int, ...] = (1, 2, 4),
-    depth: int = 6,
-) -> Outcome:
-    """Breadth-first over every run of at most ``depth`` steps; the first violation found is on
-    a shortest run.  Only the latest checkpoint is kept in each state (restores and fallbacks
-    use only it), so equal states merge."""
-    start = initial(partitions, start_p)
+def step(job: Job, a: tuple, kind: str, rule: str) -> Job:
+    if a[0] == "advance":
+        return advance(job, a[1])
+    if a[0] == "global":
+        return complete(job, frozenset(), rule)
+    if a[0] == "regional":
+        return complete(job, frozenset({a[1]}), rule)
+    return restore(job, a[1], kind)
 
-    def key(j: Job) -> tuple:
-        return (j.parallelism, j.owned, j.restored, j.store[-1:], j.next_id)
 
-    seen = {key(start)}
-    queue = deque([(start, ())])
-    while queue:
-        job, path = queue.popleft()
-        if len(path) >= depth:
-            continue
-        for label, nxt in _steps(job, parallelisms, kind, rule):
-            nxt = Job(nxt.parallelism, nxt.owned, nxt.restored, nxt.store[-1:], nxt.next_id)
-            trail = path + (label,)
-            why = None
-            if nxt.store and nxt.store is not job.store and (not job.store or nxt.store[-1] is not job.store[-1]):
-                why = violation(nxt.store[-1], partitions)
-            why = why or restored_violation(nxt, partitions)
-            if why:
-                return Outcome(False, len(seen), trail, why)
-            k = key(nxt)
-            if k in seen:
-                continue
-            seen.add(k)
-            queue.append((nxt, trail))
-    return Outcome(True, len(seen), (), None)
+def describe(job: Job, a: tuple) -> str:
+    """One line for action ``a`` taken in ``job``."""
+    if a[0] == "advance":
+        return f"subtask {a[1]} of {job.parallelism} processes a record of each partition it owns"
+    if a[0] == "global":
+        return f"checkpoint {job.next_id} completes globally"
+    if a[0] == "regional":
+        return (
+            f"checkpoint {job.next_id} completes regionally: subtask {a[1]} declines and falls back to"
+            f" checkpoint {job.latest.id}"
+        )
+    return f"failover: restore checkpoint {job.latest.id} at parallelism {a[1]}"

@@ -108,6 +108,20 @@ def record_key_group(split: int, offset: int, max_p: int) -> int:
     return assign_to_key_group(record_key(split, offset), max_p)
 
 
+def ref_closure(store: tuple, ids) -> set[int]:
+    """``ids`` and every checkpoint of ``store`` they reach through refCheckpointIds
+    (``DefaultCompletedCheckpointStore.computeReferencedCheckpointIds``, reference 8.1)."""
+    by_id = {c.id: c for c in store}
+    todo, closure = list(ids), set(ids)
+    while todo:
+        c = by_id.get(todo.pop())
+        for r in c.refs if c else ():
+            if r and r not in closure and r in by_id:
+                closure.add(r)
+                todo.append(r)
+    return closure
+
+
 class _Tx:
     """A mutable working copy of a world, used inside one ``step`` and then frozen."""
 
@@ -228,6 +242,26 @@ class FlinkModel:
     def all_splits(self) -> tuple[int, ...]:
         """The splits read by enumerator-driven readers (the enumerator's initial state)."""
         return tuple(sorted({s for ss in self._readers.values() for s in ss}))
+
+    def restore_positions(self, c: Completed) -> dict[int, int]:
+        """Where a restore of checkpoint ``c`` resumes each split (``_restore`` and
+        ``_reset_enumerator`` below).  A fixed split: its source's position (the end when the
+        source finished).  An enumerator split: the position in the reader snapshot that holds
+        it; the start when the enumerator's state has it unassigned; otherwise it was read to
+        the end (a reader took it, finished it and moved on, or finished)."""
+        topo = self.topo
+        n_rec = self.scope.records_per_split
+        readers = self._readers
+        pos = {}
+        for t in topo.sources:
+            if t in readers:
+                continue
+            s = c.snapshots[t]
+            pos[topo.split_of[t]] = n_rec if s.finished else s.position
+        for sp in self.all_splits:
+            held = [s.position for t, s in enumerate(c.snapshots) if t in readers and s.split == sp]
+            pos[sp] = held[0] if held else 0 if sp in c.enum else n_rec
+        return pos
 
     @cached_property
     def _task_manager(self) -> tuple[int, ...]:
@@ -420,17 +454,7 @@ class FlinkModel:
             return False
         if self.design.no_claim_delete_after == "first-checkpoint":
             return True
-        by_id = {c.id: c for c in coord.store}
-        todo, seen = [coord.store[-1].id], set()
-        while todo:
-            c = by_id.get(todo.pop())
-            if c is None or c.id in seen:
-                continue
-            if c.id == 1:
-                return False
-            seen.add(c.id)
-            todo.extend(r for r in c.refs if r)
-        return True
+        return 1 not in ref_closure(coord.store, (coord.store[-1].id,))
 
     def _can_trigger(self, w: World) -> bool:
         """``CheckpointCoordinator`` trigger preconditions (ref §5, §6) plus the scope budget.
@@ -888,14 +912,7 @@ class FlinkModel:
             last_subsumed = max(older) if older else 0
         if self.design.retention_follows_refs:
             # FLIP-600: the last n plus the transitive closure of their refCheckpointIds
-            by_id = {c.id: c for c in coord.store}
-            todo, closure = list(keep), set(keep)
-            while todo:
-                c = by_id.get(todo.pop())
-                for r in (c.refs if c else ()):
-                    if r and r not in closure and r in by_id:
-                        closure.add(r)
-                        todo.append(r)
+            closure = ref_closure(coord.store, keep)
             keep = tuple(i for i in ids if i in closure)
         subsumed = tuple(i for i in ids if i not in keep)
         gone = set(self.design.discard(subsumed, keep, pend))

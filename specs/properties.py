@@ -107,7 +107,7 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
     topo = m.topo
     n_rec = m.scope.records_per_split
     names = topo.names
-    pos = _split_positions(m, c)
+    pos = m.restore_positions(c)
     src_split = {topo.split_of[t]: t for t in topo.sources}
     stateful = m._stateful
     for v, tasks in enumerate(topo.tasks_of):
@@ -142,38 +142,12 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
     return None
 
 
-def _split_positions(m: FlinkModel, c: Completed) -> dict[int, int]:
-    """Where a restore of ``c`` resumes each split.  A fixed split: its source's position (the
-    end when the source finished).  An enumerator split: the position in the reader snapshot
-    that holds it; the start when the enumerator's state has it unassigned; otherwise it was
-    read to the end (a reader took it, finished it and moved on, or finished)."""
-    topo = m.topo
-    n_rec = m.scope.records_per_split
-    readers = m._readers
-    pos = {}
-    for t in topo.sources:
-        if t in readers:
-            continue
-        s = c.snapshots[t]
-        pos[topo.split_of[t]] = n_rec if s.finished else s.position
-    for sp in m.all_splits:
-        held = [s.position for t, s in enumerate(c.snapshots) if t in readers and s.split == sp]
-        pos[sp] = held[0] if held else 0 if sp in c.enum else n_rec
-    return pos
-
-
 def split_ownership(m: FlinkModel, w: World) -> str | None:
     """In every retained checkpoint each enumerator split is in exactly one place: unassigned in
     the enumerator's state or held by one reader; or nowhere once read to the end, which needs
     its records in the downstream state (seed 000: checkpointCoordinatorForRegionFallback "to
     produce consistent snapshots against the mixed view")."""
-    if not m._readers:
-        return None
-    for c in w.coord.store:
-        why = _ownership_verdict(m, c)
-        if why:
-            return why
-    return None
+    return _first_over_store(m, w, _ownership_verdict) if m._readers else None
 
 
 @lru_cache(maxsize=4096)
@@ -198,8 +172,14 @@ def _ownership_verdict(m: FlinkModel, c: Completed) -> str | None:
 
 
 def consistent_cut(m: FlinkModel, w: World) -> str | None:
+    return _first_over_store(m, w, _cut_verdict)
+
+
+def _first_over_store(m: FlinkModel, w: World, verdict: Callable) -> str | None:
+    """The first retained checkpoint's reason from ``verdict(m, checkpoint)`` (a cached
+    function: checkpoints repeat across millions of worlds)."""
     for c in w.coord.store:
-        why = _cut_verdict(m, c)
+        why = verdict(m, c)
         if why:
             return why
     return None
@@ -267,7 +247,7 @@ def committed_output_covered(m: FlinkModel, w: World) -> str | None:
     a restore uses): it lies before its split's position there, so no restore reads it again.
     A commit the restore point does not cover is a duplicate waiting for a failover."""
     store = w.coord.store
-    pos = _split_positions(m, store[-1]) if store else None
+    pos = m.restore_positions(store[-1]) if store else None
     two_pc = m._two_pc
     names = m.topo.names
     for x in w.txns:

@@ -7,6 +7,7 @@ the ref chain are in ``test_flip600.py`` (both refuted, with their counterexampl
 from __future__ import annotations
 
 from checks.api import check
+from checks.rescale import search
 from model import mixed
 from model.mixed import EVEN_SPLIT, FALLBACK_AT_INDEX, FALLBACK_RESTORED, UNION
 from specs.catalog import entry
@@ -42,13 +43,13 @@ def test_claim_worked_example_P4_2_1_even_split_reproduced():
     job of one region never completes a checkpoint regionally (PR #28963 step 1)."""
     job = mixed.initial(partitions=8, parallelism=4, first_id=100)
     job = mixed.complete(job, frozenset(), FALLBACK_RESTORED)
-    assert [_labels(s.entries) for s in job.store[-1].subtasks] == [["A0", "A1"], ["B0", "B1"], ["C0", "C1"], ["D0", "D1"]]
-    assert [_labels(e) for e in mixed.redistribute(job.store[-1], 2, EVEN_SPLIT)] == [
+    assert [_labels(s.entries) for s in job.latest.subtasks] == [["A0", "A1"], ["B0", "B1"], ["C0", "C1"], ["D0", "D1"]]
+    assert [_labels(e) for e in mixed.redistribute(job.latest, 2, EVEN_SPLIT)] == [
         ["A0", "A1", "B0", "B1"],
         ["C0", "C1", "D0", "D1"],
     ]
     job = _raorao_run(EVEN_SPLIT)
-    ckp101 = job.store[-1]
+    ckp101 = job.latest
     assert ckp101.id == 101 and ckp101.refs == (0, 100)
     assert _labels(ckp101.subtasks[0].entries) == ["E"] * 4
     assert _labels(ckp101.subtasks[1].entries) == ["C0", "C1", "D0", "D1"]
@@ -69,7 +70,7 @@ def test_claim_union_mixing_adds_no_new_complexity_is_refuted_across_a_rescale()
     Falling back to ckp100's subtask 1 instead (reference 8.1 step 6) loses partitions 2 and 3.
     Without a rescale in between both rules are safe (see the stalled-subtask test)."""
     job = _raorao_run(UNION)
-    ckp101 = job.store[-1]
+    ckp101 = job.latest
     assert _labels(ckp101.subtasks[1].entries) == ["A0", "A1", "B0", "B1", "C0", "C1", "D0", "D1"]
     why = mixed.violation(ckp101, 8)
     assert why == (
@@ -80,7 +81,7 @@ def test_claim_union_mixing_adds_no_new_complexity_is_refuted_across_a_rescale()
     assert dict(rewound.owned[0])[0] == 0, "partition 0 is read again from offset 0"
     # the shortest run that shows it, found by exhaustive search, for both fallback rules
     for rule in (FALLBACK_RESTORED, FALLBACK_AT_INDEX):
-        out = mixed.search(UNION, rule, depth=5)
+        out = search(UNION, rule, depth=5)
         assert not out.ok and len(out.trace) == 3 and "failover: restore checkpoint 1 at parallelism 2" in out.trace
 
 
@@ -98,7 +99,7 @@ def test_claim_channel_state_redistribution_is_time_agnostic():
     edges); and each subtask's channel state has the origin of its operator state, the fallback
     included."""
     job = _raorao_run(EVEN_SPLIT)
-    ckp101 = job.store[-1]
+    ckp101 = job.latest
     assert [s.origin for s in ckp101.subtasks] == [101, 100]  # subtask 1: the state restored from ckp100
     for st in ckp101.subtasks:
         if st.channel:
@@ -131,12 +132,12 @@ def test_claim_failed_subtask_is_a_stalled_subtask_holds_for_independent_regions
     r = check(FLIP600, sc)
     assert r.complete and r.ok
     assert r.verdict("a-regional-checkpoint-completes").status == "hit"
-    out = mixed.search(EVEN_SPLIT, FALLBACK_RESTORED, depth=7)
+    out = search(EVEN_SPLIT, FALLBACK_RESTORED, depth=7)
     assert out.ok and out.states > 30_000
     k2 = entry("K2-regions-joined-by-keyby")
     bad = check(k2.design, k2.scope, stop_at="checkpoints-consistent")
     assert "is not a consistent cut" in bad.verdict("checkpoints-consistent").reason
-    assert not mixed.search(UNION, FALLBACK_RESTORED, depth=5).ok
+    assert not search(UNION, FALLBACK_RESTORED, depth=5).ok
 
 
 def test_fallback_at_index_across_a_rescale_loses_even_split_state():
@@ -145,7 +146,7 @@ def test_fallback_at_index_across_a_rescale_loses_even_split_state():
     "the restored (redistributed) assignment has to be retained until the first checkpoint
     completes at the new parallelism").  Verdict: the index rule loses partitions in 3 steps;
     the restored-assignment rule holds (previous test)."""
-    out = mixed.search(EVEN_SPLIT, FALLBACK_AT_INDEX, depth=5)
+    out = search(EVEN_SPLIT, FALLBACK_AT_INDEX, depth=5)
     assert not out.ok
     assert out.trace == (
         "checkpoint 1 completes globally",
