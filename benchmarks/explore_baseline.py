@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from checks.api import check
-from specs.designs import BASELINE
-from specs.scopes import default_scope
+from ckptcheck.checks.api import check
+from ckptcheck.specs.designs import BASELINE
+from ckptcheck.specs.scopes import default_scope
 
 
 def main() -> None:

@@ -16,11 +16,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from checks import spark
-from checks.trace import replay, trace_document
-from specs.designs import BASELINE
-from specs.scopes import default_scope
-from specs.spec import Spec
+from ckptcheck.checks import spark
+from ckptcheck.checks.trace import replay, trace_document
+from ckptcheck.specs.designs import BASELINE
+from ckptcheck.specs.scopes import default_scope
+from ckptcheck.specs.spec import Spec
 
 
 def _make_part(args: tuple[int, int, str]) -> int:

@@ -10,8 +10,8 @@ import sys
 import time
 from collections import deque
 
-from checks.explore import explore
-from specs.twophase import (
+from ckptcheck.checks.explore import explore
+from ckptcheck.specs.twophase import (
     ABORTED,
     COMMITTED,
     INIT,

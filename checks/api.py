@@ -2,9 +2,9 @@
 
 A user's own test checks a variant in three lines::
 
-    from checks.api import check
-    from specs.designs import BASELINE
-    from specs.scopes import default_scope
+    from ckptcheck.checks.api import check
+    from ckptcheck.specs.designs import BASELINE
+    from ckptcheck.specs.scopes import default_scope
 
     result = check(BASELINE.with_(name="keep-two", num_retained=2), default_scope())
     assert result.ok, [v.reason for v in result.violated]
@@ -16,13 +16,13 @@ import re
 from pathlib import Path
 from typing import Callable
 
-from model.design import Design
-from model.scope import Scope
-from specs.properties import SOMETIMES, Property
-from specs.spec import Spec
+from ckptcheck.model.design import Design
+from ckptcheck.model.scope import Scope
+from ckptcheck.specs.properties import SOMETIMES, Property
+from ckptcheck.specs.spec import Spec
 
 from .explore import ExploreOutcome, explore
-from .results import HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, UNKNOWN, VIOLATED, CheckResult, Verdict
+from .results import HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, SAMPLED, UNKNOWN, VIOLATED, CheckResult, Verdict
 from .trace import trace_document, write_json_atomic
 
 ENGINES = ("explore", "stateful")
@@ -101,8 +101,8 @@ def check(
         verdicts = _verdicts(spec, outcome_s.discoveries, complete=False)
         for v in verdicts:
             if v.status == UNKNOWN:
-                v.status = HOLDS
-                v.reason = f"no violation in {stats['runs']} random runs ({stats['steps']} steps, profile {profile})"
+                v.status = SAMPLED
+                v.reason = f"no violation in {stats['runs']:,} random runs ({stats['steps']:,} steps, profile {profile}, seed {seed})"
         used_seed = seed
     result = CheckResult(design, scope, engine, used_seed, verdicts, stats, complete, symmetry)
     if trace_dir is not None:

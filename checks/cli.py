@@ -1,7 +1,8 @@
-"""``ckptcheck``: check designs, replay traces, list designs, run the flaw catalog.
+"""``ckptcheck``: check and compare designs, replay traces, list designs, run the flaw catalog.
 
-Exit status: 0 every property holds, 1 a property fails (or a catalog entry is missed),
-2 bad input (one line on stderr naming the file, field and expectation; nothing written).
+Exit status: 0 every property holds after an exhaustive search, 1 a property fails (or a
+catalog entry is missed), 2 bad input (one line on stderr naming the file, field and
+expectation; nothing written), 3 no violation found but the search was cut short or sampled.
 """
 
 from __future__ import annotations
@@ -12,17 +13,17 @@ import sys
 import time
 from pathlib import Path
 
-from model.design import KNOBS
-from model.scope import Scope
-from specs.catalog import CATALOG, all_designs
-from specs.designs import PRESETS, load_design
-from specs.errors import InputError
-from specs.jobs import JOBS, load_job
-from specs.scopes import default_scope, default_scope_for, regional_scope
-from specs.spec import Spec
+from ckptcheck.model.design import KNOBS
+from ckptcheck.model.scope import Scope
+from ckptcheck.specs.catalog import CATALOG, all_designs
+from ckptcheck.specs.designs import PRESETS, load_design
+from ckptcheck.specs.errors import InputError
+from ckptcheck.specs.jobs import JOBS, load_job
+from ckptcheck.specs.scopes import default_scope, default_scope_for, regional_scope
+from ckptcheck.specs.spec import Spec
 
 from .api import ENGINES, check, save_traces
-from .results import HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, UNKNOWN, VIOLATED, CheckResult
+from .results import EXIT_STATUS, HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, VIOLATED, CheckResult
 from .stateful import PROFILES
 from .trace import load_trace_file, replay, write_json_atomic
 
@@ -109,30 +110,40 @@ _MARK = {
     VIOLATED: "VIOLATED",
     HIT: "hit",
     NOT_REACHED: "NOT REACHED",
-    UNKNOWN: "unknown",
     NOT_APPLICABLE: "not applicable",
 }
 
 
-def print_result(result: CheckResult) -> None:
+def _mark(result: CheckResult, v) -> str:
+    words = result.verdict_words(v)
+    return _MARK[v.status] if words == v.status else words
+
+
+def _engine_line(result: CheckResult) -> str:
     s = result.stats
-    _say(f"design   {result.design.name}: {result.design.description}")
-    _say(f"scope    {result.scope.describe()}")
     if result.engine == "explore":
-        how = "exhaustive" if result.complete else f"INCOMPLETE ({s.get('stopped')})"
+        how = "exhaustive" if result.complete else f"INCOMPLETE: {s.get('stopped')}"
         sym = ", symmetry reduction on" if result.symmetry else ""
-        _say(
-            f"engine   explore (BFS, {how}{sym}): {s['states']:,} distinct states, {s['transitions']:,}"
+        return (
+            f"explore (BFS, {how}{sym}): {s['states']:,} distinct states, {s['transitions']:,}"
             f" transitions, depth {s['depth']}, {s['seconds']:.1f}s ({s['states_per_second'] or 0:,} states/s)"
         )
-    else:
-        _say(
-            f"engine   stateful (Hypothesis, profile {s['profile']}, seed {s['seed']}): {s['runs']:,} runs,"
-            f" {s['steps']:,} steps, max depth {s['max_depth']}, {s['distinct_states_seen']:,} distinct states"
-            f" seen, {s['seconds']:.1f}s"
-        )
+    return (
+        f"stateful (Hypothesis, sampled, profile {s['profile']}, seed {s['seed']}): {s['runs']:,} runs,"
+        f" {s['steps']:,} steps, max depth {s['max_depth']}, {s['distinct_states_seen']:,} distinct states"
+        f" seen, {s['seconds']:.1f}s"
+    )
+
+
+def print_result(result: CheckResult) -> None:
+    _say(f"design   {result.design.name}: {result.design.description}")
+    replaced = result.design.replaced()
+    if replaced:
+        _say(f"replaces {', '.join(f'{k} = {v}' for k, v in replaced.items())}")
+    _say(f"scope    {result.scope.describe()}")
+    _say(f"engine   {_engine_line(result)}")
     for v in result.verdicts:
-        line = f"  {v.kind:<10} {v.property:<28} {_MARK[v.status]}"
+        line = f"  {v.kind:<10} {v.property:<28} {_mark(result, v)}"
         if v.status == VIOLATED:
             line += f" after {len(v.trace)} steps: {v.reason}"
         elif v.status == HIT:
@@ -142,8 +153,11 @@ def print_result(result: CheckResult) -> None:
             _say(f"             trace: {v.trace_file}  (ckptcheck replay {v.trace_file})")
     if result.unreached:
         names = ", ".join(v.property for v in result.unreached)
-        _say(f"WARNING: no witness for {names}: this scope never exercises that behaviour, so the check says nothing about it.")
-    _say("RESULT: " + ("every property holds" if result.ok else f"{len(result.violated)} property(ies) violated"))
+        if result.searched_whole_scope:
+            _say(f"WARNING: no witness for {names}: this scope never exercises that behaviour, so the check says nothing about it.")
+        else:
+            _say(f"note: no witness for {names} in the part searched (the search did not cover the scope).")
+    _say("RESULT: " + result.headline())
 
 
 def cmd_check(args) -> int:
@@ -170,17 +184,106 @@ def cmd_check(args) -> int:
     print_result(result)
     _say(f"result written to {path}")
     if args.report:
-        from reports.render import build_report, write_reports
+        from ckptcheck.reports.render import build_report, write_reports
 
         command = "ckptcheck " + " ".join(sys.argv[1:]) if sys.argv[1:] else f"ckptcheck check --design {design.name}"
         paths = write_reports(build_report([(result, spec)], title=f"ckptcheck: {design.name}", command=command), Path(args.report))
         _say(f"report written to {', '.join(str(p) for p in paths)}")
-    return 0 if result.ok else 1
+    return result.exit_status
+
+
+def _steps_text(spec: Spec, actions: list) -> list[str]:
+    from ckptcheck.reports.narrate import narrate
+
+    steps, _ = narrate(spec, actions)
+    return [f"{s.n:>5}. {s.action}: {s.text}" for s in steps]
+
+
+def print_comparison(cmp) -> None:
+    """Verdicts side by side, then what each variant changes against the reference."""
+    from .compare import BREAKS, FIXES, LOSES_WITNESS
+
+    results = [r for r, _ in cmp.results]
+    ref = cmp.reference
+    width = max(14, *(len(r.design.name) for r in results)) + 2
+    _say(f"scope    {ref.scope.describe()}")
+    for r in results:
+        _say(f"design   {r.design.name}{' (reference)' if r is ref else ''}: {r.searched()}")
+    _say("")
+    shown = [v for v in ref.verdicts if any(r.verdict(v.property).status != NOT_APPLICABLE for r in results)]
+    pw = max(len(v.property) for v in shown) + 1 if shown else 28
+    _say(f"  {'':<10} {'property':<{pw}} " + "".join(f"{r.design.name:<{width}}" for r in results))
+    for v in shown:
+        cells = []
+        for r in results:
+            x = r.verdict(v.property)
+            word = _mark(r, x)
+            if x.status == VIOLATED:
+                word += f" ({len(x.trace)})"
+            cells.append(f"{word:<{width}}")
+        _say(f"  {v.kind:<10} {v.property:<{pw}} " + "".join(cells).rstrip())
+    for (r, spec) in cmp.results[1:]:
+        mine = [c for c in cmp.changes if c.design == r.design.name]
+        _say("")
+        if not mine:
+            _say(f"{r.design.name}: no change against {ref.design.name} in this scope")
+            continue
+        for c in mine:
+            if c.what == BREAKS:
+                was = "holds" if c.before.status == HOLDS else ref.verdict_words(c.before)
+                _say(f"{r.design.name} BREAKS {c.property} ({was} in {ref.design.name}): {c.after.reason}")
+                _say(f"  shortest counterexample, {len(c.after.trace)} steps:")
+                for line in _steps_text(spec, c.after.trace):
+                    _say(f"  {line}")
+                if c.after.trace_file:
+                    _say(f"  trace: {c.after.trace_file}  (ckptcheck replay {c.after.trace_file})")
+            elif c.what == LOSES_WITNESS:
+                _say(f"{r.design.name} LOSES WITNESS {c.property}: {c.reason}")
+            elif c.what == FIXES:
+                _say(f"{r.design.name} fixes {c.property}: {c.reason}")
+    broken = {c.design for c in cmp.broken}
+    unsure = [r.design.name for r in results if r.outcome != "holds" and r.outcome != "violated"]
+    words = f"{len(broken)} of {len(results) - 1} variant(s) break a property that {ref.design.name} does not"
+    if unsure:
+        words += f"; searches of {', '.join(unsure)} were not exhaustive, so what holds there is not proved"
+    _say("RESULT: " + words)
+
+
+def cmd_compare(args) -> int:
+    from .compare import compare
+
+    designs = [load_design(d, all_designs()) for d in args.designs]
+    if len(designs) < 2:
+        raise InputError("compare", "designs", "expected at least two designs (the reference first)")
+    names = [d.name for d in designs]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise InputError("compare", "designs", f"two designs are named {dup[0]!r}; give each variant its own name")
+    scope = _scope_from_args(args, designs[0])
+    out = Path(args.out)
+    _say(f"comparing {', '.join(names)} (reference: {names[0]}) ...")
+    cmp = compare(
+        designs, scope, trace_dir=out, engine=args.engine, symmetry=args.symmetry, seed=args.seed,
+        profile=args.profile, max_states=args.max_states, max_seconds=args.max_seconds,
+        max_depth=args.max_depth, progress=_progress,
+    )
+    print_comparison(cmp)
+    if args.report:
+        from ckptcheck.reports.render import build_report, write_reports
+
+        command = "ckptcheck compare " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "ckptcheck compare"
+        report = build_report(cmp.results, title=f"ckptcheck: {' vs '.join(names)}", command=command, changes=cmp.changes)
+        paths = write_reports(report, Path(args.report))
+        _say(f"report written to {', '.join(str(p) for p in paths)}")
+    if cmp.broken:
+        return 1
+    return 0 if all(r.outcome in ("holds", "violated") for r, _ in cmp.results) else 3
 
 
 def cmd_replay(args) -> int:
+    design = load_design(args.design, all_designs()) if args.design else None
     doc = load_trace_file(args.trace)
-    outcome = replay(doc, args.trace)
+    outcome = replay(doc, args.trace, design=design)
     spec = outcome.spec
     _say(f"design   {spec.design.name}")
     _say(f"scope    {spec.scope.describe()}")
@@ -189,7 +292,7 @@ def cmd_replay(args) -> int:
             _say(f"  {i:>3}. {spec.describe_action(a)}")
     v = outcome.violation
     if v is None:
-        _say(f"replayed {outcome.steps} steps: every property holds")
+        _say(f"replayed {outcome.steps} steps: no property violated on this trace")
     else:
         _say(f"replayed {outcome.steps} steps: {v['property']} ({v['kind']}) VIOLATED at step {v['step']}: {v['reason']}")
         if outcome.earlier:
@@ -217,9 +320,9 @@ def cmd_designs(args) -> int:
     for k in KNOBS:
         choices = f" one of {', '.join(map(str, k.choices))};" if k.choices else ""
         _say(f"  {k.name} = {getattr(base, k.name)!r}   ({k.type.__name__};{choices} {k.doc})")
-    _say("Policies (replace from Python with design.with_(name=..., policy=fn)):")
-    for name, fn in base.policies().items():
-        _say(f"  {name}: {fn}")
+    _say("Components (replace from Python with design.with_(name=..., FIELD=MySubclass)):")
+    for name, cls in base.components().items():
+        _say(f"  {name}: {cls}")
     _say("Jobs:")
     for name, (_, doc) in JOBS.items():
         _say(f"  {name}: {doc}")
@@ -246,7 +349,7 @@ def cmd_catalog(args) -> int:
             if p.name.endswith(f"--{e.violates}.trace.json"):
                 outcome = replay(load_trace_file(str(p)), str(p))
                 replay_ok = outcome.reproduced
-        found = v.status == VIOLATED and good.ok and replay_ok
+        found = v.status == VIOLATED and good.holds and replay_ok
         missed += not found
         took = time.perf_counter() - t0
         if v.status == VIOLATED:
@@ -254,14 +357,14 @@ def cmd_catalog(args) -> int:
             _say(f"        trace {v.trace_file} replays {'to the same verdict' if replay_ok else 'DIFFERENTLY'}")
         else:
             _say(f"MISSED  {e.name}: {e.violates} {v.status}")
-        verdict = "passes" if good.ok else "FAILS: " + "; ".join(x.reason for x in good.violated)
+        verdict = "passes" if good.holds else "FAILS: " + "; ".join(x.reason for x in good.violated)
         _say(
             f"        correct design {e.correct.name} {verdict} on the same scope"
             f" ({good.stats['states']:,} states, {took:.1f}s)"
         )
     _say(f"RESULT: {len(CATALOG) - missed}/{len(CATALOG)} catalog entries found")
     if args.report:
-        from reports.render import build_report, write_reports
+        from ckptcheck.reports.render import build_report, write_reports
 
         rows = reported + [(good, Spec(good.design, good.scope)) for good in correct_runs.values()]
         paths = write_reports(build_report(rows, title="ckptcheck flaw catalog", command="ckptcheck catalog"), Path(args.report))
@@ -281,7 +384,7 @@ def _print_spark_summary(summary: dict, out: Path) -> None:
     for prop, n in sorted(summary["violations"].items()):
         _say(f"VIOLATED {prop}: {n:,} trace(s); shortest: {summary['shortest_counterexamples'][prop]}")
     if not summary["violations"]:
-        _say("no violation found")
+        _say(f"no violation in {summary['traces']:,} traces ({summary['steps']:,} steps): sampled, nothing is proved beyond them")
     _say(f"summary written to {out / 'summary.json'}; verdicts in {out / 'verdicts.parquet'}")
     if summary["violations"]:
         _say(f"report written to {out / 'report' / 'report.html'}")
@@ -306,7 +409,9 @@ def cmd_spark(args) -> int:
             say=lambda m: print(m, file=sys.stderr, flush=True),
         )
     _print_spark_summary(summary, out)
-    return 1 if summary["violations"] else 0
+    if summary["violations"]:
+        return 1
+    return EXIT_STATUS["sampled"] if args.spark_mode == "generate" else 0
 
 
 def cmd_itf(args) -> int:
@@ -320,7 +425,7 @@ def cmd_itf(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from reports.render import report_from_traces, write_reports
+    from ckptcheck.reports.render import report_from_traces, write_reports
 
     report = report_from_traces(args.traces, title="ckptcheck traces", command="ckptcheck report " + " ".join(args.traces))
     paths = write_reports(report, Path(args.out))
@@ -355,7 +460,7 @@ def cmd_prove(args) -> int:
             _say(f"         {'':34}          {label}: {shown}")
     _say(f"RESULT: {len(names) - failed}/{len(names)} theorems proved in {total:.1f}s")
     if args.report:
-        from reports.render import build_report, write_reports
+        from ckptcheck.reports.render import build_report, write_reports
 
         rows = [
             {"name": n, "verdict": o.verdict, "seconds": o.seconds, "statement": known[n].statement,
@@ -385,12 +490,37 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scope_options(c)
     c.set_defaults(func=cmd_check)
 
+    cp = sub.add_parser(
+        "compare",
+        help="check designs in the same scope; show what each variant breaks against the first",
+        description="Check every design in the same scope and engine, print the verdicts side by side, "
+        "and for each variant the properties it breaks against the first design (with the shortest "
+        "counterexample), the witnesses it loses and what it fixes.  A design is a preset, a catalog "
+        "variant, a TOML design file, or module:NAME for a Design defined in Python.  Exit status: 0 no "
+        "variant breaks a property, 1 some variant does, 2 bad input, 3 no variant breaks one but some "
+        "search was not exhaustive.",
+    )
+    cp.add_argument("designs", nargs="+", metavar="DESIGN", help="the reference first, then the variants")
+    cp.add_argument("--engine", choices=ENGINES, default="explore")
+    cp.add_argument("--symmetry", action="store_true", help="symmetry reduction (jobs with forward edges only)")
+    cp.add_argument("--seed", type=_nonneg, default=0, help="seed for the stateful engine")
+    cp.add_argument("--profile", choices=tuple(PROFILES), default="ci", help="Hypothesis settings profile")
+    cp.add_argument("--max-states", type=_nonneg, default=None)
+    cp.add_argument("--max-seconds", type=_positive_float, default=None)
+    cp.add_argument("--max-depth", type=_nonneg, default=None)
+    cp.add_argument("--out", default="results/compare", help="where counterexample traces go")
+    cp.add_argument("--report", default=None, metavar="DIR", help="also write report.html, report.md and junit.xml to DIR")
+    _add_scope_options(cp)
+    cp.set_defaults(func=cmd_compare)
+
     r = sub.add_parser("replay", help="re-execute a trace and report its verdict")
     r.add_argument("trace")
     r.add_argument("-v", "--verbose", action="store_true", help="print every step")
+    r.add_argument("--design", default=None, help="the design to replay with (module:NAME for a Python variant); "
+                   "its components must be the ones the trace records")
     r.set_defaults(func=cmd_replay)
 
-    d = sub.add_parser("designs", help="list presets, catalog variants, knobs, policies and jobs")
+    d = sub.add_parser("designs", help="list presets, catalog variants, knobs, components and jobs")
     d.set_defaults(func=cmd_designs)
 
     k = sub.add_parser("catalog", help="run every catalog entry and its correct design on the same scope")

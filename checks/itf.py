@@ -7,7 +7,7 @@ Each state carries the world's variables plus ``action``, the action that led to
 
 from __future__ import annotations
 
-from model.world import BARRIER, COMMITTED, EOD, NOTIFY_NAMES, REC, STATUS_NAMES, World
+from ckptcheck.model.world import BARRIER, COMMITTED, EOD, NOTIFY_NAMES, REC, STATUS_NAMES, World
 
 from .trace import ReplayOutcome
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model import mixed
-from specs.rescaling import EACH_PARTITION_ONCE, Rescaling
+from ckptcheck.model import mixed
+from ckptcheck.specs.rescaling import EACH_PARTITION_ONCE, Rescaling
 
 from .explore import explore
 

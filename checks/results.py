@@ -5,15 +5,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.design import Design
-from model.scope import Scope
+from ckptcheck.model.design import Design
+from ckptcheck.model.scope import Scope
 
 HOLDS = "holds"  # always/eventually: no violation in the searched space
 VIOLATED = "violated"
 HIT = "hit"  # sometimes: a witness was found
 NOT_REACHED = "not reached"  # sometimes: no witness; the check may be vacuous
-UNKNOWN = "unknown"  # the search stopped early before a verdict could be given
+UNKNOWN = "unknown"  # always/eventually: a bounded search stopped early without finding a violation
+SAMPLED = "sampled"  # always/eventually: random runs found no violation (nothing is proved)
 NOT_APPLICABLE = "not applicable"  # the property means nothing in this scope (e.g. termination of an unbounded job)
+
+# What a whole check says: three different statements, never confused (and a violation).
+OUTCOME_HOLDS = "holds"  # exhaustive search of the scope, no violation
+OUTCOME_VIOLATED = "violated"
+OUTCOME_INCOMPLETE = "incomplete"  # a bound cut the search short: "no violation in N states to depth D"
+OUTCOME_SAMPLED = "sampled"  # random runs: "no violation in N runs"
+EXIT_STATUS = {OUTCOME_HOLDS: 0, OUTCOME_VIOLATED: 1, OUTCOME_INCOMPLETE: 3, OUTCOME_SAMPLED: 3}
 
 
 @dataclass
@@ -54,6 +62,59 @@ class CheckResult:
     def unreached(self) -> list[Verdict]:
         return [v for v in self.verdicts if v.status == NOT_REACHED]
 
+    @property
+    def outcome(self) -> str:
+        """``holds`` only after an exhaustive search of the whole scope."""
+        if self.violated:
+            return OUTCOME_VIOLATED
+        if self.engine != "explore":
+            return OUTCOME_SAMPLED
+        return OUTCOME_HOLDS if self.complete else OUTCOME_INCOMPLETE
+
+    @property
+    def searched_whole_scope(self) -> bool:
+        return self.engine == "explore" and self.complete
+
+    @property
+    def holds(self) -> bool:
+        """Every property holds, and the whole scope was searched."""
+        return self.outcome == OUTCOME_HOLDS
+
+    @property
+    def exit_status(self) -> int:
+        return EXIT_STATUS[self.outcome]
+
+    def searched(self) -> str:
+        """What was searched, in words that cannot be mistaken for a proof when it is not one."""
+        s = self.stats
+        if self.engine == "explore":
+            figures = f"{s.get('states', 0):,} states to depth {s.get('depth', 0)}"
+            if self.complete:
+                return f"exhaustive search of the scope, {s.get('states', 0):,} states, depth {s.get('depth', 0)}"
+            return f"{figures} (incomplete: {s.get('stopped') or 'stopped early'})"
+        return f"{s.get('runs', 0):,} runs of up to {s.get('max_steps', s.get('max_depth', 0))} steps (sampled, seed {s.get('seed')})"
+
+    def headline(self) -> str:
+        """The one-line result: each outcome in its own words."""
+        outcome = self.outcome
+        if outcome == OUTCOME_VIOLATED:
+            return f"{len(self.violated)} property(ies) violated"
+        if outcome == OUTCOME_HOLDS:
+            return f"every property holds: {self.searched()}"
+        if outcome == OUTCOME_INCOMPLETE:
+            return f"no violation in {self.searched()}: nothing is proved beyond what was searched"
+        return f"no violation in {self.searched()}: nothing is proved"
+
+    def verdict_words(self, v: Verdict) -> str:
+        """A property's status as the console and reports say it."""
+        if v.status == UNKNOWN:
+            return f"no violation in {self.stats.get('states', 0):,} states (incomplete)"
+        if v.status == SAMPLED:
+            return f"no violation in {self.stats.get('runs', 0):,} runs (sampled)"
+        if v.status == NOT_REACHED and not self.searched_whole_scope:
+            return "not reached in the part searched"
+        return v.status
+
     def verdict(self, name: str) -> Verdict:
         for v in self.verdicts:
             if v.property == name:
@@ -62,20 +123,23 @@ class CheckResult:
 
     def to_json(self, spec) -> dict[str, Any]:
         return {
-            "design": {"name": self.design.name, "knobs": self.design.knobs(), "policies": self.design.policies()},
+            "design": {"name": self.design.name, "knobs": self.design.knobs(), "components": self.design.components()},
             "scope": self.scope.to_json(),
             "engine": self.engine,
             "seed": self.seed,
             "symmetry": self.symmetry,
             "complete": self.complete,
             "stats": self.stats,
-            "ok": self.ok,
+            "outcome": self.outcome,
+            "ok": self.holds,  # true only when every property holds after an exhaustive search
+            "summary": self.headline(),
             "verdicts": [
                 {
                     "property": v.property,
                     "kind": v.kind,
                     "statement": v.statement,
                     "status": v.status,
+                    "says": self.verdict_words(v),
                     "reason": v.reason,
                     "trace_length": len(v.trace) if v.trace is not None else None,
                     "trace_file": v.trace_file,

@@ -32,8 +32,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from model.actions import ACTION_TYPES
-from specs.errors import InputError
+from ckptcheck.model.actions import ACTION_TYPES
+from ckptcheck.specs.errors import InputError
 
 FAULT_KINDS = tuple(name for name, cls in ACTION_TYPES.items() if cls.fault)
 LOG4J = """rootLogger.level = error
@@ -118,8 +118,8 @@ class _Agg:
 
 def generate_partition(index: int, design_name: str, design_knobs: dict, scope_json: dict, seed: int, walks: range, max_steps: int) -> Iterator[tuple]:
     """Worker side of ``generate``: rows ("row", ...) for each walk, then one ("agg", ...)."""
-    from checks.trace import design_from_trace, scope_from_trace, trace_document
-    from specs.spec import Spec
+    from ckptcheck.checks.trace import design_from_trace, scope_from_trace, trace_document
+    from ckptcheck.specs.spec import Spec
 
     design = design_from_trace({"name": design_name, "knobs": design_knobs}, "<spark>")
     scope = scope_from_trace(scope_json, "<spark>")
@@ -139,7 +139,7 @@ def generate_partition(index: int, design_name: str, design_knobs: dict, scope_j
 
 def replay_partition(lines: Iterable[tuple[str, str]]) -> Iterator[tuple]:
     """Worker side of ``replay``: (source, trace JSON text) -> rows, then one aggregate."""
-    from checks.trace import replay
+    from ckptcheck.checks.trace import replay
 
     agg = _Agg()
     for source, text in lines:
@@ -266,7 +266,7 @@ ROW_SCHEMA = "source string, steps int, verdict string, property string, step in
 
 
 def _finish(spark, rdd, out: Path, extra: dict, started: float, say) -> dict:
-    from checks.trace import write_json_atomic
+    from ckptcheck.checks.trace import write_json_atomic
 
     rdd = rdd.cache()
     rows = rdd.filter(lambda r: r[0] == "row").map(lambda r: r[1:])
@@ -281,7 +281,7 @@ def _finish(spark, rdd, out: Path, extra: dict, started: float, say) -> dict:
         write_json_atomic(path, doc)
         written[prop] = str(path)
     if written:
-        from reports.render import report_from_traces, write_reports
+        from ckptcheck.reports.render import report_from_traces, write_reports
 
         write_reports(
             report_from_traces(list(written.values()), title="ckptcheck spark: shortest counterexamples", command="ckptcheck spark"),

@@ -3,12 +3,13 @@
     spark-submit --master spark://host:7077 --py-files ckptcheck.zip checks/submit.py \\
         spark generate --design flink-baseline --walks 1000000 --out /shared/results
 
-(``ckptcheck.zip`` holds the ``model``, ``specs``, ``checks`` and ``reports`` packages.)
+(``ckptcheck.zip`` holds the ``ckptcheck`` package as ``pip install --no-deps --target`` lays it
+out: ``ckptcheck/model``, ``ckptcheck/specs``, ``ckptcheck/checks``, ``ckptcheck/reports``.)
 """
 
 import sys
 
-from checks.cli import main
+from ckptcheck.checks.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

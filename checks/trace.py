@@ -2,7 +2,8 @@
 
 A trace is data only: reading one never runs code.  Designs are named (a preset or a catalog
 entry) and their knobs are stored, so a TOML-made variant replays exactly; a design that
-changed a Python policy replays from Python with ``replay(doc, design=...)``.
+replaced a component (a Python variant) records the class by qualified name and replays from
+Python with ``replay(doc, design=...)``: reading a trace never imports what it names.
 """
 
 from __future__ import annotations
@@ -14,19 +15,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from model.design import Design
-from model.scope import SCOPE_LIMITS, Scope
-from specs.designs import BASELINE, check_knob
-from specs.errors import InputError
-from specs.jobs import job_from_dict
-from specs.spec import Spec
+from ckptcheck.model.design import COMPONENTS, Design
+from ckptcheck.model.scope import SCOPE_LIMITS, Scope
+from ckptcheck.specs.designs import BASELINE, check_knob
+from ckptcheck.specs.errors import InputError
+from ckptcheck.specs.jobs import job_from_dict
+from ckptcheck.specs.spec import Spec
 
 FORMAT = "ckptcheck-trace"
 VERSION = 1
 
 
 def known_designs() -> dict[str, Design]:
-    from specs.catalog import all_designs
+    from ckptcheck.specs.catalog import all_designs
 
     return all_designs()
 
@@ -35,7 +36,7 @@ def trace_document(spec: Spec, actions: list, *, engine: str, seed: int | None, 
     return {
         "format": FORMAT,
         "version": VERSION,
-        "design": {"name": spec.design.name, "knobs": spec.design.knobs(), "policies": spec.design.policies()},
+        "design": {"name": spec.design.name, "knobs": spec.design.knobs(), "components": spec.design.components()},
         "scope": spec.scope.to_json(),
         "engine": engine,
         "seed": seed,
@@ -72,9 +73,37 @@ def _require(doc: dict, key: str, typ, source: str, what: str):
     return v
 
 
+# What traces written before components replaced policies recorded for Flink's own rules.
+_LEGACY_DEFAULT_POLICIES = {
+    "retain": "model.design.flink_retain",
+    "discard": "model.design.flink_discard",
+    "source_restore_position": "model.design.flink_source_restore_position",
+    "regions": "model.design.independent_regions",
+}
+
+
+def _recorded_components(d: dict, source: str) -> dict[str, str]:
+    """The components a trace says its design ran (qualified class names); {} if it says none."""
+    comps = d.get("components", {}) or {}
+    if not isinstance(comps, dict) or not all(isinstance(v, str) for v in comps.values()):
+        raise InputError(source, "design.components", "expected an object of component class names")
+    unknown = sorted(set(comps) - set(COMPONENTS))
+    if unknown:
+        raise InputError(source, "design.components", f"unknown component {unknown[0]!r} (known: {', '.join(COMPONENTS)})")
+    legacy = d.get("policies", {}) or {}
+    if isinstance(legacy, dict):
+        for name, fn in legacy.items():
+            if _LEGACY_DEFAULT_POLICIES.get(name) != fn:
+                raise InputError(source, f"design.policies.{name}", f"the trace replaced the Python policy {name!r} ({fn});"
+                                 " replay it from Python with ckptcheck.checks.trace.replay(doc, design=...)")
+    return comps
+
+
 def design_from_trace(d: Any, source: str, design: Design | None = None) -> Design:
-    if design is not None:
-        return design
+    """The design a trace ran: ``design`` when given (from Python), else a preset or catalog
+    entry by name with the recorded knobs.  A trace whose components are not those of the
+    design it resolves to (a Python variant) is refused, naming the component: replaying it
+    with other rules would judge another design.  Nothing from the trace is imported or run."""
     if not isinstance(d, dict):
         raise InputError(source, "design", "expected an object with name and knobs")
     name = d.get("name")
@@ -85,20 +114,23 @@ def design_from_trace(d: Any, source: str, design: Design | None = None) -> Desi
         raise InputError(source, "design.knobs", "expected an object of knob values")
     for k, v in knobs.items():
         check_knob(k, v, f"{source}: design.knobs")
-    known = known_designs()
-    base = known.get(name)
-    if base is None:
-        policies = d.get("policies", {}) or {}
-        default = BASELINE.policies()
-        changed = [p for p, fn in policies.items() if default.get(p) != fn]
-        if changed:
+    recorded = _recorded_components(d, source)
+    if design is not None:
+        base = design
+        hint = "the design given to replay"
+    else:
+        base = known_designs().get(name) or BASELINE.with_(name=name, description=f"replayed variant {name}")
+        hint = f"{name!r}" if name in known_designs() else f"{name!r} (not a preset or catalog entry)"
+    mine = base.components()
+    for comp, qual in recorded.items():
+        if mine[comp] != qual:
             raise InputError(
-                source,
-                "design.name",
-                f"{name!r} is not a preset or catalog entry and changes the Python policy {changed[0]!r};"
-                " replay it from Python with checks.trace.replay(doc, design=...)",
+                source, f"design.components.{comp}",
+                f"the trace ran {qual}, but {hint} uses {mine[comp]};"
+                " replay a Python variant from Python with ckptcheck.checks.trace.replay(doc, design=...)",
             )
-        base = BASELINE.with_(name=name, description=f"replayed variant {name}")
+    if design is not None:
+        return design
     return base.with_(**knobs) if knobs else base
 
 

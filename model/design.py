@@ -1,53 +1,29 @@
-"""What a design *is*: the knobs and policy functions the protocol reads.
+"""What a design *is*: the knobs it sets and the component classes it runs.
 
 The model never hard-codes a choice that a FLIP could change; it asks the :class:`Design`.
-Knobs are plain data (settable from a TOML file); policies are small pure functions (settable
-from Python, a few lines each).  Named presets and the flaw catalog live in ``specs``; this
-module only defines the shape and Flink's own defaults.
+Knobs are plain data (settable from a TOML file) for the alternatives the model already knows.
+Components are the classes that hold the model's rules, one per Flink component
+(``model/protocol.py`` lists them): a variant that tries a new idea subclasses one and
+overrides one method, a few lines of Python.  Named presets and the flaw catalog live in
+``specs``; this module only defines the shape and Flink's own defaults.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-
-def flink_retain(completed: tuple[int, ...], num_retained: int) -> tuple[int, ...]:
-    """Which completed checkpoints the store keeps after an add (``CheckpointSubsumeHelper``).
-
-    Keeps the newest ``num_retained`` (a value <= 0 falls back to 1, as
-    ``DefaultCompletedCheckpointStoreUtils`` does); the latest checkpoint is never subsumed
-    (FLINK-21351).
-    """
-    n = max(1, num_retained)
-    return tuple(completed[-n:])
-
-
-def flink_discard(subsumed: tuple[int, ...], retained: tuple[int, ...], pending: tuple[int, ...]) -> tuple[int, ...]:
-    """Whose files the cleaner deletes (``CheckpointsCleaner.cleanSubsumedCheckpoints``).
-
-    Only subsumed checkpoints, never one the store still retains, and never because of a
-    pending checkpoint: a pending checkpoint may still fail.
-    """
-    return subsumed
-
-
-def independent_regions(topo) -> list[frozenset[int]]:
-    """The regions a regional checkpoint may treat independently (FLIP-600, seed 000).
-
-    The pipelined regions, but only when no BLOCKING or HYBRID edge joins them ("BLOCKING/
-    HYBRID edges between Regions -> Auto-disable at runtime"): otherwise the whole job is one
-    region, and a single region disables regional checkpoints.
-    """
-    if not topo.all_pipelined:
-        return [frozenset(range(topo.n_tasks))]
-    return list(topo.regions)
-
-
-def flink_source_restore_position(snapshot_position: int) -> int:
-    """A source resumes at the offset stored in its split state."""
-    return snapshot_position
+from .barriers import CheckpointBarrierHandler
+from .component import Component
+from .coordinator import CheckpointCoordinator
+from .failover import FailoverStrategy
+from .partitioner import StreamPartitioner
+from .regional import RegionalCheckpointHandler
+from .sinks import TwoPhaseCommitSink
+from .sources import SourceReader, SplitEnumerator
+from .store import CompletedCheckpointStore, FileMergingSnapshotManager
+from .task import StreamTask
 
 
 @dataclass(frozen=True)
@@ -201,15 +177,35 @@ KNOBS: tuple[Knob, ...] = (
 )
 
 KNOB_BY_NAME = {k.name: k for k in KNOBS}
-POLICIES = ("retain", "discard", "source_restore_position", "regions")
+
+# design field -> the model's own class for that component (Flink's behaviour)
+COMPONENTS: dict[str, type[Component]] = {
+    "partitioner": StreamPartitioner,
+    "source": SourceReader,
+    "enumerator": SplitEnumerator,
+    "barriers": CheckpointBarrierHandler,
+    "sink": TwoPhaseCommitSink,
+    "task": StreamTask,
+    "coordinator": CheckpointCoordinator,
+    "regional": RegionalCheckpointHandler,
+    "store": CompletedCheckpointStore,
+    "file_merging_manager": FileMergingSnapshotManager,
+    "failover": FailoverStrategy,
+}
+
+
+def qualified_name(cls: type) -> str:
+    """``module.QualName`` of a class, as traces and reports record it."""
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 @dataclass(frozen=True)
 class Design:
-    """A checkpointing design: knobs (data) plus policies (pure functions).
+    """A checkpointing design: knobs (data) plus component classes (rules).
 
     A variant is ``design.with_(name="mine", num_retained=2)`` for knobs, or
-    ``design.with_(name="mine", retain=my_retain)`` for a policy.
+    ``design.with_(name="mine", store=MyStore)`` with ``MyStore`` a subclass of
+    :class:`CompletedCheckpointStore` that overrides one method.
     """
 
     name: str
@@ -237,13 +233,27 @@ class Design:
     file_merging_keeps_fallback_alive: bool = True
     no_claim_restore: bool = False
     no_claim_delete_after: str = "first-checkpoint"
-    # policies
-    retain: Callable[[tuple[int, ...], int], tuple[int, ...]] = field(default=flink_retain, compare=False)
-    discard: Callable[[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = field(
-        default=flink_discard, compare=False
-    )
-    source_restore_position: Callable[[int], int] = field(default=flink_source_restore_position, compare=False)
-    regions: Callable = field(default=independent_regions, compare=False)
+    # components (compare=False: two designs differ by name and knobs; classes are recorded by name)
+    partitioner: type[StreamPartitioner] = field(default=StreamPartitioner, compare=False)
+    source: type[SourceReader] = field(default=SourceReader, compare=False)
+    enumerator: type[SplitEnumerator] = field(default=SplitEnumerator, compare=False)
+    barriers: type[CheckpointBarrierHandler] = field(default=CheckpointBarrierHandler, compare=False)
+    sink: type[TwoPhaseCommitSink] = field(default=TwoPhaseCommitSink, compare=False)
+    task: type[StreamTask] = field(default=StreamTask, compare=False)
+    coordinator: type[CheckpointCoordinator] = field(default=CheckpointCoordinator, compare=False)
+    regional: type[RegionalCheckpointHandler] = field(default=RegionalCheckpointHandler, compare=False)
+    store: type[CompletedCheckpointStore] = field(default=CompletedCheckpointStore, compare=False)
+    file_merging_manager: type[FileMergingSnapshotManager] = field(default=FileMergingSnapshotManager, compare=False)
+    failover: type[FailoverStrategy] = field(default=FailoverStrategy, compare=False)
+
+    def __post_init__(self) -> None:
+        for name, base in COMPONENTS.items():
+            cls = getattr(self, name)
+            if not (isinstance(cls, type) and issubclass(cls, base)):
+                raise TypeError(
+                    f"design {self.name!r}: {name} must be {base.__name__} or a subclass of it"
+                    f" (from {base.__module__}), got {cls!r}"
+                )
 
     def with_(self, **changes: Any) -> "Design":
         return dataclasses.replace(self, **changes)
@@ -251,10 +261,10 @@ class Design:
     def knobs(self) -> dict[str, Any]:
         return {k.name: getattr(self, k.name) for k in KNOBS}
 
-    def policies(self) -> dict[str, str]:
-        """Policy name -> the function's qualified name (for reports and traces)."""
-        out = {}
-        for name in POLICIES:
-            fn = getattr(self, name)
-            out[name] = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
-        return out
+    def components(self) -> dict[str, str]:
+        """Design field -> the qualified name of its class (for reports and traces)."""
+        return {name: qualified_name(getattr(self, name)) for name in COMPONENTS}
+
+    def replaced(self) -> dict[str, str]:
+        """The components this design replaces (qualified names): its Python rule changes."""
+        return {n: q for n, q in self.components().items() if getattr(self, n) is not COMPONENTS[n]}

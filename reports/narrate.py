@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from model.actions import (
+from ckptcheck.model.actions import (
     Ack,
     Action,
     AssignSplit,
@@ -26,8 +26,8 @@ from model.actions import (
     Timeout,
     TriggerCheckpoint,
 )
-from model.topology import Role
-from model.world import BARRIER, COMMITTED, EOD, FAILED, FINISHED, REC, World
+from ckptcheck.model.topology import Role
+from ckptcheck.model.world import BARRIER, COMMITTED, EOD, FAILED, FINISHED, REC, World
 
 COORDINATOR = "coordinator"
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from checks.results import HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, UNKNOWN, VIOLATED, CheckResult
-from checks.trace import load_trace_file, replay
-from model.topology import Expanded
+from ckptcheck.checks.results import HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, SAMPLED, UNKNOWN, VIOLATED, CheckResult
+from ckptcheck.checks.trace import load_trace_file, replay
+from ckptcheck.model.topology import Expanded
 
 from .narrate import COORDINATOR, Step, narrate
 
@@ -92,6 +92,8 @@ class Report:
     counterexamples: list[Counterexample] = field(default_factory=list)
     topologies: list[Topology] = field(default_factory=list)
     proofs: list[dict] = field(default_factory=list)
+    changes: list[dict] = field(default_factory=list)  # compare: what each variant changes against the reference
+    reference: str = ""
 
     @property
     def violations(self) -> int:
@@ -169,8 +171,16 @@ def _property_columns(specs) -> list[dict]:
     return list(seen.values())
 
 
-def build_report(results: list[tuple[CheckResult, object]], *, title: str, command: str, proofs: list[dict] | None = None) -> Report:
-    """A report of check results (each with the spec it checked)."""
+def build_report(
+    results: list[tuple[CheckResult, object]],
+    *,
+    title: str,
+    command: str,
+    proofs: list[dict] | None = None,
+    changes: list | None = None,
+) -> Report:
+    """A report of check results (each with the spec it checked); with ``changes`` (from
+    ``checks.compare``), what each variant changes against the first design."""
     props = _property_columns([s for _, s in results])
     rows = []
     cexes = []
@@ -179,7 +189,7 @@ def build_report(results: list[tuple[CheckResult, object]], *, title: str, comma
         cells = {}
         for v in result.verdicts:
             note = v.reason or ""
-            cells[v.property] = {"status": v.status, "note": note}
+            cells[v.property] = {"status": v.status, "note": note, "says": result.verdict_words(v)}
             if v.status == VIOLATED and v.trace is not None:
                 cexes.append(
                     counterexample(
@@ -197,17 +207,28 @@ def build_report(results: list[tuple[CheckResult, object]], *, title: str, comma
                 "scope": result.scope.describe(),
                 "engine": result.engine,
                 "stats": _stats_line(result.engine, s, result.complete),
+                "headline": result.headline(),
+                "outcome": result.outcome,
             }
         )
         topologies.setdefault(result.scope.job_name, topology_view(result.scope.job_name, spec.model.topo))
-    return Report(title, command, props, rows, cexes, list(topologies.values()), proofs or [])
+    report = Report(title, command, props, rows, cexes, list(topologies.values()), proofs or [])
+    if changes is not None and results:
+        report.reference = results[0][0].design.name
+        links = {(c.design, c.property): c.id for c in cexes}
+        report.changes = [
+            {"design": c.design, "property": c.property, "kind": c.kind, "what": c.what, "reason": c.reason,
+             "before": c.before.status, "after": c.after.status, "link": links.get((c.design, c.property))}
+            for c in changes
+        ]
+    return report
 
 
 def _stats_line(engine: str, s: dict, complete: bool) -> str:
     if engine == "explore":
-        how = "exhaustive" if complete else f"incomplete ({s.get('stopped')})"
+        how = "exhaustive" if complete else f"incomplete: {s.get('stopped')}"
         return f"{s['states']:,} states, depth {s['depth']}, {s['seconds']:.1f}s, {how}"
-    return f"{s.get('runs', 0):,} runs, {s.get('steps', 0):,} steps, seed {s.get('seed')}, {s.get('seconds', 0):.1f}s"
+    return f"sampled: {s.get('runs', 0):,} runs, {s.get('steps', 0):,} steps, seed {s.get('seed')}, {s.get('seconds', 0):.1f}s"
 
 
 def report_from_traces(paths: list[str], *, title: str, command: str) -> Report:
@@ -256,6 +277,7 @@ STATUS_CLASS = {
     VIOLATED: "bad",
     NOT_REACHED: "warn",
     UNKNOWN: "warn",
+    SAMPLED: "warn",
     NOT_APPLICABLE: "na",
 }
 
@@ -269,7 +291,7 @@ def render_markdown(report: Report) -> str:
 
 
 def render_junit(report: Report) -> str:
-    return ENV.get_template("junit.xml").render(r=report, VIOLATED=VIOLATED, skipped=(NOT_REACHED, NOT_APPLICABLE, UNKNOWN))
+    return ENV.get_template("junit.xml").render(r=report, VIOLATED=VIOLATED, skipped=(NOT_REACHED, NOT_APPLICABLE, UNKNOWN, SAMPLED))
 
 
 def write_reports(report: Report, out: Path) -> list[Path]:

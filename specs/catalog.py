@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model.design import Design
-from model.scope import Scope
+from ckptcheck.model.design import Design
+from ckptcheck.model.regional import RegionalCheckpointHandler
+from ckptcheck.model.sources import SourceReader
+from ckptcheck.model.store import CompletedCheckpointStore
+from ckptcheck.model.scope import Scope
 
 from .designs import BASELINE, FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM, PRESETS
 from .scopes import scope
@@ -31,24 +34,30 @@ def _flip600_scope(job: str = "forward-2x2", records: int = 0, checkpoints: int 
                  max_declines=declines, max_timeouts=0, max_lost_notifications=0)
 
 
-def _regions_by_subtask_index(topo) -> list[frozenset[int]]:
-    """Flawed region policy: subtask i of every vertex forms region i, whatever edge joins them
+class RegionsBySubtaskIndex(RegionalCheckpointHandler):
+    """Flawed region rule: subtask i of every vertex forms region i, whatever edge joins them
     (the thread's "each parallelism maps to an independent Region" applied to a keyBy job)."""
-    groups: dict[int, set[int]] = {}
-    for t in range(topo.n_tasks):
-        groups.setdefault(topo.index_of[t], set()).add(t)
-    return [frozenset(g) for _, g in sorted(groups.items())]
+
+    def regions(self) -> list[frozenset[int]]:
+        groups: dict[int, set[int]] = {}
+        for t in range(self.topo.n_tasks):
+            groups.setdefault(self.topo.index_of[t], set()).add(t)
+        return [frozenset(g) for _, g in sorted(groups.items())]
 
 
-def _discard_older_than_pending(subsumed: tuple[int, ...], retained: tuple[int, ...], pending: tuple[int, ...]) -> tuple[int, ...]:
+class CleanerDeletesOlderThanPending(CompletedCheckpointStore):
     """Flawed cleaner: once a newer checkpoint is triggered, the older ones are garbage."""
-    newest = max(pending, default=0)
-    return subsumed + tuple(c for c in retained if c < newest)
+
+    def discard(self, subsumed: tuple[int, ...], retained: tuple[int, ...], pending: tuple[int, ...]) -> tuple[int, ...]:
+        newest = max(pending, default=0)
+        return subsumed + tuple(c for c in retained if c < newest)
 
 
-def _restart_from_initial_offset(snapshot_position: int) -> int:
+class RestartFromInitialOffset(SourceReader):
     """Flawed restore: the split reader starts again at the split's first offset."""
-    return 0
+
+    def restore_position(self, snapshot_position: int) -> int:
+        return 0
 
 
 @dataclass(frozen=True)
@@ -80,7 +89,7 @@ CATALOG: tuple[Entry, ...] = (
         "source-position-not-restored",
         BASELINE.with_(
             name="source-position-not-restored",
-            source_restore_position=_restart_from_initial_offset,
+            source=RestartFromInitialOffset,
             description="A restored source ignores the offset in its split state and reads its "
             "split from the start: records already committed are emitted again.",
         ),
@@ -92,7 +101,7 @@ CATALOG: tuple[Entry, ...] = (
         "cleaner-deletes-restore-checkpoint",
         BASELINE.with_(
             name="cleaner-deletes-restore-checkpoint",
-            discard=_discard_older_than_pending,
+            store=CleanerDeletesOlderThanPending,
             description="The cleaner deletes a checkpoint's files as soon as a newer checkpoint "
             "is triggered, while the older one is still the latest completed checkpoint, the one "
             "a restore would use.",
@@ -155,7 +164,7 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
         "K2-regions-joined-by-keyby",
         FLIP600.with_(
             name="K2-regions-joined-by-keyby",
-            regions=_regions_by_subtask_index,
+            regional=RegionsBySubtaskIndex,
             description="Regional mode across regions joined by an ALL_TO_ALL (keyBy) edge: a "
             "failed region's old state is mixed with a healthy region's new state that already "
             "holds records the failed region's source will replay.",

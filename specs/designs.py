@@ -7,17 +7,30 @@ A design file sets knobs on a preset::
     num_retained = 2
     tolerable_failed_checkpoints = 1
 
-Knobs are data only; a policy (a function) is changed from Python::
+Knobs are data only; a rule is changed from Python by replacing a component::
 
-    from specs.designs import BASELINE
-    mine = BASELINE.with_(name="mine", retain=lambda completed, n: completed[-n:])
+    from ckptcheck.model.store import CompletedCheckpointStore
+    from ckptcheck.specs.designs import BASELINE
+
+    class KeepTwo(CompletedCheckpointStore):
+        def retained_ids(self, completed, num_retained):
+            return completed[-2:]
+
+    KEEP_TWO = BASELINE.with_(name="keep-two", store=KeepTwo)
+
+and named on the command line as ``module:KEEP_TWO``.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
+import re
+import sys
+from pathlib import Path
 from typing import Any
 
-from model.design import KNOB_BY_NAME, KNOBS, Design
+from ckptcheck.model.design import KNOB_BY_NAME, KNOBS, Design
 
 from .errors import InputError, read_toml
 
@@ -135,10 +148,36 @@ def design_from_dict(data: dict, source: str, default_name: str, bases: dict[str
     return bases[base_name].with_(name=name, description=description, origin=f"design file {source}", **knobs)
 
 
+PYTHON_DESIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def python_design(spec: str) -> Design:
+    """A design defined in Python, named ``module:NAME`` on the user's own command line (the
+    module is imported from the current folder or the installed packages, as ``python -m``
+    would).  Only for names the user types: a trace or design file never makes this import."""
+    module_name, attr = spec.split(":")
+    sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise InputError(spec, "module", f"cannot import {module_name!r} ({e})") from None
+    except Exception as e:  # the user's module failed while importing: one line, not a traceback
+        raise InputError(spec, "module", f"importing {module_name!r} raised {type(e).__name__}: {e}") from None
+    finally:
+        sys.path.remove(os.getcwd())
+    value = getattr(module, attr, None)
+    if not isinstance(value, Design):
+        raise InputError(spec, attr, f"expected a Design (e.g. BASELINE.with_(...)) in {module_name}, got {type(value).__name__}")
+    return value
+
+
 def load_design(spec: str, bases: dict[str, Design] | None = None) -> Design:
-    """A design by preset (or catalog) name, or from a TOML file of knobs."""
+    """A design by preset (or catalog) name, from a TOML file of knobs, or ``module:NAME`` for a
+    Python variant."""
     bases = bases if bases is not None else PRESETS
     if spec in bases:
         return bases[spec]
-    stem, data = read_toml(spec, "design", f"a known design ({', '.join(sorted(bases))})")
+    if PYTHON_DESIGN.match(spec) and not Path(spec).exists():
+        return python_design(spec)
+    stem, data = read_toml(spec, "design", f"a known design ({', '.join(sorted(bases))}), a module:NAME Python variant")
     return design_from_dict(data, spec, stem, bases)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.topology import Edge, Exchange, JobGraph, Pattern, Role, StateKind, TopologyError, Vertex
+from ckptcheck.model.topology import Edge, Exchange, JobGraph, Pattern, Role, StateKind, TopologyError, Vertex
 
 from .errors import InputError, read_toml
 

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-from model.actions import Action, Decline, FailTask, Restore
-from model.protocol import FlinkModel, record_key_group
-from model.redistribution import key_group_range
-from model.topology import Role, StateKind
-from model.world import COMMITTED, FAILED, FINISHED, RUNNING, STATUS_NAMES, Completed, World
+from ckptcheck.model.actions import Action, Decline, FailTask, Restore
+from ckptcheck.model.partitioner import record_key_group
+from ckptcheck.model.protocol import FlinkModel
+from ckptcheck.model.redistribution import key_group_range
+from ckptcheck.model.topology import Role, StateKind
+from ckptcheck.model.world import COMMITTED, FAILED, FINISHED, RUNNING, STATUS_NAMES, Completed, World
 
 ALWAYS = "always"
 EVENTUALLY = "eventually"
@@ -77,18 +78,18 @@ def restorable(m: FlinkModel, w: World) -> str | None:
     that newer one lists itself."""
     store = w.coord.store
     merging = m.design.file_merging
-    restorable_ids = set(m.design.retain(tuple(c.id for c in store), m.design.num_retained)) if merging else None
+    restorable_ids = set(m.store.retained_ids(tuple(c.id for c in store), m.design.num_retained)) if merging else None
     names = m.topo.names
     for k in range(len(store) - 1, -1, -1):  # the latest first: the one a restore would use
         c = store[k]
         if merging and c.id not in restorable_ids:
             continue
         for f in c.files:
-            if m.file_exists(w, f):
+            if m.file_merging_manager.file_exists(w, f):
                 continue
             role = "the latest, which a restore would use" if k == len(store) - 1 else "retained"
-            if m.is_merged(f[0]):
-                tm = m.physical_file(f)[1]
+            if m.file_merging_manager.is_merged(f[0]):
+                tm = m.file_merging_manager.physical_file(f)[1]
                 return (
                     f"checkpoint {c.id} ({role}) refers to segment cp{f[0]}/{names[f[1]]} in physical file"
                     f" tm{tm}/cp{f[0]}, which its task manager deleted once every segment in it was discarded"
@@ -107,9 +108,9 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
     topo = m.topo
     n_rec = m.scope.records_per_split
     names = topo.names
-    pos = m.restore_positions(c)
+    pos = m.source.restore_positions(c)
     src_split = {topo.split_of[t]: t for t in topo.sources}
-    stateful = m._stateful
+    stateful = m.stateful
     for v, tasks in enumerate(topo.tasks_of):
         if not any(stateful[t] for t in tasks):
             continue
@@ -147,15 +148,15 @@ def split_ownership(m: FlinkModel, w: World) -> str | None:
     the enumerator's state or held by one reader; or nowhere once read to the end, which needs
     its records in the downstream state (seed 000: checkpointCoordinatorForRegionFallback "to
     produce consistent snapshots against the mixed view")."""
-    return _first_over_store(m, w, _ownership_verdict) if m._readers else None
+    return _first_over_store(m, w, _ownership_verdict) if m.enumerator.readers else None
 
 
 @lru_cache(maxsize=4096)
 def _ownership_verdict(m: FlinkModel, c: Completed) -> str | None:
     names = m.topo.names
-    downstream = [s for t, s in enumerate(c.snapshots) if m._stateful[t]]
-    for sp in m.all_splits:
-        holders = [names[t] for t, s in enumerate(c.snapshots) if t in m._readers and s.split == sp]
+    downstream = [s for t, s in enumerate(c.snapshots) if m.stateful[t]]
+    for sp in m.enumerator.all_splits:
+        holders = [names[t] for t, s in enumerate(c.snapshots) if t in m.enumerator.readers and s.split == sp]
         if sp in c.enum:
             holders.insert(0, "the split enumerator (unassigned)")
         if len(holders) > 1:
@@ -247,8 +248,8 @@ def committed_output_covered(m: FlinkModel, w: World) -> str | None:
     a restore uses): it lies before its split's position there, so no restore reads it again.
     A commit the restore point does not cover is a duplicate waiting for a failover."""
     store = w.coord.store
-    pos = m.restore_positions(store[-1]) if store else None
-    two_pc = m._two_pc
+    pos = m.source.restore_positions(store[-1]) if store else None
+    two_pc = m.two_pc
     names = m.topo.names
     for x in w.txns:
         if x.status != COMMITTED or not two_pc[x.task]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 
-from model import mixed
+from ckptcheck.model import mixed
 
 from .properties import ALWAYS, Property
 

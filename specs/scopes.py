@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from model.scope import Scope
+from ckptcheck.model.scope import Scope
 
 from .jobs import job_by_name
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Any, Callable
 
-from model import symmetry
-from model.actions import Action, action_from_json
-from model.design import Design
-from model.protocol import FlinkModel
-from model.scope import Scope
+from ckptcheck.model import symmetry
+from ckptcheck.model.actions import Action, action_from_json
+from ckptcheck.model.design import Design
+from ckptcheck.model.protocol import FlinkModel
+from ckptcheck.model.scope import Scope
 
 from .properties import ALWAYS, BASELINE_PROPERTIES, EVENTUALLY, SOMETIMES, Property
 

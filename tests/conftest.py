@@ -6,9 +6,9 @@ from functools import lru_cache
 
 import pytest
 
-from checks.api import check
-from specs.catalog import entry
-from specs.scopes import scope
+from ckptcheck.checks.api import check
+from ckptcheck.specs.catalog import entry
+from ckptcheck.specs.scopes import scope
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from checks.api import check
-from specs.designs import BASELINE
+from ckptcheck.checks.api import check
+from ckptcheck.model.store import CompletedCheckpointStore
+from ckptcheck.specs.designs import BASELINE
 
 
 def test_users_variant_in_three_lines(tiny_scope):
@@ -11,11 +12,12 @@ def test_users_variant_in_three_lines(tiny_scope):
     assert result.ok, [v.reason for v in result.violated]
 
 
-def test_users_python_policy_is_caught(tiny_scope):
-    def keep_nothing_on_disk(subsumed, retained, pending):  # a "clever" cleaner
-        return subsumed + retained
+def test_users_python_component_is_caught(tiny_scope):
+    class KeepNothingOnDisk(CompletedCheckpointStore):  # a "clever" cleaner
+        def discard(self, subsumed, retained, pending):
+            return subsumed + retained
 
-    result = check(BASELINE.with_(name="eager-cleaner", discard=keep_nothing_on_disk), tiny_scope, stop_at="checkpoints-restorable")
+    result = check(BASELINE.with_(name="eager-cleaner", store=KeepNothingOnDisk), tiny_scope, stop_at="checkpoints-restorable")
     v = result.verdict("checkpoints-restorable")
     assert v.failed
     assert "which the cleaner deleted" in v.reason

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from checks.api import check, save_traces
-from checks.results import VIOLATED
-from checks.trace import load_trace_file, replay
-from specs.catalog import CATALOG
-from specs.spec import Spec
+from ckptcheck.checks.api import check, save_traces
+from ckptcheck.checks.results import VIOLATED
+from ckptcheck.checks.trace import load_trace_file, replay
+from ckptcheck.specs.catalog import CATALOG
+from ckptcheck.specs.spec import Spec
 
 from conftest import catalog_run
 
@@ -76,7 +76,7 @@ def test_catalog_has_k1_to_k7_each_checked_against_a_flip600_configuration():
 def test_the_design_as_proposed_fails_every_finding_scope():
     """flip600-proposed (the thread and PR as they stand) is caught in each F scope, for the
     reason that entry isolates: the findings are about the proposal, not about a strawman."""
-    from specs.designs import FLIP600_PROPOSED
+    from ckptcheck.specs.designs import FLIP600_PROPOSED
 
     for e in (x for x in CATALOG if x.name[:2] in ("F1", "F3")):
         v = check(FLIP600_PROPOSED, e.scope, stop_at=e.violates).verdict(e.violates)

@@ -6,13 +6,13 @@ the ref chain are in ``test_flip600.py`` (both refuted, with their counterexampl
 
 from __future__ import annotations
 
-from checks.api import check
-from checks.rescale import search
-from model import mixed
-from model.mixed import EVEN_SPLIT, FALLBACK_AT_INDEX, FALLBACK_RESTORED, UNION
-from specs.catalog import entry
-from specs.designs import FLIP600
-from specs.scopes import scope
+from ckptcheck.checks.api import check
+from ckptcheck.checks.rescale import search
+from ckptcheck.model import mixed
+from ckptcheck.model.mixed import EVEN_SPLIT, FALLBACK_AT_INDEX, FALLBACK_RESTORED, UNION
+from ckptcheck.specs.catalog import entry
+from ckptcheck.specs.designs import FLIP600
+from ckptcheck.specs.scopes import scope
 
 # Raorao's labels: at P=4 subtask i owns partitions i and i+4 (elements X0, X1)
 LABEL = {0: "A0", 4: "A1", 1: "B0", 5: "B1", 2: "C0", 6: "C1", 3: "D0", 7: "D1"}

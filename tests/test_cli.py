@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from checks.cli import main
+from ckptcheck.checks.cli import main
 
 TINY = ["--checkpoints", "1", "--failures", "0", "--declines", "0", "--lost-notifications", "0"]
 
@@ -53,8 +54,13 @@ def test_toml_design_variant_checks_without_code(tmp_path, capsys):
 
 def test_stateful_engine_from_cli(tmp_path, capsys):
     code, out, _ = run(["check", "--engine", "stateful", "--seed", "1", "--out", str(tmp_path), *TINY], capsys)
-    assert code == 0
-    assert "stateful (Hypothesis, profile ci, seed 1)" in out
+    assert code == 3, "a sampled search never exits as 'all hold'"
+    assert "stateful (Hypothesis, sampled, profile ci, seed 1)" in out
+    assert re.search(r"RESULT: no violation in [\d,]+ runs of up to \d+ steps \(sampled, seed 1\): nothing is proved", out)
+    assert re.search(r"  always     exactly-once-output\s+no violation in [\d,]+ runs \(sampled\)", out)
+    doc = json.loads((tmp_path / "flink-baseline.result.json").read_text())
+    assert doc["outcome"] == "sampled" and doc["ok"] is False
+    assert {v["status"] for v in doc["verdicts"] if v["kind"] == "always" and v["status"] != "not applicable"} == {"sampled"}
 
 
 def test_designs_lists_presets_knobs_and_catalog(capsys):
@@ -175,7 +181,7 @@ def test_bad_option_is_one_line_exit_2(capsys):
 
 
 def test_console_script_is_installed():
-    out = subprocess.run([sys.executable, "-m", "checks.cli", "designs"], capture_output=True, text=True, check=False)
+    out = subprocess.run([sys.executable, "-m", "ckptcheck.checks.cli", "designs"], capture_output=True, text=True, check=False)
     assert out.returncode == 0 and "flink-baseline" in out.stdout
 
 
@@ -188,9 +194,9 @@ def test_unbounded_scope_marks_termination_not_applicable(tmp_path, capsys):
 
 def test_scope_defaults_follow_the_design():
     """Regional designs default to the FLIP-600 scope (two independent regions); options override."""
-    from checks.cli import _scope_from_args, build_parser
-    from specs.designs import BASELINE, FLIP600
-    from specs.scopes import default_scope, regional_scope
+    from ckptcheck.checks.cli import _scope_from_args, build_parser
+    from ckptcheck.specs.designs import BASELINE, FLIP600
+    from ckptcheck.specs.scopes import default_scope, regional_scope
 
     p = build_parser()
     assert _scope_from_args(p.parse_args(["check", "--design", "flip600-regional"]), FLIP600) == regional_scope()

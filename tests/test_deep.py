@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from checks.api import check
-from checks.results import HIT, HOLDS, NOT_APPLICABLE
-from specs.designs import BASELINE
-from specs.scopes import default_scope, scope
+from ckptcheck.checks.api import check
+from ckptcheck.checks.results import HIT, HOLDS, NOT_APPLICABLE
+from ckptcheck.specs.designs import BASELINE
+from ckptcheck.specs.scopes import default_scope, scope
 
 
 def test_baseline_holds_in_the_default_scope_with_every_witness():
@@ -43,7 +43,7 @@ def test_stateful_deep_profile_on_the_default_scope():
 @pytest.mark.deep
 def test_spark_generate_100k_walks(tmp_path):
     pytest.importorskip("pyspark")
-    from checks import spark
+    from ckptcheck.checks import spark
 
     s = spark.run_generate(BASELINE, default_scope(), walks=100_000, max_steps=80, seed=0, partitions=None, out=tmp_path, master="local[2]", say=lambda m: None)
     assert s["traces"] == 100_000 and s["violations"] == {} and s["distinct_states"] > 100_000
@@ -52,7 +52,7 @@ def test_spark_generate_100k_walks(tmp_path):
 @pytest.mark.deep
 def test_K5_on_forward_2x2():
     """K5's pair on two regions of two subtasks (the catalog uses sources-2 to stay fast)."""
-    from specs.catalog import entry
+    from ckptcheck.specs.catalog import entry
 
     e = entry("K5-no-consecutive-limit")
     sc = scope("forward-2x2", records_per_split=0, bounded=False, max_checkpoints=4, max_failures=0, max_declines=3,
@@ -68,8 +68,8 @@ def test_flip600_regional_holds_in_its_default_scope_with_every_regional_witness
     """Issue 4's bar: two independent regions, three checkpoints in a run, a decline and a
     failover; a regional checkpoint completes, is restored from, and a forced global one
     follows.  About 9 million states, 8-9 minutes and 8 GB on two cores."""
-    from specs.designs import FLIP600
-    from specs.scopes import regional_scope
+    from ckptcheck.specs.designs import FLIP600
+    from ckptcheck.specs.scopes import regional_scope
 
     r = check(FLIP600, regional_scope())
     assert r.complete and r.ok, [v.reason for v in r.violated]
@@ -81,7 +81,7 @@ def test_flip600_regional_holds_in_its_default_scope_with_every_regional_witness
 @pytest.mark.deep
 def test_flip600_regional_with_a_split_enumerator_decline_and_failover():
     """The enumerator's fallback and its add-back on a regional failover, on two readers."""
-    from specs.designs import FLIP600
+    from ckptcheck.specs.designs import FLIP600
 
     sc = scope("enumerator-2x2", records_per_split=1, bounded=False, max_checkpoints=2, max_failures=1, max_declines=1,
                max_timeouts=0, max_lost_notifications=0)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from checks.api import check
-from checks.explore import explore
-from checks.results import HIT, HOLDS, NOT_REACHED
-from specs.catalog import entry
-from specs.designs import BASELINE
-from specs.scopes import scope
-from specs.twophase import TwoPhase
+from ckptcheck.checks.api import check
+from ckptcheck.checks.explore import explore
+from ckptcheck.checks.results import HIT, HOLDS, NOT_REACHED
+from ckptcheck.specs.catalog import entry
+from ckptcheck.specs.designs import BASELINE
+from ckptcheck.specs.scopes import scope
+from ckptcheck.specs.twophase import TwoPhase
 
 # Golden distinct-state counts: any change to the model's semantics moves them.
 GOLDEN = [
@@ -55,7 +55,7 @@ def test_symmetry_keeps_every_verdict_and_cuts_states():
 
 
 def test_no_symmetry_on_keyed_jobs(tiny_scope):
-    from specs.spec import Spec
+    from ckptcheck.specs.spec import Spec
 
     assert Spec(BASELINE, tiny_scope, symmetry=True).canonical is None
 

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from checks.api import check
-from checks.trace import load_trace_file, replay
-from model.actions import Ack, Decline, Deliver, Notify, TriggerCheckpoint
-from model.design import independent_regions
-from model.protocol import FlinkModel
-from model.topology import Edge, Exchange, JobGraph, Pattern, Role, Vertex
-from model.world import NOTIFY_FALLBACK
-from specs.designs import FLIP600, FLIP600_PROPOSED
-from specs.properties import restorable
-from specs.scopes import scope
+from ckptcheck.checks.api import check
+from ckptcheck.checks.trace import load_trace_file, replay
+from ckptcheck.model.actions import Ack, Decline, Deliver, Notify, TriggerCheckpoint
+from ckptcheck.model.protocol import FlinkModel
+from ckptcheck.model.scope import Scope
+from ckptcheck.model.topology import Edge, Exchange, JobGraph, Pattern, Role, Vertex
+from ckptcheck.model.world import NOTIFY_FALLBACK
+from ckptcheck.specs.designs import FLIP600, FLIP600_PROPOSED
+from ckptcheck.specs.properties import restorable
+from ckptcheck.specs.scopes import scope
 
 DATA = Path(__file__).parent / "data"
 SRC0, SRC1, SINK0, SINK1 = 0, 1, 2, 3  # forward-2x2: region 0 = {0, 2}, region 1 = {1, 3}
@@ -87,13 +87,14 @@ def test_tier1_forces_global_and_tier2_resets():
 
 
 def test_regional_mode_is_disabled_across_blocking_edges():
-    fwd = scope("forward-2x2").job.expand()
-    assert len(independent_regions(fwd)) == 2
-    blocking = JobGraph(
+    fwd = FlinkModel(FLIP600, scope("forward-2x2"))
+    assert len(fwd.regional.regions()) == 2
+    job = JobGraph(
         (Vertex("a", 2, Role.SOURCE), Vertex("b", 2, Role.SINK, two_phase_commit=True)),
         (Edge("a", "b", Pattern.POINTWISE, Exchange.BLOCKING),),
-    ).expand()
-    assert len(blocking.regions) == 4 and len(independent_regions(blocking)) == 1
+    )
+    blocking = FlinkModel(FLIP600, Scope(job=job))
+    assert len(blocking.topo.regions) == 4 and len(blocking.regional.regions()) == 1
 
 
 def test_claim_global_checkpoint_at_end_of_input_prevents_the_data_loss_is_refuted():
@@ -151,7 +152,7 @@ SMALL = ["--job", "forward-2x2", "--records", "0", "--unbounded", "--checkpoints
 
 
 def _cli(args, capsys):
-    from checks.cli import main
+    from ckptcheck.checks.cli import main
 
     code = main(args)
     out, err = capsys.readouterr()
@@ -194,7 +195,7 @@ def test_toml_variant_file_merging_with_no_claim(tmp_path, capsys):
 def _enumerator_run(design):
     """enumerator-2x2: checkpoint 1 completes before any split is assigned; the enumerator then
     assigns split 0 to source[0] and split 1 to source[1]; in checkpoint 2 sink[1] declines."""
-    from model.actions import AssignSplit
+    from ckptcheck.model.actions import AssignSplit
 
     m = FlinkModel(design, scope("enumerator-2x2", bounded=False, max_checkpoints=2, max_declines=1, max_failures=1,
                                  max_lost_notifications=0))
@@ -230,8 +231,8 @@ def test_enumerator_falls_back_with_the_failed_region():
     """checkpointCoordinatorForRegionFallback: split 1, assigned to the failed region's reader
     after checkpoint 1, is unassigned in checkpoint 2's enumerator state; a region failover of
     source[1] restored from checkpoint 2 gets it back from the enumerator."""
-    from model.actions import FailTask, Restore
-    from specs.properties import consistent_cut, split_ownership
+    from ckptcheck.model.actions import FailTask, Restore
+    from ckptcheck.specs.properties import consistent_cut, split_ownership
 
     m, w = _enumerator_run(FLIP600)
     cp2 = w.coord.store[-1]
@@ -253,7 +254,7 @@ def test_enumerator_without_fallback_support_aborts_the_regional_checkpoint():
 def test_enumerator_state_taken_as_is_loses_the_split():
     """K3: the enumerator's own snapshot says split 1 is assigned; source[1]'s fallback state
     does not hold it."""
-    from specs.properties import split_ownership
+    from ckptcheck.specs.properties import split_ownership
 
     m, w = _enumerator_run(FLIP600.with_(name="K3", coordinator_region_fallback="ignore"))
     assert w.coord.store[-1].enum == ()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from checks.cli import main
-from checks.proofs import PROVED, REFUTED, THEOREMS, first_java_break, theorem
+from ckptcheck.checks.cli import main
+from ckptcheck.checks.proofs import PROVED, REFUTED, THEOREMS, first_java_break, theorem
 
 
 @pytest.mark.parametrize("t", THEOREMS, ids=[t.name for t in THEOREMS])

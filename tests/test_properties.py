@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from model.protocol import FlinkModel
-from model.world import COMMITTED, FINISHED, OPEN, Completed, Snapshot, Txn
-from specs.designs import BASELINE
-from specs.properties import (
+from ckptcheck.model.protocol import FlinkModel
+from ckptcheck.model.world import COMMITTED, FINISHED, OPEN, Completed, Snapshot, Txn
+from ckptcheck.specs.designs import BASELINE
+from ckptcheck.specs.properties import (
     consistent_cut,
     exactly_once_output,
     key_groups_owned_once,
     restorable,
     terminates_with_all_output,
 )
-from specs.scopes import scope
+from ckptcheck.specs.scopes import scope
 
 
 def m():

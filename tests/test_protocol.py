@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from model.actions import (
+from ckptcheck.model.actions import (
     Ack,
     Decline,
     Deliver,
@@ -15,11 +15,11 @@ from model.actions import (
     Restore,
     TriggerCheckpoint,
 )
-from model.protocol import FlinkModel
-from model.world import COMMITTED, FAILED, FINISHED, OPEN, RUNNING
-from specs.designs import BASELINE
-from specs.jobs import forward_pipeline, keyed_three_stage
-from specs.scopes import scope
+from ckptcheck.model.protocol import FlinkModel
+from ckptcheck.model.world import COMMITTED, FAILED, FINISHED, OPEN, RUNNING
+from ckptcheck.specs.designs import BASELINE
+from ckptcheck.specs.jobs import forward_pipeline, keyed_three_stage
+from ckptcheck.specs.scopes import scope
 
 
 def model(design=BASELINE, job="keyed-2x2", **limits):

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.redistribution import (
+from ckptcheck.model.redistribution import (
     assign_key_to_parallel_operator,
     default_max_parallelism,
     java_hash,
@@ -90,7 +90,7 @@ def test_keys_route_into_their_owner_range(key, mp):
 
 # --- issue: mappers, operator state, keyed and channel state --------------------------------------
 
-from model.redistribution import (  # noqa: E402
+from ckptcheck.model.redistribution import (  # noqa: E402
     BROADCAST,
     SPLIT_DISTRIBUTE,
     UNION,

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from checks.api import check, save_traces
-from checks.cli import main
-from reports.render import build_report, render_html, render_junit, render_markdown, report_from_traces, write_reports
-from specs.catalog import CATALOG, entry
-from specs.spec import Spec
+from ckptcheck.checks.api import check, save_traces
+from ckptcheck.checks.cli import main
+from ckptcheck.reports.render import build_report, render_html, render_junit, render_markdown, report_from_traces, write_reports
+from ckptcheck.specs.catalog import CATALOG, entry
+from ckptcheck.specs.spec import Spec
 
 from conftest import catalog_run
 
@@ -110,8 +110,8 @@ def test_html_opens_in_headless_chromium_without_errors(tmp_path):
 def test_trace_schema_accepts_a_real_trace_and_itf_export(tmp_path, capsys):
     import json
 
-    from checks.itf import to_itf
-    from checks.trace import load_trace_file, replay
+    from ckptcheck.checks.itf import to_itf
+    from ckptcheck.checks.trace import load_trace_file, replay
 
     schema = json.loads((Path(__file__).parent.parent / "checks" / "trace.schema.json").read_text())
     r, spec = catalog_results()[0]
@@ -131,8 +131,8 @@ def test_trace_schema_accepts_a_real_trace_and_itf_export(tmp_path, capsys):
 
 
 def test_trace_with_script_vertex_names_renders_inert(tmp_path):
-    from model.scope import Scope
-    from model.topology import Edge, JobGraph, Role, StateKind, Vertex
+    from ckptcheck.model.scope import Scope
+    from ckptcheck.model.topology import Edge, JobGraph, Role, StateKind, Vertex
 
     src, snk = "<script>alert(1)</script>", "<img src=x onerror=alert(2)>"
     job = JobGraph(

@@ -9,13 +9,13 @@ import pytest
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install -e '.[test]' installs it)")
 
-from checks import spark  # noqa: E402
-from checks.api import check, save_traces  # noqa: E402
-from specs.catalog import entry  # noqa: E402
-from specs.designs import BASELINE  # noqa: E402
-from specs.errors import InputError  # noqa: E402
-from specs.scopes import scope  # noqa: E402
-from specs.spec import Spec  # noqa: E402
+from ckptcheck.checks import spark  # noqa: E402
+from ckptcheck.checks.api import check, save_traces  # noqa: E402
+from ckptcheck.specs.catalog import entry  # noqa: E402
+from ckptcheck.specs.designs import BASELINE  # noqa: E402
+from ckptcheck.specs.errors import InputError  # noqa: E402
+from ckptcheck.specs.scopes import scope  # noqa: E402
+from ckptcheck.specs.spec import Spec  # noqa: E402
 
 SMALL = scope("keyed-2x2", max_checkpoints=1, max_failures=1, max_declines=1, max_lost_notifications=0)
 
@@ -42,7 +42,7 @@ def test_generate_finds_a_broken_variant_and_writes_its_report(tmp_path):
     # commit that the latest completed checkpoint does not cover (the duplicate comes later)
     assert s["violations"].get("committed-output-covered", 0) > 0
     path = Path(s["shortest_counterexamples"]["committed-output-covered"])
-    from checks.trace import load_trace_file, replay
+    from ckptcheck.checks.trace import load_trace_file, replay
 
     assert replay(load_trace_file(str(path)), str(path)).reproduced
     assert (tmp_path / "report" / "report.html").exists()

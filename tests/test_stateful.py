@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from checks.api import check
-from checks.results import HOLDS, NOT_APPLICABLE, VIOLATED
-from checks.trace import replay, trace_document
-from specs.catalog import entry
-from specs.designs import BASELINE
-from specs.spec import Spec
+from ckptcheck.checks.api import check
+from ckptcheck.checks.results import HOLDS, NOT_APPLICABLE, VIOLATED
+from ckptcheck.checks.trace import replay, trace_document
+from ckptcheck.specs.catalog import entry
+from ckptcheck.specs.designs import BASELINE
+from ckptcheck.specs.spec import Spec
 
 
 def test_stateful_finds_alignment_flaw_and_trace_replays():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from model.topology import Edge, Exchange, JobGraph, Pattern, Role, TopologyError, Vertex
+from ckptcheck.model.topology import Edge, Exchange, JobGraph, Pattern, Role, TopologyError, Vertex
 
 
 def graph(s: int, t: int, pattern=Pattern.POINTWISE, exchange=Exchange.PIPELINED) -> JobGraph:

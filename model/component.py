@@ -1,0 +1,43 @@
+"""The base of the model's components: one class per Flink component, composed by the model.
+
+Each component module is named after the Flink class(es) whose rules it holds
+(``coordinator.py`` for ``CheckpointCoordinator``, ``store.py`` for
+``CompletedCheckpointStore`` ...), so "what happens when a decline arrives" is answered in the
+file named after the class that handles it in Flink.  A design variant replaces a rule by
+subclassing one component and overriding one method::
+
+    class EagerCleaner(CompletedCheckpointStore):
+        def discard(self, subsumed, retained, pending):
+            return subsumed + retained
+
+    BASELINE.with_(name="eager-cleaner", store=EagerCleaner)
+
+Every component sees the model it belongs to (``self.model``), the design's knobs
+(``self.design``), the expanded job (``self.topo``) and, as attributes named after their
+design fields, its peer components (``self.coordinator``, ``self.store``, ``self.task`` ...),
+through which it calls their rules.  Components hold no state of their own: everything that
+changes lives in the world, so a component is a set of pure rules over ``(world, event)``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .design import Design
+    from .protocol import FlinkModel
+    from .scope import Scope
+    from .topology import Expanded
+
+
+class Component:
+    """One Flink component's rules, bound to a model (a design in a scope)."""
+
+    def __init__(self, model: "FlinkModel"):
+        self.model = model
+        self.design: Design = model.design
+        self.scope: Scope = model.scope
+        self.topo: Expanded = model.topo
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}({self.design.name})"

@@ -1,0 +1,258 @@
+"""The checkpoint coordinator: Flink's ``CheckpointCoordinator`` with its trigger plan
+(``DefaultCheckpointPlanCalculator``), ``PendingCheckpoint``, acknowledgements, declines,
+timeouts, completion and abort, and the ``CheckpointFailureManager``.
+
+Abstractions (each keeps the behaviour the properties can observe):
+
+- A trigger reaches every task of the plan at once (``triggerTasks`` is one RPC per task; the
+  snapshots of different sources commute with each other's emissions, so taking them together
+  loses no observable ordering).  Barriers are then carried by the channels, FIFO behind data.
+- The checkpoint id, the trigger plan and the failure counter are exact (ref §5, §6); timers
+  are not modelled: a timeout is a fault action that may fire while a checkpoint is pending.
+- Only ``max-concurrent-checkpoints = 1`` (Flink's default) is modelled.
+- Acknowledgements reach the coordinator in the order the snapshots were taken (one FIFO
+  queue).  The coordinator acts only on the last ack of a checkpoint, so the order among acks
+  is not observable; their interleaving with every other event is kept.
+- The operator coordinators (split enumerators) snapshot at trigger, before the tasks.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from .component import Component
+from .topology import Pattern
+from .tx import Tx
+from .world import (
+    EMPTY_SNAPSHOT,
+    FAILED,
+    FINISHED,
+    FINISHED_SNAPSHOT,
+    NOTIFY_ABORT,
+    NOTIFY_COMPLETE,
+    RUNNING,
+    Completed,
+    Pending,
+    Snapshot,
+    World,
+    remove_sorted,
+)
+
+
+class CheckpointCoordinator(Component):
+    """``CheckpointCoordinator``: trigger, ``receiveAcknowledgeMessage``,
+    ``receiveDeclineMessage``, ``completePendingCheckpoint``, ``abortPendingCheckpoint``."""
+
+    # the trigger plan ---------------------------------------------------------------------------
+    @cached_property
+    def trigger_rule(self) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+        """Per task: (ALL_TO_ALL upstream subtasks, POINTWISE-connected producer subtasks).
+
+        ``DefaultCheckpointPlanCalculator`` (ref §5): a running task is triggered iff every
+        ALL_TO_ALL upstream vertex is fully finished and no pointwise-connected producer
+        subtask is running.  Sources always qualify.
+        """
+        topo = self.topo
+        out = []
+        for t in range(topo.n_tasks):
+            a2a: set[int] = set()
+            pw: set[int] = set()
+            for c in topo.inputs[t]:
+                ch = topo.channels[c]
+                e = topo.job.edges[ch.edge]
+                if e.pattern is Pattern.ALL_TO_ALL:
+                    a2a.update(topo.tasks_of[topo.vertex_of[ch.producer]])
+                else:
+                    pw.add(ch.producer)
+            out.append((tuple(sorted(a2a)), tuple(sorted(pw))))
+        return tuple(out)
+
+    def tasks_to_trigger(self, tasks: tuple) -> tuple[list[int], int, int]:
+        """``DefaultCheckpointPlanCalculator.calculateCheckpointPlan``: the tasks to trigger by
+        RPC, and the bitmasks of tasks to wait for (every task not FINISHED) and of finished
+        tasks (FLIP-147: their state is a ``FinishedOperatorSubtaskState``)."""
+        waiting = finished = 0
+        to_trigger = []
+        for t, ts in enumerate(tasks):
+            if ts.status == FINISHED:
+                finished |= 1 << t
+                continue
+            waiting |= 1 << t
+            a2a, pw = self.trigger_rule[t]
+            if all(tasks[u].status == FINISHED for u in a2a) and not any(tasks[u].status == RUNNING for u in pw):
+                to_trigger.append(t)
+        return to_trigger, waiting, finished
+
+    def can_trigger(self, w: World) -> bool:
+        """Trigger preconditions (ref §5, §6) plus the scope budget.
+
+        The budget (``max_checkpoints``) stops applying once every source reached end of
+        input and some running task still needs its final checkpoint: FLIP-147's final
+        checkpoint must always be possible, or a correct bounded job could not terminate in
+        the scope.  A task whose inbox already holds the completion it waits for does not
+        count, so every such extra trigger follows a fault (a lost notification, an abort, a
+        failure) and their number is bounded by the fault budget.
+        """
+        if w.coord.pending:  # max-concurrent-checkpoints = 1
+            return False
+        tasks = w.tasks
+        running = False
+        for ts in tasks:
+            if ts.status == FAILED:  # NOT_ALL_REQUIRED_TASKS_RUNNING
+                return False
+            if ts.status == FINISHED and not self.design.checkpoints_after_tasks_finish:
+                return False
+            if ts.status == RUNNING:
+                running = True
+        if not running:
+            return False
+        if w.coord.next_id - self.store.first_checkpoint_id < self.scope.max_checkpoints:
+            return True
+        for t in self.topo.sources:
+            ts = tasks[t]
+            if ts.status == RUNNING and not ts.ended:
+                return False
+        needs = self.task.needs_final_checkpoint
+        return any(needs(ts) for ts in tasks)
+
+    def trigger(self, tx: Tx) -> None:
+        """``triggerCheckpoint``: a new pending checkpoint; the operator coordinators snapshot
+        first (their checkpoint futures), then the tasks of the plan."""
+        coord = tx.coord
+        cp = coord.next_id
+        to_trigger, waiting, finished = self.tasks_to_trigger(tx.tasks)
+        global_only = self.regional.must_be_global(tx)
+        pending = Pending(cp, waiting, finished, (), 0, global_only, coord.unassigned)
+        tx.coord = coord._replace(next_id=cp + 1, pending=pending)
+        for t in to_trigger:
+            self.task.snapshot(tx, t, cp)
+        self.store.retain(tx)
+
+    # acks and declines --------------------------------------------------------------------------
+    def drop_ack(self, tx: Tx, t: int, cp: int, keep_file: bool = False) -> Snapshot | None:
+        """Take task ``t``'s ack of ``cp`` out of the queue; its file goes unless ``keep_file``."""
+        snap = None
+        rest = []
+        for entry in tx.acks:
+            if entry[0] == t and entry[1] == cp and snap is None:
+                snap = entry[2]
+            else:
+                rest.append(entry)
+        tx.acks = tuple(rest)
+        if not keep_file:
+            tx.files = remove_sorted(tx.files, (cp, t))
+        return snap
+
+    def receive_acknowledge(self, tx: Tx, t: int, cp: int) -> None:
+        """``receiveAcknowledgeMessage``: an ack for an unknown or aborted checkpoint discards
+        its state (ref §6); the last ack completes the checkpoint."""
+        snap = self.drop_ack(tx, t, cp, keep_file=True)
+        pending = tx.coord.pending
+        if not pending or pending.id != cp or not pending.waiting >> t & 1:
+            tx.files = remove_sorted(tx.files, (cp, t))
+            return
+        acked = tuple(sorted(pending.acked + ((t, snap),)))
+        tx.coord = tx.coord._replace(pending=pending._replace(acked=acked))
+        self.maybe_finalize(tx)
+
+    def receive_decline(self, tx: Tx, t: int, cp: int) -> None:
+        """``receiveDeclineMessage``: the pending checkpoint aborts (counted by the failure
+        manager), unless regional checkpoints are on: then FLIP-600's handler decides."""
+        self.drop_ack(tx, t, cp)
+        if self.design.regional_checkpoints:
+            self.regional.on_decline(tx, t)
+        else:
+            self.abort(tx, counted=True)
+
+    def maybe_finalize(self, tx: Tx) -> None:
+        """Every task of the plan acked (or, regionally, acked or declined): complete."""
+        pending = tx.coord.pending
+        if len(pending.acked) + bin(pending.declined).count("1") != bin(pending.waiting).count("1"):
+            return
+        if pending.declined:
+            self.regional.try_complete(tx, pending)
+        else:
+            self.complete(tx, pending)
+
+    # completion and abort -----------------------------------------------------------------------
+    def complete(self, tx: Tx, pending: Pending) -> None:
+        """``completePendingCheckpoint`` (ref §6): store, subsume, reset the failure counter,
+        then ``notifyCheckpointComplete`` to every task of the plan."""
+        n = self.topo.n_tasks
+        acked = dict(pending.acked)
+        snaps = tuple(
+            FINISHED_SNAPSHOT if pending.finished >> t & 1 else acked.get(t, EMPTY_SNAPSHOT) for t in range(n)
+        )
+        files = tuple((pending.id, t) for t in sorted(acked))
+        enum, assignments = self.enumerator.state_in_checkpoint(tx.coord, pending, set(), 0)
+        coord = tx.coord
+        tx.coord = coord._replace(
+            assignments=assignments,
+            pending=(),
+            store=coord.store + (Completed(pending.id, snaps, files, (), False, enum),),
+            failed_count=0,
+            completed_count=coord.completed_count + 1,
+            consecutive_regional=0,
+            force_global=False,
+        )
+        subsumed = self.store.retain(tx)
+        msg = (NOTIFY_COMPLETE, pending.id, 0, subsumed)
+        for t in range(n):
+            if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
+                ts = tx.tasks[t]
+                tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+
+    def latest_completed_for(self, store: tuple, t: int) -> int:
+        """The latest completed checkpoint id that task ``t`` is told of, and may commit up to.
+
+        Flink sends every task the latest completed id (``notifyCheckpointAbortAsync``; the
+        PR's fallback notice carries the fallback id).  With ``own_state_commit_bound`` a
+        failed-region task is told the checkpoint its state really comes from: refs are
+        followed, since a fallback may itself be a fallback, and committing a transaction that
+        the task pre-committed for a checkpoint that does not hold its state commits records a
+        restore of that checkpoint replays."""
+        if not store:
+            return 0
+        c = store[-1]
+        if not self.design.own_state_commit_bound:
+            return c.id
+        by_id = {x.id: x for x in store}
+        while c.refs and c.refs[t] and c.refs[t] in by_id:
+            c = by_id[c.refs[t]]
+        return c.refs[t] if c.refs and c.refs[t] else c.id
+
+    def notify_aborted(self, tx: Tx, pending: Pending, skip=frozenset()) -> None:
+        """Discard the pending checkpoint's collected state and send ``notifyCheckpointAborted``
+        (with the latest completed id, ref §6) to every running task of its plan not in ``skip``."""
+        tx.files = remove_sorted(tx.files, *((pending.id, t) for t, _ in pending.acked))
+        store = tx.coord.store
+        for t in range(self.topo.n_tasks):
+            if pending.waiting >> t & 1 and t not in skip and tx.tasks[t].status == RUNNING:
+                ts = tx.tasks[t]
+                msg = (NOTIFY_ABORT, pending.id, self.latest_completed_for(store, t), 0)
+                tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+
+    def abort(self, tx: Tx, counted: bool) -> None:
+        """``abortPendingCheckpoint``: tell the tasks, and let the ``CheckpointFailureManager``
+        count it; past ``tolerable_failed_checkpoints`` the job fails over globally."""
+        coord = tx.coord
+        self.notify_aborted(tx, coord.pending)
+        failed = coord.failed_count + (1 if counted else 0)
+        tx.coord = coord._replace(pending=(), failed_count=failed)
+        if failed > self.design.tolerable_failed_checkpoints:
+            # "Exceeded checkpoint tolerable failure threshold": the job fails over globally
+            tx.coord = tx.coord._replace(failed_count=0)
+            self.failover.fail(tx, frozenset(range(self.topo.n_tasks)))
+        self.store.retain(tx)
+
+    def on_timeout(self, tx: Tx) -> None:
+        """The pending checkpoint's timer fires (``CHECKPOINT_EXPIRED``): abort, counted."""
+        self.abort(tx, counted=True)
+
+    def abort_for_failover(self, tx: Tx, victims: frozenset[int]) -> None:
+        """``abortPendingCheckpoints(JOB_FAILOVER_REGION)`` on a failover: not counted by the
+        failure manager; the cancelled tasks are not told."""
+        pending = tx.coord.pending
+        if pending:
+            self.notify_aborted(tx, pending, skip=victims)
+            tx.coord = tx.coord._replace(pending=())

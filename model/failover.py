@@ -1,0 +1,86 @@
+"""Failover and restore: Flink's ``FailoverStrategy`` (``RestartPipelinedRegionFailoverStrategy``
+or ``RestartAllFailoverStrategy``), the scheduler's cancellation of the tasks to restart, and
+``CheckpointCoordinator.restoreLatestCheckpointedStateToSubtasks`` when they are redeployed.
+
+Abstractions: the restart is one action (``Restore``) once every victim is cancelled; it uses
+the latest completed checkpoint (no rescaling: each subtask gets its own index's state).  The
+model restarts the whole job whenever the job has a BLOCKING or HYBRID edge (re-consuming a
+finished blocking result across regions is not modelled).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from .component import Component
+from .topology import Role
+from .tx import Tx
+from .world import EMPTY_SNAPSHOT, EOD, EOP, FAILED, FINISHED, World, remove_sorted
+
+
+class FailoverStrategy(Component):
+    """Which subtasks a failure restarts, their cancellation, and their restore."""
+
+    @cached_property
+    def failover_sets(self) -> tuple[frozenset[int], ...]:
+        """Per task: the subtasks a failure of it cancels (ref §6 failover): its pipelined
+        region, or everything with ``failover_strategy = "full"``."""
+        topo = self.topo
+        everyone = frozenset(range(topo.n_tasks))
+        if self.design.failover_strategy == "full" or not topo.all_pipelined:
+            return tuple(everyone for _ in range(topo.n_tasks))
+        return tuple(topo.regions[topo.region_of[t]] for t in range(topo.n_tasks))
+
+    def tasks_to_restart(self, t: int) -> frozenset[int]:
+        """``getTasksNeedingRestart`` for a failure of subtask ``t``."""
+        return self.failover_sets[t]
+
+    def fail(self, tx: Tx, victims: frozenset[int]) -> None:
+        """Cancel ``victims``: the pending checkpoint aborts (``JOB_FAILOVER_REGION``, not
+        counted), their channels are cleared, RPCs to them and acks from them are lost."""
+        self.coordinator.abort_for_failover(tx, victims)
+        for t in victims:
+            tx.tasks[t] = tx.tasks[t]._replace(status=FAILED, inbox=())
+        dropped = [a for a in tx.acks if a[0] in victims]
+        if dropped:
+            tx.acks = tuple(a for a in tx.acks if a[0] not in victims)
+            tx.files = remove_sorted(tx.files, *((a[1], a[0]) for a in dropped))
+        for ch in self.topo.channels:
+            if ch.producer in victims or ch.consumer in victims:
+                tx.channels[ch.id] = ()
+
+    def restore_checkpoint(self, w: World) -> int:
+        """The checkpoint failed subtasks are restored from: the latest completed (0: none)."""
+        store = w.coord.store
+        return store[-1].id if store else 0
+
+    def restore(self, tx: Tx) -> None:
+        """Redeploy every failed task with the latest completed checkpoint's state.
+
+        A task FINISHED in that checkpoint is deployed ``FINISHED_ON_RESTORE`` (ref §5): it
+        emits EndOfData and EndOfPartition at once.  A source resumes at its stored position
+        (``SourceReader.restore_position``); the split enumerator resets or takes splits back
+        (``SplitEnumerator.on_restore``); a 2PC sink recovers-and-commits
+        (``TwoPhaseCommitSink.initialize_state``).
+        """
+        store = tx.coord.store
+        latest = store[-1] if store else None
+        cp = latest.id if latest else 0
+        victims = [t for t, ts in enumerate(tx.tasks) if ts.status == FAILED]
+        if self.enumerator.readers:
+            self.enumerator.on_restore(tx, latest, victims)
+        all_out = self.model.all_out
+        for t in victims:
+            snap = latest.snapshots[t] if latest else EMPTY_SNAPSHOT
+            old = tx.tasks[t]
+            if snap.finished:
+                tx.tasks[t] = old._replace(status=FINISHED, ended=True, inbox=())
+                tx.push(all_out[t], EOD)
+                tx.push(all_out[t], EOP)
+                continue
+            if self.model.roles[t] is Role.SOURCE:
+                snap = snap._replace(position=self.source.restore_position(snap.position))
+            next_txn = old.txn
+            if self.model.two_pc[t]:
+                next_txn = self.sink.initialize_state(tx, t, snap, old)
+            tx.tasks[t] = self.task.fresh(t, snap, cp, next_txn)

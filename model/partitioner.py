@@ -1,0 +1,52 @@
+"""Where a record goes: Flink's ``StreamPartitioner`` (the ``ChannelSelector`` of a
+``RecordWriter``).
+
+- ALL_TO_ALL ``hash`` edges: ``KeyGroupStreamPartitioner`` with Flink's exact key-group
+  arithmetic (``KeyGroupRangeAssignment``); a record's key is the Java int
+  ``1000 * split + offset``.
+- Every other edge (rebalance, and POINTWISE forward/rescale): round robin from channel 0.
+  ``RescalePartitioner`` starts at 0; ``RebalancePartitioner`` starts at a random channel in
+  Flink, fixed to 0 here (abstraction: a run that depends on the start channel is explored for
+  start 0 only).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .component import Component
+from .keygroups import assign_to_key_group, operator_index_for_key_group
+from .topology import Pattern
+
+
+def record_key(split: int, offset: int) -> int:
+    """The key of record (split, offset): a Java int, so Flink's hash routing applies."""
+    return 1000 * split + offset
+
+
+@lru_cache(maxsize=65536)
+def record_key_group(split: int, offset: int, max_p: int) -> int:
+    """The key group of record (split, offset) (``KeyGroupRangeAssignment.assignToKeyGroup``)."""
+    return assign_to_key_group(record_key(split, offset), max_p)
+
+
+class StreamPartitioner(Component):
+    """``StreamPartitioner.selectChannel`` for every output edge of a subtask."""
+
+    def route(self, t: int, rec: tuple, rr: tuple) -> tuple[list[int], tuple]:
+        """Channels that record ``rec`` goes to from task ``t``, and the new round-robin state."""
+        topo = self.topo
+        job = topo.job
+        targets: list[int] = []
+        new_rr = list(rr)
+        for k, ek in enumerate(topo.out_edges[topo.vertex_of[t]]):
+            cids = topo.outputs[t][k]
+            e = job.edges[ek]
+            if e.pattern is Pattern.ALL_TO_ALL and e.partitioner == "hash":
+                dst = job.vertex(e.target)
+                idx = operator_index_for_key_group(dst.max_p, dst.parallelism, record_key_group(rec[1], rec[2], dst.max_p))
+                targets.append(cids[idx])
+            else:
+                targets.append(cids[rr[k] % len(cids)])
+                new_rr[k] = (rr[k] + 1) % len(cids)
+        return targets, tuple(new_rr)

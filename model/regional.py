@@ -1,0 +1,151 @@
+"""FLIP-600 regional checkpoints: the coordinator's ``RegionalCheckpointHandler`` as the thread
+(seed 000) and PR #28963 describe it (reference 8.1, ``tryCompleteRegionalCheckpoint``).
+
+A checkpoint declined in some pipelined regions waits until every task acked or declined;
+then, if few enough regions failed and a completed checkpoint exists, every subtask of a failed
+region takes its state (and files) from the latest completed checkpoint, tagged
+``refCheckpointId``.  ``max_consecutive_regional`` regional completions in a row force the next
+checkpoint global (tier 1); a forced global checkpoint that fails aborts (tier 2); once every
+source is exhausted the next checkpoint must be global.
+
+Abstractions: a decline is the only regional failure (a timeout always aborts); the failure
+ratio counts the regions of ``regions()``; the enumerator's state correction is
+``SplitEnumerator.state_in_checkpoint``.
+"""
+
+from __future__ import annotations
+
+from .component import Component
+from .tx import Tx
+from .world import (
+    EMPTY_SNAPSHOT,
+    FINISHED,
+    FINISHED_SNAPSHOT,
+    NOTIFY_COMPLETE,
+    NOTIFY_FALLBACK,
+    RUNNING,
+    Completed,
+    Pending,
+    remove_sorted,
+)
+
+
+class RegionalCheckpointHandler(Component):
+    """FLIP-600's handler of declines and regional completion."""
+
+    def regions(self) -> list[frozenset[int]]:
+        """The regions a regional checkpoint may treat independently (seed 000).
+
+        The pipelined regions, but only when no BLOCKING or HYBRID edge joins them ("BLOCKING/
+        HYBRID edges between Regions -> Auto-disable at runtime"): otherwise the whole job is one
+        region, and a single region disables regional checkpoints.
+        """
+        topo = self.topo
+        if not topo.all_pipelined:
+            return [frozenset(range(topo.n_tasks))]
+        return list(topo.regions)
+
+    def must_be_global(self, tx: Tx) -> bool:
+        """Is the checkpoint being triggered forced global?  Tier 1 (``force_global``), or
+        every source exhausted (``global_checkpoint_at_end_of_input``; Raorao, 23 Jun 2026)."""
+        if not self.design.regional_checkpoints:
+            return False
+        if tx.coord.force_global:
+            return True
+        tasks = tx.tasks
+        return self.design.global_checkpoint_at_end_of_input and all(
+            tasks[t].ended or tasks[t].status == FINISHED for t in self.topo.sources
+        )
+
+    def on_decline(self, tx: Tx, t: int) -> None:
+        """A decline in regional mode.  A forced global checkpoint aborts; tier 2 (seed 000: "the
+        checkpoint is aborted normally ... The counter is then reset") resets the counter when
+        ``forced_global_failure_resets_counter``.  Otherwise the checkpoint waits until every
+        task acked or declined."""
+        pending = tx.coord.pending
+        if pending.global_only:
+            if tx.coord.force_global and self.design.forced_global_failure_resets_counter:
+                tx.coord = tx.coord._replace(consecutive_regional=0, force_global=False)
+            self.coordinator.abort(tx, counted=True)
+            return
+        tx.coord = tx.coord._replace(pending=pending._replace(declined=pending.declined | 1 << t))
+        self.coordinator.maybe_finalize(tx)
+
+    def try_complete(self, tx: Tx, pending: Pending) -> None:
+        """``tryCompleteRegionalCheckpoint`` (reference 8.1).
+
+        Aborts (counted) with one region or fewer, when too many regions failed, without a
+        completed checkpoint to fall back to, or when a split enumerator in a failed region does
+        not support the fallback (``coordinator_region_fallback = "abort"``, PR step 5).
+        Otherwise completes with the failed regions' fallback state, grows the counter (reaching
+        the maximum forces the next checkpoint global), and notifies: healthy tasks complete,
+        failed-region tasks the completion with the fallback id (``fallback_notice_id``).
+        """
+        regions = self.regions()
+        failed = [r for r in regions if any(pending.declined >> t & 1 for t in r)]
+        store = tx.coord.store
+        if len(regions) <= 1 or 100 * len(failed) > self.design.max_failed_region_percent * len(regions) or not store:
+            self.coordinator.abort(tx, counted=True)
+            return
+        in_failed = set().union(*failed)
+        failed_readers = in_failed.intersection(self.enumerator.readers)
+        if failed_readers and self.design.coordinator_region_fallback == "abort":
+            self.coordinator.abort(tx, counted=True)
+            return
+        fallback = store[-1]
+        snaps, refs, files = self.mixed_state(tx, pending, in_failed, fallback)
+        if self.design.file_merging and self.design.file_merging_keeps_fallback_alive:
+            self.file_merging_manager.keep_alive(tx, files, pending.id)
+        enum, assignments = self.enumerator.state_in_checkpoint(tx.coord, pending, failed_readers, fallback.id)
+        coord = tx.coord
+        count = coord.consecutive_regional + 1
+        tx.coord = coord._replace(
+            assignments=assignments,
+            pending=(),
+            store=coord.store + (Completed(pending.id, tuple(snaps), tuple(sorted(files)), tuple(refs), False, enum),),
+            failed_count=0,
+            completed_count=coord.completed_count + 1,
+            consecutive_regional=count,
+            force_global=self.design.force_global_after_max and count >= self.design.max_consecutive_regional,
+        )
+        subsumed = self.store.retain(tx)
+        for t in range(self.topo.n_tasks):
+            if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
+                ts = tx.tasks[t]
+                if t in in_failed:
+                    msg = (NOTIFY_FALLBACK, pending.id, self.fallback_notice_id(tx, t, fallback), subsumed)
+                else:
+                    msg = (NOTIFY_COMPLETE, pending.id, 0, subsumed)
+                tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+
+    def mixed_state(self, tx: Tx, pending: Pending, in_failed: set, fallback: Completed):
+        """The regional checkpoint's content: per subtask its snapshot and refCheckpointId (0: its
+        own state), and the files it refers to.  A failed-region subtask takes the fallback's
+        snapshot and files; its own acked snapshot is not part of the checkpoint and is discarded."""
+        acked = dict(pending.acked)
+        snaps, refs, files = [], [], set()
+        for t in range(self.topo.n_tasks):
+            if pending.finished >> t & 1:
+                snaps.append(FINISHED_SNAPSHOT)
+                refs.append(0)
+            elif t in in_failed:
+                snaps.append(fallback.snapshots[t])
+                refs.append(fallback.id)
+                files.update(f for f in fallback.files if f[1] == t)
+            else:
+                snaps.append(acked.get(t, EMPTY_SNAPSHOT))
+                refs.append(0)
+                if t in acked:
+                    files.add((pending.id, t))
+        for t in acked:
+            if t in in_failed:
+                tx.files = remove_sorted(tx.files, (pending.id, t))
+        return snaps, refs, files
+
+    def fallback_notice_id(self, tx: Tx, t: int, fallback: Completed) -> int:
+        """The id a failed-region task's notice carries (PR step 8: the fallback id): the task
+        commits up to it.  With ``own_state_commit_bound``, the checkpoint that really holds the
+        task's state (refs followed, ``CheckpointCoordinator.latest_completed_for``)."""
+        if self.design.own_state_commit_bound:
+            return self.coordinator.latest_completed_for(tx.coord.store, t)
+        return fallback.id

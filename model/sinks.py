@@ -1,0 +1,85 @@
+"""Sinks: Flink's ``TwoPhaseCommitSinkFunction`` (the 2PC sink of the legacy sink API), and a
+plain sink whose writes are visible at once (``two_phase_commit = false``).
+
+A 2PC sink writes records into its open transaction; its snapshot pre-commits that
+transaction and opens the next (``snapshotState``: ``preCommit`` + ``beginTransaction``);
+``notifyCheckpointComplete(c)`` commits every pending transaction of a checkpoint <= c; a
+restore recovers-and-commits the pending transactions in its state and aborts every other
+open transaction of its own (``initializeState``).
+
+Abstractions: an empty transaction is not recorded (committing it changes nothing outside);
+the external system is the set of transactions in ``World.txns`` (an aborted one is gone).
+"""
+
+from __future__ import annotations
+
+from .component import Component
+from .tx import Tx
+from .world import COMMITTED, OPEN, Snapshot, TaskState, Txn
+
+
+class TwoPhaseCommitSink(Component):
+    """``TwoPhaseCommitSinkFunction`` (and a non-transactional sink)."""
+
+    def invoke(self, tx: Tx, t: int, ts: TaskState, r: tuple[int, int]) -> None:
+        """``invoke``: record ``r`` goes into the open transaction (a plain sink's write is
+        committed at once)."""
+        old = tx.txn(t, ts.txn)
+        status = OPEN if self.model.two_pc[t] else COMMITTED
+        records = (old.records if old else ()) + (r,)
+        tx.set_txn(Txn(t, ts.txn, status, records))
+
+    def snapshot_state(self, tx: Tx, t: int, ts: TaskState, cp: int) -> tuple[tuple, int]:
+        """``snapshotState`` for checkpoint ``cp``: pre-commit the open transaction (if it holds
+        records) and open the next.  Returns the new pending list and open transaction.
+        ``sink_commit = "pre-commit"`` is the flawed sink that commits here (catalog
+        ``commit-at-pre-commit``)."""
+        pending, txn = ts.pending, ts.txn
+        if tx.txn(t, txn) is not None:
+            if self.design.sink_commit == "pre-commit":
+                self.commit(tx, t, txn)
+            else:
+                pending = pending + ((cp, txn),)
+        return pending, txn + 1
+
+    def commit_up_to(self, tx: Tx, t: int, upto: int) -> None:
+        """``notifyCheckpointComplete``: commit the pending transactions of checkpoints <= ``upto``."""
+        ts = tx.tasks[t]
+        keep = []
+        for c, txn in ts.pending:
+            if c <= upto:
+                self.commit(tx, t, txn)
+            else:
+                keep.append((c, txn))
+        tx.tasks[t] = ts._replace(pending=tuple(keep))
+
+    def commit(self, tx: Tx, t: int, seq: int) -> None:
+        """``commit``: the external system makes transaction ``seq`` visible (idempotent)."""
+        old = tx.txn(t, seq)
+        if old is not None and old.status != COMMITTED:
+            tx.set_txn(old._replace(status=COMMITTED))
+
+    def abort(self, tx: Tx, t: int, seq: int) -> None:
+        """``abort``: an open transaction is dropped by the external system."""
+        old = tx.txn(t, seq)
+        if old is not None and old.status != COMMITTED:
+            tx.set_txn(None, remove=(t, seq))
+
+    def close_without_final_checkpoint(self, tx: Tx, t: int, ts: TaskState) -> None:
+        """Before FLIP-147 a finishing sink is closed with no checkpoint after its last records:
+        ``close()`` aborts the open transaction (the data loss FLIP-147 was written to fix)."""
+        self.abort(tx, t, ts.txn)
+
+    def initialize_state(self, tx: Tx, t: int, snap: Snapshot, old: TaskState) -> int:
+        """``initializeState`` on restore: recover-and-commit the pending transactions in the
+        restored state, abort every other open transaction of this subtask.  Returns the
+        sequence number of the transaction the restored subtask opens."""
+        recommit = {seq for _, seq in snap.pending}
+        for x in tuple(tx.txns):
+            if x.task != t or x.status == COMMITTED:
+                continue
+            if x.seq in recommit:
+                tx.set_txn(x._replace(status=COMMITTED))
+            else:
+                tx.set_txn(None, remove=(t, x.seq))
+        return max([old.txn] + [x.seq for x in tx.txns if x.task == t]) + 1

@@ -1,0 +1,169 @@
+"""Sources: the reader side (``SourceOperator`` / ``SourceReader``, and the legacy source of
+one fixed split) and the FLIP-27 ``SourceCoordinator`` with its ``SplitEnumerator`` and
+``SplitAssignmentTracker``.
+
+Abstractions:
+
+- A source subtask without an enumerator reads one fixed split (``topo.split_of``) of
+  ``records_per_split`` records; its state is the next offset.  A record is ``(split, offset)``.
+- With an enumerator (a vertex with ``coordinator``) a vertex of parallelism P has P splits,
+  numbered as the fixed splits would be.  The enumerator hands its lowest unassigned split to
+  a reader without one, atomically with the ``AddSplitEvent`` (the operator event valve holds
+  events sent after the coordinator's snapshot until the tasks are triggered, and the trigger
+  is atomic here); a reader holds one split at a time.  The enumerator's snapshot is the set of
+  unassigned splits, taken at trigger; the tracker keeps assignments by checkpoint epoch.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from .actions import Action, AssignSplit, EmitRecord, EndOfInput
+from .component import Component
+from .topology import Role
+from .tx import Tx
+from .world import EOD, REC, RUNNING, Completed, Coordinator, Pending, World, add_sorted, remove_sorted
+
+
+class SourceReader(Component):
+    """A source subtask: reading, end of input (FLIP-147 EndOfData) and where a restore resumes."""
+
+    def enabled(self, w: World, out: list[Action]) -> None:
+        """Append each source subtask's next action: emit, ask the enumerator for a split, or
+        end its input (bounded scopes only)."""
+        n_rec = self.scope.records_per_split
+        readers = self.enumerator.readers
+        bounded = self.scope.bounded
+        for t in self.topo.sources:
+            ts = w.tasks[t]
+            if ts.status != RUNNING or ts.ended:
+                continue
+            if t in readers:
+                if ts.split >= 0 and ts.position < n_rec:
+                    out.append(EmitRecord(t))
+                    continue
+                free = [s for s in w.coord.unassigned if s in readers[t]]
+                if free:
+                    out.append(AssignSplit(t, free[0]))
+                elif bounded:
+                    out.append(EndOfInput(t))
+                continue
+            if ts.position < n_rec:
+                out.append(EmitRecord(t))
+            elif bounded:
+                out.append(EndOfInput(t))
+
+    def emit(self, tx: Tx, t: int) -> None:
+        """``SourceReader.pollNext``: the next record of the split goes downstream."""
+        ts = tx.tasks[t]
+        rec = (REC, ts.split if t in self.enumerator.readers else self.topo.split_of[t], ts.position)
+        targets, rr = self.partitioner.route(t, rec, ts.rr)
+        tx.push(targets, rec)
+        tx.tasks[t] = ts._replace(position=ts.position + 1, rr=rr)
+
+    def end_of_input(self, tx: Tx, t: int) -> None:
+        """A bounded source ends: it emits EndOfData and waits for its final checkpoint.
+
+        FLIP-147 (seed 004): "Emit EndOfData[finished = true]" then wait until a checkpoint
+        triggered after finish() completes.  Without FLIP-147 the task finishes at once.
+        """
+        tx.push(self.model.all_out[t], EOD)
+        tx.tasks[t] = tx.tasks[t]._replace(ended=True)
+        self.task.maybe_finish(tx, t)
+
+    def restore_position(self, snapshot_position: int) -> int:
+        """The offset a restored source resumes at: the one stored in its split state."""
+        return snapshot_position
+
+    def restore_positions(self, c: Completed) -> dict[int, int]:
+        """Where a restore of checkpoint ``c`` resumes each split (``FailoverStrategy.restore``
+        and ``SplitEnumerator.on_restore``).  A fixed split: its source's position (the end when
+        the source finished).  An enumerator split: the position in the reader snapshot that
+        holds it; the start when the enumerator's state has it unassigned; otherwise it was read
+        to the end (a reader took it, finished it and moved on, or finished)."""
+        n_rec = self.scope.records_per_split
+        readers = self.enumerator.readers
+        pos = {}
+        for t in self.topo.sources:
+            if t in readers:
+                continue
+            s = c.snapshots[t]
+            pos[self.topo.split_of[t]] = n_rec if s.finished else s.position
+        for sp in self.enumerator.all_splits:
+            held = [s.position for t, s in enumerate(c.snapshots) if t in readers and s.split == sp]
+            pos[sp] = held[0] if held else 0 if sp in c.enum else n_rec
+        return pos
+
+
+class SplitEnumerator(Component):
+    """``SourceCoordinator`` (the operator coordinator of a FLIP-27 source), its
+    ``SplitEnumerator`` and ``SplitAssignmentTracker``."""
+
+    @cached_property
+    def readers(self) -> dict[int, tuple[int, ...]]:
+        """Source subtasks whose vertex has a split enumerator -> the splits of that vertex."""
+        topo = self.topo
+        out = {}
+        for v, tasks in enumerate(topo.tasks_of):
+            if topo.job.vertices[v].role is Role.SOURCE and topo.job.vertices[v].coordinator:
+                splits = tuple(sorted(topo.split_of[t] for t in tasks))
+                for t in tasks:
+                    out[t] = splits
+        return out
+
+    @cached_property
+    def all_splits(self) -> tuple[int, ...]:
+        """The splits read by enumerator-driven readers (the enumerator's initial state)."""
+        return tuple(sorted({s for ss in self.readers.values() for s in ss}))
+
+    def assign(self, tx: Tx, t: int, split: int) -> None:
+        """``handleSplitRequest``: assign ``split`` to reader ``t`` (``AddSplitEvent``); the
+        ``SplitAssignmentTracker`` records it under the epoch of the next checkpoint, so the
+        assignment is part of checkpoint c iff its epoch <= c."""
+        coord = tx.coord
+        tx.coord = coord._replace(
+            unassigned=remove_sorted(coord.unassigned, split),
+            assignments=add_sorted(coord.assignments, (coord.next_id, t, split)),
+        )
+        tx.tasks[t] = tx.tasks[t]._replace(split=split, position=0)
+
+    def state_in_checkpoint(self, coord: Coordinator, pending: Pending, failed_readers: set, fallback_id: int):
+        """The enumerator's state in checkpoint ``pending.id`` and its tracker after completion.
+
+        Globally (no failed readers) that is the snapshot taken at trigger, and the tracker
+        forgets the assignments the checkpoint covers (``onCheckpointComplete``).  Regionally, a
+        failed reader's state is the fallback's, which lacks the splits assigned to it after
+        the fallback checkpoint: ``checkpointCoordinatorForRegionFallback`` puts those back
+        among the unassigned splits of this checkpoint and keeps them as not yet checkpointed,
+        so that a reset of that reader to this checkpoint adds them back (seed 000, "State
+        Correction ... for OperatorCoordinators to produce consistent snapshots against the
+        mixed view").  With ``ignore`` the coordinator's own snapshot is taken as is.
+        """
+        cp = pending.id
+        enum = set(pending.enum)
+        keep = []
+        for e, r, s in coord.assignments:
+            if e > cp:
+                keep.append((e, r, s))
+            elif r in failed_readers and e > fallback_id and self.design.coordinator_region_fallback == "fallback":
+                enum.add(s)
+                keep.append((cp + 1, r, s))
+        return tuple(sorted(enum)), tuple(sorted(keep))
+
+    def on_restore(self, tx: Tx, latest: Completed | None, victims: list[int]) -> None:
+        """The enumerator on restore.  A global failover resets it to the checkpoint's state
+        (``resetToCheckpoint``; the initial state without one).  A regional failover keeps it
+        running and, per restarted reader, adds back the splits assigned to that reader after
+        the restored checkpoint (``subtaskReset`` -> ``addSplitsBack`` with the tracker's
+        uncheckpointed assignments)."""
+        coord = tx.coord
+        if len(victims) == self.topo.n_tasks:
+            tx.coord = coord._replace(unassigned=latest.enum if latest else self.all_splits, assignments=())
+            return
+        cp = latest.id if latest else 0
+        back = [x for x in coord.assignments if x[1] in victims and x[0] > cp]
+        if back:
+            tx.coord = coord._replace(
+                unassigned=add_sorted(coord.unassigned, *(s for _, _, s in back)),
+                assignments=remove_sorted(coord.assignments, *back),
+            )

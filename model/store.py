@@ -1,0 +1,183 @@
+"""Completed checkpoints and their files: Flink's ``CompletedCheckpointStore``
+(``DefaultCompletedCheckpointStore`` with ``CheckpointSubsumeHelper``), the
+``CheckpointsCleaner``, FLIP-600's refCheckpointId closure, a NO_CLAIM start, and FLIP-306's
+``FileMergingSnapshotManager`` on the task managers.
+
+Abstractions:
+
+- A file is ``(checkpoint, task)``: one state handle per subtask and checkpoint.  Every
+  snapshot is a full one, so NO_CLAIM's "first checkpoint is full" rule changes nothing here.
+- A NO_CLAIM start is snapshot 1 holding the initial state; checkpoint ids continue at 2.
+- FLIP-306 file merging: one physical file per (checkpoint, task manager), holding that task
+  manager's subtasks' segments; a physical file exists while one of its segments does.  The
+  segments of an aborted checkpoint or a lost ack are discarded at once (Flink does it on the
+  abort notification).  ``lastSubsumedCheckpointId`` is the newest checkpoint outside the last
+  ``num_retained``: the notice carries an id, not the store's refs.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from .component import Component
+from .tx import Tx
+from .world import EMPTY_SNAPSHOT, Completed, World, remove_sorted
+
+
+def ref_closure(store: tuple, ids) -> set[int]:
+    """``ids`` and every checkpoint of ``store`` they reach through refCheckpointIds
+    (``DefaultCompletedCheckpointStore.computeReferencedCheckpointIds``, reference 8.1)."""
+    by_id = {c.id: c for c in store}
+    todo, closure = list(ids), set(ids)
+    while todo:
+        c = by_id.get(todo.pop())
+        for r in c.refs if c else ():
+            if r and r not in closure and r in by_id:
+                closure.add(r)
+                todo.append(r)
+    return closure
+
+
+class CompletedCheckpointStore(Component):
+    """``DefaultCompletedCheckpointStore``: what is retained after each completion, and what the
+    ``CheckpointsCleaner`` deletes."""
+
+    @cached_property
+    def first_checkpoint_id(self) -> int:
+        """The first checkpoint id this run triggers: 2 after a NO_CLAIM restore of snapshot 1
+        (the id counter restarts at the snapshot's id + 1, ref 8.3)."""
+        return 2 if self.design.no_claim_restore else 1
+
+    def initial(self) -> tuple[tuple, tuple]:
+        """The store and files the job starts with: empty, or with ``no_claim_restore`` snapshot
+        1 (the initial state, unclaimed: its files are never deleted by Flink)."""
+        if not self.design.no_claim_restore:
+            return (), ()
+        n = self.topo.n_tasks
+        files = tuple((1, t) for t in range(n))
+        return (Completed(1, (EMPTY_SNAPSHOT,) * n, files, (), True, self.enumerator.all_splits),), files
+
+    def retained_ids(self, completed: tuple[int, ...], num_retained: int) -> tuple[int, ...]:
+        """Which completed checkpoints the store keeps after an add (``CheckpointSubsumeHelper``).
+
+        Keeps the newest ``num_retained`` (a value <= 0 falls back to 1, as
+        ``DefaultCompletedCheckpointStoreUtils`` does); the latest checkpoint is never subsumed
+        (FLINK-21351).
+        """
+        n = max(1, num_retained)
+        return tuple(completed[-n:])
+
+    def discard(self, subsumed: tuple[int, ...], retained: tuple[int, ...], pending: tuple[int, ...]) -> tuple[int, ...]:
+        """Whose files the cleaner deletes (``CheckpointsCleaner.cleanSubsumedCheckpoints``).
+
+        Only subsumed checkpoints, never one the store still retains, and never because of a
+        pending checkpoint: a pending checkpoint may still fail.
+        """
+        return subsumed
+
+    def retain(self, tx: Tx) -> int:
+        """After an add (or abort): keep what ``retained_ids`` says, plus (FLIP-600,
+        ``retention_follows_refs``) the transitive closure of their refCheckpointIds; then the
+        cleaner deletes the files of the checkpoints ``discard`` names.
+
+        Never deleted here: the files of an unclaimed (NO_CLAIM) snapshot, and FLIP-306 merged
+        segments, which their task manager discards on the checkpoint notifications.  Returns
+        the ``lastSubsumedCheckpointId`` those notifications carry when file merging is on (0
+        otherwise)."""
+        coord = tx.coord
+        ids = tuple(c.id for c in coord.store)
+        pend = (coord.pending.id,) if coord.pending else ()
+        keep = tuple(self.retained_ids(ids, self.design.num_retained))
+        last_subsumed = self.file_merging_manager.last_subsumed(ids, keep)
+        if self.design.retention_follows_refs:
+            closure = ref_closure(coord.store, keep)
+            keep = tuple(i for i in ids if i in closure)
+        subsumed = tuple(i for i in ids if i not in keep)
+        gone = set(self.discard(subsumed, keep, pend))
+        if not subsumed and not gone:
+            return last_subsumed
+        merged = self.file_merging_manager.is_merged
+        for c in coord.store:
+            if c.id in gone and not c.unclaimed:
+                tx.files = remove_sorted(tx.files, *(f for f in c.files if not merged(f[0])))
+        tx.coord = coord._replace(store=tuple(c for c in coord.store if c.id in keep))
+        return last_subsumed
+
+    # NO_CLAIM ---------------------------------------------------------------------------------
+    def may_delete_snapshot(self, w: World) -> bool:
+        """The user may delete the NO_CLAIM snapshot (its files still exist): after the first
+        completed checkpoint (Flink's documentation: "once a checkpoint succeeds you can
+        manually delete the original snapshot"), or only once the latest completed checkpoint
+        no longer refers to it through refCheckpointIds (seed 000: "NO_CLAIM restore mode ->
+        Warn (require global checkpoint before snapshot deletion)")."""
+        if not any(f[0] == 1 for f in w.files):
+            return False
+        coord = w.coord
+        if not coord.completed_count:
+            return False
+        if self.design.no_claim_delete_after == "first-checkpoint":
+            return True
+        return 1 not in ref_closure(coord.store, (coord.store[-1].id,))
+
+    def delete_snapshot(self, tx: Tx) -> None:
+        """The user deletes the NO_CLAIM snapshot's files."""
+        tx.files = tuple(f for f in tx.files if f[0] != 1)
+
+
+class FileMergingSnapshotManager(Component):
+    """FLIP-306 ``FileMergingSnapshotManager`` at task-manager level (reference 8.2)."""
+
+    @cached_property
+    def task_manager(self) -> tuple[int, ...]:
+        """Per subtask, its task manager: slot i hosts subtask i of every vertex (slot sharing)."""
+        k = self.design.slots_per_task_manager
+        return tuple(self.topo.index_of[t] // k for t in range(self.topo.n_tasks))
+
+    def is_merged(self, cp: int) -> bool:
+        """Does checkpoint ``cp`` write merged segments?  (Not the NO_CLAIM snapshot: files
+        restored from outside the managed directory are never merged or deleted.)"""
+        return self.design.file_merging and cp >= self.store.first_checkpoint_id
+
+    def physical_file(self, f: tuple[int, int]) -> tuple[int, int]:
+        """The physical file holding segment ``f`` = (checkpoint, task): (checkpoint, task manager)."""
+        return (f[0], self.task_manager[f[1]])
+
+    def file_exists(self, w: World, f: tuple[int, int]) -> bool:
+        """A plain file exists while it is in ``w.files``; a merged segment is readable while its
+        physical file exists, that is while any segment of that file is not yet discarded."""
+        if f in w.files:
+            return True
+        if not self.is_merged(f[0]):
+            return False
+        tm = self.task_manager[f[1]]
+        return any(c == f[0] and self.task_manager[t] == tm for c, t in w.files)
+
+    def last_subsumed(self, ids: tuple[int, ...], newest: tuple[int, ...]) -> int:
+        """The ``lastSubsumedCheckpointId`` the next notifications carry (0 without merging):
+        the newest checkpoint outside the last ``num_retained``, as Flink's subsume helper
+        counts it, whatever refs say."""
+        if not self.design.file_merging:
+            return 0
+        older = [i for i in ids if i not in newest]
+        return max(older) if older else 0
+
+    def keep_alive(self, tx: Tx, files, cp: int) -> None:
+        """A regional checkpoint ``cp`` re-registers the failed subtasks' fallback segments under
+        its own id (reference 8.1 step 6; seed 000, Zakelly: "keep previous checkpoint files
+        alive when a region checkpoint occurs"), so a subsumed notice for an older checkpoint
+        does not discard them."""
+        used = dict(tx.reused)
+        for f in files:
+            if f[0] != cp and self.is_merged(f[0]):
+                used[f] = max(used.get(f, f[0]), cp)
+        tx.reused = tuple(sorted(used.items()))
+
+    def notify_subsumed(self, tx: Tx, t: int, subsumed: int) -> None:
+        """``notifyCheckpointSubsumed(subtask, subsumed)``: discard the subtask's segments of
+        checkpoints <= ``subsumed`` whose lastUsed <= ``subsumed`` (ref 8.2).  A physical file
+        goes once no segment in it is left (``file_exists``)."""
+        used = dict(tx.reused)
+        gone = [f for f in tx.files if f[1] == t and f[0] <= subsumed and self.is_merged(f[0]) and used.get(f, f[0]) <= subsumed]
+        if gone:
+            tx.files = remove_sorted(tx.files, *gone)
+            tx.reused = tuple(x for x in tx.reused if x[0] not in gone)

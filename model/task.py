@@ -1,0 +1,224 @@
+"""The task: Flink's ``StreamTask`` with its ``SubtaskCheckpointCoordinatorImpl`` and the
+operator lifecycle of FLIP-147 (EndOfData, ``finish()``, the final checkpoint, EndOfPartition).
+
+What a task does with each input item (record, barrier, EndOfData, EndOfPartition), how it
+snapshots, how it reacts to the coordinator's notifications, and when it finishes.
+
+Abstractions:
+
+- The logical state of a stateful subtask is the set of records whose effect it holds
+  (``processed``): the most precise abstraction of any operator state that depends on every
+  record (a count, a sum, a window).  Keyed state is that set, partitioned by key group.
+- A snapshot is synchronous and atomic with the barrier's forwarding; its asynchronous part
+  fails only as a ``Decline`` fault (the barrier has already gone downstream).
+- Notifications are coordinator RPCs queued in the task's inbox, FIFO; a lost one is a fault.
+"""
+
+from __future__ import annotations
+
+from .component import Component
+from .topology import Role
+from .tx import Tx
+from .world import (
+    BARRIER,
+    EOD,
+    EOP,
+    FINISHED,
+    NOTIFY_COMPLETE,
+    NOTIFY_FALLBACK,
+    REC,
+    RUNNING,
+    Snapshot,
+    TaskState,
+    add_sorted,
+)
+
+
+class StreamTask(Component):
+    """``StreamTask`` / ``SubtaskCheckpointCoordinatorImpl``: input processing, snapshots,
+    notifications and finishing."""
+
+    def fresh(self, t: int, snap: Snapshot, restored_from: int, txn: int) -> TaskState:
+        """A (re)deployed subtask with state ``snap``, restored from checkpoint ``restored_from``."""
+        n_out = len(self.topo.out_edges[self.topo.vertex_of[t]])
+        return TaskState(
+            status=RUNNING,
+            position=snap.position,
+            ended=False,
+            final_cp=0,
+            notified=restored_from,
+            aborted=0,
+            aligning=0,
+            blocked=0,
+            last_barrier=restored_from,
+            eod=0,
+            eop=0,
+            processed=snap.processed,
+            txn=txn,
+            pending=(),
+            rr=(0,) * n_out,
+            inbox=(),
+            split=snap.split,
+        )
+
+    # input ------------------------------------------------------------------------------------
+    def deliver(self, tx: Tx, c: int) -> None:
+        """The head of channel ``c`` reaches its consumer (``StreamOneInputProcessor``)."""
+        ch = self.topo.channels[c]
+        item = tx.channels[c][0]
+        tx.channels[c] = tx.channels[c][1:]
+        t = ch.consumer
+        bit = 1 << ch.input_index
+        if item[0] == REC:
+            self.process(tx, t, item)
+        elif item[0] == BARRIER:
+            self.barriers.on_barrier(tx, t, item[1], bit)
+        elif item[0] == EOD[0]:
+            self.on_end_of_data(tx, t, bit)
+        else:
+            self.on_end_of_partition(tx, t, bit)
+
+    def process(self, tx: Tx, t: int, rec: tuple) -> None:
+        """``processElement``: a stateful subtask records the record's effect; a sink writes it,
+        any other subtask forwards it."""
+        ts = tx.tasks[t]
+        r = (rec[1], rec[2])
+        if self.model.stateful[t]:
+            ts = ts._replace(processed=add_sorted(ts.processed, r))
+        if self.model.roles[t] is Role.SINK:
+            self.sink.invoke(tx, t, ts, r)
+        else:
+            targets, rr = self.partitioner.route(t, rec, ts.rr)
+            tx.push(targets, rec)
+            ts = ts._replace(rr=rr)
+        tx.tasks[t] = ts
+
+    def on_end_of_data(self, tx: Tx, t: int, bit: int) -> None:
+        """EndOfData on one input; once every input delivered it, the operators ``finish()``
+        and the task forwards EndOfData (FLIP-147)."""
+        ts = tx.tasks[t]
+        eod = ts.eod | bit
+        ts = ts._replace(eod=eod)
+        tx.tasks[t] = ts
+        if eod == self.model.all_inputs_mask[t] and not ts.ended:
+            tx.tasks[t] = ts._replace(ended=True)
+            tx.push(self.model.all_out[t], EOD)
+
+    def on_end_of_partition(self, tx: Tx, t: int, bit: int) -> None:
+        """EndOfPartition on one input: it no longer takes part in alignment, and the task may
+        finish."""
+        ts = tx.tasks[t]
+        tx.tasks[t] = ts._replace(eop=ts.eop | bit)
+        self.barriers.on_end_of_partition(tx, t)
+        self.maybe_finish(tx, t)
+
+    # snapshots --------------------------------------------------------------------------------
+    def snapshot(self, tx: Tx, t: int, cp: int) -> None:
+        """``SubtaskCheckpointCoordinatorImpl.checkpointState`` for ``cp``, then the barrier.
+
+        A checkpoint the task was already told is aborted is skipped (``checkpointState``
+        checks the aborted ids); the barrier still goes downstream (Flink sends a
+        CancelCheckpointMarker, which the downstream handles the same way).  A 2PC sink
+        pre-commits (``TwoPhaseCommitSink.snapshot_state``).  The first checkpoint snapshotted
+        after end of data is the task's final checkpoint (FLIP-147).
+        """
+        ts = tx.tasks[t]
+        ts = ts._replace(aligning=0, blocked=0, last_barrier=cp)
+        if cp > ts.aborted:
+            pending, txn = ts.pending, ts.txn
+            if self.model.two_pc[t]:
+                pending, txn = self.sink.snapshot_state(tx, t, ts, cp)
+            final_cp = ts.final_cp or (cp if ts.ended else 0)
+            snap = Snapshot(False, ts.position, ts.processed, pending, ts.split)
+            ts = ts._replace(pending=pending, txn=txn, final_cp=final_cp)
+            tx.acks = tx.acks + ((t, cp, snap),)
+            tx.files = add_sorted(tx.files, (cp, t))
+        tx.tasks[t] = ts
+        tx.push(self.model.all_out[t], (BARRIER, cp))
+
+    # finishing --------------------------------------------------------------------------------
+    def needs_final_checkpoint(self, ts: TaskState) -> bool:
+        """A running task that reached end of input and has no completed (or announced)
+        checkpoint taken after it.  A task whose input has not ended yet does not count: it
+        must first read its input (an RPC-triggered snapshot taken before it read a pending
+        EndOfData is not its final checkpoint, and a scheduler that kept triggering instead
+        of delivering would never end)."""
+        if ts.status != RUNNING or not ts.ended:
+            return False
+        if not ts.final_cp:
+            return True
+        if ts.notified >= ts.final_cp:
+            return False
+        return not any(m[0] == NOTIFY_COMPLETE and m[1] >= ts.final_cp for m in ts.inbox)
+
+    def final_checkpoint_done(self, ts: TaskState) -> bool:
+        """FLIP-147: has a checkpoint snapshotted after this task's end of data (its final
+        checkpoint) completed, as far as the task knows?"""
+        return bool(ts.final_cp) and ts.notified >= ts.final_cp
+
+    def maybe_finish(self, tx: Tx, t: int) -> None:
+        """A task finishes once it ended, every input delivered EndOfPartition and (FLIP-147)
+        a checkpoint taken after its end of data completed: then it emits EndOfPartition.
+
+        Seed 004: "shutdown the task immediately after seeing first notifyCheckpointComplete(X),
+        where X is any triggered checkpoint AFTER finish()".  Without FLIP-147 the task
+        finishes as soon as its input ends, and a 2PC sink aborts its open transaction on
+        close().
+        """
+        ts = tx.tasks[t]
+        if ts.status != RUNNING or not ts.ended or ts.eop != self.model.all_inputs_mask[t]:
+            return
+        if self.design.checkpoints_after_tasks_finish:
+            if not self.final_checkpoint_done(ts):
+                return
+        elif self.model.two_pc[t]:
+            self.sink.close_without_final_checkpoint(tx, t, ts)
+        tx.tasks[t] = ts._replace(status=FINISHED, inbox=())
+        tx.push(self.model.all_out[t], EOP)
+
+    # notifications ----------------------------------------------------------------------------
+    def notify(self, tx: Tx, t: int) -> None:
+        """The coordinator RPC at the head of the inbox reaches the task.
+
+        ``complete``: ``notifyCheckpointComplete``.  ``fallback`` (FLIP-600): complete, but this
+        task's state in it is the fallback checkpoint's.  ``abort``:
+        ``notifyCheckpointAborted``, which first replays the completion of the latest completed
+        checkpoint it carries (``notifyCheckpointAbortAsync``, ref §6).  A notice may carry
+        FLIP-306's ``lastSubsumedCheckpointId``.
+        """
+        ts = tx.tasks[t]
+        kind, cp, latest, subsumed = ts.inbox[0]
+        tx.tasks[t] = ts._replace(inbox=ts.inbox[1:])
+        if subsumed:
+            self.file_merging_manager.notify_subsumed(tx, t, subsumed)
+        if kind == NOTIFY_COMPLETE:
+            self.on_complete(tx, t, cp)
+        elif kind == NOTIFY_FALLBACK:
+            self.on_fallback(tx, t, cp, latest)
+        else:
+            if latest:
+                self.on_complete(tx, t, latest)
+            ts = tx.tasks[t]
+            tx.tasks[t] = ts._replace(aborted=max(ts.aborted, cp))
+        self.maybe_finish(tx, t)
+
+    def on_fallback(self, tx: Tx, t: int, cp: int, own: int) -> None:
+        """FLIP-600's notice to a failed-region task: regional checkpoint ``cp`` completed with
+        this task's state taken from checkpoint ``own``.  The proposal takes it as the
+        completion of ``cp`` (``fallback_completes_final_checkpoint``, catalog F1); otherwise
+        the task commits what its fallback state covers and keeps waiting for a checkpoint of
+        its own."""
+        if self.design.fallback_completes_final_checkpoint:
+            self.on_complete(tx, t, cp, commit_upto=own)
+        else:
+            self.sink.commit_up_to(tx, t, own)
+
+    def on_complete(self, tx: Tx, t: int, cp: int, commit_upto: int | None = None) -> None:
+        """``notifyCheckpointComplete(cp)``: commit pending transactions up to ``cp`` (or up to
+        ``commit_upto``, the checkpoint whose state the task has in ``cp``).  Either way ``cp``
+        counts as complete for the task."""
+        ts = tx.tasks[t]
+        if cp <= ts.notified:
+            return
+        self.sink.commit_up_to(tx, t, cp if commit_upto is None else commit_upto)
+        tx.tasks[t] = tx.tasks[t]._replace(notified=cp)

@@ -1,0 +1,172 @@
+"""Design variants as a reviewer writes them: the README's three Python variants (one component
+each) run as written from a folder outside the repository, ``ckptcheck compare``, and the
+installed layout (one ``ckptcheck`` namespace)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from ckptcheck.checks.api import check
+from ckptcheck.checks.cli import main
+from ckptcheck.checks.trace import load_trace_file, replay
+from ckptcheck.specs.designs import BASELINE
+from ckptcheck.specs.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[1]
+README_VARIANTS = {  # file name in the README -> (design attribute, property it must break, component replaced)
+    "variant_coordinator.py": ("TRIGGER_EVERY_TASK", "checkpoints-consistent", "coordinator"),
+    "variant_task.py": ("FINISH_EARLY", "finished-sinks-committed", "task"),
+    "variant_store.py": ("EAGER_CLEANER", "checkpoints-restorable", "store"),
+}
+
+
+def readme_blocks() -> dict[str, str]:
+    """The README's ```python blocks that start with a ``# variant_*.py`` line, by file name."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    out = {}
+    for block in re.findall(r"```python\n(.*?)```", text, flags=re.S):
+        first = block.splitlines()[0]
+        m = re.match(r"# (variant_\w+\.py)", first)
+        if m:
+            out[m.group(1)] = block
+    return out
+
+
+@pytest.fixture(scope="module")
+def variants_dir(tmp_path_factory):
+    """The README's variant files, written as they stand into a folder outside the repository."""
+    d = tmp_path_factory.mktemp("my-project")
+    blocks = readme_blocks()
+    assert set(blocks) == set(README_VARIANTS), f"README variant blocks: {sorted(blocks)}"
+    for name, code in blocks.items():
+        (d / name).write_text(code, encoding="utf-8")
+    return d
+
+
+@lru_cache(maxsize=None)
+def _baseline_on(scope):
+    return check(BASELINE, scope)
+
+
+def test_readme_variants_run_as_written_outside_the_repository(variants_dir):
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *sorted(README_VARIANTS)],
+        cwd=variants_dir, capture_output=True, text=True, check=False,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "3 passed" in out.stdout
+
+
+@pytest.mark.parametrize("file", sorted(README_VARIANTS))
+def test_readme_variant_breaks_what_the_baseline_holds_on_the_same_scope(variants_dir, monkeypatch, file):
+    """The variant's assertion would fail if the variant were not applied: the unchanged design
+    holds that property, exhaustively, on the very same scope."""
+    attr, prop, component = README_VARIANTS[file]
+    monkeypatch.syspath_prepend(str(variants_dir))
+    mod = __import__(file[:-3])
+    design = getattr(mod, attr)
+    assert list(design.replaced()) == [component], "each variant replaces exactly one component"
+    bad = check(design, mod.SMALL, stop_at=prop)
+    assert bad.verdict(prop).failed
+    good = _baseline_on(mod.SMALL)
+    assert good.holds and good.verdict(prop).status == "holds"
+
+
+def test_python_variant_by_name_on_the_command_line_and_its_trace(variants_dir, monkeypatch, tmp_path, capsys):
+    monkeypatch.chdir(variants_dir)
+    code = main(["check", "--design", "variant_store:EAGER_CLEANER", "--job", "forward-2x2", "--checkpoints", "1", "--failures", "0",
+                 "--declines", "0", "--lost-notifications", "0", "--out", str(tmp_path / "r")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "replaces store = variant_store.EagerCleaner" in out
+    trace = tmp_path / "r" / "eager-cleaner--checkpoints-restorable.trace.json"
+    doc = json.loads(trace.read_text())
+    assert doc["design"]["components"]["store"] == "variant_store.EagerCleaner"
+    # replaying it as some other design would judge other rules: refused, naming the component
+    with pytest.raises(InputError, match=r"design\.components\.store: the trace ran variant_store\.EagerCleaner"):
+        replay(load_trace_file(str(trace)), str(trace))
+    assert main(["replay", str(trace), "--design", "variant_store:EAGER_CLEANER"]) == 1
+    assert "same verdict as recorded" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("spec, field", [
+    ("no_such_module_here:X", "no_such_module_here:X: module: cannot import"),
+    ("variant_store:NOPE", "variant_store:NOPE: NOPE: expected a Design"),
+])
+def test_bad_python_design_names_are_one_line(variants_dir, monkeypatch, capsys, spec, field):
+    monkeypatch.chdir(variants_dir)
+    assert main(["check", "--design", spec, "--out", "unused"]) == 2
+    err = capsys.readouterr().err
+    assert field in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (variants_dir / "unused").exists()
+
+
+def test_compare_shows_the_broken_property_with_its_counterexample(tmp_path, capsys):
+    """``ckptcheck compare flink-baseline <catalog variant>``: the broken property with its shortest
+    counterexample; every other property holds in both."""
+    code = main(["compare", "flink-baseline", "cleaner-deletes-restore-checkpoint", "--job", "forward-2x2",
+                 "--checkpoints", "1", "--failures", "0", "--declines", "0", "--lost-notifications", "0",
+                 "--out", str(tmp_path / "t"), "--report", str(tmp_path / "rep")])
+    out = capsys.readouterr().out
+    assert code == 1
+    rows = {line.split()[1]: line.split()[2:] for line in out.splitlines() if line.startswith("  always") or line.startswith("  eventually")}
+    assert rows["checkpoints-restorable"] == ["holds", "VIOLATED", "(12)"]
+    for prop in ("exactly-once-output", "checkpoints-consistent", "committed-output-covered", "bounded-job-completes"):
+        assert rows[prop] == ["holds", "holds"], prop
+    assert ("cleaner-deletes-restore-checkpoint BREAKS checkpoints-restorable (holds in flink-baseline): checkpoint 1"
+            " (the latest, which a restore would use) refers to file cp1/source[0], which the cleaner deleted") in out
+    assert "shortest counterexample, 12 steps:" in out
+    assert "    1. TriggerCheckpoint(1): the coordinator triggers checkpoint 1" in out
+    assert "RESULT: 1 of 1 variant(s) break a property that flink-baseline does not" in out
+    trace = tmp_path / "t" / "cleaner-deletes-restore-checkpoint--checkpoints-restorable.trace.json"
+    assert replay(load_trace_file(str(trace)), str(trace)).reproduced
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "## What changes against flink-baseline" in md
+    assert "| cleaner-deletes-restore-checkpoint | breaks | checkpoints-restorable | holds | violated |" in md
+    html = (tmp_path / "rep" / "report.html").read_text()
+    assert 'id="changes"' in html
+
+
+def test_compare_of_equal_designs_changes_nothing(tmp_path, capsys):
+    code = main(["compare", "flink-baseline", "flip600-regional", "--job", "forward-2x2", "--records", "1",
+                 "--checkpoints", "1", "--failures", "0", "--declines", "0", "--lost-notifications", "0",
+                 "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "flip600-regional: no change against flink-baseline in this scope" in out
+
+
+def test_compare_refuses_one_design_and_duplicate_names(capsys):
+    assert main(["compare", "flink-baseline", "flink-baseline"]) == 2
+    assert "two designs are named 'flink-baseline'" in capsys.readouterr().err
+    assert main(["compare", "flink-baseline"]) == 2
+
+
+def test_wheel_installs_one_ckptcheck_namespace(tmp_path):
+    """``pip install .`` puts nothing named model, specs, checks or reports at the top of
+    site-packages: the wheel holds ckptcheck/ (and its templates and schema) only."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    for name in ("model", "specs", "checks", "reports"):
+        shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "out"))
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path / "w"), str(src)],
+        capture_output=True, text=True, check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    (wheel,) = (tmp_path / "w").glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {n.split("/")[0] for n in names} == {"ckptcheck", "ckptcheck-0.1.0.dist-info"}
+    for needed in ("ckptcheck/model/protocol.py", "ckptcheck/reports/templates/report.html", "ckptcheck/checks/trace.schema.json"):
+        assert needed in names
