@@ -12,7 +12,6 @@ A user's own test checks a variant in three lines::
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Callable
 
@@ -22,6 +21,7 @@ from ckptcheck.specs.properties import SOMETIMES, Property
 from ckptcheck.specs.spec import Spec
 
 from .explore import ExploreOutcome, explore
+from .outputs import slug
 from .results import HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, SAMPLED, UNKNOWN, VIOLATED, CheckResult, Verdict
 from .trace import trace_document, write_json_atomic
 
@@ -110,10 +110,6 @@ def check(
     return result
 
 
-def _slug(s: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", s).strip("-") or "trace"
-
-
 def save_traces(result: CheckResult, spec: Spec, out: Path) -> list[Path]:
     """Write every counterexample of ``result`` as a trace file; returns the paths."""
     written = []
@@ -127,7 +123,7 @@ def save_traces(result: CheckResult, spec: Spec, out: Path) -> list[Path]:
             seed=result.seed,
             violation={"property": v.property, "kind": v.kind, "step": len(v.trace), "reason": v.reason},
         )
-        path = out / f"{_slug(result.design.name)}--{_slug(v.property)}.trace.json"
+        path = out / f"{slug(result.design.name)}--{slug(v.property)}.trace.json"
         write_json_atomic(path, doc)
         v.trace_file = str(path)
         written.append(path)

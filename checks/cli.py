@@ -19,10 +19,11 @@ from ckptcheck.specs.catalog import CATALOG, all_designs
 from ckptcheck.specs.designs import PRESETS, load_design
 from ckptcheck.specs.errors import InputError
 from ckptcheck.specs.jobs import JOBS, load_job
-from ckptcheck.specs.scopes import default_scope, default_scope_for, regional_scope
+from ckptcheck.specs.scopes import default_scope, default_scope_for, known_figures, regional_scope
 from ckptcheck.specs.spec import Spec
 
 from .api import ENGINES, check, save_traces
+from .outputs import out_dir, out_file, slug
 from .results import EXIT_STATUS, HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, VIOLATED, CheckResult
 from .stateful import PROFILES
 from .trace import load_trace_file, replay, write_json_atomic
@@ -30,7 +31,10 @@ from .trace import load_trace_file, replay, write_json_atomic
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage too)
-        self.exit(2, f"ckptcheck: {message} (see 'ckptcheck {self.prog.split()[-1]} --help')\n")
+        self.exit(2, f"ckptcheck: {message} (see '{self.prog} --help')\n")
+
+
+MAX_COUNT = 1_000_000
 
 
 def _nonneg(text: str) -> int:
@@ -38,8 +42,18 @@ def _nonneg(text: str) -> int:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    if v < 0 or v > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {MAX_COUNT:,}, got {text!r}")
+    return v
+
+
+def _positive(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if not 0 < v <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"expected an integer from 1 to {MAX_COUNT:,}, got {text!r}")
     return v
 
 
@@ -57,13 +71,71 @@ def _say(msg: str = "") -> None:
     print(msg, flush=True)
 
 
-def _progress(outcome, queue: int) -> None:
-    print(
-        f"  ... {outcome.states:,} states, depth {outcome.depth}, frontier {queue:,},"
-        f" {outcome.elapsed:.1f}s",
-        file=sys.stderr,
-        flush=True,
-    )
+def _warn(msg: str) -> None:
+    print(f"ckptcheck: warning: {msg}", file=sys.stderr, flush=True)
+
+
+def _load_design(spec: str):
+    return load_design(spec, all_designs(), warn=_warn)
+
+
+def _search_options(args, design, scope) -> dict:
+    """The engine options that apply, with a warning for each one given that does not."""
+    explore_only = {"--max-states": args.max_states, "--max-seconds": args.max_seconds, "--max-depth": args.max_depth}
+    stateful_only = {"--seed": args.seed, "--profile": args.profile}
+    if args.engine == "explore":
+        for opt, v in stateful_only.items():
+            if v is not None:
+                _warn(f"{opt} applies to --engine stateful; the exhaustive search ignores it")
+    else:
+        for opt, v in explore_only.items():
+            if v is not None:
+                _warn(f"{opt} applies to --engine explore; the stateful engine ignores it")
+    symmetry = args.symmetry
+    if symmetry and design.replaced():
+        _warn("--symmetry: not applied, because the design replaces components "
+              f"({', '.join(design.replaced())}) that may treat subtask indexes differently")
+        symmetry = False
+    elif symmetry and not Spec(design, scope, symmetry=True).permutations:
+        _warn(f"--symmetry: job {scope.job_name} has no interchangeable subtasks (symmetry needs forward edges"
+              " only, equal parallelism and no task-manager file merging); searching without it")
+        symmetry = False
+    opts = dict(symmetry=symmetry, seed=args.seed or 0, profile=args.profile or "ci")
+    if args.engine == "explore":
+        opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth)
+    return opts
+
+
+def _before_search(design, scope) -> None:
+    """Say so before a search that will be large."""
+    figures = known_figures(design, scope)
+    if figures:
+        _say(f"expect   {figures} (measured on 2 cores; --max-seconds or --max-states bound it)")
+
+
+def _rss_mb() -> int:
+    """Peak resident memory of this process, in MB."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+
+
+class _Progress:
+    """A line every few seconds, as TLC prints it: states, rate, queue, depth, memory."""
+
+    def __init__(self) -> None:
+        self.last = (0.0, 0)
+
+    def __call__(self, outcome, queue: int) -> None:
+        t0, n0 = self.last
+        rate = (outcome.states - n0) / (outcome.elapsed - t0) if outcome.elapsed > t0 else 0
+        self.last = (outcome.elapsed, outcome.states)
+        print(
+            f"  ... {outcome.states:,} states ({rate:,.0f}/s), {outcome.transitions:,} transitions, queue {queue:,},"
+            f" depth {outcome.depth}, {_rss_mb():,} MB, {outcome.elapsed:.0f}s",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _add_scope_options(p: argparse.ArgumentParser) -> None:
@@ -161,34 +233,29 @@ def print_result(result: CheckResult) -> None:
 
 
 def cmd_check(args) -> int:
-    design = load_design(args.design, all_designs())
+    out = out_dir(args.out, "--out")
+    report_dir = out_dir(args.report, "--report") if args.report else None
+    design = _load_design(args.design)
     scope = _scope_from_args(args, design)
-    out = Path(args.out)
+    opts = _search_options(args, design, scope)
     _say(f"checking {design.name} ...")
-    result = check(
-        design,
-        scope,
-        args.engine,
-        symmetry=args.symmetry,
-        seed=args.seed,
-        profile=args.profile,
-        max_states=args.max_states,
-        max_seconds=args.max_seconds,
-        max_depth=args.max_depth,
-        progress=_progress,
-    )
-    spec = Spec(design, scope, symmetry=args.symmetry)
+    _before_search(design, scope)
+    result = check(design, scope, args.engine, progress=_Progress(), **opts)
+    spec = Spec(design, scope, symmetry=opts["symmetry"])
     save_traces(result, spec, out)
-    path = out / f"{design.name}.result.json"
+    path = out / f"{slug(design.name)}.result.json"
     write_json_atomic(path, result.to_json(spec))
     print_result(result)
     _say(f"result written to {path}")
-    if args.report:
+    if report_dir is not None:
         from ckptcheck.reports.render import build_report, write_reports
 
         command = "ckptcheck " + " ".join(sys.argv[1:]) if sys.argv[1:] else f"ckptcheck check --design {design.name}"
-        paths = write_reports(build_report([(result, spec)], title=f"ckptcheck: {design.name}", command=command), Path(args.report))
+        paths = write_reports(build_report([(result, spec)], title=f"ckptcheck: {design.name}", command=command), report_dir)
         _say(f"report written to {', '.join(str(p) for p in paths)}")
+    if result.interrupted:
+        _say("interrupted: the figures above are those of the part searched")
+        return 130
     return result.exit_status
 
 
@@ -252,7 +319,9 @@ def print_comparison(cmp) -> None:
 def cmd_compare(args) -> int:
     from .compare import compare
 
-    designs = [load_design(d, all_designs()) for d in args.designs]
+    out = out_dir(args.out, "--out")
+    report_dir = out_dir(args.report, "--report") if args.report else None
+    designs = [_load_design(d) for d in args.designs]
     if len(designs) < 2:
         raise InputError("compare", "designs", "expected at least two designs (the reference first)")
     names = [d.name for d in designs]
@@ -260,20 +329,19 @@ def cmd_compare(args) -> int:
     if dup:
         raise InputError("compare", "designs", f"two designs are named {dup[0]!r}; give each variant its own name")
     scope = _scope_from_args(args, designs[0])
-    out = Path(args.out)
+    opts = _search_options(args, designs[0], scope)
+    if opts["symmetry"] and any(d.replaced() for d in designs):
+        _warn("--symmetry: not applied, because a design replaces components")
+        opts["symmetry"] = False
     _say(f"comparing {', '.join(names)} (reference: {names[0]}) ...")
-    cmp = compare(
-        designs, scope, trace_dir=out, engine=args.engine, symmetry=args.symmetry, seed=args.seed,
-        profile=args.profile, max_states=args.max_states, max_seconds=args.max_seconds,
-        max_depth=args.max_depth, progress=_progress,
-    )
+    cmp = compare(designs, scope, trace_dir=out, engine=args.engine, progress=_Progress(), **opts)
     print_comparison(cmp)
-    if args.report:
+    if report_dir is not None:
         from ckptcheck.reports.render import build_report, write_reports
 
         command = "ckptcheck compare " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "ckptcheck compare"
         report = build_report(cmp.results, title=f"ckptcheck: {' vs '.join(names)}", command=command, changes=cmp.changes)
-        paths = write_reports(report, Path(args.report))
+        paths = write_reports(report, report_dir)
         _say(f"report written to {', '.join(str(p) for p in paths)}")
     if cmp.broken:
         return 1
@@ -281,9 +349,12 @@ def cmd_compare(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    design = load_design(args.design, all_designs()) if args.design else None
+    design = _load_design(args.design) if args.design else None
     doc = load_trace_file(args.trace)
     outcome = replay(doc, args.trace, design=design)
+    name = outcome.spec.design.name
+    if design is None and name not in all_designs():
+        _warn(f"{args.trace}: design {name!r} is not a preset or catalog entry: replayed as flink-baseline with the recorded knobs")
     spec = outcome.spec
     _say(f"design   {spec.design.name}")
     _say(f"scope    {spec.scope.describe()}")
@@ -303,7 +374,10 @@ def cmd_replay(args) -> int:
         if outcome.reproduced:
             _say("same verdict as recorded in the trace")
         else:
-            _say(f"DIFFERENT from the recorded verdict: {rec}")
+            said = "no violation" if rec is None else (
+                f"{rec.get('property')} ({rec.get('kind')}) violated at step {rec.get('step')}: {rec.get('reason')}"
+            )
+            _say(f"DIFFERENT from the recorded verdict, which says: {said}")
             return 1
     return 1 if v is not None else 0
 
@@ -330,10 +404,12 @@ def cmd_designs(args) -> int:
 
 
 def cmd_catalog(args) -> int:
-    out = Path(args.out)
+    out = out_dir(args.out, "--out")
+    report_dir = out_dir(args.report, "--report") if args.report else None
     missed = 0
     correct_runs: dict = {}
     reported: list = []
+    entries: list[dict] = []
     for e in CATALOG:
         t0 = time.perf_counter()
         bad = check(e.design, e.scope, stop_at=e.violates)
@@ -362,12 +438,24 @@ def cmd_catalog(args) -> int:
             f"        correct design {e.correct.name} {verdict} on the same scope"
             f" ({good.stats['states']:,} states, {took:.1f}s)"
         )
-    _say(f"RESULT: {len(CATALOG) - missed}/{len(CATALOG)} catalog entries found")
-    if args.report:
+        if v.status == VIOLATED:
+            summary = f"found: {e.violates} in {len(v.trace)} steps"
+        else:
+            summary = f"MISSED: {e.violates} {bad.verdict_words(v)}"
+        summary += (f"; correct design {e.correct.name} {'passes' if good.holds else 'does NOT pass'} its scope,"
+                    f" {good.stats['states']:,} states ({good.searched()})")
+        if v.status == VIOLATED and not replay_ok:
+            summary += "; the saved trace does NOT replay to the same verdict"
+        entries.append({"name": e.name, "violates": e.violates, "found": found, "summary": summary,
+                        "reason": v.reason or "", "origin": e.origin, "seconds": round(took, 3)})
+    headline = f"{len(CATALOG) - missed}/{len(CATALOG)} catalog entries found"
+    _say(f"RESULT: {headline}")
+    if report_dir is not None:
         from ckptcheck.reports.render import build_report, write_reports
 
-        rows = reported + [(good, Spec(good.design, good.scope)) for good in correct_runs.values()]
-        paths = write_reports(build_report(rows, title="ckptcheck flaw catalog", command="ckptcheck catalog"), Path(args.report))
+        report = build_report(reported, title="ckptcheck flaw catalog", command="ckptcheck catalog",
+                              catalog=entries, catalog_summary=headline)
+        paths = write_reports(report, report_dir)
         _say(f"report written to {', '.join(str(p) for p in paths)}")
     return 0 if missed == 0 else 1
 
@@ -381,6 +469,8 @@ def _print_spark_summary(summary: dict, out: Path) -> None:
     if summary["malformed"]:
         reasons = ", ".join(f"{k}: {v}" for k, v in sorted(summary["malformed_reasons"].items()))
         _say(f"set aside {summary['malformed']:,} malformed trace(s) ({reasons}); see verdicts.parquet")
+        for source, reason in summary.get("malformed_examples", []):
+            _say(f"  {source}: {reason}")
     for prop, n in sorted(summary["violations"].items()):
         _say(f"VIOLATED {prop}: {n:,} trace(s); shortest: {summary['shortest_counterexamples'][prop]}")
     if not summary["violations"]:
@@ -393,9 +483,9 @@ def _print_spark_summary(summary: dict, out: Path) -> None:
 def cmd_spark(args) -> int:
     from . import spark
 
-    out = Path(args.out)
+    out = out_dir(args.out, "--out")
     if args.spark_mode == "generate":
-        design = load_design(args.design, all_designs())
+        design = _load_design(args.design)
         scope = _scope_from_args(args, design)
         _say(f"spark generate: {args.walks:,} random walks of {design.name}, <= {args.steps} steps, seed {args.seed}")
         summary = spark.run_generate(
@@ -417,8 +507,10 @@ def cmd_spark(args) -> int:
 def cmd_itf(args) -> int:
     from .itf import to_itf
 
+    if args.out:
+        out_file(args.out, "--out")
     outcome = replay(load_trace_file(args.trace), args.trace)
-    out = Path(args.out) if args.out else Path(args.trace).with_suffix(".itf.json")
+    out = out_file(args.out, "--out") if args.out else out_file(str(Path(args.trace).with_suffix(".itf.json")), "--out")
     write_json_atomic(out, to_itf(outcome, args.trace))
     _say(f"{outcome.steps + 1} states written to {out}")
     return 0
@@ -427,8 +519,9 @@ def cmd_itf(args) -> int:
 def cmd_report(args) -> int:
     from ckptcheck.reports.render import report_from_traces, write_reports
 
+    out = out_dir(args.out, "--out")
     report = report_from_traces(args.traces, title="ckptcheck traces", command="ckptcheck report " + " ".join(args.traces))
-    paths = write_reports(report, Path(args.out))
+    paths = write_reports(report, out)
     _say(f"{len(args.traces)} trace(s), {len(report.counterexamples)} counterexample(s); report written to {', '.join(str(p) for p in paths)}")
     return 0
 
@@ -436,6 +529,7 @@ def cmd_report(args) -> int:
 def cmd_prove(args) -> int:
     from .proofs import PROVED, THEOREMS
 
+    report_dir = out_dir(args.report, "--report") if args.report else None
     names = args.names or [t.name for t in THEOREMS]
     known = {t.name: t for t in THEOREMS}
     for n in names:
@@ -459,7 +553,7 @@ def cmd_prove(args) -> int:
             label = "counterexample" if ok else "COUNTEREXAMPLE"
             _say(f"         {'':34}          {label}: {shown}")
     _say(f"RESULT: {len(names) - failed}/{len(names)} theorems proved in {total:.1f}s")
-    if args.report:
+    if report_dir is not None:
         from ckptcheck.reports.render import build_report, write_reports
 
         rows = [
@@ -467,21 +561,31 @@ def cmd_prove(args) -> int:
              "counterexample": ", ".join(f"{k} = {v}" for k, v in (o.counterexample or {}).items())}
             for n, o in outcomes
         ]
-        paths = write_reports(build_report([], title="ckptcheck proofs", command="ckptcheck prove", proofs=rows), Path(args.report))
+        paths = write_reports(build_report([], title="ckptcheck proofs", command="ckptcheck prove", proofs=rows), report_dir)
         _say(f"report written to {', '.join(str(p) for p in paths)}")
     return 0 if failed == 0 else 1
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ckptcheck")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ckptcheck", description="Check Flink checkpointing designs against an executable model.")
+    p.add_argument("--version", action="version", version=f"ckptcheck {_version()}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     c = sub.add_parser("check", help="check a design in a scope")
     c.add_argument("--design", default="flink-baseline", help="a preset, a catalog variant or a TOML design file")
     c.add_argument("--engine", choices=ENGINES, default="explore")
     c.add_argument("--symmetry", action="store_true", help="symmetry reduction (jobs with forward edges only)")
-    c.add_argument("--seed", type=_nonneg, default=0, help="seed for the stateful engine")
-    c.add_argument("--profile", choices=tuple(PROFILES), default="ci", help="Hypothesis settings profile")
+    c.add_argument("--seed", type=_nonneg, default=None, help="seed for the stateful engine (default 0)")
+    c.add_argument("--profile", choices=tuple(PROFILES), default=None, help="Hypothesis settings profile (default ci)")
     c.add_argument("--max-states", type=_nonneg, default=None)
     c.add_argument("--max-seconds", type=_positive_float, default=None)
     c.add_argument("--max-depth", type=_nonneg, default=None, help="explore: do not expand states at this depth")
@@ -503,8 +607,8 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("designs", nargs="+", metavar="DESIGN", help="the reference first, then the variants")
     cp.add_argument("--engine", choices=ENGINES, default="explore")
     cp.add_argument("--symmetry", action="store_true", help="symmetry reduction (jobs with forward edges only)")
-    cp.add_argument("--seed", type=_nonneg, default=0, help="seed for the stateful engine")
-    cp.add_argument("--profile", choices=tuple(PROFILES), default="ci", help="Hypothesis settings profile")
+    cp.add_argument("--seed", type=_nonneg, default=None, help="seed for the stateful engine (default 0)")
+    cp.add_argument("--profile", choices=tuple(PROFILES), default=None, help="Hypothesis settings profile (default ci)")
     cp.add_argument("--max-states", type=_nonneg, default=None)
     cp.add_argument("--max-seconds", type=_positive_float, default=None)
     cp.add_argument("--max-depth", type=_nonneg, default=None)
@@ -536,8 +640,8 @@ def build_parser() -> argparse.ArgumentParser:
     spm = sp.add_subparsers(dest="spark_mode", required=True, parser_class=_Parser)
     g = spm.add_parser("generate", help="N random walks of a design in a scope, checked in parallel")
     g.add_argument("--design", default="flink-baseline")
-    g.add_argument("--walks", type=_nonneg, default=10_000)
-    g.add_argument("--steps", type=_nonneg, default=80, help="maximum steps per walk")
+    g.add_argument("--walks", type=_positive, default=10_000)
+    g.add_argument("--steps", type=_positive, default=80, help="maximum steps per walk")
     g.add_argument("--seed", type=_nonneg, default=0)
     g.add_argument("--partitions", type=_nonneg, default=None)
     g.add_argument("--master", default=None, help="Spark master (default local[*], or what spark-submit set)")
@@ -574,6 +678,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ckptcheck: interrupted", file=sys.stderr)
         return 130
+    except OSError as e:  # a write that the checks before the work could not foresee (disk full, ...)
+        if isinstance(e, BrokenPipeError):
+            raise
+        print(f"ckptcheck: {e.filename or 'output'}: {e.strerror or e}", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # output piped into a command that stopped reading (e.g. head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

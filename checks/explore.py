@@ -10,7 +10,8 @@ The surface (see ``specs.spec.Spec``; ``benchmarks/twophase.py`` is a second, un
 
 States are stored exactly (no hash compaction), so the distinct-state count is exact.  BFS
 finds each violation first on a shortest path, so counterexamples are minimal in length.
-Exploration stops when every property has a discovery or the space (or a bound) is exhausted.
+Exploration stops when every property has a discovery or the space (or a bound) is exhausted;
+Ctrl-C ends it too, with the figures reached so far and the search marked incomplete.
 """
 
 from __future__ import annotations
@@ -98,60 +99,64 @@ def explore(
     n_trans = 0
     deepest = 0
     quiescent = 0
-    while queue:
-        s, key, d = queue.popleft()
-        if d > deepest:
-            deepest = d
-        if max_depth is not None and d >= max_depth:
-            out.stopped = f"depth bound {max_depth} reached"
-            continue
-        has_progress = False
-        for a in actions(s):
-            t = next_state(s, a)
-            n_trans += 1
-            if not has_progress and is_progress(a):
-                has_progress = True
-            if sometimes:
-                for item in tuple(sometimes):
-                    prop, check = item
-                    what = check(s, a, t)
-                    if what is not None:
-                        found[prop.name] = Discovery(prop, what, _path(parents, key) + [a], "sometimes")
-                        sometimes.remove(item)
-            k = canon(t) if canon else t
-            if k in parents:
+    try:
+        while queue:
+            s, key, d = queue.popleft()
+            if d > deepest:
+                deepest = d
+            if max_depth is not None and d >= max_depth:
+                out.stopped = f"depth bound {max_depth} reached"
                 continue
-            parents[k] = (key, a)
-            n_states += 1
-            for item in tuple(always):
-                prop, check = item
-                why = check(t)
-                if why is not None:
-                    found[prop.name] = Discovery(prop, why, _path(parents, k), "always")
-                    always.remove(item)
-            queue.append((t, k, d + 1))
-        if not has_progress:
-            quiescent += 1
-            for item in tuple(eventually):
-                prop, check = item
-                why = check(s)
-                if why is not None:
-                    found[prop.name] = Discovery(prop, why, _path(parents, key), "eventually")
-                    eventually.remove(item)
-        if stop_when(found):
-            out.stopped = stop_reason
-            break
-        if max_states is not None and n_states >= max_states:
-            out.stopped = f"state bound {max_states} reached"
-            break
-        now = time.perf_counter()
-        if max_seconds is not None and now - started > max_seconds:
-            out.stopped = f"time bound {max_seconds:g}s reached"
-            break
-        if progress is not None and now >= next_report:
-            out.states, out.transitions, out.depth, out.elapsed = n_states, n_trans, deepest, now - started
-            progress(out, len(queue))
-            next_report = now + progress_every
+            has_progress = False
+            for a in actions(s):
+                t = next_state(s, a)
+                n_trans += 1
+                if not has_progress and is_progress(a):
+                    has_progress = True
+                if sometimes:
+                    for item in tuple(sometimes):
+                        prop, check = item
+                        what = check(s, a, t)
+                        if what is not None:
+                            found[prop.name] = Discovery(prop, what, _path(parents, key) + [a], "sometimes")
+                            sometimes.remove(item)
+                k = canon(t) if canon else t
+                if k in parents:
+                    continue
+                parents[k] = (key, a)
+                n_states += 1
+                for item in tuple(always):
+                    prop, check = item
+                    why = check(t)
+                    if why is not None:
+                        found[prop.name] = Discovery(prop, why, _path(parents, k), "always")
+                        always.remove(item)
+                queue.append((t, k, d + 1))
+            if not has_progress:
+                quiescent += 1
+                for item in tuple(eventually):
+                    prop, check = item
+                    why = check(s)
+                    if why is not None:
+                        found[prop.name] = Discovery(prop, why, _path(parents, key), "eventually")
+                        eventually.remove(item)
+            if stop_when(found):
+                out.stopped = stop_reason
+                break
+            if max_states is not None and n_states >= max_states:
+                out.stopped = f"state bound {max_states} reached"
+                break
+            now = time.perf_counter()
+            if max_seconds is not None and now - started > max_seconds:
+                out.stopped = f"time bound {max_seconds:g}s reached"
+                break
+            if progress is not None and now >= next_report:
+                out.states, out.transitions, out.depth, out.elapsed = n_states, n_trans, deepest, now - started
+                progress(out, len(queue))
+                next_report = now + progress_every
+    except KeyboardInterrupt:  # Ctrl-C: end with the figures reached so far, marked incomplete
+        out.stopped = "interrupted (Ctrl-C)"
+        n_states = len(parents)
     out.states = n_states
     out.transitions = n_trans
     out.depth = deepest

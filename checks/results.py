@@ -72,6 +72,10 @@ class CheckResult:
         return OUTCOME_HOLDS if self.complete else OUTCOME_INCOMPLETE
 
     @property
+    def interrupted(self) -> bool:
+        return str(self.stats.get("stopped") or "").startswith("interrupted")
+
+    @property
     def searched_whole_scope(self) -> bool:
         return self.engine == "explore" and self.complete
 

@@ -35,6 +35,7 @@ from typing import Iterable, Iterator
 from ckptcheck.model.actions import ACTION_TYPES
 from ckptcheck.specs.errors import InputError
 
+MALFORMED_EXAMPLES = 5
 FAULT_KINDS = tuple(name for name, cls in ACTION_TYPES.items() if cls.fault)
 LOG4J = """rootLogger.level = error
 rootLogger.appenderRef.stderr.ref = console
@@ -85,11 +86,18 @@ class _Agg:
         self.traces = 0
         self.malformed = 0
         self.malformed_reasons: Counter = Counter()
+        self.malformed_examples: list[tuple[str, str]] = []  # (file:line, reason), the first few
         self.steps = 0
         self.violations: Counter = Counter()
         self.fingerprints: set[int] = set()
         self.counts: Counter = Counter()
         self.shortest: dict[str, dict] = {}
+
+    def set_aside(self, source: str, kind: str, reason: str) -> None:
+        self.malformed += 1
+        self.malformed_reasons[kind] += 1
+        if len(self.malformed_examples) < MALFORMED_EXAMPLES:
+            self.malformed_examples.append((source, reason))
 
     def add(self, verdict: dict, steps: int, fingerprints: set, counts: Counter, doc_factory) -> None:
         self.traces += 1
@@ -108,6 +116,7 @@ class _Agg:
             "traces": self.traces,
             "malformed": self.malformed,
             "malformed_reasons": dict(self.malformed_reasons),
+            "malformed_examples": self.malformed_examples,
             "steps": self.steps,
             "violations": dict(self.violations),
             "fingerprints": self.fingerprints,
@@ -146,20 +155,17 @@ def replay_partition(lines: Iterable[tuple[str, str]]) -> Iterator[tuple]:
         try:
             doc = json.loads(text)
         except (json.JSONDecodeError, TypeError) as e:
-            agg.malformed += 1
-            agg.malformed_reasons["not valid JSON"] += 1
+            agg.set_aside(source, "not valid JSON", f"not valid JSON ({e})")
             yield ("row", source, 0, "malformed", None, None, f"not valid JSON ({e})")
             continue
         try:
             outcome = replay(doc, source)
         except InputError as e:
-            agg.malformed += 1
-            agg.malformed_reasons[_reason_class(e)] += 1
+            agg.set_aside(source, _reason_class(e), f"{e.field}: {e.expected}")
             yield ("row", source, 0, "malformed", None, None, f"{e.field}: {e.expected}")
             continue
         except Exception as e:  # a trace must never crash the job
-            agg.malformed += 1
-            agg.malformed_reasons[type(e).__name__] += 1
+            agg.set_aside(source, type(e).__name__, f"{type(e).__name__}: {e}")
             yield ("row", source, 0, "malformed", None, None, f"{type(e).__name__}: {e}")
             continue
         v = outcome.violation
@@ -179,13 +185,15 @@ def _reason_class(e: InputError) -> str:
 
 
 def merge_aggregates(aggs: list[dict]) -> dict:
-    out = {"traces": 0, "malformed": 0, "malformed_reasons": Counter(), "steps": 0, "violations": Counter(), "counts": Counter()}
+    out = {"traces": 0, "malformed": 0, "malformed_reasons": Counter(), "malformed_examples": [], "steps": 0,
+           "violations": Counter(), "counts": Counter()}
     prints: set[int] = set()
     shortest: dict[str, dict] = {}
     for a in aggs:
         out["traces"] += a["traces"]
         out["malformed"] += a["malformed"]
         out["malformed_reasons"].update(a["malformed_reasons"])
+        out["malformed_examples"] += a["malformed_examples"]
         out["steps"] += a["steps"]
         out["violations"].update(a["violations"])
         out["counts"].update(a["counts"])
@@ -293,6 +301,7 @@ def _finish(spark, rdd, out: Path, extra: dict, started: float, say) -> dict:
         "traces": merged["traces"],
         "malformed": merged["malformed"],
         "malformed_reasons": dict(merged["malformed_reasons"]),
+        "malformed_examples": sorted(merged["malformed_examples"], key=_source_order)[:MALFORMED_EXAMPLES],
         "steps": merged["steps"],
         "violations": dict(merged["violations"]),
         "distinct_states": merged["distinct_states"],
@@ -308,6 +317,10 @@ def _finish(spark, rdd, out: Path, extra: dict, started: float, say) -> dict:
 
 
 def run_generate(design, scope, *, walks: int, max_steps: int, seed: int, partitions: int | None, out: Path, master: str | None, say=print) -> dict:
+    if design.replaced():
+        comp, qual = next(iter(design.replaced().items()))
+        raise InputError(design.name, f"components.{comp}", f"spark generate runs presets, catalog entries and TOML designs; {qual}"
+                         " would have to be importable on every worker (check it with ckptcheck check --engine stateful)")
     spark = spark_session(master)
     sc = spark.sparkContext
     parts = partitions or max(2, sc.defaultParallelism * 4)
@@ -324,6 +337,54 @@ def run_generate(design, scope, *, walks: int, max_steps: int, seed: int, partit
         return _finish(spark, rdd, out, extra, started, say)
     finally:
         stop.set()
+
+
+def _source_order(example: tuple[str, str]) -> tuple:
+    """file:line sources in file order, then line number order."""
+    src = example[0]
+    name, _, line = src.rpartition(":") if ":" in src else src.rpartition("#")
+    return (name, int(line) if line.isdigit() else 0)
+
+
+def _parquet_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path] if path.suffix == ".parquet" else []
+    return sorted(path.glob("*.parquet"))
+
+
+def check_inputs(paths: list[str]) -> None:
+    """Everything that can be known about the inputs before Spark starts: they exist, a
+    ``.parquet`` file is Parquet (its PAR1 magic numbers), and not every input is empty."""
+    any_content = False
+    for p in paths:
+        path = Path(p)
+        if not path.exists():
+            raise InputError(p, "file", "no such trace file or folder")
+        parquet = _parquet_files(path)
+        for f in parquet:
+            try:
+                with f.open("rb") as fh:
+                    head = fh.read(4)
+                    fh.seek(max(0, f.stat().st_size - 4))
+                    tail = fh.read(4)
+            except OSError as e:
+                raise InputError(str(f), "file", f"cannot be read ({e.strerror})") from None
+            if head != b"PAR1" or tail != b"PAR1":
+                raise InputError(str(f), "parquet", "not a Parquet file (no PAR1 magic number); JSON-lines traces go in a file not named .parquet")
+        if parquet:
+            any_content = True
+            continue
+        files = [path] if path.is_file() else sorted(x for x in path.iterdir() if x.is_file() and not x.name.startswith((".", "_")))
+        for f in files:
+            try:
+                with f.open("rb") as fh:
+                    if any(line.strip() for line in fh):
+                        any_content = True
+                        break
+            except OSError as e:
+                raise InputError(str(f), "file", f"cannot be read ({e.strerror})") from None
+    if not any_content:
+        raise InputError(paths[0] if len(paths) == 1 else ", ".join(paths), "traces", "no trace in the input (empty, or blank lines only)")
 
 
 def _read_inputs(spark, paths: list[str], partitions: int | None):
@@ -345,6 +406,7 @@ def _read_inputs(spark, paths: list[str], partitions: int | None):
 
 
 def run_replay(paths: list[str], *, out: Path, master: str | None, partitions: int | None = None, say=print) -> dict:
+    check_inputs(paths)
     spark = spark_session(master)
     started = time.perf_counter()
     stop = threading.Event()

@@ -14,10 +14,13 @@ property gets its own (shrunk) counterexample.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 
 import hypothesis
+from hypothesis import configuration
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, invariant, rule
@@ -125,8 +128,20 @@ def _machine(spec, active_always, active_eventually, witnesses: dict, stats: dic
 
 
 def run_stateful(spec, *, seed: int = 0, profile: str = "ci", stop_at: str | None = None) -> StatefulOutcome:
+    """Sample runs of ``spec`` with Hypothesis.  Hypothesis's storage goes to a temporary folder
+    that is removed afterwards: a check leaves no ``.hypothesis/`` in the user's folder."""
     if profile not in PROFILES:
         raise ValueError(f"profile: expected one of {', '.join(PROFILES)}, got {profile!r}")
+    home = tempfile.mkdtemp(prefix="ckptcheck-hypothesis-")
+    configuration.set_hypothesis_home_dir(home)
+    try:
+        return _run_stateful(spec, seed=seed, profile=profile, stop_at=stop_at)
+    finally:
+        configuration.set_hypothesis_home_dir(None)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _run_stateful(spec, *, seed: int, profile: str, stop_at: str | None) -> StatefulOutcome:
     started = time.perf_counter()
     stats = {"runs": 0, "steps": 0, "max_depth": 0, "fingerprints": set(), "profile": profile, "seed": seed}
     witnesses: dict = {}

@@ -18,7 +18,7 @@ from typing import Any
 from ckptcheck.model.design import COMPONENTS, Design
 from ckptcheck.model.scope import SCOPE_LIMITS, Scope
 from ckptcheck.specs.designs import BASELINE, check_knob
-from ckptcheck.specs.errors import InputError
+from ckptcheck.specs.errors import InputError, did_you_mean
 from ckptcheck.specs.jobs import job_from_dict
 from ckptcheck.specs.spec import Spec
 
@@ -82,8 +82,10 @@ _LEGACY_DEFAULT_POLICIES = {
 }
 
 
-def _recorded_components(d: dict, source: str) -> dict[str, str]:
-    """The components a trace says its design ran (qualified class names); {} if it says none."""
+def _recorded_components(d: dict, source: str, known_name: bool) -> dict[str, str]:
+    """The components a trace says its design ran (qualified class names); {} if it says none.
+    A trace written before components (``policies``) is trusted by name for a preset or
+    catalog entry, as it was then; another name with a replaced policy is refused."""
     comps = d.get("components", {}) or {}
     if not isinstance(comps, dict) or not all(isinstance(v, str) for v in comps.values()):
         raise InputError(source, "design.components", "expected an object of component class names")
@@ -91,7 +93,7 @@ def _recorded_components(d: dict, source: str) -> dict[str, str]:
     if unknown:
         raise InputError(source, "design.components", f"unknown component {unknown[0]!r} (known: {', '.join(COMPONENTS)})")
     legacy = d.get("policies", {}) or {}
-    if isinstance(legacy, dict):
+    if isinstance(legacy, dict) and not known_name:
         for name, fn in legacy.items():
             if _LEGACY_DEFAULT_POLICIES.get(name) != fn:
                 raise InputError(source, f"design.policies.{name}", f"the trace replaced the Python policy {name!r} ({fn});"
@@ -114,7 +116,7 @@ def design_from_trace(d: Any, source: str, design: Design | None = None) -> Desi
         raise InputError(source, "design.knobs", "expected an object of knob values")
     for k, v in knobs.items():
         check_knob(k, v, f"{source}: design.knobs")
-    recorded = _recorded_components(d, source)
+    recorded = _recorded_components(d, source, design is not None or name in known_designs())
     if design is not None:
         base = design
         hint = "the design given to replay"
@@ -207,9 +209,23 @@ def parse_trace(doc: Any, source: str, design: Design | None = None) -> tuple[Sp
     raw = _require(doc, "actions", list, source, "a list of actions")
     actions = [spec.action_from_json(a, f"actions[{i}]") for i, a in enumerate(raw)] if raw else []
     violation = doc.get("violation")
-    if violation is not None and not isinstance(violation, dict):
-        raise InputError(source, "violation", "expected an object or null")
+    if violation is not None:
+        _check_violation(violation, spec, len(actions), source)
     return spec, actions, violation
+
+
+def _check_violation(v: Any, spec: Spec, n_actions: int, source: str) -> None:
+    """The recorded verdict names a property of this design and a step of this trace."""
+    if not isinstance(v, dict):
+        raise InputError(source, "violation", "expected an object or null")
+    names = [p.name for p in spec.properties]
+    prop = v.get("property")
+    if prop not in names:
+        hint = did_you_mean(prop, names) if isinstance(prop, str) else ""
+        raise InputError(source, "violation.property", f"unknown property {prop!r}{hint} (known: {', '.join(names)})")
+    step = v.get("step")
+    if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step <= n_actions:
+        raise InputError(source, "violation.step", f"expected a step from 0 to {n_actions} (the trace's length), got {step!r}")
 
 
 def replay(doc: Any, source: str = "<trace>", design: Design | None = None) -> ReplayOutcome:

@@ -34,6 +34,7 @@ class Knob:
     doc: str
     choices: tuple[Any, ...] = ()
     minimum: int | None = None
+    maximum: int | None = None
 
 
 KNOBS: tuple[Knob, ...] = (
@@ -77,6 +78,7 @@ KNOBS: tuple[Knob, ...] = (
         100,
         "FLIP-600 region.max-failure-ratio, in percent: above it the checkpoint aborts",
         minimum=0,
+        maximum=100,
     ),
     Knob(
         "max_consecutive_regional",

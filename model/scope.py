@@ -41,9 +41,9 @@ class Scope:
     def describe(self) -> str:
         return (
             f"job {self.job_name} [{self.job.describe()}], {self.records_per_split} record(s)/split"
-            f" ({'bounded' if self.bounded else 'unbounded'}), <= {self.max_checkpoints} checkpoint(s)"
-            f" before end of input, faults <= {self.max_failures} failure / {self.max_declines} decline /"
-            f" {self.max_timeouts} timeout / {self.max_lost_notifications} lost notification"
+            f" ({'bounded' if self.bounded else 'unbounded'}), at most {self.max_checkpoints} checkpoint(s)"
+            f" before end of input; faults: at most {self.max_failures} failure(s), {self.max_declines} decline(s),"
+            f" {self.max_timeouts} timeout(s), {self.max_lost_notifications} lost notification(s)"
         )
 
 

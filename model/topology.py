@@ -154,6 +154,8 @@ class JobGraph:
                 raise TopologyError(f"vertices.{v.name}.role", "only a source may have no inputs")
             if v.role is Role.SINK and outs:
                 raise TopologyError(f"vertices.{v.name}.role", "a sink cannot have outputs")
+            if v.role is Role.OPERATOR and not outs:
+                raise TopologyError(f"vertices.{v.name}.role", "an operator needs an output: its records would go nowhere (make it a sink)")
 
     @cached_property
     def graph(self) -> nx.DiGraph:

@@ -37,7 +37,8 @@ class Event:
     src: str
     dst: str | None  # None: a mark on ``src``'s lane
     label: str
-    tone: str  # data, barrier, control, fault, commit, restore, complete
+    tone: str  # data, barrier, control, fault, commit, restore, complete, regional
+    text: str = ""  # the same, in words, for the step table (empty: the step's own text says it)
 
 
 @dataclass
@@ -50,6 +51,10 @@ class Step:
 
 def _rec(item) -> str:
     return f"({item[1]},{item[2]})"
+
+
+def _recs(records) -> str:
+    return "{" + ", ".join(f"({r[0]},{r[1]})" for r in records) + "}"
 
 
 def _record_words(item) -> str:
@@ -67,7 +72,11 @@ def narrate(spec, actions: list[Action]) -> tuple[list[Step], list[World]]:
     for n, a in enumerate(actions, 1):
         nxt = spec.next_state(w, a)
         text, events = _describe(model, topo, names, w, a, nxt)
-        events += _side_effects(topo, names, w, nxt, a)
+        side = _side_effects(topo, names, w, nxt, a)
+        events += side
+        also = [e.text for e in side if e.text]
+        if also:
+            text = f"{text}; {'; '.join(also)}"
         steps.append(Step(n, a.describe(topo), text, events))
         worlds.append(nxt)
         w = nxt
@@ -84,8 +93,12 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
     ev: list[Event] = []
     if kind is EmitRecord:
         t = a.task
+        ts = w.tasks[t]
+        item = (REC, ts.split if ts.split >= 0 else topo.split_of[t], ts.position)
         grown = [c for c, (x, y) in enumerate(zip(w.channels, nxt.channels)) if len(y) > len(x) and topo.channels[c].producer == t]
-        item = nxt.channels[grown[0]][-1] if grown else None
+        if not grown:
+            ev.append(Event(names[t], None, f"emit {_rec(item)} (no output)", "data"))
+            return f"{names[t]} reads {_record_words(item)}; it has no output, so the record goes nowhere", ev
         to = ", ".join(names[topo.channels[c].consumer] for c in grown)
         ev.append(Event(names[t], None, f"emit {_rec(item)} to {to}", "data"))
         return f"{names[t]} reads {_record_words(item)} and sends it to {to}", ev
@@ -121,8 +134,6 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         return f"the coordinator triggers checkpoint {a.checkpoint}; {who} snapshot at once and emit the barrier", ev
     if kind is Ack:
         ev.append(Event(names[a.task], COORDINATOR, f"ack {a.checkpoint}", "control"))
-        if nxt.coord.completed_count > w.coord.completed_count:
-            return f"the coordinator receives {names[a.task]}'s ack of checkpoint {a.checkpoint}: the checkpoint completes", ev
         pend = w.coord.pending
         if not pend or pend.id != a.checkpoint:
             return f"the coordinator receives {names[a.task]}'s late ack of checkpoint {a.checkpoint} and discards its state", ev
@@ -132,18 +143,37 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         subsumed = w.tasks[a.task].inbox[0][3]
         verb = {
             "complete": "completed",
-            "abort": "was aborted",
-            "fallback": f"completed regionally, its region's state taken from checkpoint {latest}",
+            "abort": f"was aborted (the notice carries latest completed checkpoint {latest}, which it treats as complete)"
+            if latest else "was aborted",
+            "fallback": f"completed regionally, its state in it taken from checkpoint {latest} (it may commit up to {latest})",
         }[a.kind]
-        ev.append(Event(COORDINATOR, names[a.task], f"{a.kind} {a.checkpoint}", "complete" if a.kind == "complete" else "control"))
+        label = {"complete": f"complete {a.checkpoint}", "abort": f"abort {a.checkpoint}" + (f" (latest {latest})" if latest else ""),
+                 "fallback": f"fallback {a.checkpoint} (state from {latest})"}[a.kind]
+        tone = {"complete": "complete", "abort": "control", "fallback": "regional"}[a.kind]
+        ev.append(Event(COORDINATOR, names[a.task], label, tone))
         tail = f"; its task manager discards its merged segments of checkpoints <= {subsumed} (subsumed)" if subsumed else ""
         return f"{names[a.task]} learns that checkpoint {a.checkpoint} {verb}{tail}", ev
     if kind is Restore:
         failed = [t for t, ts in enumerate(w.tasks) if ts.status == FAILED]
         src = f"checkpoint {a.checkpoint}" if a.checkpoint else "no checkpoint (initial state)"
+        resumes = []
         for t in failed:
-            ev.append(Event(names[t], None, f"restore {a.checkpoint or '-'}", "restore"))
-        return f"{len(failed)} failed subtask(s) are restored from {src}", ev
+            y = nxt.tasks[t]
+            if y.status == FINISHED:
+                ev.append(Event(names[t], None, f"restore {a.checkpoint or '-'}: FINISHED_ON_RESTORE", "restore"))
+                resumes.append(f"{names[t]} is finished in it (FINISHED_ON_RESTORE)")
+            elif topo.vertex(t).role is Role.SOURCE:
+                reader = t in model.enumerator.readers
+                ev.append(Event(names[t], None, f"restore {a.checkpoint or '-'} @ offset {y.position}", "restore"))
+                if reader and y.split < 0:
+                    resumes.append(f"{names[t]} holds no split")
+                else:
+                    split = y.split if reader else topo.split_of[t]
+                    resumes.append(f"{names[t]} resumes split {split} at offset {y.position}")
+            else:
+                ev.append(Event(names[t], None, f"restore {a.checkpoint or '-'}", "restore"))
+        tail = f": {', '.join(resumes)}" if resumes else ""
+        return f"{len(failed)} failed subtask(s) are restored from {src}{tail}", ev
     if kind is Decline:
         ev.append(Event(names[a.task], COORDINATOR, f"decline {a.checkpoint}", "fault"))
         return f"FAULT: {names[a.task]} declines checkpoint {a.checkpoint} (its asynchronous snapshot failed)", ev
@@ -169,33 +199,54 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
 
 
 def _side_effects(topo, names, w: World, nxt: World, a: Action) -> list[Event]:
-    """Marks for what the step changed besides its own arrow: snapshots, completions,
-    aborts, commits, aborted transactions, finishing tasks, deleted files."""
+    """Marks for what the step changed besides its own arrow, each with its words for the step
+    table: snapshots (with a sink's pre-commit), completions (regional ones with their fallback
+    refs), aborts, commits (a restore's recover-and-commit too), aborted transactions, finishing
+    tasks, deleted files."""
     ev: list[Event] = []
-    if type(a) is not TriggerCheckpoint:
-        for t, cp in _new_acks(w, nxt):
+    for t, cp in _new_acks(w, nxt):
+        pre = [x for x in nxt.tasks[t].pending if x not in w.tasks[t].pending]
+        txns = {(x.task, x.seq): x for x in nxt.txns}
+        if pre:
+            seq = pre[0][1]
+            recs = _recs(txns[(t, seq)].records) if (t, seq) in txns else "{}"
+            ev.append(Event(names[t], None, f"snapshot {cp}: pre-commit txn {seq} {recs}", "barrier",
+                            f"{names[t]} pre-commits txn {seq} = {recs} for checkpoint {cp}"))
+        elif type(a) is not TriggerCheckpoint:
             ev.append(Event(names[t], None, f"snapshot {cp}", "barrier"))
     if nxt.coord.completed_count > w.coord.completed_count:
-        ev.append(Event(COORDINATOR, None, f"checkpoint {nxt.coord.store[-1].id} complete", "complete"))
+        c = nxt.coord.store[-1]
+        falls = [(names[t], r) for t, r in enumerate(c.refs) if r]
+        if falls:
+            who = ", ".join(f"{n} from {r}" for n, r in falls)
+            ev.append(Event(COORDINATOR, None, f"checkpoint {c.id} complete, REGIONAL: {who}", "regional",
+                            f"checkpoint {c.id} completes regionally: {who} (refCheckpointId)"))
+        else:
+            ev.append(Event(COORDINATOR, None, f"checkpoint {c.id} complete", "complete", f"checkpoint {c.id} completes"))
     elif w.coord.pending and not nxt.coord.pending:
-        ev.append(Event(COORDINATOR, None, f"checkpoint {w.coord.pending.id} aborted", "fault"))
+        ev.append(Event(COORDINATOR, None, f"checkpoint {w.coord.pending.id} aborted", "fault",
+                        f"checkpoint {w.coord.pending.id} is aborted"))
     before = {(x.task, x.seq): x for x in w.txns}
     after = {(x.task, x.seq): x for x in nxt.txns}
+    verb = "recovers and commits" if type(a) is Restore else "commits"
     for key, x in after.items():
         if x.status == COMMITTED and (key not in before or before[key].status != COMMITTED):
-            recs = " ".join(f"({r[0]},{r[1]})" for r in x.records)
-            ev.append(Event(names[x.task], None, f"commit txn {x.seq} {recs}", "commit"))
+            recs = _recs(x.records)
+            ev.append(Event(names[x.task], None, f"commit txn {x.seq} {recs}", "commit", f"{names[x.task]} {verb} txn {x.seq} = {recs}"))
     for key in before:
         if key not in after:
-            ev.append(Event(names[key[0]], None, f"abort txn {key[1]}", "fault"))
+            ev.append(Event(names[key[0]], None, f"abort txn {key[1]}", "fault",
+                            f"{names[key[0]]}'s open txn {key[1]} = {_recs(before[key].records)} is aborted"))
     for t, (x, y) in enumerate(zip(w.tasks, nxt.tasks)):
-        if y.status == FINISHED and x.status != FINISHED:
-            ev.append(Event(names[t], None, "finished", "control"))
+        if y.status == FINISHED and x.status != FINISHED and type(a) is not Restore:
+            ev.append(Event(names[t], None, "finished", "control", f"{names[t]} finishes"))
     gone = set(w.files) - set(nxt.files)
     retained = {f for c in nxt.coord.store for f in c.files}
     for cp, t in sorted(gone):
         if type(a) is Notify:  # a FLIP-306 task manager discards the subtask's merged segment
-            ev.append(Event(names[t], None, f"discard segment cp{cp}", "fault" if (cp, t) in retained else "control"))
+            ev.append(Event(names[t], None, f"discard segment cp{cp}", "fault" if (cp, t) in retained else "control",
+                            f"its task manager discards segment cp{cp}/{names[t]}" + (" that a retained checkpoint needs" if (cp, t) in retained else "")))
         elif (cp, t) in retained:
-            ev.append(Event(COORDINATOR, None, f"deletes cp{cp}/{names[t]}", "fault"))
+            ev.append(Event(COORDINATOR, None, f"deletes cp{cp}/{names[t]}", "fault",
+                            f"the cleaner deletes cp{cp}/{names[t]}, which a retained checkpoint needs"))
     return ev

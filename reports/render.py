@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+import textwrap
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,23 +25,35 @@ from .narrate import COORDINATOR, Step, narrate
 LANE_W = 132
 ROW_H = 22
 LEFT = 56
-TOP = 46
+TOP = 62
+
+
+ON_TRACE = "no violation on this trace"
 
 
 def _md(text: object) -> str:
-    s = str(text)
-    for a, b in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|"), ("`", "\\`"), ("*", "\\*"), ("_", "\\_")):
-        s = s.replace(a, b)
+    """Markdown that reads as plain text (a mailing-list reply): no HTML entities.  Only what
+    Markdown would act on is backslash-escaped: ``<`` (so a name like ``<script>`` stays text),
+    and ``|`` and backslashes.  ``**`` and backticks that the templates put around whole spans
+    are kept; ``*``, ``_`` and ``>`` inside words are left as they are, which CommonMark reads
+    literally."""
+    s = str(text).replace("\\", "\\\\").replace("<", "\\<").replace("|", "\\|")
     return s
 
 
+def _code(text: object) -> str:
+    """Text for a Markdown code span: no backticks inside."""
+    return str(text).replace("`", "'")
+
+
 ENV = Environment(
-    loader=PackageLoader("reports", "templates"),
+    loader=PackageLoader(__package__, "templates"),
     autoescape=select_autoescape(enabled_extensions=("html", "xml"), default_for_string=True),
     trim_blocks=True,
     lstrip_blocks=True,
 )
 ENV.filters["md"] = _md
+ENV.filters["code"] = _code
 
 
 @dataclass
@@ -50,6 +64,21 @@ class Diagram:
     rows: list[dict]  # one per event: y, step, arrow or mark geometry, label, tone, highlight
     bands: list[dict]  # highlighted step backgrounds
     reason_y: int
+    reason_lines: list[str] = field(default_factory=list)  # the violation, wrapped to the width
+    legend: list[tuple[str, int, str]] = field(default_factory=list)  # (tone, x, words)
+
+
+LEGEND = (
+    ("data", "record (split,offset)"),
+    ("barrier", "barrier, snapshot"),
+    ("control", "RPC, EndOfData"),
+    ("complete", "complete"),
+    ("regional", "regional / fallback"),
+    ("commit", "commit"),
+    ("restore", "restore"),
+    ("fault", "fault, abort, delete"),
+)
+CHAR_W = 7  # px per character of the 11px monospace labels (a little over, so nothing clips)
 
 
 @dataclass
@@ -94,13 +123,21 @@ class Report:
     proofs: list[dict] = field(default_factory=list)
     changes: list[dict] = field(default_factory=list)  # compare: what each variant changes against the reference
     reference: str = ""
+    catalog: list[dict] = field(default_factory=list)  # the flaw catalog: one row per entry
+    catalog_summary: str = ""
+
+    @property
+    def shown_properties(self) -> list[dict]:
+        """The properties that apply to at least one row (the others are left out of tables)."""
+        return [p for p in self.properties
+                if any(r["cells"].get(p["name"], {}).get("status", NOT_APPLICABLE) != NOT_APPLICABLE for r in self.rows)]
 
     @property
     def violations(self) -> int:
         return sum(1 for r in self.rows for c in r["cells"].values() if c["status"] == VIOLATED)
 
 
-def diagram(topo: Expanded, steps: list[Step], highlight: int | None) -> Diagram:
+def diagram(topo: Expanded, steps: list[Step], highlight: int | None, reason: str = "") -> Diagram:
     lanes_names = [COORDINATOR, *topo.names]
     x = {name: LEFT + LANE_W // 2 + i * LANE_W for i, name in enumerate(lanes_names)}
     rows = []
@@ -122,8 +159,15 @@ def diagram(topo: Expanded, steps: list[Step], highlight: int | None) -> Diagram
         if s.n == highlight:
             bands.append({"y": start_y - ROW_H + 6, "h": y - start_y})
     width = LEFT + LANE_W * len(lanes_names) + 160  # room for mark labels on the last lane
+    longest_mark = max((r["lx"] + CHAR_W * len(r["label"]) for r in rows if r["kind"] != "arrow"), default=0)
+    legend, lx = [], 8
+    for tone, words in LEGEND:
+        legend.append((tone, lx, words))
+        lx += 7 + CHAR_W * len(words) + 18
+    width = max(width, longest_mark + 12, lx)
     lanes = [{"name": n, "x": x[n]} for n in lanes_names]
-    return Diagram(width, y + 30, lanes, rows, bands, y + 14)
+    lines = textwrap.wrap(f"step {highlight}: {reason}", max(40, (width - 12) // CHAR_W)) if reason else []
+    return Diagram(width, y + 30 + 15 * max(0, len(lines) - 1), lanes, rows, bands, y + 14, lines, legend)
 
 
 def topology_view(name: str, topo: Expanded) -> Topology:
@@ -133,7 +177,7 @@ def topology_view(name: str, topo: Expanded) -> Topology:
         subs = []
         for i, t in enumerate(topo.tasks_of[k]):
             r = topo.region_of[t]
-            subs.append({"name": topo.names[t], "region": r, "y": 40 + i * 34, "hue": (r * 67) % 360})
+            subs.append({"name": topo.names[t], "region": r, "y": 40 + i * 34, "hue": (200 + r * 67) % 360})
         vertices.append({"name": v.name, "parallelism": v.parallelism, "x": 20 + k * 200, "subtasks": subs, "role": v.role.value})
     pos = {s["name"]: (vt["x"], s["y"]) for vt in vertices for s in vt["subtasks"]}
     edges = []
@@ -155,7 +199,7 @@ def counterexample(spec, actions: list, prop: str, kind: str, reason: str, step:
         reason=reason,
         steps=steps,
         violation_step=step,
-        diagram=diagram(spec.model.topo, steps, step if step > 0 else None),
+        diagram=diagram(spec.model.topo, steps, step if step > 0 else None, reason),
         scope=spec.scope.describe(),
         engine=engine,
         seed=seed,
@@ -178,6 +222,8 @@ def build_report(
     command: str,
     proofs: list[dict] | None = None,
     changes: list | None = None,
+    catalog: list[dict] | None = None,
+    catalog_summary: str = "",
 ) -> Report:
     """A report of check results (each with the spec it checked); with ``changes`` (from
     ``checks.compare``), what each variant changes against the first design."""
@@ -209,10 +255,15 @@ def build_report(
                 "stats": _stats_line(result.engine, s, result.complete),
                 "headline": result.headline(),
                 "outcome": result.outcome,
+                "job": result.scope.job_name,
+                "seconds": s.get("seconds", 0),
             }
         )
         topologies.setdefault(result.scope.job_name, topology_view(result.scope.job_name, spec.model.topo))
+    _unique_suite_names(rows)
     report = Report(title, command, props, rows, cexes, list(topologies.values()), proofs or [])
+    report.catalog = catalog or []
+    report.catalog_summary = catalog_summary
     if changes is not None and results:
         report.reference = results[0][0].design.name
         links = {(c.design, c.property): c.id for c in cexes}
@@ -222,6 +273,19 @@ def build_report(
             for c in changes
         ]
     return report
+
+
+def _unique_suite_names(rows: list[dict]) -> None:
+    """JUnit suite names: the design name, made unique with the job and a number where a design
+    appears in several rows (CI servers merge suites of the same name)."""
+    counts = Counter(r["design"] for r in rows)
+    seen: Counter = Counter()
+    for r in rows:
+        name = r["design"]
+        if counts[name] > 1:
+            seen[name] += 1
+            name = f"{name} [{r.get('job', '')}] #{seen[name]}"
+        r["suite"] = name
 
 
 def _stats_line(engine: str, s: dict, complete: bool) -> str:
@@ -243,7 +307,8 @@ def report_from_traces(paths: list[str], *, title: str, command: str) -> Report:
         spec = outcome.spec
         props_specs.append(spec)
         v = outcome.violation
-        cells = {p.name: {"status": "holds on this trace", "note": ""} for p in spec.properties}
+        cells = {p.name: {"status": ON_TRACE if p.kind != "sometimes" else NOT_APPLICABLE,
+                          "note": "this trace only: nothing is said about other runs"} for p in spec.properties}
         for p in spec.properties:
             if p not in spec.applicable:
                 cells[p.name] = {"status": NOT_APPLICABLE, "note": ""}
@@ -266,12 +331,13 @@ def report_from_traces(paths: list[str], *, title: str, command: str) -> Report:
             }
         )
         topologies.setdefault(spec.scope.job_name, topology_view(spec.scope.job_name, spec.model.topo))
+    _unique_suite_names(rows)
     return Report(title, command, _property_columns(props_specs), rows, cexes, list(topologies.values()))
 
 
 STATUS_CLASS = {
     HOLDS: "ok",
-    "holds on this trace": "ok",
+    ON_TRACE: "na",
     "proved": "ok",
     HIT: "ok",
     VIOLATED: "bad",

@@ -28,11 +28,11 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ckptcheck.model.design import KNOB_BY_NAME, KNOBS, Design
 
-from .errors import InputError, read_toml
+from .errors import InputError, did_you_mean, read_toml
 
 BASELINE = Design(
     name="flink-baseline",
@@ -110,7 +110,7 @@ def check_knob(name: str, value: Any, source: str) -> Any:
     """Validate one knob value; raises :class:`InputError` naming file, knob and expectation."""
     knob = KNOB_BY_NAME.get(name)
     if knob is None:
-        raise InputError(source, name, f"unknown knob (known: {', '.join(k.name for k in KNOBS)})")
+        raise InputError(source, name, f"unknown knob{did_you_mean(name, KNOB_BY_NAME)} (ckptcheck designs lists them)")
     if knob.type is bool:
         if not isinstance(value, bool):
             raise InputError(source, name, f"expected true or false, got {value!r}")
@@ -119,6 +119,8 @@ def check_knob(name: str, value: Any, source: str) -> Any:
             raise InputError(source, name, f"expected an integer, got {value!r}")
         if knob.minimum is not None and value < knob.minimum:
             raise InputError(source, name, f"expected an integer >= {knob.minimum}, got {value!r}")
+        if knob.maximum is not None and value > knob.maximum:
+            raise InputError(source, name, f"expected an integer <= {knob.maximum}, got {value!r}")
     elif knob.type is str:
         if not isinstance(value, str):
             raise InputError(source, name, f"expected a string, got {value!r}")
@@ -127,13 +129,16 @@ def check_knob(name: str, value: Any, source: str) -> Any:
     return value
 
 
-def design_from_dict(data: dict, source: str, default_name: str, bases: dict[str, Design] | None = None) -> Design:
+def design_from_dict(data: dict, source: str, default_name: str, bases: dict[str, Design] | None = None,
+                     warn: Callable[[str], None] | None = None) -> Design:
     bases = bases if bases is not None else PRESETS
     if not isinstance(data, dict):
         raise InputError(source, "design", "expected a table of knobs")
     base_name = data.get("based_on", BASELINE.name)
     if not isinstance(base_name, str) or base_name not in bases:
-        raise InputError(source, "based_on", f"expected one of {', '.join(sorted(bases))}, got {base_name!r}")
+        hint = did_you_mean(base_name, bases) if isinstance(base_name, str) else ""
+        raise InputError(source, "based_on", f"expected a preset ({', '.join(PRESETS)}) or a catalog entry, got"
+                         f" {base_name!r}{hint}")
     name = data.get("name", default_name)
     if not isinstance(name, str) or not name:
         raise InputError(source, "name", f"expected a non-empty string, got {name!r}")
@@ -145,6 +150,10 @@ def design_from_dict(data: dict, source: str, default_name: str, bases: dict[str
         if key in ("based_on", "name", "description"):
             continue
         knobs[key] = check_knob(key, value, source)
+    unchanged = [k for k, v in knobs.items() if getattr(bases[base_name], k) == v]
+    if warn is not None and len(unchanged) == len(knobs):
+        what = f"sets {', '.join(unchanged)} to {base_name}'s own value" if unchanged else "sets no knob"
+        warn(f"{source}: {what}: it is {base_name} under the name {name!r}")
     return bases[base_name].with_(name=name, description=description, origin=f"design file {source}", **knobs)
 
 
@@ -171,7 +180,7 @@ def python_design(spec: str) -> Design:
     return value
 
 
-def load_design(spec: str, bases: dict[str, Design] | None = None) -> Design:
+def load_design(spec: str, bases: dict[str, Design] | None = None, warn: Callable[[str], None] | None = None) -> Design:
     """A design by preset (or catalog) name, from a TOML file of knobs, or ``module:NAME`` for a
     Python variant."""
     bases = bases if bases is not None else PRESETS
@@ -179,5 +188,6 @@ def load_design(spec: str, bases: dict[str, Design] | None = None) -> Design:
         return bases[spec]
     if PYTHON_DESIGN.match(spec) and not Path(spec).exists():
         return python_design(spec)
-    stem, data = read_toml(spec, "design", f"a known design ({', '.join(sorted(bases))}), a module:NAME Python variant")
-    return design_from_dict(data, spec, stem, bases)
+    stem, data = read_toml(spec, "design", "a preset or catalog entry (ckptcheck designs lists them), a TOML file,"
+                           " or module:NAME for a Python variant", bases)
+    return design_from_dict(data, spec, stem, bases, warn)

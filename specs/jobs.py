@@ -203,14 +203,35 @@ def job_from_dict(data: dict, path: str) -> JobGraph:
             )
         )
     try:
-        return JobGraph(tuple(vertices), tuple(edges))
+        job = JobGraph(tuple(vertices), tuple(edges))
     except TopologyError as e:
         raise InputError(path, e.field, e.detail) from None
+    _check_size(job, path)
+    return job
+
+
+MAX_SUBTASKS = 256
+MAX_CHANNELS = 4096
+
+
+def _check_size(job: JobGraph, path: str) -> None:
+    """Refuse a job too large for the model before anything is built: a state holds every
+    channel, and an ALL_TO_ALL edge of P x P subtasks has P * P of them."""
+    subtasks = sum(v.parallelism for v in job.vertices)
+    channels = 0
+    for e in job.edges:
+        s, t = job.vertex(e.source).parallelism, job.vertex(e.target).parallelism
+        channels += s * t if e.pattern is Pattern.ALL_TO_ALL else max(s, t)
+    if subtasks > MAX_SUBTASKS or channels > MAX_CHANNELS:
+        raise InputError(
+            path, "vertex", f"{subtasks} subtasks and {channels} channels: the model takes at most {MAX_SUBTASKS}"
+            f" subtasks and {MAX_CHANNELS} channels (exhaustive search wants 2-3 subtasks per vertex)",
+        )
 
 
 def load_job(spec: str) -> tuple[str, JobGraph]:
     """A job by preset name or TOML file path -> (name, graph)."""
     if spec in JOBS:
         return spec, job_by_name(spec)
-    stem, data = read_toml(spec, "job", f"a preset ({', '.join(JOBS)})")
+    stem, data = read_toml(spec, "job", f"a preset ({', '.join(JOBS)}) or a TOML job file", JOBS)
     return stem, job_from_dict(data, spec)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
@@ -34,8 +35,10 @@ def test_every_catalog_counterexample_renders_in_all_formats():
     # every entry's counterexample is there (a step can break a second property too)
     assert {(e.design.name, e.violates) for e in CATALOG} <= {(c.design, c.property) for c in report.counterexamples}
     html, md, junit = render_html(report), render_markdown(report), render_junit(report)
+    flat = " ".join(md.replace("\\<", "<").split())
+    assert "&gt;" not in md and "&lt;" not in md and "&amp;" not in md, "plain text: no HTML entities"
     for c in report.counterexamples:
-        assert c.reason in md.replace("\\_", "_").replace("&gt;", ">").replace("&lt;", "<")
+        assert " ".join(c.reason.split()) in flat
         assert f'id="{c.id}"' in html
         assert c.steps[c.violation_step - 1].n == c.violation_step
     root = ET.fromstring(junit)
@@ -55,6 +58,13 @@ def test_sequence_diagram_has_lanes_arrows_and_highlight():
     assert d.bands, "the violating step is highlighted"
 
 
+def assert_markdown_inert(md: str) -> None:
+    """Outside code spans (which Markdown prints literally) every ``<`` is backslash-escaped, so
+    no name becomes an HTML tag."""
+    outside = re.sub(r"`[^`\n]*`", "", md)
+    assert not re.search(r"(?<!\\)<", outside), [line for line in outside.splitlines() if re.search(r"(?<!\\)<", line)][:3]
+
+
 def test_hostile_names_render_inert(tmp_path):
     e = entry("no-alignment-block")
     evil = e.design.with_(name="<script>alert(1)</script>", description="<img src=x onerror=alert(2)>")
@@ -63,7 +73,7 @@ def test_hostile_names_render_inert(tmp_path):
     html, md, junit = render_html(report), render_markdown(report), render_junit(report)
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<img src=x" not in html
-    assert "<script>" not in md and "<img" not in md
+    assert_markdown_inert(md)
     ET.fromstring(junit)  # still well-formed XML
     assert "<script>alert" not in junit
 
@@ -147,5 +157,55 @@ def test_trace_with_script_vertex_names_renders_inert(tmp_path):
     html, md, junit = render_html(report), render_markdown(report), render_junit(report)
     assert "<script>alert(1)" not in html and "<img src=x" not in html and "<b>evil" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;[0]" in html
-    assert "<script>" not in md and "<img" not in md
+    assert_markdown_inert(md)
     ET.fromstring(junit)
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()[:24]
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_f1_and_f2_render_in_all_three_formats():
+    rows = [(catalog_run(n), Spec(entry(n).design, entry(n).scope)) for n in ("F1-fallback-notice-finishes-task", "F2-commit-past-own-state")]
+    report = build_report(rows, title="findings", command="ckptcheck catalog")
+    html, md, junit = render_html(report), render_markdown(report), render_junit(report)
+    f2 = next(c for c in report.counterexamples if c.design == "F2-commit-past-own-state")
+    # the step table names the events that are the bug: the regional completion with its fallback
+    # ref, the abort notice's latest-completed id, and the commit it causes
+    texts = [s.text for s in f2.steps]
+    assert any("completes regionally: source[0] from 1, sink[0] from 1" in t for t in texts)
+    assert "carries latest completed checkpoint 2" in texts[-1] and "sink[0] commits txn 1 = {(0,0)}" in texts[-1]
+    for c in report.counterexamples:
+        assert f'id="{c.id}"' in html and c.property in md
+    assert "17. ⚠ `Notify(sink[0], 3, abort)`" in md
+    assert max(len(line) for line in md.splitlines() if not line.startswith(("Command:", "Replay with:"))) <= 104
+    ET.fromstring(junit)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_screenshot_of_the_longest_counterexample_keeps_legend_and_reason_inside(tmp_path):
+    """The longest catalog counterexample, F1 and F2 (whose reason used to be clipped at the
+    diagram's edge): every diagram has its legend, and every reason line lies inside its diagram
+    and inside the screenshot."""
+    longest = max(CATALOG, key=lambda e: len(catalog_run(e.name).verdict(e.violates).trace))
+    names = [longest.name, "F1-fallback-notice-finishes-task", "F2-commit-past-own-state"]
+    rows = [(catalog_run(n), Spec(entry(n).design, entry(n).scope)) for n in names]
+    report = build_report(rows, title="longest", command="c")
+    html_path = write_reports(report, tmp_path)[0]
+    width = max(c.diagram.width for c in report.counterexamples) + 80
+    common = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+              "--disable-background-networking", "--disable-component-update", "--disable-sync",
+              f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={width},12000", "--force-device-scale-factor=1"]
+    dom = subprocess.run([*common, "--dump-dom", html_path.resolve().as_uri()], capture_output=True, text=True,
+                         timeout=120, check=False).stdout
+    attrs = dict(re.findall(r'data-([a-z-]+)="(\d+)"', dom.split("<body", 1)[1].split(">", 1)[0]))
+    assert attrs["errors"] == "0"
+    assert int(attrs["legend-items"]) == 8 * len(report.counterexamples)
+    assert attrs["text-clipped"] == "0", "a reason line or legend item runs past its diagram"
+    shot = tmp_path / "shot.png"
+    subprocess.run([*common, f"--screenshot={shot}", html_path.resolve().as_uri()], capture_output=True,
+                   timeout=120, check=False)
+    w, h = _png_size(shot)
+    assert int(attrs["text-right"]) <= w and int(attrs["text-bottom"]) <= h, (attrs, w, h)

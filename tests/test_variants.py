@@ -170,3 +170,15 @@ def test_wheel_installs_one_ckptcheck_namespace(tmp_path):
     assert {n.split("/")[0] for n in names} == {"ckptcheck", "ckptcheck-0.1.0.dist-info"}
     for needed in ("ckptcheck/model/protocol.py", "ckptcheck/reports/templates/report.html", "ckptcheck/checks/trace.schema.json"):
         assert needed in names
+
+
+def test_installed_tool_renders_a_report_from_another_folder(tmp_path):
+    """The installed ``ckptcheck`` finds its own templates and schema from any folder (nothing is
+    looked up by the old top-level names)."""
+    trace = ROOT / "tests" / "data" / "flip600-proposed--committed-output-covered.trace.json"
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys; from ckptcheck.checks.cli import main; sys.exit(main())", "report", str(trace), "--out", "rep"],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "rep" / "report.html").stat().st_size > 1000
