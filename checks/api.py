@@ -12,6 +12,8 @@ A user's own test checks a variant in three lines::
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import Callable
 
@@ -110,8 +112,26 @@ def check(
     return result
 
 
-def save_traces(result: CheckResult, spec: Spec, out: Path) -> list[Path]:
-    """Write every counterexample of ``result`` as a trace file; returns the paths."""
+def run_id(result: CheckResult) -> str:
+    """``<design>.<engine>-<hash>``: the design plus a short hash of everything that decides what
+    was searched (scope, knobs, components, symmetry; seed and profile when sampled), so a run
+    never overwrites the record of a different search."""
+    what = {
+        "scope": result.scope.to_json(), "knobs": result.design.knobs(), "components": result.design.components(),
+        "symmetry": result.symmetry, "engine": result.engine,
+        "sampling": [result.stats.get("seed"), result.stats.get("profile")] if result.engine != "explore" else None,
+    }
+    digest = hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{slug(result.design.name)}.{result.engine}-{digest}"
+
+
+def save_traces(result: CheckResult, spec: Spec, out: Path, prefix: str | None = None) -> list[Path]:
+    """Write every counterexample of ``result`` as a trace file; returns the paths.  With
+    ``prefix`` (a ``run_id``), files are ``<prefix>--<property>.trace.json`` and the traces an
+    earlier run of the same design and scope left there are removed first (stale)."""
+    if prefix is not None and out.is_dir():
+        for old in out.glob(f"{prefix}--*.trace.json"):
+            old.unlink()
     written = []
     for v in result.verdicts:
         if v.status != VIOLATED or v.trace is None:
@@ -123,7 +143,7 @@ def save_traces(result: CheckResult, spec: Spec, out: Path) -> list[Path]:
             seed=result.seed,
             violation={"property": v.property, "kind": v.kind, "step": len(v.trace), "reason": v.reason},
         )
-        path = out / f"{slug(result.design.name)}--{slug(v.property)}.trace.json"
+        path = out / f"{prefix or slug(result.design.name)}--{slug(v.property)}.trace.json"
         write_json_atomic(path, doc)
         v.trace_file = str(path)
         written.append(path)

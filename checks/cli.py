@@ -8,6 +8,7 @@ expectation; nothing written), 3 no violation found but the search was cut short
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -22,8 +23,8 @@ from ckptcheck.specs.jobs import JOBS, load_job
 from ckptcheck.specs.scopes import default_scope, default_scope_for, known_figures, regional_scope
 from ckptcheck.specs.spec import Spec
 
-from .api import ENGINES, check, save_traces
-from .outputs import out_dir, out_file, slug
+from .api import ENGINES, check, run_id, save_traces
+from .outputs import out_dir, out_file
 from .results import EXIT_STATUS, HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, VIOLATED, CheckResult
 from .stateful import PROFILES
 from .trace import load_trace_file, replay, write_json_atomic
@@ -121,13 +122,16 @@ def _rss_mb() -> int:
 
 
 class _Progress:
-    """A line every few seconds, as TLC prints it: states, rate, queue, depth, memory."""
+    """A progress line as TLC prints it: states, rate, queue, depth, memory.  Every 2 s for the
+    first 20 s, then every 15 s, so that a long run's log stays short."""
 
     def __init__(self) -> None:
         self.last = (0.0, 0)
 
     def __call__(self, outcome, queue: int) -> None:
         t0, n0 = self.last
+        if outcome.elapsed > 20 and outcome.elapsed - t0 < 15:
+            return
         rate = (outcome.states - n0) / (outcome.elapsed - t0) if outcome.elapsed > t0 else 0
         self.last = (outcome.elapsed, outcome.states)
         print(
@@ -142,9 +146,10 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
     d = default_scope()
     r = regional_scope()
     g = p.add_argument_group(
-        "scope (defaults: the design's default scope: for regional designs "
+        "scope",
+        "options left out take the design's default scope: for regional designs "
         f"{r.job_name}, {r.max_checkpoints} checkpoints, {r.max_failures} failure, {r.max_declines} decline;"
-        f" otherwise {d.job_name}, {d.max_checkpoints} checkpoint, {d.max_failures} failure, {d.max_declines} decline)"
+        f" otherwise {d.job_name}, {d.max_checkpoints} checkpoint, {d.max_failures} failure, {d.max_declines} decline",
     )
     g.add_argument("--job", default=None, help=f"job preset ({', '.join(JOBS)}) or a TOML job file")
     g.add_argument("--records", type=_nonneg, default=None, help="records per source split")
@@ -207,12 +212,18 @@ def _engine_line(result: CheckResult) -> str:
     )
 
 
-def print_result(result: CheckResult) -> None:
-    _say(f"design   {result.design.name}: {result.design.description}")
-    replaced = result.design.replaced()
+def print_header(design, scope) -> None:
+    """What is about to be searched, before the search (as TLC prints its configuration)."""
+    _say(f"design   {design.name}: {design.description}")
+    replaced = design.replaced()
     if replaced:
         _say(f"replaces {', '.join(f'{k} = {v}' for k, v in replaced.items())}")
-    _say(f"scope    {result.scope.describe()}")
+    _say(f"scope    {scope.describe()}")
+
+
+def print_result(result: CheckResult, header: bool = True) -> None:
+    if header:
+        print_header(result.design, result.scope)
     _say(f"engine   {_engine_line(result)}")
     for v in result.verdicts:
         line = f"  {v.kind:<10} {v.property:<28} {_mark(result, v)}"
@@ -238,14 +249,15 @@ def cmd_check(args) -> int:
     design = _load_design(args.design)
     scope = _scope_from_args(args, design)
     opts = _search_options(args, design, scope)
-    _say(f"checking {design.name} ...")
+    print_header(design, scope)
     _before_search(design, scope)
     result = check(design, scope, args.engine, progress=_Progress(), **opts)
     spec = Spec(design, scope, symmetry=opts["symmetry"])
-    save_traces(result, spec, out)
-    path = out / f"{slug(design.name)}.result.json"
+    prefix = run_id(result)
+    save_traces(result, spec, out, prefix=prefix)
+    path = out / f"{prefix}.result.json"
     write_json_atomic(path, result.to_json(spec))
-    print_result(result)
+    print_result(result, header=False)
     _say(f"result written to {path}")
     if report_dir is not None:
         from ckptcheck.reports.render import build_report, write_reports
@@ -359,8 +371,8 @@ def cmd_replay(args) -> int:
     _say(f"design   {spec.design.name}")
     _say(f"scope    {spec.scope.describe()}")
     if args.verbose:
-        for i, a in enumerate(outcome.actions, 1):
-            _say(f"  {i:>3}. {spec.describe_action(a)}")
+        for line in _steps_text(spec, outcome.actions):
+            _say(line)
     v = outcome.violation
     if v is None:
         _say(f"replayed {outcome.steps} steps: no property violated on this trace")
@@ -382,6 +394,14 @@ def cmd_replay(args) -> int:
     return 1 if v is not None else 0
 
 
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v)
+    return str(v)
+
+
 def cmd_designs(args) -> int:
     _say("Presets:")
     for d in PRESETS.values():
@@ -389,11 +409,17 @@ def cmd_designs(args) -> int:
     _say("Catalog variants (known flaws; ckptcheck catalog):")
     for e in CATALOG:
         _say(f"  {e.design.name}: violates {e.violates}")
-    _say("Knobs (set in a TOML design file; based_on = a preset):")
+    _say("Knobs: a design file is TOML; every line below is valid TOML to copy (flink-baseline's values):")
+    _say('  based_on = "flink-baseline"   # a preset or catalog entry the file changes; name = "..." names it')
     base = PRESETS["flink-baseline"]
     for k in KNOBS:
-        choices = f" one of {', '.join(map(str, k.choices))};" if k.choices else ""
-        _say(f"  {k.name} = {getattr(base, k.name)!r}   ({k.type.__name__};{choices} {k.doc})")
+        limits = [f"one of {', '.join(_toml_value(c) for c in k.choices)}"] if k.choices else []
+        if k.minimum is not None:
+            limits.append(f">= {k.minimum}")
+        if k.maximum is not None:
+            limits.append(f"<= {k.maximum}")
+        _say(f"  # {k.doc}" + (f" ({'; '.join(limits)})" if limits else ""))
+        _say(f"  {k.name} = {_toml_value(getattr(base, k.name))}")
     _say("Components (replace from Python with design.with_(name=..., FIELD=MySubclass)):")
     for name, cls in base.components().items():
         _say(f"  {name}: {cls}")
@@ -406,48 +432,27 @@ def cmd_designs(args) -> int:
 def cmd_catalog(args) -> int:
     out = out_dir(args.out, "--out")
     report_dir = out_dir(args.report, "--report") if args.report else None
+    from .catalogrun import run_entry
+
     missed = 0
     correct_runs: dict = {}
     reported: list = []
     entries: list[dict] = []
     for e in CATALOG:
-        t0 = time.perf_counter()
-        bad = check(e.design, e.scope, stop_at=e.violates)
+        row, bad, spec, good = run_entry(e, out, correct_runs)
+        entries.append(row)
+        reported.append((bad, spec))
+        missed += not row["found"]
         v = bad.verdict(e.violates)
-        key = (e.correct.name, repr(e.scope))
-        if key not in correct_runs:
-            correct_runs[key] = check(e.correct, e.scope)
-        good = correct_runs[key]
-        paths = save_traces(bad, Spec(e.design, e.scope), out)
-        reported.append((bad, Spec(e.design, e.scope)))
-        replay_ok = False
-        for p in paths:
-            if p.name.endswith(f"--{e.violates}.trace.json"):
-                outcome = replay(load_trace_file(str(p)), str(p))
-                replay_ok = outcome.reproduced
-        found = v.status == VIOLATED and good.holds and replay_ok
-        missed += not found
-        took = time.perf_counter() - t0
         if v.status == VIOLATED:
             _say(f"found   {e.name}: {e.violates} violated in {len(v.trace)} steps: {v.reason}")
-            _say(f"        trace {v.trace_file} replays {'to the same verdict' if replay_ok else 'DIFFERENTLY'}")
+            replays = "to the same verdict" if "does NOT replay" not in row["summary"] else "DIFFERENTLY"
+            _say(f"        trace {v.trace_file} replays {replays}")
         else:
-            _say(f"MISSED  {e.name}: {e.violates} {v.status}")
+            _say(f"MISSED  {e.name}: {e.violates} {bad.verdict_words(v)}")
         verdict = "passes" if good.holds else "FAILS: " + "; ".join(x.reason for x in good.violated)
-        _say(
-            f"        correct design {e.correct.name} {verdict} on the same scope"
-            f" ({good.stats['states']:,} states, {took:.1f}s)"
-        )
-        if v.status == VIOLATED:
-            summary = f"found: {e.violates} in {len(v.trace)} steps"
-        else:
-            summary = f"MISSED: {e.violates} {bad.verdict_words(v)}"
-        summary += (f"; correct design {e.correct.name} {'passes' if good.holds else 'does NOT pass'} its scope,"
-                    f" {good.stats['states']:,} states ({good.searched()})")
-        if v.status == VIOLATED and not replay_ok:
-            summary += "; the saved trace does NOT replay to the same verdict"
-        entries.append({"name": e.name, "violates": e.violates, "found": found, "summary": summary,
-                        "reason": v.reason or "", "origin": e.origin, "seconds": round(took, 3)})
+        _say(f"        correct design {e.correct.name} {verdict} on the same scope ({good.stats['states']:,} states,"
+             f" {row['seconds']:.1f}s)")
     headline = f"{len(CATALOG) - missed}/{len(CATALOG)} catalog entries found"
     _say(f"RESULT: {headline}")
     if report_dir is not None:
@@ -580,16 +585,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"ckptcheck {_version()}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    c = sub.add_parser("check", help="check a design in a scope")
-    c.add_argument("--design", default="flink-baseline", help="a preset, a catalog variant or a TOML design file")
-    c.add_argument("--engine", choices=ENGINES, default="explore")
+    c = sub.add_parser(
+        "check", help="check a design in a scope",
+        description="Check a design in a scope.  Exit status: 0 every property holds (exhaustive search), 1 a "
+        "property is violated, 2 bad input, 3 no violation found but the search was cut short or sampled, 130 "
+        "interrupted (the partial result is written).",
+        epilog="examples: ckptcheck check --design flip600-regional | ckptcheck check --design my.toml --job "
+        "forward-2x2 --checkpoints 1 --failures 0 | ckptcheck check --design mymod:MY_VARIANT --report rep",
+    )
+    c.add_argument("--design", default="flink-baseline",
+                   help="a preset, a catalog variant, a TOML design file or module:NAME (default flink-baseline)")
+    c.add_argument("--engine", choices=ENGINES, default="explore",
+                   help="explore: exhaustive BFS (default); stateful: Hypothesis random runs (sampled: proves nothing)")
     c.add_argument("--symmetry", action="store_true", help="symmetry reduction (jobs with forward edges only)")
     c.add_argument("--seed", type=_nonneg, default=None, help="seed for the stateful engine (default 0)")
     c.add_argument("--profile", choices=tuple(PROFILES), default=None, help="Hypothesis settings profile (default ci)")
-    c.add_argument("--max-states", type=_nonneg, default=None)
-    c.add_argument("--max-seconds", type=_positive_float, default=None)
-    c.add_argument("--max-depth", type=_nonneg, default=None, help="explore: do not expand states at this depth")
-    c.add_argument("--out", default="results", help="where the result and counterexample traces go")
+    c.add_argument("--max-states", type=_nonneg, default=None, help="explore: stop after N distinct states (the result is then incomplete)")
+    c.add_argument("--max-seconds", type=_positive_float, default=None, help="explore: stop after S seconds (the result is then incomplete)")
+    c.add_argument("--max-depth", type=_nonneg, default=None, help="explore: do not expand states at this depth (the result is then incomplete)")
+    c.add_argument("--out", default="results", help="where the result and counterexample traces go (default results)")
     c.add_argument("--report", default=None, metavar="DIR", help="also write report.html, report.md and junit.xml to DIR")
     _add_scope_options(c)
     c.set_defaults(func=cmd_check)
@@ -605,21 +619,21 @@ def build_parser() -> argparse.ArgumentParser:
         "search was not exhaustive.",
     )
     cp.add_argument("designs", nargs="+", metavar="DESIGN", help="the reference first, then the variants")
-    cp.add_argument("--engine", choices=ENGINES, default="explore")
+    cp.add_argument("--engine", choices=ENGINES, default="explore", help="explore (default) or stateful (sampled)")
     cp.add_argument("--symmetry", action="store_true", help="symmetry reduction (jobs with forward edges only)")
     cp.add_argument("--seed", type=_nonneg, default=None, help="seed for the stateful engine (default 0)")
     cp.add_argument("--profile", choices=tuple(PROFILES), default=None, help="Hypothesis settings profile (default ci)")
-    cp.add_argument("--max-states", type=_nonneg, default=None)
-    cp.add_argument("--max-seconds", type=_positive_float, default=None)
-    cp.add_argument("--max-depth", type=_nonneg, default=None)
+    cp.add_argument("--max-states", type=_nonneg, default=None, help="explore: stop after N states per design (incomplete)")
+    cp.add_argument("--max-seconds", type=_positive_float, default=None, help="explore: stop after S seconds per design (incomplete)")
+    cp.add_argument("--max-depth", type=_nonneg, default=None, help="explore: do not expand states at this depth (incomplete)")
     cp.add_argument("--out", default="results/compare", help="where counterexample traces go")
     cp.add_argument("--report", default=None, metavar="DIR", help="also write report.html, report.md and junit.xml to DIR")
     _add_scope_options(cp)
     cp.set_defaults(func=cmd_compare)
 
     r = sub.add_parser("replay", help="re-execute a trace and report its verdict")
-    r.add_argument("trace")
-    r.add_argument("-v", "--verbose", action="store_true", help="print every step")
+    r.add_argument("trace", help="a trace file (.trace.json) written by check, compare, catalog or spark")
+    r.add_argument("-v", "--verbose", action="store_true", help="print every step, in words")
     r.add_argument("--design", default=None, help="the design to replay with (module:NAME for a Python variant); "
                    "its components must be the ones the trace records")
     r.set_defaults(func=cmd_replay)
@@ -632,36 +646,38 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--report", default=None, metavar="DIR", help="also write report.html, report.md and junit.xml to DIR")
     k.set_defaults(func=cmd_catalog)
     rp = sub.add_parser("report", help="render saved traces as HTML, Markdown and JUnit")
-    rp.add_argument("traces", nargs="+")
-    rp.add_argument("--out", default="reports/out", help="output folder")
+    rp.add_argument("traces", nargs="+", help="trace files to replay and render")
+    rp.add_argument("--out", default="reports/out", help="output folder (default reports/out)")
     rp.set_defaults(func=cmd_report)
 
     sp = sub.add_parser("spark", help="generate and check random walks, or replay traces, with PySpark")
     spm = sp.add_subparsers(dest="spark_mode", required=True, parser_class=_Parser)
     g = spm.add_parser("generate", help="N random walks of a design in a scope, checked in parallel")
-    g.add_argument("--design", default="flink-baseline")
-    g.add_argument("--walks", type=_positive, default=10_000)
-    g.add_argument("--steps", type=_positive, default=80, help="maximum steps per walk")
-    g.add_argument("--seed", type=_nonneg, default=0)
+    g.add_argument("--design", default="flink-baseline", help="a preset, a catalog variant or a TOML design file (default flink-baseline)")
+    g.add_argument("--walks", type=_positive, default=10_000, help="number of random walks (default 10000)")
+    g.add_argument("--steps", type=_positive, default=80, help="maximum steps per walk (default 80)")
+    g.add_argument("--seed", type=_nonneg, default=0, help="walk i is seeded from (seed, i) (default 0)")
     g.add_argument("--partitions", type=_nonneg, default=None)
     g.add_argument("--master", default=None, help="Spark master (default local[*], or what spark-submit set)")
-    g.add_argument("--out", default="results/spark")
+    g.add_argument("--out", default="results/spark", help="output folder (default results/spark)")
     _add_scope_options(g)
     g.set_defaults(func=cmd_spark)
     rr = spm.add_parser("replay", help="replay and check traces from JSON-lines or Parquet files")
-    rr.add_argument("traces", nargs="+")
+    rr.add_argument("traces", nargs="+", help="JSON-lines files (one trace per line) or Parquet files/folders (a string column trace)")
     rr.add_argument("--partitions", type=_nonneg, default=None)
     rr.add_argument("--master", default=None)
-    rr.add_argument("--out", default="results/spark-replay")
+    rr.add_argument("--out", default="results/spark-replay", help="output folder (default results/spark-replay)")
     rr.set_defaults(func=cmd_spark)
 
     it = sub.add_parser("itf", help="export a trace to the Informal Trace Format (Apalache/Quint viewers)")
-    it.add_argument("trace")
+    it.add_argument("trace", help="a trace file")
     it.add_argument("--out", default=None, help="output file (default: next to the trace, .itf.json)")
     it.set_defaults(func=cmd_itf)
 
+    from .proofs import THEOREMS
+
     v = sub.add_parser("prove", help="prove the redistribution theorems with Z3")
-    v.add_argument("names", nargs="*", help="theorem names (default: all)")
+    v.add_argument("names", nargs="*", metavar="THEOREM", help=f"theorem names (default: all): {', '.join(t.name for t in THEOREMS)}")
     v.add_argument("--report", default=None, metavar="DIR", help="also write report.html, report.md and junit.xml to DIR")
     v.set_defaults(func=cmd_prove)
     return p

@@ -43,7 +43,6 @@ from .actions import (
     TriggerCheckpoint,
 )
 from .design import COMPONENTS, Design
-from .partitioner import record_key, record_key_group  # noqa: F401  (re-exported for properties)
 from .scope import Scope
 from .topology import Expanded, Role
 from .tx import Tx

@@ -15,6 +15,7 @@ from .keygroups import (  # noqa: F401  (re-exported)
     _check_max_p,
     _check_p,
     _i32,
+    _ushr32,
     assign_key_to_parallel_operator,
     assign_to_key_group,
     compute_key_group_for_key_hash,

@@ -41,6 +41,12 @@ def _md(text: object) -> str:
     return s
 
 
+def _wrap(text: object, width: int = 100, wrapstring: str = "\n") -> str:
+    """Short lines for a plain-text reader; names with hyphens and long paths are never split."""
+    lines = textwrap.wrap(str(text), width, break_long_words=False, break_on_hyphens=False)
+    return wrapstring.join(lines)
+
+
 def _code(text: object) -> str:
     """Text for a Markdown code span: no backticks inside."""
     return str(text).replace("`", "'")
@@ -54,6 +60,7 @@ ENV = Environment(
 )
 ENV.filters["md"] = _md
 ENV.filters["code"] = _code
+ENV.filters["wrap"] = _wrap
 
 
 @dataclass

@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from ckptcheck.model.design import KNOB_BY_NAME, KNOBS, Design
+from ckptcheck.model.design import KNOB_BY_NAME, Design
 
 from .errors import InputError, did_you_mean, read_toml
 

@@ -23,3 +23,10 @@ def catalog_run(name: str):
     """The search that catches catalog entry ``name`` (shared by the catalog and report tests)."""
     e = entry(name)
     return check(e.design, e.scope, stop_at=e.violates)
+
+
+def one(folder, pattern: str):
+    """The one file in ``folder`` matching ``pattern`` (result files carry a run id)."""
+    found = sorted(folder.glob(pattern))
+    assert len(found) == 1, f"{pattern} in {folder}: {[p.name for p in folder.iterdir()] if folder.is_dir() else 'no folder'}"
+    return found[0]

@@ -89,3 +89,45 @@ def test_the_design_as_proposed_fails_every_finding_scope():
     assert outcome.reproduced and outcome.spec.design == FLIP600_PROPOSED
     assert outcome.violation["property"] == "committed-output-covered" and outcome.violation["step"] == 17
     assert any(type(a).__name__ == "LoseNotification" for a in outcome.actions)
+
+
+def test_catalog_report_has_one_row_per_entry_and_junit_passes_when_the_catalog_passes():
+    """The catalog's report answers "what holds?" at a glance: a summary line, one row per entry
+    ("found: <property> in N steps; correct design passes its scope, M states"), and a JUnit file
+    in which expected violations are passes (it used to record them as 17 failures)."""
+    import xml.etree.ElementTree as ET
+
+    from ckptcheck.checks.catalogrun import catalog_row
+    from ckptcheck.reports.render import build_report, render_html, render_junit, render_markdown
+
+    rows, reported = [], []
+    for e in CATALOG:
+        bad = catalog_run(e.name)
+        rows.append(catalog_row(e, bad, correct_result(e.correct.name, repr(e.scope)), replay_ok=True, seconds=0.0))
+        reported.append((bad, Spec(e.design, e.scope)))
+    report = build_report(reported, title="catalog", command="ckptcheck catalog", catalog=rows,
+                          catalog_summary=f"{len(rows)}/{len(rows)} catalog entries found")
+    assert all(r["found"] for r in rows)
+    k2 = next(r for r in rows if r["name"] == "K2-regions-joined-by-keyby")
+    assert k2["summary"].startswith("found: checkpoints-consistent in ") and "correct design flip600-regional passes its scope" in k2["summary"]
+    junit = ET.fromstring(render_junit(report))
+    assert junit.get("failures") == "0" and len(junit.findall(".//testcase")) == len(CATALOG)
+    assert len({s.get("name") for s in junit.findall("testsuite")}) == len(junit.findall("testsuite"))
+    html = render_html(report)
+    assert html.count("<tr><td><b>") >= len(CATALOG) and 'id="matrix"' not in html
+    md = render_markdown(report)
+    assert f"**{len(rows)}/{len(rows)} catalog entries found**" in md
+    assert sum(1 for line in md.splitlines() if line.startswith("- **") and "**: found: " in line) == len(CATALOG)
+    # a missed entry fails its JUnit test case
+    missed = dict(rows[0], found=False, summary="MISSED: x")
+    bad_report = build_report([], title="c", command="c", catalog=[missed, *rows[1:]], catalog_summary="14/15")
+    assert ET.fromstring(render_junit(bad_report)).get("failures") == "1"
+
+
+def test_junit_suite_names_are_unique_when_a_design_repeats():
+    from ckptcheck.reports.render import build_report
+
+    results = [(correct_result(e.correct.name, repr(e.scope)), Spec(e.correct, e.scope)) for e in CATALOG[:4]]
+    report = build_report(results, title="t", command="c")
+    suites = [r["suite"] for r in report.rows]
+    assert len(set(suites)) == len(suites) and all(s.startswith("flink-baseline") for s in suites)

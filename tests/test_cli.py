@@ -12,6 +12,8 @@ import pytest
 
 from ckptcheck.checks.cli import main
 
+from conftest import one
+
 TINY = ["--checkpoints", "1", "--failures", "0", "--declines", "0", "--lost-notifications", "0"]
 
 
@@ -27,7 +29,7 @@ def test_check_baseline_holds_and_writes_result(tmp_path, capsys):
     assert "59,025 distinct states" in out
     assert "RESULT: every property holds" in out
     assert "NOT REACHED" in out and "WARNING: no witness for a-task-declines" in out
-    doc = json.loads((tmp_path / "flink-baseline.result.json").read_text())
+    doc = json.loads(one(tmp_path, "flink-baseline.explore-*.result.json").read_text())
     assert doc["ok"] is True and doc["stats"]["states"] == 59025
     assert doc["scope"]["max_checkpoints"] == 1
 
@@ -36,7 +38,7 @@ def test_check_flaw_exits_1_and_trace_replays(tmp_path, capsys):
     code, out, _ = run(["check", "--design", "no-alignment-block", "--out", str(tmp_path), *TINY], capsys)
     assert code == 1
     assert "checkpoints-consistent" in out and "VIOLATED" in out
-    trace = tmp_path / "no-alignment-block--checkpoints-consistent.trace.json"
+    trace = one(tmp_path, "no-alignment-block.explore-*--checkpoints-consistent.trace.json")
     code, out, _ = run(["replay", str(trace)], capsys)
     assert code == 1
     assert "same verdict as recorded in the trace" in out
@@ -48,7 +50,7 @@ def test_toml_design_variant_checks_without_code(tmp_path, capsys):
     code, out, _ = run(["check", "--design", str(d), "--out", str(tmp_path), *TINY], capsys)
     assert code == 0
     assert "design   keep-two" in out
-    doc = json.loads((tmp_path / "keep-two.result.json").read_text())
+    doc = json.loads(one(tmp_path, "keep-two.explore-*.result.json").read_text())
     assert doc["design"]["knobs"]["num_retained"] == 2
 
 
@@ -58,7 +60,7 @@ def test_stateful_engine_from_cli(tmp_path, capsys):
     assert "stateful (Hypothesis, sampled, profile ci, seed 1)" in out
     assert re.search(r"RESULT: no violation in [\d,]+ runs of up to \d+ steps \(sampled, seed 1\): nothing is proved", out)
     assert re.search(r"  always     exactly-once-output\s+no violation in [\d,]+ runs \(sampled\)", out)
-    doc = json.loads((tmp_path / "flink-baseline.result.json").read_text())
+    doc = json.loads(one(tmp_path, "flink-baseline.stateful-*.result.json").read_text())
     assert doc["outcome"] == "sampled" and doc["ok"] is False
     assert {v["status"] for v in doc["verdicts"] if v["kind"] == "always" and v["status"] != "not applicable"} == {"sampled"}
 
@@ -67,6 +69,10 @@ def test_designs_lists_presets_knobs_and_catalog(capsys):
     code, out, _ = run(["designs"], capsys)
     assert code == 0
     assert "flink-baseline" in out and "num_retained = 1" in out and "commit-at-pre-commit" in out
+    knobs = out.split("Knobs:", 1)[1].split("\n", 1)[1].split("Components", 1)[0]
+    import tomllib
+
+    assert len(tomllib.loads(knobs)) == 23, "the knob listing is valid TOML, one line per knob"
 
 
 BAD_DESIGNS = [
@@ -136,7 +142,7 @@ def good_trace(tmp_path_factory):
     out = tmp_path_factory.mktemp("trace")
     # the violation is 11 steps deep: no need to search the rest of the space for a trace
     assert main(["check", "--design", "no-alignment-block", "--out", str(out), "--max-depth", "12", *TINY]) == 1
-    return out / "no-alignment-block--checkpoints-consistent.trace.json"
+    return one(out, "no-alignment-block.explore-*--checkpoints-consistent.trace.json")
 
 
 def _bad_trace(good: Path, tmp_path: Path, mutate) -> Path:
@@ -153,6 +159,10 @@ BAD_TRACES = [
     (lambda d: d.__setitem__("version", 99), "bad.trace.json: version: expected 1"),
     (lambda d: d["actions"].__setitem__(0, {"type": "FailTask", "task": "sink[7]"}), "bad.trace.json: actions[0].task: no subtask named 'sink[7]'"),
     (lambda d: d["design"]["knobs"].__setitem__("num_retained", -1), "num_retained: expected an integer >= 1"),
+    (lambda d: d["violation"].__setitem__("property", "no-such-property"), "bad.trace.json: violation.property: unknown property 'no-such-property'"),
+    (lambda d: d["violation"].__setitem__("step", 999), "bad.trace.json: violation.step: expected a step from 0 to"),
+    (lambda d: d["design"].__setitem__("components", {"store": "evil.module.Store"}),
+     "bad.trace.json: design.components.store: the trace ran evil.module.Store"),
 ]
 
 

@@ -17,6 +17,8 @@ from ckptcheck.specs.designs import FLIP600, FLIP600_PROPOSED
 from ckptcheck.specs.properties import restorable
 from ckptcheck.specs.scopes import scope
 
+from conftest import one
+
 DATA = Path(__file__).parent / "data"
 SRC0, SRC1, SINK0, SINK1 = 0, 1, 2, 3  # forward-2x2: region 0 = {0, 2}, region 1 = {1, 3}
 
@@ -169,7 +171,7 @@ def test_toml_variant_max_consecutive_zero_still_completes_one_regional_checkpoi
     code, out, err = _cli(["check", "--design", str(f), "--out", str(tmp_path / "out"), *SMALL], capsys)
     assert code == 1, out + err
     assert "ref-chain-bounded" in out and "of 1 refs, over max_consecutive_regional = 0" in out
-    trace = tmp_path / "out" / "max0--ref-chain-bounded.trace.json"
+    trace = one(tmp_path / "out", "max0.explore-*--ref-chain-bounded.trace.json")
     code, out, _ = _cli(["replay", str(trace)], capsys)
     assert code == 1 and "same verdict as recorded in the trace" in out
 

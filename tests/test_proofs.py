@@ -55,4 +55,5 @@ def test_prove_report(tmp_path, capsys):
     assert "round-robin-once" in html and ">proved<" in html
     root = ET.fromstring((tmp_path / "junit.xml").read_text())
     assert [c.get("name") for c in root.iter("testcase")] == ["round-robin-once", "pointwise-upstream-larger"]
-    assert "round-robin-once | proved" in (tmp_path / "report.md").read_text()
+    md = (tmp_path / "report.md").read_text()
+    assert "- proved round-robin-once (" in md and "## Verdicts" not in md

@@ -56,7 +56,7 @@ def test_replay_sets_malformed_lines_aside_and_checks_the_rest(tmp_path):
         good += [json.loads(p.read_text()) for p in save_traces(r, Spec(e.design, e.scope), tmp_path / "t")]
     base = good[0]
     unknown = {**base, "actions": [{"type": "Teleport"}]}
-    not_enabled = {**base, "actions": [{"type": "Ack", "task": "sink[0]", "checkpoint": 9}]}
+    not_enabled = {**base, "actions": [{"type": "Ack", "task": "sink[0]", "checkpoint": 9}], "violation": None}
     version = {**base, "version": 99}
     clean = {**base, "actions": base["actions"][:3], "violation": None}
     lines = [json.dumps(d) for d in good] + ["{not json", json.dumps(unknown), json.dumps(not_enabled), json.dumps(version), json.dumps(clean)]
@@ -67,6 +67,9 @@ def test_replay_sets_malformed_lines_aside_and_checks_the_rest(tmp_path):
     assert s["malformed"] == 4
     assert s["malformed_reasons"] == {"not valid JSON": 1, "unknown action": 1, "action not enabled": 1, "version": 1}
     assert s["violations"] == {"checkpoints-consistent": 1, "checkpoints-restorable": 1}
+    # each set-aside line is named by file and line number, in file order
+    assert [src for src, _ in s["malformed_examples"]] == [f"{f}:{n}" for n in (3, 4, 5, 6)]
+    assert s["malformed_examples"][0][1].startswith("not valid JSON")
 
 
 def test_replay_reads_parquet(tmp_path):

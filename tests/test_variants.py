@@ -21,6 +21,8 @@ from ckptcheck.checks.trace import load_trace_file, replay
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.errors import InputError
 
+from conftest import one
+
 ROOT = Path(__file__).resolve().parents[1]
 README_VARIANTS = {  # file name in the README -> (design attribute, property it must break, component replaced)
     "variant_coordinator.py": ("TRIGGER_EVERY_TASK", "checkpoints-consistent", "coordinator"),
@@ -88,7 +90,7 @@ def test_python_variant_by_name_on_the_command_line_and_its_trace(variants_dir, 
     out = capsys.readouterr().out
     assert code == 1
     assert "replaces store = variant_store.EagerCleaner" in out
-    trace = tmp_path / "r" / "eager-cleaner--checkpoints-restorable.trace.json"
+    trace = one(tmp_path / "r", "eager-cleaner.explore-*--checkpoints-restorable.trace.json")
     doc = json.loads(trace.read_text())
     assert doc["design"]["components"]["store"] == "variant_store.EagerCleaner"
     # replaying it as some other design would judge other rules: refused, naming the component
@@ -131,7 +133,9 @@ def test_compare_shows_the_broken_property_with_its_counterexample(tmp_path, cap
     assert replay(load_trace_file(str(trace)), str(trace)).reproduced
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "## What changes against flink-baseline" in md
-    assert "| cleaner-deletes-restore-checkpoint | breaks | checkpoints-restorable | holds | violated |" in md
+    flat = " ".join(md.split())
+    assert ("- cleaner-deletes-restore-checkpoint breaks checkpoints-restorable (flink-baseline: holds,"
+            " cleaner-deletes-restore-checkpoint: violated): checkpoint 1") in flat
     html = (tmp_path / "rep" / "report.html").read_text()
     assert 'id="changes"' in html
 
@@ -182,3 +186,14 @@ def test_installed_tool_renders_a_report_from_another_folder(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "rep" / "report.html").stat().st_size > 1000
+
+
+def test_readme_job_file_example_loads(tmp_path):
+    from ckptcheck.specs.jobs import load_job
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", text, flags=re.S) if b.startswith("# my-job.toml"))
+    (tmp_path / "my-job.toml").write_text(block)
+    name, job = load_job(str(tmp_path / "my-job.toml"))
+    assert name == "my-job" and [v.name for v in job.vertices] == ["source", "agg", "sink"]
+    assert job.describe() == "source(P=2), agg(P=2), sink(P=2); source-all_to_all/pipelined->agg, agg-pointwise/pipelined->sink"

@@ -10,6 +10,8 @@ import pytest
 
 from ckptcheck.checks.cli import main
 
+from conftest import one
+
 TINY = ["--job", "forward-2x2", "--checkpoints", "1", "--failures", "0", "--declines", "0", "--lost-notifications", "0"]
 
 
@@ -23,7 +25,7 @@ def test_exhaustive_search_says_holds_and_exits_0(tmp_path, capsys):
     code, out, _ = run(["check", "--out", str(tmp_path), "--report", str(tmp_path / "rep"), *TINY], capsys)
     assert code == 0
     assert re.search(r"RESULT: every property holds: exhaustive search of the scope, 14,868 states, depth \d+", out)
-    doc = json.loads((tmp_path / "flink-baseline.result.json").read_text())
+    doc = json.loads(one(tmp_path, "flink-baseline.explore-*.result.json").read_text())
     assert doc["outcome"] == "holds" and doc["ok"] is True
     assert {v["says"] for v in doc["verdicts"] if v["kind"] == "always" and v["status"] != "not applicable"} == {"holds"}
     assert "every property holds: exhaustive" in (tmp_path / "rep" / "report.md").read_text()
@@ -42,7 +44,7 @@ def test_bounded_search_never_says_holds(tmp_path, capsys, bound):
     lines = [line for line in out.splitlines() if line.startswith("  always")]
     assert lines and all("holds" not in line for line in lines)
     assert all("no violation in" in line or "not applicable" in line for line in lines)
-    doc = json.loads((tmp_path / "flip600-proposed.result.json").read_text())
+    doc = json.loads(one(tmp_path, "flip600-proposed.explore-*.result.json").read_text())
     assert doc["outcome"] == "incomplete" and doc["ok"] is False and doc["complete"] is False
     assert not [v for v in doc["verdicts"] if v["says"] == "holds"]
     junit = (tmp_path / "rep" / "junit.xml").read_text()
@@ -55,13 +57,13 @@ def test_violation_exits_1_whatever_the_bound(tmp_path, capsys):
     code, out, _ = run(["check", "--design", "cleaner-deletes-restore-checkpoint", "--out", str(tmp_path), "--max-depth", "12", *TINY], capsys)
     assert code == 1
     assert "RESULT: 1 property(ies) violated" in out
-    doc = json.loads((tmp_path / "cleaner-deletes-restore-checkpoint.result.json").read_text())
+    doc = json.loads(one(tmp_path, "cleaner-deletes-restore-checkpoint.explore-*.result.json").read_text())
     assert doc["outcome"] == "violated" and doc["ok"] is False
 
 
 def test_replay_of_a_clean_trace_does_not_claim_the_design_holds(tmp_path, capsys):
     run(["check", "--design", "cleaner-deletes-restore-checkpoint", "--out", str(tmp_path), *TINY], capsys)
-    doc = json.loads((tmp_path / "cleaner-deletes-restore-checkpoint--checkpoints-restorable.trace.json").read_text())
+    doc = json.loads(one(tmp_path, "cleaner-deletes-restore-checkpoint.explore-*--checkpoints-restorable.trace.json").read_text())
     doc["actions"] = doc["actions"][:3]
     doc["violation"] = None
     (tmp_path / "short.json").write_text(json.dumps(doc))

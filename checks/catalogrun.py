@@ -1,0 +1,48 @@
+"""Running the flaw catalog: each entry's search, its correct design on the same scope, the
+replay of the saved trace, and the one-row summary the console and the reports show."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ckptcheck.specs.catalog import Entry
+from ckptcheck.specs.spec import Spec
+
+from .api import check, save_traces
+from .results import VIOLATED, CheckResult
+from .trace import load_trace_file, replay
+
+
+def catalog_row(e: Entry, bad: CheckResult, good: CheckResult, replay_ok: bool, seconds: float) -> dict:
+    """One entry's verdict: found only when the flaw is violated, the saved trace replays to it,
+    and the correct design holds on the same scope after an exhaustive search."""
+    v = bad.verdict(e.violates)
+    found = v.status == VIOLATED and good.holds and replay_ok
+    if v.status == VIOLATED:
+        summary = f"found: {e.violates} in {len(v.trace)} steps"
+    else:
+        summary = f"MISSED: {e.violates} {bad.verdict_words(v)}"
+    summary += (f"; correct design {e.correct.name} {'passes' if good.holds else 'does NOT pass'} its scope,"
+                f" {good.stats['states']:,} states ({good.searched()})")
+    if v.status == VIOLATED and not replay_ok:
+        summary += "; the saved trace does NOT replay to the same verdict"
+    return {"name": e.name, "violates": e.violates, "found": found, "summary": summary,
+            "reason": v.reason or "", "origin": e.origin, "seconds": round(seconds, 3)}
+
+
+def run_entry(e: Entry, out: Path, correct_runs: dict) -> tuple[dict, CheckResult, Spec, CheckResult]:
+    """Search entry ``e`` (to its first violation), check its correct design on the same scope
+    (shared between entries with the same design and scope), save and replay the trace."""
+    t0 = time.perf_counter()
+    spec = Spec(e.design, e.scope)
+    bad = check(e.design, e.scope, stop_at=e.violates)
+    key = (e.correct.name, repr(e.scope))
+    if key not in correct_runs:
+        correct_runs[key] = check(e.correct, e.scope)
+    good = correct_runs[key]
+    replay_ok = False
+    for p in save_traces(bad, spec, out):
+        if p.name.endswith(f"--{e.violates}.trace.json"):
+            replay_ok = replay(load_trace_file(str(p)), str(p)).reproduced
+    return catalog_row(e, bad, good, replay_ok, time.perf_counter() - t0), bad, spec, good

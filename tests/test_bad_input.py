@@ -1,0 +1,196 @@
+"""Bad input of every class the usability review found (sections 1.1 and 1.3): one line on stderr
+naming the file (or option), the field and the expectation, exit 2, no traceback, nothing
+written, and found before any search starts.  Edge cases that are not errors get a warning."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from ckptcheck.checks.cli import main
+
+from conftest import one
+
+TINY = ["--job", "forward-2x2", "--checkpoints", "0", "--failures", "0", "--declines", "0", "--lost-notifications", "0"]
+TRACE = Path(__file__).parent / "data" / "flip600-proposed--committed-output-covered.trace.json"
+
+
+def refused(args, capsys, *expected: str, seconds: float = 5.0) -> str:
+    t0 = time.perf_counter()
+    code = main(args)
+    took = time.perf_counter() - t0
+    out, err = capsys.readouterr()
+    assert code == 2, out + err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    for e in expected:
+        assert e in lines[0], lines[0]
+    assert took < seconds, f"refused only after {took:.1f}s: the check must come before the work"
+    return lines[0]
+
+
+@pytest.fixture
+def notes(tmp_path):
+    f = tmp_path / "notes.txt"
+    f.write_text("mine\n")
+    return f
+
+
+@pytest.mark.parametrize("args", [
+    ["check", "--out", "{f}", *TINY],
+    ["check", "--report", "{f}", "--out", "{d}/r", *TINY],
+    ["compare", "flink-baseline", "no-alignment-block", "--report", "{f}", "--out", "{d}/r", *TINY],
+    ["catalog", "--out", "{f}"],
+    ["catalog", "--report", "{f}", "--out", "{d}/r"],
+    ["prove", "--report", "{f}"],
+    ["report", str(TRACE), "--out", "{f}"],
+    ["spark", "generate", "--out", "{f}", "--walks", "1"],
+])
+def test_output_path_that_is_a_file_is_refused_before_the_work(tmp_path, notes, capsys, args):
+    args = [a.format(f=notes, d=tmp_path) for a in args]
+    refused(args, capsys, str(notes), "exists and is not a folder")
+    assert notes.read_text() == "mine\n"
+    assert not (tmp_path / "r").exists(), "nothing half-written"
+
+
+def test_itf_output_that_is_a_folder(tmp_path, capsys):
+    refused(["itf", str(TRACE), "--out", str(tmp_path)], capsys, "--out", "is a folder; name a file")
+
+
+def test_output_below_a_file_is_refused(notes, capsys):
+    refused(["check", "--out", str(notes / "sub"), *TINY], capsys, "is a file, so no folder can be made there")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into read-only folders")
+def test_read_only_output_folder(tmp_path, capsys):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    refused(["check", "--out", str(ro / "r"), *TINY], capsys, "permission denied")
+
+
+def test_design_named_to_escape_writes_inside_out(tmp_path, capsys):
+    d = tmp_path / "esc.toml"
+    d.write_text('name = "../escaped"\nnum_retained = 2\n')
+    out = tmp_path / "out"
+    assert main(["check", "--design", str(d), "--out", str(out), *TINY]) == 0
+    assert one(out, "escaped.explore-*.result.json").is_file()
+    assert not list(tmp_path.glob("*.result.json"))
+
+
+@pytest.mark.parametrize("content, expected", [
+    (b"\xef\xbb\xbfnum_retained = 2\n", "byte-order mark"),
+    (b"num_retained = 2\n\xff\xfe\n", "not UTF-8"),
+    (b"max_failed_region_percent = 150\n", "max_failed_region_percent: expected an integer <= 100, got 150"),
+    (b"retain = 2\n", "unknown knob"),
+    (b'based_on = "flink-baselin"\n', "did you mean 'flink-baseline'"),
+])
+def test_design_file_contents(tmp_path, capsys, content, expected):
+    d = tmp_path / "d.toml"
+    d.write_bytes(content)
+    refused(["check", "--design", str(d), "--out", str(tmp_path / "r"), *TINY], capsys, "d.toml", expected)
+    assert not (tmp_path / "r").exists()
+
+
+def test_design_that_is_a_folder_or_a_typo(tmp_path, capsys):
+    refused(["check", "--design", str(tmp_path)], capsys, "is a folder")
+    line = refused(["check", "--design", "flink-basline"], capsys, "did you mean 'flink-baseline'")
+    assert len(line) < 260, "the point comes first, not a list of every design"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_unreadable_design_file(tmp_path, capsys):
+    d = tmp_path / "secret.toml"
+    d.write_text("num_retained = 2\n")
+    d.chmod(0)
+    refused(["check", "--design", str(d)], capsys, "secret.toml: file: cannot be read")
+
+
+def test_job_too_large_or_with_a_dead_end_is_refused_at_once(tmp_path, capsys):
+    big = tmp_path / "big.toml"
+    big.write_text('[[vertex]]\nname = "a"\nparallelism = 1000\nrole = "source"\n[[vertex]]\nname = "b"\n'
+                   'parallelism = 1000\nrole = "sink"\n[[edge]]\nsource = "a"\ntarget = "b"\n')
+    refused(["check", "--job", str(big), "--max-seconds", "15"], capsys, "big.toml", "1000000 channels", seconds=3)
+    dead = tmp_path / "dead.toml"
+    dead.write_text('[[vertex]]\nname = "a"\nparallelism = 1\nrole = "source"\n[[vertex]]\nname = "b"\n'
+                    'parallelism = 1\nrole = "operator"\n[[edge]]\nsource = "a"\ntarget = "b"\n')
+    refused(["check", "--job", str(dead)], capsys, "dead.toml", "vertices.b.role", "an operator needs an output")
+
+
+@pytest.mark.parametrize("option", ["--records", "--checkpoints"])
+def test_absurd_counts_are_refused(capsys, option):
+    with pytest.raises(SystemExit) as e:
+        main(["check", option, "1000000000000000000000000000000"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "expected an integer from 0 to 1,000,000" in err and "(see 'ckptcheck check --help')" in err
+
+
+def test_help_hints_name_the_right_command_and_version_exists(capsys):
+    with pytest.raises(SystemExit):
+        main(["spark", "generate", "--walks", "-5"])
+    assert "(see 'ckptcheck spark generate --help')" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--bogus"])
+    assert "(see 'ckptcheck --help')" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith("ckptcheck ")
+
+
+def test_options_that_do_not_apply_are_said(tmp_path, capsys):
+    assert main(["check", "--symmetry", "--seed", "3", "--profile", "dev", "--job", "keyed-2x2", "--records", "0",
+                 "--checkpoints", "0", "--failures", "0", "--declines", "0", "--out", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert "--seed applies to --engine stateful" in err and "--profile applies to --engine stateful" in err
+    assert "--symmetry: job keyed-2x2 has no interchangeable subtasks" in err
+    assert "symmetry reduction on" not in out
+    assert main(["check", "--engine", "stateful", "--max-depth", "3", "--out", str(tmp_path), *TINY]) == 3
+    assert "--max-depth applies to --engine explore" in capsys.readouterr().err
+
+
+def test_empty_design_file_is_said(tmp_path, capsys):
+    d = tmp_path / "empty.toml"
+    d.write_text("")
+    assert main(["check", "--design", str(d), "--out", str(tmp_path / "r"), *TINY]) == 0
+    assert "empty.toml: sets no knob: it is flink-baseline under the name 'empty'" in capsys.readouterr().err
+
+
+def test_trace_naming_an_unknown_design_is_said(tmp_path, capsys):
+    doc = json.loads(TRACE.read_text())
+    doc["design"]["name"] = "flip999-imaginary"
+    doc["violation"] = None
+    doc["actions"] = doc["actions"][:2]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(doc))
+    assert main(["replay", str(p)]) == 0
+    assert "design 'flip999-imaginary' is not a preset or catalog entry" in capsys.readouterr().err
+
+
+def test_stateful_check_leaves_no_hypothesis_folder(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--engine", "stateful", "--out", "r", *TINY]) == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
+
+
+@pytest.mark.parametrize("make, expected", [
+    (lambda d: d / "nosuch.jsonl", "no such trace file or folder"),
+    (lambda d: (d / "fake.parquet").write_text('{"format": 1}\n') and d / "fake.parquet", "not a Parquet file"),
+    (lambda d: (d / "empty.jsonl").write_text("\n\n") and d / "empty.jsonl", "no trace in the input"),
+])
+def test_spark_inputs_are_checked_before_spark_starts(tmp_path, capsys, make, expected):
+    path = make(tmp_path)
+    refused(["spark", "replay", str(path), "--out", str(tmp_path / "o")], capsys, str(path.name), expected, seconds=3)
+    assert not (tmp_path / "o").exists()
+
+
+def test_spark_generate_of_a_python_variant_is_refused(tmp_path, capsys, monkeypatch):
+    (tmp_path / "v.py").write_text(
+        "from ckptcheck.model.store import CompletedCheckpointStore\nfrom ckptcheck.specs.designs import BASELINE\n"
+        "class S(CompletedCheckpointStore):\n    pass\nD = BASELINE.with_(name='d', store=S)\n")
+    monkeypatch.chdir(tmp_path)
+    refused(["spark", "generate", "--design", "v:D", "--walks", "1", "--out", "o"], capsys, "components.store", "importable on every worker")
