@@ -65,7 +65,7 @@ def main(argv: list[str]) -> None:
     figure = ""
     for n in sizes:
         t0 = time.perf_counter()
-        out = explore(TwoPhase(n))
+        out = explore(TwoPhase(n), store="fingerprint")
         generic = time.perf_counter() - t0
         t0 = time.perf_counter()
         hand = hand_written_bfs(n)

@@ -63,9 +63,13 @@ def check(
     properties: tuple[Property, ...] | None = None,
     progress: Callable | None = None,
     trace_dir: str | Path | None = None,
+    store: str = "fingerprint",
+    workers: int = 1,
 ) -> CheckResult:
     """Check ``design`` in ``scope``.  ``stop_at`` ends the search at the first violation of
-    that property.  With ``trace_dir``, every counterexample is written there as a trace."""
+    that property.  With ``trace_dir``, every counterexample is written there as a trace.
+    ``store`` ("fingerprint" or "exact") and ``workers`` choose how the exhaustive search keeps
+    its visited states and how many processes share it (``checks.explore``)."""
     if engine not in ENGINES:
         raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
     kwargs = {} if properties is None else {"properties": properties}
@@ -79,6 +83,8 @@ def check(
             max_depth=max_depth,
             stop_when=stop_when,
             progress=progress,
+            store=store,
+            workers=workers,
         )
         complete = outcome.complete
         stats = {
@@ -89,6 +95,9 @@ def check(
             "seconds": round(outcome.elapsed, 3),
             "states_per_second": round(outcome.states / outcome.elapsed) if outcome.elapsed > 0 else None,
             "stopped": outcome.stopped or None,
+            "store": outcome.store,
+            "workers": outcome.workers,
+            "collision_probability": outcome.collision_probability,
         }
         if stop_at and outcome.stopped == "stop condition met":
             stats["stopped"] = f"stopped at the first violation of {stop_at}"

@@ -103,7 +103,12 @@ def _search_options(args, design, scope) -> dict:
         symmetry = False
     opts = dict(symmetry=symmetry, seed=args.seed or 0, profile=args.profile or "ci")
     if args.engine == "explore":
-        opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth)
+        opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth,
+                    store="exact" if args.exact else "fingerprint", workers=args.workers or os.cpu_count() or 1)
+    else:
+        for opt, v in {"--exact": args.exact or None, "--workers": args.workers}.items():
+            if v is not None:
+                _warn(f"{opt} applies to --engine explore; the stateful engine ignores it")
     return opts
 
 
@@ -201,10 +206,16 @@ def _engine_line(result: CheckResult) -> str:
     if result.engine == "explore":
         how = "exhaustive" if result.complete else f"INCOMPLETE: {s.get('stopped')}"
         sym = ", symmetry reduction on" if result.symmetry else ""
-        return (
-            f"explore (BFS, {how}{sym}): {s['states']:,} distinct states, {s['transitions']:,}"
+        store = "exact store" if s.get("store") == "exact" else "fingerprints"
+        workers = f", {s.get('workers')} workers" if (s.get("workers") or 1) > 1 else ""
+        line = (
+            f"explore (BFS, {how}{sym}, {store}{workers}): {s['states']:,} distinct states, {s['transitions']:,}"
             f" transitions, depth {s['depth']}, {s['seconds']:.1f}s ({s['states_per_second'] or 0:,} states/s)"
         )
+        if s.get("collision_probability") is not None:
+            line += (f"\n         fingerprint collision probability {s['collision_probability']:.1e} (TLC's estimate;"
+                     " --exact keeps states instead)")
+        return line
     return (
         f"stateful (Hypothesis, sampled, profile {s['profile']}, seed {s['seed']}): {s['runs']:,} runs,"
         f" {s['steps']:,} steps, max depth {s['max_depth']}, {s['distinct_states_seen']:,} distinct states"
@@ -598,6 +609,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--engine", choices=ENGINES, default="explore",
                    help="explore: exhaustive BFS (default); stateful: Hypothesis random runs (sampled: proves nothing)")
     c.add_argument("--symmetry", action="store_true", help="symmetry reduction (jobs with forward edges only)")
+    c.add_argument("--exact", action="store_true", help="explore: store every state instead of 64-bit fingerprints (about 10x the memory)")
+    c.add_argument("--workers", type=_positive, default=None, help="explore: processes sharing the search (default: the number of cores)")
     c.add_argument("--seed", type=_nonneg, default=None, help="seed for the stateful engine (default 0)")
     c.add_argument("--profile", choices=tuple(PROFILES), default=None, help="Hypothesis settings profile (default ci)")
     c.add_argument("--max-states", type=_nonneg, default=None, help="explore: stop after N distinct states (the result is then incomplete)")
@@ -621,6 +634,8 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("designs", nargs="+", metavar="DESIGN", help="the reference first, then the variants")
     cp.add_argument("--engine", choices=ENGINES, default="explore", help="explore (default) or stateful (sampled)")
     cp.add_argument("--symmetry", action="store_true", help="symmetry reduction (jobs with forward edges only)")
+    cp.add_argument("--exact", action="store_true", help="explore: store every state instead of 64-bit fingerprints (about 10x the memory)")
+    cp.add_argument("--workers", type=_positive, default=None, help="explore: processes sharing the search (default: the number of cores)")
     cp.add_argument("--seed", type=_nonneg, default=None, help="seed for the stateful engine (default 0)")
     cp.add_argument("--profile", choices=tuple(PROFILES), default=None, help="Hypothesis settings profile (default ci)")
     cp.add_argument("--max-states", type=_nonneg, default=None, help="explore: stop after N states per design (incomplete)")

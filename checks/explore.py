@@ -40,6 +40,9 @@ class ExploreOutcome:
     stopped: str = ""  # why the search ended early, if it did
     discoveries: dict[str, Discovery] = field(default_factory=dict)  # property name -> first discovery
     quiescent_states: int = 0
+    store: str = "exact"  # "exact": worlds kept; "fingerprint": 64-bit fingerprints, paths re-executed
+    collision_probability: float | None = None  # fingerprint store: TLC's estimate that a state was missed
+    workers: int = 1
 
 
 def _path(parents: dict, key) -> list:
@@ -62,8 +65,19 @@ def explore(
     stop_when: Callable[[dict], bool] | None = None,
     progress: Callable[[ExploreOutcome, int], None] | None = None,
     progress_every: float = 2.0,
+    store: str = "exact",
+    workers: int = 1,
 ) -> ExploreOutcome:
-    """Breadth-first search; returns counts and the first discovery of every property."""
+    """Breadth-first search; returns counts and the first discovery of every property.
+
+    ``store="exact"`` keeps every world (the reference); ``"fingerprint"`` keeps 64-bit
+    fingerprints and rebuilds counterexamples by re-execution (``checks.fingerprint``), the same
+    states and paths at a tenth of the memory.  ``workers`` > 1 runs the fingerprint search
+    level-synchronously over that many processes (``checks.parallel``)."""
+    if store not in ("exact", "fingerprint"):
+        raise ValueError(f"store: expected 'exact' or 'fingerprint', got {store!r}")
+    if workers < 1:
+        raise ValueError(f"workers: expected at least 1, got {workers!r}")
     started = time.perf_counter()
     out = ExploreOutcome()
     canon = model.canonical
@@ -81,6 +95,19 @@ def explore(
 
         def stop_when(d: dict) -> bool:
             return total > 0 and len(d) == total
+
+    if store == "fingerprint" or workers > 1:
+        bounds = dict(max_states=max_states, max_seconds=max_seconds, max_depth=max_depth, stop_when=stop_when,
+                      stop_reason=stop_reason, progress=progress, progress_every=progress_every)
+        if workers > 1:
+            from .parallel import parallel_search
+
+            parallel_search(model, out, Discovery, workers=workers, **bounds)
+        else:
+            from .fingerprint import fingerprint_search
+
+            fingerprint_search(model, out, Discovery, **bounds)
+        return out
 
     parents: dict = {}
     queue: deque = deque()

@@ -60,6 +60,9 @@ class FlinkModel:
     scope: Scope
 
     def __post_init__(self) -> None:
+        # FailTask(t) depends on t only through the tasks its failover cancels: the successors of
+        # one world for the same cancelled set are computed once (the last world's, by identity)
+        object.__setattr__(self, "_fail_memo", (None, {}))
         parts = {name: getattr(self.design, name)(self) for name in COMPONENTS}
         for part in parts.values():
             for name, peer in parts.items():
@@ -193,8 +196,18 @@ class FlinkModel:
             tx.used = tx.used._replace(timeouts=tx.used.timeouts + 1)
             self.coordinator.on_timeout(tx)
         elif kind is FailTask:
+            victims = self.failover.tasks_to_restart(a.task)
+            memo = self._fail_memo
+            if memo[0] is w and victims in memo[1]:
+                return memo[1][victims]
             tx.used = tx.used._replace(failures=tx.used.failures + 1)
-            self.failover.fail(tx, self.failover.tasks_to_restart(a.task))
+            self.failover.fail(tx, victims)
+            nxt = tx.freeze()
+            if memo[0] is not w:
+                memo = (w, {})
+                object.__setattr__(self, "_fail_memo", memo)
+            memo[1][victims] = nxt
+            return nxt
         elif kind is DeleteSnapshot:
             self.store.delete_snapshot(tx)
         elif kind is LoseNotification:

@@ -26,10 +26,10 @@ class Tx:
         self.reused = w.reused
 
     def freeze(self) -> World:
-        return World(
+        return tuple.__new__(World, (
             tuple(self.tasks), tuple(self.channels), self.coord, self.acks, self.files, self.txns, self.used,
             self.reused,
-        )
+        ))
 
     def push(self, cids, item) -> None:
         """Append ``item`` to every channel in ``cids`` (FIFO)."""

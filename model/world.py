@@ -130,6 +130,29 @@ class World(NamedTuple):
     reused: tuple = ()  # FLIP-306: ((checkpoint, task), lastUsed) for segments reused by a later checkpoint
 
 
+def _fast_replace(cls) -> None:
+    """Give a NamedTuple a ``_replace`` that copies a list and builds the tuple directly: the
+    same result as ``NamedTuple._replace`` at about 40 % of its cost (it runs several times in
+    every step of every search)."""
+    index = {name: i for i, name in enumerate(cls._fields)}
+    new = tuple.__new__
+
+    def _replace(self, **changes):
+        values = list(self)
+        try:
+            for k, v in changes.items():
+                values[index[k]] = v
+        except KeyError:
+            raise ValueError(f"Got unexpected field names: {sorted(set(changes) - set(index))!r}") from None
+        return new(cls, values)
+
+    cls._replace = _replace
+
+
+for _cls in (Snapshot, TaskState, Pending, Completed, Coordinator, Txn, Budget, World):
+    _fast_replace(_cls)
+
+
 def add_sorted(items: tuple, *new) -> tuple:
     """A sorted tuple with ``new`` added (set semantics)."""
     return tuple(sorted(set(items).union(new)))

@@ -20,7 +20,7 @@ from conftest import catalog_run
 @lru_cache(maxsize=None)
 def correct_result(design_name: str, scope_repr: str):
     e = next(x for x in CATALOG if x.correct.name == design_name and repr(x.scope) == scope_repr)
-    return check(e.correct, e.scope)
+    return check(e.correct, e.scope, workers=2)
 
 
 @pytest.mark.parametrize("e", CATALOG, ids=[e.name for e in CATALOG])

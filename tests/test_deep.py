@@ -11,7 +11,8 @@ from ckptcheck.specs.scopes import default_scope, scope
 
 
 def test_baseline_holds_in_the_default_scope_with_every_witness():
-    r = check(BASELINE, default_scope())
+    """The baseline's golden count, searched by two workers (the README's figure)."""
+    r = check(BASELINE, default_scope(), workers=2)
     assert r.complete and r.ok, [v.reason for v in r.violated]
     assert r.stats["states"] == 273577
     assert all(v.status == HIT for v in r.verdicts if v.kind == "sometimes" and v.status != NOT_APPLICABLE), [
@@ -71,7 +72,7 @@ def test_flip600_regional_holds_in_its_default_scope_with_every_regional_witness
     from ckptcheck.specs.designs import FLIP600
     from ckptcheck.specs.scopes import regional_scope
 
-    r = check(FLIP600, regional_scope())
+    r = check(FLIP600, regional_scope(), workers=2)
     assert r.complete and r.ok, [v.reason for v in r.violated]
     assert r.stats["states"] == 9017680
     for name in ("a-regional-checkpoint-completes", "restore-from-regional", "forced-global-completes", "a-task-fails"):
@@ -89,3 +90,19 @@ def test_flip600_regional_with_a_split_enumerator_decline_and_failover():
     assert r.complete and r.ok, [v.reason for v in r.violated]
     assert r.verdict("a-regional-checkpoint-completes").status == HIT
     assert r.verdict("restore-from-regional").status == HIT
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("workers", [1, 2])
+def test_every_catalog_entry_keeps_its_counterexample_on_the_fingerprint_engine(workers):
+    """The fingerprint store finds the exact store's very paths; two workers paths as short."""
+    from ckptcheck.checks.explore import explore
+    from ckptcheck.specs.catalog import CATALOG
+    from ckptcheck.specs.spec import Spec
+
+    for e in CATALOG:
+        runs = [explore(Spec(e.design, e.scope), stop_when=lambda d, p=e.violates: p in d, **kw).discoveries[e.violates]
+                for kw in (dict(store="exact"), dict(store="fingerprint", workers=workers))]
+        if workers == 1:
+            assert runs[0].path == runs[1].path, e.name
+        assert len(runs[0].path) == len(runs[1].path), e.name

@@ -20,9 +20,14 @@ GOLDEN = [
 ]
 
 
+ENGINES = [dict(store="exact"), dict(store="fingerprint"), dict(store="fingerprint", workers=2)]
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=["exact", "fingerprint", "fingerprint-2-workers"])
 @pytest.mark.parametrize("job, limits, states", GOLDEN, ids=[g[0] for g in GOLDEN])
-def test_golden_state_counts(job, limits, states):
-    r = check(BASELINE, scope(job, **limits))
+def test_golden_state_counts(job, limits, states, engine):
+    """The same counts with every store and any number of workers."""
+    r = check(BASELINE, scope(job, **limits), **engine)
     assert r.complete
     assert r.stats["states"] == states
     assert r.ok, [v.reason for v in r.violated]

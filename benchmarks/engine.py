@@ -1,0 +1,67 @@
+"""The exhaustive engine on a model scope, against the hand-written TwoPhase BFS (7 resource
+managers) measured in the same run, so that machines of different speed compare.
+
+    python benchmarks/engine.py [baseline|flip600-default|flip600-small] [--exact] [--workers N]
+
+Prints states, transitions, time, peak memory (this process plus its workers) and the ratio of
+the scope's time to the yardstick's.  Last line: the figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from twophase import hand_written_bfs  # noqa: E402
+
+from ckptcheck.checks.explore import explore  # noqa: E402
+from ckptcheck.specs.designs import BASELINE, FLIP600  # noqa: E402
+from ckptcheck.specs.scopes import default_scope, regional_scope  # noqa: E402
+from ckptcheck.specs.spec import Spec  # noqa: E402
+
+SCOPES = {
+    "baseline": (BASELINE, default_scope()),
+    "flip600-default": (FLIP600, regional_scope()),
+    "flip600-small": (FLIP600, regional_scope().with_(max_checkpoints=1)),
+}
+
+
+def peak_mb(workers: int) -> float:
+    """This process's peak plus ``workers`` times the largest worker's peak, in MB: an upper
+    bound of the memory in use at once (the workers' peaks need not coincide)."""
+    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if workers > 1 else 0
+    return (me + workers * kids) / 1024
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("scope", nargs="?", default="baseline", choices=SCOPES)
+    p.add_argument("--exact", action="store_true")
+    p.add_argument("--workers", type=int, default=1)
+    args = p.parse_args()
+    t0 = time.perf_counter()
+    yard_states = hand_written_bfs(7)
+    yard = time.perf_counter() - t0
+    design, scope = SCOPES[args.scope]
+    t0 = time.perf_counter()
+    out = explore(Spec(design, scope), store="exact" if args.exact else "fingerprint", workers=args.workers)
+    took = time.perf_counter() - t0
+    assert out.complete and not [d for d in out.discoveries.values() if d.kind != "sometimes"], out.discoveries
+    store = "exact" if args.exact else "fingerprint"
+    print(f"yardstick: hand-written TwoPhase BFS, 7 managers: {yard_states:,} states in {yard:.2f}s")
+    print(f"{args.scope} ({design.name}): {out.states:,} states, {out.transitions:,} transitions, depth {out.depth}, "
+          f"{took:.1f}s, {out.states / took:,.0f} states/s, {store} store, {args.workers} worker(s)")
+    mb = peak_mb(args.workers)
+    print(f"peak memory, at most: {mb:,.0f} MB (this process + {args.workers} x the largest worker)")
+    print(f"engine {args.scope} {store} workers={args.workers}: {took:.1f}s = {took / yard:.0f}x the TwoPhase yardstick, "
+          f"{mb:,.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

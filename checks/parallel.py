@@ -1,0 +1,314 @@
+"""Breadth-first search over several processes, level by level, partitioned by fingerprint.
+
+Worker ``r`` of ``n`` owns the states whose fingerprint is ``r`` modulo ``n``: it keeps their
+fingerprints, parent links and action indexes, checks the ``always`` properties on the states
+it owns, and expands its part of each level (checking ``sometimes`` on those transitions and
+``eventually`` where no progress is possible).  A successor owned by another worker is sent to
+it once per level, in one batch; within a level the first sender in rank order and expansion
+order wins, so a run is deterministic for a given number of workers.  The coordinating process
+only counts, decides when to stop, and rebuilds counterexamples by following the parent links
+across workers and re-executing them from the initial state (checking every fingerprint).
+
+Every level is finished before the next starts, so each discovery is made at its least depth:
+counterexamples are as short as the one-process search's (they may differ in which of several
+shortest runs they show).  State and transition counts are those of the one-process search.
+Ctrl-C ends the level early and keeps what was found; bounds are checked at level ends (the
+time bound also inside a level).
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import signal
+import time
+from array import array
+from typing import Any, Callable
+
+from .fingerprint import FingerprintCollision, collision_probability
+
+
+class _Worker:
+    """One process's share of the search."""
+
+    def __init__(self, model, rank: int, n: int, inboxes, halt) -> None:
+        self.model = model
+        self.rank = rank
+        self.n = n
+        self.inboxes = inboxes
+        self.halt = halt
+        self.seen: set[int] = set()
+        self.fps = array("q")
+        self.parent_rank = array("b")  # -1: an initial state, and parent_idx is its index
+        self.parent_idx = array("q")
+        self.action = array("H")
+        self.frontier: list = []  # (world, local index)
+        self.always = list(model.always)
+        self.eventually = list(model.eventually)
+        self.sometimes = list(model.sometimes)
+
+    def _add(self, fp: int, prank: int, pidx: int, action: int) -> int:
+        self.seen.add(fp)
+        self.fps.append(fp)
+        self.parent_rank.append(prank)
+        self.parent_idx.append(pidx)
+        self.action.append(action)
+        return len(self.fps) - 1
+
+    def _always(self, t, idx: int, found: list) -> None:
+        for item in tuple(self.always):
+            prop, check = item
+            why = check(t)
+            if why is not None:
+                found.append((prop.name, "always", why, self.rank, idx, None))
+                self.always.remove(item)
+
+    def init(self, inits: list) -> dict:
+        canon = self.model.canonical
+        found: list = []
+        for r, s in enumerate(inits):
+            fp = hash(canon(s) if canon else s)
+            if fp % self.n != self.rank or fp in self.seen:
+                continue
+            idx = self._add(fp, -1, r, 0)
+            self._always(s, idx, found)
+            self.frontier.append((s, idx))
+        return {"new": len(self.frontier), "found": found, "frontier": len(self.frontier)}
+
+    def level(self, expand: bool, drop: set, deadline: float | None) -> dict:
+        """Expand this worker's frontier, exchange successors, merge: the next frontier."""
+        for lst in (self.always, self.eventually, self.sometimes):
+            lst[:] = [x for x in lst if x[0].name not in drop]
+        model = self.model
+        canon, actions, next_state, is_progress = model.canonical, model.actions, model.next_state, model.is_progress
+        n, rank = self.n, self.rank
+        seen = self.seen
+        found: list = []
+        outgoing: list[list] = [[] for _ in range(n)]
+        sent: list[set] = [set() for _ in range(n)]
+        trans = quiescent = 0
+        halted = timed_out = False
+        frontier = self.frontier if expand else []
+        for count, (s, idx) in enumerate(frontier):
+            if count & 63 == 63:
+                if self.halt.is_set():
+                    halted = True
+                    break
+                if deadline is not None and time.perf_counter() > deadline:
+                    timed_out = True
+                    break
+            has_progress = False
+            for i, a in enumerate(actions(s)):
+                t = next_state(s, a)
+                trans += 1
+                if not has_progress and is_progress(a):
+                    has_progress = True
+                if self.sometimes:
+                    for item in tuple(self.sometimes):
+                        prop, check = item
+                        what = check(s, a, t)
+                        if what is not None:
+                            found.append((prop.name, "sometimes", what, rank, idx, i))
+                            self.sometimes.remove(item)
+                fp = hash(canon(t) if canon else t)
+                owner = fp % n
+                if owner == rank and fp in seen:
+                    continue
+                box = sent[owner]
+                if fp in box:
+                    continue
+                box.add(fp)
+                outgoing[owner].append((fp, t, idx, i))
+            if not has_progress:
+                quiescent += 1
+                for item in tuple(self.eventually):
+                    prop, check = item
+                    why = check(s)
+                    if why is not None:
+                        found.append((prop.name, "eventually", why, rank, idx, None))
+                        self.eventually.remove(item)
+        del sent
+        for o in range(n):
+            if o != rank:
+                self.inboxes[o].put((rank, outgoing[o]))
+        batches = {rank: outgoing[rank]}
+        for _ in range(n - 1):
+            r, batch = self.inboxes[rank].get()
+            batches[r] = batch
+        nxt = []
+        for r in range(n):
+            for fp, t, pidx, i in batches.pop(r):
+                if fp in seen:
+                    continue
+                tidx = self._add(fp, r, pidx, i)
+                if self.always:
+                    self._always(t, tidx, found)
+                nxt.append((t, tidx))
+        self.frontier = nxt
+        return {"new": len(nxt), "transitions": trans, "quiescent": quiescent, "found": found,
+                "halted": halted, "timed_out": timed_out, "frontier": len(nxt), "states": len(seen)}
+
+    def link(self, idx: int) -> tuple[int, int, int, int]:
+        return self.parent_rank[idx], self.parent_idx[idx], self.action[idx], self.fps[idx]
+
+
+def _serve(model, rank: int, n: int, inboxes, halt, conn) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
+    gc.disable()
+    w = _Worker(model, rank, n, inboxes, halt)
+    while True:
+        msg = conn.recv()
+        op = msg[0]
+        if op == "init":
+            conn.send(w.init(msg[1]))
+        elif op == "level":
+            conn.send(w.level(*msg[1:]))
+        elif op == "links":
+            conn.send([w.link(i) for i in msg[1]])
+        else:
+            conn.close()
+            return
+
+
+def parallel_search(
+    model,
+    out,
+    discovery: Callable[..., Any],
+    *,
+    workers: int,
+    max_states: int | None,
+    max_seconds: float | None,
+    max_depth: int | None,
+    stop_when: Callable[[dict], bool],
+    stop_reason: str,
+    progress: Callable | None,
+    progress_every: float,
+) -> None:
+    """The search over ``workers`` processes; fills ``out`` (an ``ExploreOutcome``)."""
+    started = time.perf_counter()
+    ctx = multiprocessing.get_context("fork")
+    n = workers
+    inboxes = [ctx.Queue() for _ in range(n)]
+    halt = ctx.Event()
+    conns, procs = [], []
+    for r in range(n):
+        mine, theirs = ctx.Pipe()
+        p = ctx.Process(target=_serve, args=(model, r, n, inboxes, halt, theirs), daemon=True)
+        p.start()
+        theirs.close()
+        conns.append(mine)
+        procs.append(p)
+    found: dict[str, tuple] = {}  # name -> (length, rank, idx, extra action index, kind, reason)
+    props = {p.name: p for p, _ in (*model.always, *model.eventually, *model.sometimes)}
+    states = transitions = quiescent = 0
+    depth = 0
+    next_report = started + progress_every
+    inits = list(model.initial_states())
+
+    def ask(op, *args) -> list:
+        for c in conns:
+            c.send((op, *args))
+        return [c.recv() for c in conns]
+
+    def take(replies: list, level: int | None) -> None:
+        """Keep, per property, the discovery with the shortest path (then the least rank and
+        index, so that the choice does not depend on timing).  ``level`` is the depth of the
+        states expanded (None: the initial states)."""
+        for rep in replies:
+            for name, kind, why, rank, idx, extra in rep["found"]:
+                length = 0 if level is None else level if kind == "eventually" else level + 1
+                key = (length, rank, idx, -1 if extra is None else extra)
+                if name not in found or key < found[name][0]:
+                    found[name] = (key, rank, idx, extra, kind, why)
+
+    try:
+        replies = ask("init", inits)
+        states = sum(r["new"] for r in replies)
+        take(replies, None)
+        level = 0
+        frontier = states
+        try:
+            while frontier:
+                depth = level
+                expand = max_depth is None or level < max_depth
+                if not expand:
+                    out.stopped = f"depth bound {max_depth} reached"
+                deadline = started + max_seconds if max_seconds is not None else None
+                replies = ask("level", expand, set(found), deadline)
+                states += sum(r["new"] for r in replies)
+                transitions += sum(r["transitions"] for r in replies)
+                quiescent += sum(r["quiescent"] for r in replies)
+                take(replies, level)
+                frontier = sum(r["frontier"] for r in replies) if expand else 0
+                level += 1
+                if any(r["halted"] for r in replies):
+                    raise KeyboardInterrupt
+                if any(r["timed_out"] for r in replies):
+                    out.stopped = f"time bound {max_seconds:g}s reached"
+                    break
+                if found and stop_when(found):
+                    out.stopped = stop_reason
+                    break
+                if max_states is not None and states >= max_states:
+                    out.stopped = f"state bound {max_states} reached"
+                    break
+                now = time.perf_counter()
+                if max_seconds is not None and now - started > max_seconds and frontier:
+                    out.stopped = f"time bound {max_seconds:g}s reached"
+                    break
+                if progress is not None and now >= next_report:
+                    out.states, out.transitions, out.depth, out.elapsed = states, transitions, depth, now - started
+                    progress(out, frontier)
+                    next_report = now + progress_every
+        except KeyboardInterrupt:
+            out.stopped = "interrupted (Ctrl-C)"
+            halt.set()
+        out.states = states
+        out.transitions = transitions
+        out.depth = depth
+        out.quiescent_states = quiescent
+        out.complete = frontier == 0 and (not out.stopped or out.stopped == "every property has a discovery")
+        out.store = "fingerprint"
+        out.workers = n
+        out.collision_probability = collision_probability(states, transitions)
+        for name, (_, rank, idx, extra, kind, why) in found.items():
+            out.discoveries[name] = discovery(props[name], why, _rebuild(model, conns, inits, rank, idx, extra), kind)
+    finally:
+        for c in conns:
+            try:
+                c.send(("stop",))
+            except (BrokenPipeError, OSError):
+                pass
+        for p in procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+        for q in inboxes:
+            q.close()
+    out.elapsed = time.perf_counter() - started
+
+
+def _rebuild(model, conns, inits: list, rank: int, idx: int, extra: int | None) -> list:
+    """Follow parent links across workers to an initial state, then re-execute the path,
+    checking each state's fingerprint."""
+    chain = []  # (fp, action index) from the state back to the root's child
+    while True:
+        conns[rank].send(("links", [idx]))
+        (prank, pidx, action, fp), = conns[rank].recv()
+        if prank < 0:
+            s = inits[pidx]
+            break
+        chain.append((fp, action))
+        rank, idx = prank, pidx
+    chain.reverse()
+    canon = model.canonical
+    path = []
+    for fp, i in chain:
+        a = model.actions(s)[i]
+        s = model.next_state(s, a)
+        path.append(a)
+        if hash(canon(s) if canon else s) != fp:
+            raise FingerprintCollision("a state re-executed to another fingerprint")
+    if extra is not None:
+        path.append(model.actions(s)[extra])
+    return path

@@ -1,0 +1,86 @@
+"""The exhaustive engine's stores and workers: the fingerprint store finds the very paths the
+exact store finds, re-execution catches a fingerprint collision, and the level-synchronous
+search over two processes gives the same counts and shortest counterexamples."""
+
+from __future__ import annotations
+
+import pytest
+
+from ckptcheck.checks.explore import explore
+from ckptcheck.checks.fingerprint import FingerprintCollision, PathStore, collision_probability
+from ckptcheck.specs.catalog import entry
+from ckptcheck.specs.designs import BASELINE
+from ckptcheck.specs.scopes import scope
+from ckptcheck.specs.spec import Spec
+from ckptcheck.specs.twophase import TwoPhase
+
+# a baseline flaw, a regional chain, the enumerator and NO_CLAIM (the deep run checks all 15)
+ENTRIES = ["cleaner-deletes-restore-checkpoint", "K3-no-coordinator-fallback", "F3-tier2-resets-the-chain-bound",
+           "K7-no-claim-snapshot-deleted-too-early"]
+
+
+def _search(name: str, **engine):
+    e = entry(name)
+    return explore(Spec(e.design, e.scope), stop_when=lambda d: e.violates in d, **engine).discoveries[e.violates]
+
+
+@pytest.mark.parametrize("name", ENTRIES)
+def test_fingerprint_store_finds_the_exact_stores_path_and_two_workers_one_as_short(name):
+    exact = _search(name, store="exact")
+    fp = _search(name, store="fingerprint")
+    par = _search(name, store="fingerprint", workers=2)
+    assert fp.path == exact.path and fp.reason == exact.reason
+    assert len(par.path) == len(exact.path)
+
+
+def test_parallel_search_is_deterministic_and_reports_every_figure():
+    sc = scope("forward-2x2", max_checkpoints=1, max_failures=0, max_declines=1, max_lost_notifications=0)
+    a = explore(Spec(BASELINE, sc), store="fingerprint", workers=2)
+    b = explore(Spec(BASELINE, sc), store="fingerprint", workers=2)
+    one = explore(Spec(BASELINE, sc), store="fingerprint")
+    assert (a.states, a.transitions, a.depth, a.quiescent_states) == (one.states, one.transitions, one.depth, one.quiescent_states)
+    assert {k: v.path for k, v in a.discoveries.items()} == {k: v.path for k, v in b.discoveries.items()}
+    assert {k: len(v.path) for k, v in a.discoveries.items()} == {k: len(v.path) for k, v in one.discoveries.items()}
+    assert a.workers == 2 and a.complete and a.collision_probability == collision_probability(a.states, a.transitions)
+
+
+def test_bounds_end_a_parallel_search_incomplete():
+    sc = scope("keyed-2x2", max_checkpoints=1, max_failures=1, max_declines=1, max_lost_notifications=0)
+    by_depth = explore(Spec(BASELINE, sc), store="fingerprint", workers=2, max_depth=6)
+    assert not by_depth.complete and by_depth.stopped == "depth bound 6 reached" and by_depth.depth == 6
+    one = explore(Spec(BASELINE, sc), store="fingerprint", max_depth=6)
+    assert by_depth.states == one.states
+    by_states = explore(Spec(BASELINE, sc), store="fingerprint", workers=2, max_states=500)
+    assert not by_states.complete and by_states.stopped == "state bound 500 reached"
+
+
+def test_a_collision_on_a_rebuilt_path_is_detected_not_reported():
+    spec = Spec(BASELINE, scope("forward-2x2", max_checkpoints=0, max_failures=0, max_declines=0, max_lost_notifications=0))
+    s0 = spec.initial_states()[0]
+    store = PathStore([s0])
+    root = store.add(hash(s0), -1, 0)
+    a = spec.actions(s0)[0]
+    child = store.add(hash(spec.next_state(s0, a)), root, 0)
+    assert store.rebuild(spec, child) == [a]
+    store.fps[child] ^= 1  # another state with the same fingerprint was stored under this index
+    with pytest.raises(FingerprintCollision):
+        store.rebuild(spec, child)
+
+
+def test_collision_probability_is_tlcs_estimate():
+    assert collision_probability(9_017_680, 38_501_683) == pytest.approx(9_017_680 * (38_501_683 - 9_017_680) / 2**64)
+    assert collision_probability(10, 5) == 0
+
+
+def test_generic_models_run_on_every_engine():
+    counts = {(kw.get("store"), kw.get("workers", 1)): explore(TwoPhase(3), **kw).states
+              for kw in (dict(store="exact"), dict(store="fingerprint"), dict(store="fingerprint", workers=2))}
+    assert len(set(counts.values())) == 1, counts
+
+
+def test_store_and_workers_are_checked():
+    spec = Spec(BASELINE, scope("forward-2x2"))
+    with pytest.raises(ValueError, match="store"):
+        explore(spec, store="disk")
+    with pytest.raises(ValueError, match="workers"):
+        explore(spec, workers=0)
