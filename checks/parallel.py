@@ -3,9 +3,10 @@
 Worker ``r`` of ``n`` owns the states whose fingerprint is ``r`` modulo ``n``: it keeps their
 fingerprints, parent links and action indexes, checks the ``always`` properties on the states
 it owns, and expands its part of each level (checking ``sometimes`` on those transitions and
-``eventually`` where no progress is possible).  A successor owned by another worker is sent to
-it once per level, in one batch; within a level the first sender in rank order and expansion
-order wins, so a run is deterministic for a given number of workers.  The coordinating process
+``eventually`` where no progress is possible).  A successor owned by another worker goes to it
+once per level: its fingerprint first, then the world only if the owner lacks it; within a
+level the first sender in rank order and expansion order wins, so a run is deterministic for a
+given number of workers.  The coordinating process
 only counts, decides when to stop, and rebuilds counterexamples by following the parent links
 across workers and re-executing them from the initial state (checking every fingerprint).
 
@@ -43,6 +44,7 @@ class _Worker:
         self.parent_idx = array("q")
         self.action = array("H")
         self.frontier: list = []  # (world, local index)
+        self.stash: dict[str, dict] = {}  # messages of a later phase that arrived early
         self.always = list(model.always)
         self.eventually = list(model.eventually)
         self.sometimes = list(model.sometimes)
@@ -75,8 +77,28 @@ class _Worker:
             self.frontier.append((s, idx))
         return {"new": len(self.frontier), "found": found, "frontier": len(self.frontier)}
 
+    def _post(self, to: int, phase: str, payload) -> None:
+        self.inboxes[to].put((phase, self.rank, payload))
+
+    def _gather(self, phase: str) -> dict:
+        """The ``phase`` messages of every other worker, by sender.  A faster worker's message
+        of a later phase may arrive first: it is kept for its phase."""
+        got = self.stash.pop(phase, {})
+        while len(got) < self.n - 1:
+            ph, sender, payload = self.inboxes[self.rank].get()
+            if ph == phase:
+                got[sender] = payload
+            else:
+                self.stash.setdefault(ph, {})[sender] = payload
+        return got
+
     def level(self, expand: bool, drop: set, deadline: float | None) -> dict:
-        """Expand this worker's frontier, exchange successors, merge: the next frontier."""
+        """Expand this worker's frontier, exchange successors, merge: the next frontier.
+
+        The exchange sends fingerprints first: each owner answers which of them it lacks (the
+        first sender in rank order wins a fingerprint two workers both send), and only those
+        worlds are pickled and sent.  Most successors are states seen before, so this sends a
+        fraction of the worlds."""
         for lst in (self.always, self.eventually, self.sometimes):
             lst[:] = [x for x in lst if x[0].name not in drop]
         model = self.model
@@ -84,11 +106,11 @@ class _Worker:
         n, rank = self.n, self.rank
         seen = self.seen
         found: list = []
-        outgoing: list[list] = [[] for _ in range(n)]
-        sent: list[set] = [set() for _ in range(n)]
+        outgoing: list[dict] = [{} for _ in range(n)]  # owner -> {fp: (world, parent index, action index)}
         trans = quiescent = 0
         halted = timed_out = False
         frontier = self.frontier if expand else []
+        self.frontier = []
         for count, (s, idx) in enumerate(frontier):
             if count & 63 == 63:
                 if self.halt.is_set():
@@ -114,11 +136,9 @@ class _Worker:
                 owner = fp % n
                 if owner == rank and fp in seen:
                     continue
-                box = sent[owner]
-                if fp in box:
-                    continue
-                box.add(fp)
-                outgoing[owner].append((fp, t, idx, i))
+                box = outgoing[owner]
+                if fp not in box:
+                    box[fp] = (t, idx, i)
             if not has_progress:
                 quiescent += 1
                 for item in tuple(self.eventually):
@@ -127,19 +147,40 @@ class _Worker:
                     if why is not None:
                         found.append((prop.name, "eventually", why, rank, idx, None))
                         self.eventually.remove(item)
-        del sent
+        del frontier
+        # 1. fingerprints to their owners
         for o in range(n):
             if o != rank:
-                self.inboxes[o].put((rank, outgoing[o]))
-        batches = {rank: outgoing[rank]}
-        for _ in range(n - 1):
-            r, batch = self.inboxes[rank].get()
-            batches[r] = batch
+                self._post(o, "fps", list(outgoing[o]))
+        offered = self._gather("fps")
+        offered[rank] = list(outgoing[rank])
+        # 2. which of them this owner lacks: positions in each sender's list, first sender wins
+        claimed: set[int] = set()
+        wanted: dict[int, list[int]] = {}
+        for r in range(n):
+            mine = []
+            for pos, fp in enumerate(offered.pop(r)):
+                if fp not in seen and fp not in claimed:
+                    claimed.add(fp)
+                    mine.append(pos)
+            wanted[r] = mine
+        del claimed
+        for r in range(n):
+            if r != rank:
+                self._post(r, "want", wanted[r])
+        asked = self._gather("want")
+        # 3. the worlds asked for
+        for o in range(n):
+            if o != rank:
+                items = list(outgoing[o].items())
+                self._post(o, "states", [(items[pos][0], *items[pos][1]) for pos in asked[o]])
+        own = list(outgoing[rank].items())
+        batches = self._gather("states")
+        batches[rank] = [(own[pos][0], *own[pos][1]) for pos in wanted[rank]]
+        del outgoing, own
         nxt = []
         for r in range(n):
             for fp, t, pidx, i in batches.pop(r):
-                if fp in seen:
-                    continue
                 tidx = self._add(fp, r, pidx, i)
                 if self.always:
                     self._always(t, tidx, found)
