@@ -31,15 +31,17 @@ def catalog_row(e: Entry, bad: CheckResult, good: CheckResult, replay_ok: bool, 
             "reason": v.reason or "", "origin": e.origin, "seconds": round(seconds, 3)}
 
 
-def run_entry(e: Entry, out: Path, correct_runs: dict) -> tuple[dict, CheckResult, Spec, CheckResult]:
-    """Search entry ``e`` (to its first violation), check its correct design on the same scope
-    (shared between entries with the same design and scope), save and replay the trace."""
+def run_entry(e: Entry, out: Path, correct_runs: dict, workers: int = 1) -> tuple[dict, CheckResult, Spec, CheckResult]:
+    """Search entry ``e`` (to its first violation; one process, so that the counterexample is
+    the one the exact store finds), check its correct design on the same scope with
+    ``workers`` processes (shared between entries with the same design and scope), save and
+    replay the trace."""
     t0 = time.perf_counter()
     spec = Spec(e.design, e.scope)
     bad = check(e.design, e.scope, stop_at=e.violates)
     key = (e.correct.name, repr(e.scope))
     if key not in correct_runs:
-        correct_runs[key] = check(e.correct, e.scope)
+        correct_runs[key] = check(e.correct, e.scope, workers=workers)
     good = correct_runs[key]
     replay_ok = False
     for p in save_traces(bad, spec, out):

@@ -450,7 +450,7 @@ def cmd_catalog(args) -> int:
     reported: list = []
     entries: list[dict] = []
     for e in CATALOG:
-        row, bad, spec, good = run_entry(e, out, correct_runs)
+        row, bad, spec, good = run_entry(e, out, correct_runs, workers=os.cpu_count() or 1)
         entries.append(row)
         reported.append((bad, spec))
         missed += not row["found"]

@@ -29,7 +29,7 @@ def test_entry_is_caught_and_correct_design_passes(e, tmp_path):
     v = bad.verdict(e.violates)
     assert v.status == VIOLATED, f"{e.name} missed"
     # shortest: no violation of that property within one step less
-    shorter = check(e.design, e.scope, max_depth=len(v.trace) - 1, stop_at=e.violates)
+    shorter = check(e.design, e.scope, max_depth=len(v.trace) - 1, stop_at=e.violates, workers=2)
     assert shorter.verdict(e.violates).status != VIOLATED
     # the saved trace replays to the same verdict
     paths = save_traces(bad, Spec(e.design, e.scope), tmp_path)

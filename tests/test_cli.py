@@ -35,7 +35,8 @@ def test_check_baseline_holds_and_writes_result(tmp_path, capsys):
 
 
 def test_check_flaw_exits_1_and_trace_replays(tmp_path, capsys):
-    code, out, _ = run(["check", "--design", "no-alignment-block", "--out", str(tmp_path), *TINY], capsys)
+    # the violation is 11 steps deep: the rest of the space says nothing more here
+    code, out, _ = run(["check", "--design", "no-alignment-block", "--out", str(tmp_path), "--max-depth", "12", *TINY], capsys)
     assert code == 1
     assert "checkpoints-consistent" in out and "VIOLATED" in out
     trace = one(tmp_path, "no-alignment-block.explore-*--checkpoints-consistent.trace.json")
