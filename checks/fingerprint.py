@@ -114,6 +114,10 @@ def fingerprint_search(
     n_trans = 0
     deepest = 0
     quiescent = 0
+    seen_add = seen.add
+    push = queue.append
+    fps_append, parent_append, action_append = store.fps.append, store.parent.append, store.action.append
+    n_stored = len(store.fps)
     next_report = started + progress_every
     tick = 0
     gc_was_enabled = gc.isenabled()
@@ -134,24 +138,32 @@ def fingerprint_search(
                 if not has_progress and is_progress(a):
                     has_progress = True
                 if sometimes:
-                    for item in tuple(sometimes):
-                        prop, check = item
+                    hit = False
+                    for prop, check in sometimes:
                         what = check(s, a, t)
-                        if what is not None:
+                        if what is not None and prop.name not in found:
                             found[prop.name] = (prop, what, idx, a, "sometimes")
-                            sometimes.remove(item)
+                            hit = True
+                    if hit:
+                        sometimes = [x for x in sometimes if x[0].name not in found]
                 fp = hash(canon(t) if canon else t)
                 if fp in seen:
                     continue
-                seen.add(fp)
-                tidx = store.add(fp, idx, i)
-                for item in tuple(always):
-                    prop, check = item
+                seen_add(fp)
+                fps_append(fp)
+                parent_append(idx)
+                action_append(i)
+                tidx = n_stored
+                n_stored += 1
+                hit = False
+                for prop, check in always:
                     why = check(t)
                     if why is not None:
                         found[prop.name] = (prop, why, tidx, None, "always")
-                        always.remove(item)
-                queue.append((t, tidx, nd))
+                        hit = True
+                if hit:
+                    always = [x for x in always if x[0].name not in found]
+                push((t, tidx, nd))
             if not has_progress:
                 quiescent += 1
                 for item in tuple(eventually):
