@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 from ckptcheck.model.design import KNOBS
@@ -38,24 +37,23 @@ class _Parser(argparse.ArgumentParser):
 MAX_COUNT = 1_000_000
 
 
-def _nonneg(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if v < 0 or v > MAX_COUNT:
-        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {MAX_COUNT:,}, got {text!r}")
-    return v
+def _count(minimum: int):
+    """An argparse type: a whole number from ``minimum`` to ``MAX_COUNT``."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            v = None
+        if v is None or not minimum <= v <= MAX_COUNT:
+            raise argparse.ArgumentTypeError(f"expected an integer from {minimum} to {MAX_COUNT:,}, got {text!r}")
+        return v
+
+    return parse
 
 
-def _positive(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        v = 0
-    if not 0 < v <= MAX_COUNT:
-        raise argparse.ArgumentTypeError(f"expected an integer from 1 to {MAX_COUNT:,}, got {text!r}")
-    return v
+_nonneg = _count(0)
+_positive = _count(1)
 
 
 def _positive_float(text: str) -> float:
@@ -103,8 +101,13 @@ def _search_options(args, design, scope) -> dict:
         symmetry = False
     opts = dict(symmetry=symmetry, seed=args.seed or 0, profile=args.profile or "ci")
     if args.engine == "explore":
+        workers = args.workers or os.cpu_count() or 1
+        if args.exact:
+            if (args.workers or 1) > 1:
+                _warn("--workers: the exact store runs in one process")
+            workers = 1
         opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth,
-                    store="exact" if args.exact else "fingerprint", workers=args.workers or os.cpu_count() or 1)
+                    store="exact" if args.exact else "fingerprint", workers=workers)
     else:
         for opt, v in {"--exact": args.exact or None, "--workers": args.workers}.items():
             if v is not None:
@@ -145,6 +148,21 @@ class _Progress:
             file=sys.stderr,
             flush=True,
         )
+
+
+def _add_search_options(p: argparse.ArgumentParser) -> None:
+    """The engine and its bounds (check and compare)."""
+    p.add_argument("--engine", choices=ENGINES, default="explore",
+                   help="explore: exhaustive BFS (default); stateful: Hypothesis random runs (sampled: proves nothing)")
+    p.add_argument("--symmetry", action="store_true", help="symmetry reduction (jobs with forward edges only)")
+    p.add_argument("--exact", action="store_true",
+                   help="explore: store every state instead of 64-bit fingerprints (about 10x the memory, one process)")
+    p.add_argument("--workers", type=_positive, default=None, help="explore: processes sharing the search (default: the number of cores)")
+    p.add_argument("--seed", type=_nonneg, default=None, help="seed for the stateful engine (default 0)")
+    p.add_argument("--profile", choices=tuple(PROFILES), default=None, help="Hypothesis settings profile (default ci)")
+    p.add_argument("--max-states", type=_nonneg, default=None, help="explore: stop after N distinct states (the result is then incomplete)")
+    p.add_argument("--max-seconds", type=_positive_float, default=None, help="explore: stop after S seconds (the result is then incomplete)")
+    p.add_argument("--max-depth", type=_nonneg, default=None, help="explore: do not expand states at this depth (the result is then incomplete)")
 
 
 def _add_scope_options(p: argparse.ArgumentParser) -> None:
@@ -606,16 +624,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--design", default="flink-baseline",
                    help="a preset, a catalog variant, a TOML design file or module:NAME (default flink-baseline)")
-    c.add_argument("--engine", choices=ENGINES, default="explore",
-                   help="explore: exhaustive BFS (default); stateful: Hypothesis random runs (sampled: proves nothing)")
-    c.add_argument("--symmetry", action="store_true", help="symmetry reduction (jobs with forward edges only)")
-    c.add_argument("--exact", action="store_true", help="explore: store every state instead of 64-bit fingerprints (about 10x the memory)")
-    c.add_argument("--workers", type=_positive, default=None, help="explore: processes sharing the search (default: the number of cores)")
-    c.add_argument("--seed", type=_nonneg, default=None, help="seed for the stateful engine (default 0)")
-    c.add_argument("--profile", choices=tuple(PROFILES), default=None, help="Hypothesis settings profile (default ci)")
-    c.add_argument("--max-states", type=_nonneg, default=None, help="explore: stop after N distinct states (the result is then incomplete)")
-    c.add_argument("--max-seconds", type=_positive_float, default=None, help="explore: stop after S seconds (the result is then incomplete)")
-    c.add_argument("--max-depth", type=_nonneg, default=None, help="explore: do not expand states at this depth (the result is then incomplete)")
+    _add_search_options(c)
     c.add_argument("--out", default="results", help="where the result and counterexample traces go (default results)")
     c.add_argument("--report", default=None, metavar="DIR", help="also write report.html, report.md and junit.xml to DIR")
     _add_scope_options(c)
@@ -632,15 +641,7 @@ def build_parser() -> argparse.ArgumentParser:
         "search was not exhaustive.",
     )
     cp.add_argument("designs", nargs="+", metavar="DESIGN", help="the reference first, then the variants")
-    cp.add_argument("--engine", choices=ENGINES, default="explore", help="explore (default) or stateful (sampled)")
-    cp.add_argument("--symmetry", action="store_true", help="symmetry reduction (jobs with forward edges only)")
-    cp.add_argument("--exact", action="store_true", help="explore: store every state instead of 64-bit fingerprints (about 10x the memory)")
-    cp.add_argument("--workers", type=_positive, default=None, help="explore: processes sharing the search (default: the number of cores)")
-    cp.add_argument("--seed", type=_nonneg, default=None, help="seed for the stateful engine (default 0)")
-    cp.add_argument("--profile", choices=tuple(PROFILES), default=None, help="Hypothesis settings profile (default ci)")
-    cp.add_argument("--max-states", type=_nonneg, default=None, help="explore: stop after N states per design (incomplete)")
-    cp.add_argument("--max-seconds", type=_positive_float, default=None, help="explore: stop after S seconds per design (incomplete)")
-    cp.add_argument("--max-depth", type=_nonneg, default=None, help="explore: do not expand states at this depth (incomplete)")
+    _add_search_options(cp)
     cp.add_argument("--out", default="results/compare", help="where counterexample traces go")
     cp.add_argument("--report", default=None, metavar="DIR", help="also write report.html, report.md and junit.xml to DIR")
     _add_scope_options(cp)

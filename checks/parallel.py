@@ -26,7 +26,7 @@ import time
 from array import array
 from typing import Any, Callable
 
-from .fingerprint import FingerprintCollision, collision_probability
+from .bfs import Bounds, collision_probability, reexecute
 
 
 class _Worker:
@@ -211,22 +211,11 @@ def _serve(model, rank: int, n: int, inboxes, halt, conn) -> None:
             return
 
 
-def parallel_search(
-    model,
-    out,
-    discovery: Callable[..., Any],
-    *,
-    workers: int,
-    max_states: int | None,
-    max_seconds: float | None,
-    max_depth: int | None,
-    stop_when: Callable[[dict], bool],
-    stop_reason: str,
-    progress: Callable | None,
-    progress_every: float,
-) -> None:
+def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, workers: int) -> None:
     """The search over ``workers`` processes; fills ``out`` (an ``ExploreOutcome``)."""
     started = time.perf_counter()
+    max_states, max_seconds, max_depth = bounds.max_states, bounds.max_seconds, bounds.max_depth
+    stop_when, stop_reason, progress, progress_every = bounds.stop_when, bounds.stop_reason, bounds.progress, bounds.progress_every
     ctx = multiprocessing.get_context("fork")
     n = workers
     inboxes = [ctx.Queue() for _ in range(n)]
@@ -342,14 +331,7 @@ def _rebuild(model, conns, inits: list, rank: int, idx: int, extra: int | None) 
         chain.append((fp, action))
         rank, idx = prank, pidx
     chain.reverse()
-    canon = model.canonical
-    path = []
-    for fp, i in chain:
-        a = model.actions(s)[i]
-        s = model.next_state(s, a)
-        path.append(a)
-        if hash(canon(s) if canon else s) != fp:
-            raise FingerprintCollision("a state re-executed to another fingerprint")
+    path, end = reexecute(model, s, chain)
     if extra is not None:
-        path.append(model.actions(s)[extra])
+        path.append(model.actions(end)[extra])
     return path

@@ -37,9 +37,9 @@ def default_scope_for(design) -> Scope:
 # Figures measured on this project's 2-core machine (README, "Scopes and figures"): design name
 # and scope -> what a full exhaustive search of it costs.  Shown before such a search starts.
 KNOWN_FIGURES: tuple[tuple[str, Scope, str], ...] = (
-    ("flink-baseline", default_scope(), "273,577 states, about 20 s"),
-    ("flip600-regional", regional_scope(), "9,017,680 states, about 10 minutes and 7.6 GB"),
-    ("flip600-proposed", regional_scope(), "a violation after about 2.5 million states; 9,301,889 states in all, about 10 minutes"),
+    ("flink-baseline", default_scope(), "273,577 states, about 15 s with 2 workers"),
+    ("flip600-regional", regional_scope(), "9,017,680 states, about 9 minutes and 4 GB with 2 workers"),
+    ("flip600-proposed", regional_scope(), "a violation after about 2.5 million states; 9,301,889 states in all, about 9 minutes with 2 workers"),
 )
 
 
@@ -50,5 +50,5 @@ def known_figures(design, scope: Scope) -> str | None:
         if scope == known and design.name == name:
             return f"{name} in this scope: {figures}"
     if scope == regional_scope():
-        return "the FLIP-600 default scope: flip600-regional has 9,017,680 states here (about 10 minutes, 7.6 GB)"
+        return "the FLIP-600 default scope: flip600-regional has 9,017,680 states here (about 9 minutes and 4 GB with 2 workers)"
     return None

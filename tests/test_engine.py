@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ckptcheck.checks.explore import explore
-from ckptcheck.checks.fingerprint import FingerprintCollision, PathStore, collision_probability
+from ckptcheck.checks.bfs import FingerprintCollision, PathStore, collision_probability
 from ckptcheck.specs.catalog import entry
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.scopes import scope
@@ -84,3 +84,5 @@ def test_store_and_workers_are_checked():
         explore(spec, store="disk")
     with pytest.raises(ValueError, match="workers"):
         explore(spec, workers=0)
+    with pytest.raises(ValueError, match="exact store runs in one process"):
+        explore(spec, store="exact", workers=2)

@@ -1,6 +1,6 @@
-"""Breadth-first search with a fingerprint store, in one process.
+"""Breadth-first search in one process, with a fingerprint store (the default) or an exact one.
 
-The visited set holds 64-bit fingerprints (``hash`` of the canonical world; worlds hold only
+The fingerprint store's visited set holds 64-bit fingerprints (``hash`` of the canonical world; worlds hold only
 ints, bools and tuples, so the hash is the same in every process) instead of worlds.  Each state
 also gets an index, with its parent's index and the index of its action in ``actions(parent)``
 in compact arrays (``array('q')`` and ``array('H')``): about 90 bytes a state, against about 900
@@ -10,8 +10,9 @@ collision on the path is detected, never silently reported.  A collision elsewhe
 the search skip a state: its probability is reported with every result, computed as TLC does
 (distinct x (generated - distinct) / 2^64).
 
-BFS order, the enabled-action order and therefore every counterexample are exactly those of the
-exact store (``checks.explore``): the same paths, action for action.
+The exact store (``exact=True``) keeps the canonical worlds themselves in the visited set,
+about ten times the memory, and nothing else changes: BFS order, the enabled-action order and
+therefore every counterexample are the same in both stores, action for action.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import gc
 import time
 from array import array
+from dataclasses import dataclass
 from collections import deque
 from typing import Any, Callable
 
@@ -55,37 +57,47 @@ class PathStore:
         """The actions from an initial state to state ``idx``, re-executed and checked."""
         chain = []
         while self.parent[idx] >= 0:
-            chain.append(idx)
+            chain.append((self.fps[idx], self.action[idx]))
             idx = self.parent[idx]
-        s = self.inits[-1 - self.parent[idx]]
         chain.reverse()
-        canon = model.canonical
-        path = []
-        for i in chain:
-            a = model.actions(s)[self.action[i]]
-            s = model.next_state(s, a)
-            path.append(a)
-            if hash(canon(s) if canon else s) != self.fps[i]:
-                raise FingerprintCollision(f"state {i} re-executed to another fingerprint")
-        return path
+        return reexecute(model, self.inits[-1 - self.parent[idx]], chain)[0]
 
 
-def fingerprint_search(
-    model,
-    out,
-    discovery: Callable[..., Any],
-    *,
-    max_states: int | None,
-    max_seconds: float | None,
-    max_depth: int | None,
-    stop_when: Callable[[dict], bool],
-    stop_reason: str,
-    progress: Callable | None,
-    progress_every: float,
-) -> None:
+def reexecute(model, s, chain: list[tuple[int, int]]) -> tuple[list, Any]:
+    """The actions of ``chain`` ((fingerprint, action index) per step) from state ``s``, and the
+    state they reach; each state on the way must have its stored fingerprint, or two states
+    shared one."""
+    canon = model.canonical
+    path = []
+    for fp, i in chain:
+        a = model.actions(s)[i]
+        s = model.next_state(s, a)
+        path.append(a)
+        if hash(canon(s) if canon else s) != fp:
+            raise FingerprintCollision("a state on a stored path re-executed to another fingerprint")
+    return path, s
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """When a search stops short of the whole space, and how it reports progress."""
+
+    stop_when: Callable[[dict], bool]  # given the discoveries by property name
+    stop_reason: str
+    max_states: int | None = None
+    max_seconds: float | None = None
+    max_depth: int | None = None
+    progress: Callable | None = None
+    progress_every: float = 2.0
+
+
+def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exact: bool) -> None:
     """The search; fills ``out`` (an ``ExploreOutcome``).  ``discovery(prop, reason, path, kind)``
-    makes a discovery record once its path is rebuilt."""
+    makes a discovery record once its path is rebuilt.  ``exact`` keeps worlds, not fingerprints,
+    in the visited set."""
     started = time.perf_counter()
+    max_states, max_seconds, max_depth = bounds.max_states, bounds.max_seconds, bounds.max_depth
+    stop_when, stop_reason, progress, progress_every = bounds.stop_when, bounds.stop_reason, bounds.progress, bounds.progress_every
     canon = model.canonical
     actions = model.actions
     next_state = model.next_state
@@ -97,13 +109,14 @@ def fingerprint_search(
     found: dict[str, tuple] = {}
     inits = list(model.initial_states())
     store = PathStore(inits)
-    seen: set[int] = set()
+    seen: set = set()  # fingerprints, or canonical worlds with the exact store
     queue: deque = deque()
     for r, s in enumerate(inits):
-        fp = hash(canon(s) if canon else s)
-        if fp in seen:
+        k = canon(s) if canon else s
+        fp = hash(k)
+        if (k if exact else fp) in seen:
             continue
-        seen.add(fp)
+        seen.add(k if exact else fp)
         idx = store.add(fp, -1 - r, 0)
         queue.append((s, idx, 0))
         for prop, check in always:
@@ -146,10 +159,12 @@ def fingerprint_search(
                             hit = True
                     if hit:
                         sometimes = [x for x in sometimes if x[0].name not in found]
-                fp = hash(canon(t) if canon else t)
-                if fp in seen:
+                k = canon(t) if canon else t
+                fp = hash(k)
+                key = k if exact else fp
+                if key in seen:
                     continue
-                seen_add(fp)
+                seen_add(key)
                 fps_append(fp)
                 parent_append(idx)
                 action_append(i)
@@ -198,8 +213,8 @@ def fingerprint_search(
     out.depth = deepest
     out.quiescent_states = quiescent
     out.complete = not queue and (not out.stopped or out.stopped == "every property has a discovery")
-    out.store = "fingerprint"
-    out.collision_probability = collision_probability(len(seen), n_trans)
+    out.store = "exact" if exact else "fingerprint"
+    out.collision_probability = None if exact else collision_probability(len(seen), n_trans)
     for name, (prop, why, idx, extra, kind) in found.items():
         path = store.rebuild(model, idx)
         if extra is not None:
