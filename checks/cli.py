@@ -144,7 +144,7 @@ class _Progress:
         self.last = (outcome.elapsed, outcome.states)
         print(
             f"  ... {outcome.states:,} states ({rate:,.0f}/s), {outcome.transitions:,} transitions, queue {queue:,},"
-            f" depth {outcome.depth}, {_rss_mb():,} MB, {outcome.elapsed:.0f}s",
+            f" depth {outcome.depth}, {_rss_mb() + getattr(outcome, 'workers_peak_mb', 0):,} MB, {outcome.elapsed:.0f}s",
             file=sys.stderr,
             flush=True,
         )

@@ -46,6 +46,7 @@ class ExploreOutcome:
     store: str = "fingerprint"  # "fingerprint": 64-bit fingerprints, paths re-executed; "exact": worlds kept
     collision_probability: float | None = None  # fingerprint store: TLC's estimate that a state was missed
     workers: int = 1
+    workers_peak_mb: int = 0  # with workers: the sum of their peak resident memory so far
 
 
 def explore(

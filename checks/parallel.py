@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import resource
 import signal
 import time
 from array import array
@@ -187,7 +188,8 @@ class _Worker:
                 nxt.append((t, tidx))
         self.frontier = nxt
         return {"new": len(nxt), "transitions": trans, "quiescent": quiescent, "found": found,
-                "halted": halted, "timed_out": timed_out, "frontier": len(nxt), "states": len(seen)}
+                "halted": halted, "timed_out": timed_out, "frontier": len(nxt), "states": len(seen),
+                "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}
 
     def link(self, idx: int) -> tuple[int, int, int, int]:
         return self.parent_rank[idx], self.parent_idx[idx], self.action[idx], self.fps[idx]
@@ -269,6 +271,7 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
                 transitions += sum(r["transitions"] for r in replies)
                 quiescent += sum(r["quiescent"] for r in replies)
                 take(replies, level)
+                out.workers_peak_mb = sum(r["peak_mb"] for r in replies)
                 frontier = sum(r["frontier"] for r in replies) if expand else 0
                 level += 1
                 if any(r["halted"] for r in replies):
