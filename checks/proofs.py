@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 import z3
@@ -218,6 +219,7 @@ def _any_java_violation(e: _Enc, hi: int) -> dict:
     }
 
 
+@lru_cache(maxsize=8)
 def first_java_break(lo: int, hi: int) -> Outcome:
     """The smallest M in (lo, hi] for which Java int arithmetic breaks a key-group claim,
     by binary search on the monotone question "is there a violation with M <= x?"."""
