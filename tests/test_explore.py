@@ -34,7 +34,7 @@ def test_golden_state_counts(job, limits, states, engine):
 
 
 def test_baseline_holds_and_reports_unreached_witnesses(tiny_scope):
-    r = check(BASELINE, tiny_scope)
+    r = check(BASELINE, tiny_scope, workers=2)
     assert r.complete and r.ok
     assert r.stats["states"] == 59025
     status = {v.property: v.status for v in r.verdicts}
