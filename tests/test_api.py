@@ -10,7 +10,7 @@ from ckptcheck.specs.designs import BASELINE
 def test_users_variant_in_three_lines():
     from ckptcheck.specs.scopes import scope
 
-    small = scope("forward-2x2", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=0,
+    small = scope("forward-2x2", records_per_split=1, max_checkpoints=1, max_failures=0, max_declines=0,
                   max_lost_notifications=0)
     result = check(BASELINE.with_(name="keep-two", num_retained=2), small)
     assert result.ok, [v.reason for v in result.violated]
