@@ -115,8 +115,17 @@ def _search_options(args, design, scope) -> dict:
     return opts
 
 
+LARGE = {"records_per_split": 3, "max_checkpoints": 6, "max_failures": 3, "max_declines": 4, "max_timeouts": 3,
+         "max_lost_notifications": 3}
+
+
 def _before_search(design, scope) -> None:
-    """Say so before a search that will be large."""
+    """Say so before a search that will be large: its known figures, or the limits past which an
+    exhaustive search is not expected to end."""
+    big = [f"{k} = {getattr(scope, k)}" for k, v in LARGE.items() if getattr(scope, k) > v]
+    if big:
+        _warn(f"{', '.join(big)}: the state space grows exponentially with these limits, and an exhaustive"
+              " search this large is not expected to end; bound it with --max-seconds or --max-states")
     figures = known_figures(design, scope)
     if figures:
         _say(f"expect   {figures} (measured on 2 cores; --max-seconds or --max-states bound it)")
@@ -375,6 +384,7 @@ def cmd_compare(args) -> int:
         _warn("--symmetry: not applied, because a design replaces components")
         opts["symmetry"] = False
     _say(f"comparing {', '.join(names)} (reference: {names[0]}) ...")
+    _before_search(designs[0], scope)
     cmp = compare(designs, scope, trace_dir=out, engine=args.engine, progress=_Progress(), **opts)
     print_comparison(cmp)
     if report_dir is not None:
