@@ -24,10 +24,15 @@ import multiprocessing
 import resource
 import signal
 import time
+import traceback
 from array import array
 from typing import Any, Callable
 
 from .bfs import Bounds, collision_probability, reexecute
+
+
+class WorkerError(RuntimeError):
+    """A worker process raised: its traceback, as text."""
 
 
 class _Worker:
@@ -202,13 +207,18 @@ def _serve(model, rank: int, n: int, inboxes, halt, conn) -> None:
     while True:
         msg = conn.recv()
         op = msg[0]
-        if op == "init":
-            conn.send(w.init(msg[1]))
-        elif op == "level":
-            conn.send(w.level(*msg[1:]))
-        elif op == "links":
-            conn.send([w.link(i) for i in msg[1]])
-        else:
+        try:
+            if op == "init":
+                conn.send(w.init(msg[1]))
+            elif op == "level":
+                conn.send(w.level(*msg[1:]))
+            elif op == "links":
+                conn.send([w.link(i) for i in msg[1]])
+            else:
+                conn.close()
+                return
+        except Exception:  # a model (or a design's component) that raises: tell the coordinator
+            conn.send({"error": traceback.format_exc()})
             conn.close()
             return
 
@@ -240,7 +250,11 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
     def ask(op, *args) -> list:
         for c in conns:
             c.send((op, *args))
-        return [c.recv() for c in conns]
+        replies = [c.recv() for c in conns]
+        for r in replies:
+            if isinstance(r, dict) and "error" in r:
+                raise WorkerError(f"a search worker failed:\n{r['error']}")
+        return replies
 
     def take(replies: list, level: int | None) -> None:
         """Keep, per property, the discovery with the shortest path (then the least rank and

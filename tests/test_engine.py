@@ -86,3 +86,17 @@ def test_store_and_workers_are_checked():
         explore(spec, workers=0)
     with pytest.raises(ValueError, match="exact store runs in one process"):
         explore(spec, store="exact", workers=2)
+
+
+def test_a_component_that_raises_in_a_worker_is_reported_with_its_traceback():
+    from ckptcheck.checks.parallel import WorkerError
+    from ckptcheck.model.sinks import TwoPhaseCommitSink
+
+    class Broken(TwoPhaseCommitSink):
+        def invoke(self, tx, t, ts, r):
+            raise ZeroDivisionError("a bug in my sink")
+
+    spec = Spec(BASELINE.with_(name="broken", sink=Broken), scope("forward-2x2", max_checkpoints=0, max_failures=0,
+                                                                  max_declines=0, max_lost_notifications=0))
+    with pytest.raises(WorkerError, match="ZeroDivisionError: a bug in my sink"):
+        explore(spec, workers=2)
