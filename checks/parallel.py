@@ -13,8 +13,8 @@ across workers and re-executing them from the initial state (checking every fing
 Every level is finished before the next starts, so each discovery is made at its least depth:
 counterexamples are as short as the one-process search's (they may differ in which of several
 shortest runs they show).  State and transition counts are those of the one-process search.
-Ctrl-C ends the level early and keeps what was found; bounds are checked at level ends (the
-time bound also inside a level).
+Ctrl-C ends the level early and keeps the figures and what was found; bounds are checked at
+level ends (the time bound also inside a level).
 """
 
 from __future__ import annotations
@@ -267,49 +267,52 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
                 if name not in found or key < found[name][0]:
                     found[name] = (key, rank, idx, extra, kind, why)
 
+    # Ctrl-C during the search sets ``halt`` instead of raising: the workers end the level early
+    # and every reply still arrives, so the partial figures and discoveries are kept.
+    try:
+        old_handler = signal.signal(signal.SIGINT, lambda *_: halt.set())
+    except ValueError:  # not the main thread: Ctrl-C is not ours to handle
+        old_handler = None
     try:
         replies = ask("init", inits)
         states = sum(r["new"] for r in replies)
         take(replies, None)
         level = 0
         frontier = states
-        try:
-            while frontier:
-                depth = level
-                expand = max_depth is None or level < max_depth
-                if not expand:
-                    out.stopped = f"depth bound {max_depth} reached"
-                deadline = started + max_seconds if max_seconds is not None else None
-                replies = ask("level", expand, set(found), deadline)
-                states += sum(r["new"] for r in replies)
-                transitions += sum(r["transitions"] for r in replies)
-                quiescent += sum(r["quiescent"] for r in replies)
-                take(replies, level)
-                out.workers_peak_mb = sum(r["peak_mb"] for r in replies)
-                frontier = sum(r["frontier"] for r in replies) if expand else 0
-                level += 1
-                if any(r["halted"] for r in replies):
-                    raise KeyboardInterrupt
-                if any(r["timed_out"] for r in replies):
-                    out.stopped = f"time bound {max_seconds:g}s reached"
-                    break
-                if found and stop_when(found):
-                    out.stopped = stop_reason
-                    break
-                if max_states is not None and states >= max_states:
-                    out.stopped = f"state bound {max_states} reached"
-                    break
-                now = time.perf_counter()
-                if max_seconds is not None and now - started > max_seconds and frontier:
-                    out.stopped = f"time bound {max_seconds:g}s reached"
-                    break
-                if progress is not None and now >= next_report:
-                    out.states, out.transitions, out.depth, out.elapsed = states, transitions, depth, now - started
-                    progress(out, frontier)
-                    next_report = now + progress_every
-        except KeyboardInterrupt:
-            out.stopped = "interrupted (Ctrl-C)"
-            halt.set()
+        while frontier:
+            depth = level
+            expand = max_depth is None or level < max_depth
+            if not expand:
+                out.stopped = f"depth bound {max_depth} reached"
+            deadline = started + max_seconds if max_seconds is not None else None
+            replies = ask("level", expand, set(found), deadline)
+            states += sum(r["new"] for r in replies)
+            transitions += sum(r["transitions"] for r in replies)
+            quiescent += sum(r["quiescent"] for r in replies)
+            take(replies, level)
+            out.workers_peak_mb = sum(r["peak_mb"] for r in replies)
+            frontier = sum(r["frontier"] for r in replies) if expand else 0
+            level += 1
+            if halt.is_set():
+                out.stopped = "interrupted (Ctrl-C)"
+                break
+            if any(r["timed_out"] for r in replies):
+                out.stopped = f"time bound {max_seconds:g}s reached"
+                break
+            if found and stop_when(found):
+                out.stopped = stop_reason
+                break
+            if max_states is not None and states >= max_states:
+                out.stopped = f"state bound {max_states} reached"
+                break
+            now = time.perf_counter()
+            if max_seconds is not None and now - started > max_seconds and frontier:
+                out.stopped = f"time bound {max_seconds:g}s reached"
+                break
+            if progress is not None and now >= next_report:
+                out.states, out.transitions, out.depth, out.elapsed = states, transitions, depth, now - started
+                progress(out, frontier)
+                next_report = now + progress_every
         out.states = states
         out.transitions = transitions
         out.depth = depth
@@ -321,6 +324,8 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
         for name, (_, rank, idx, extra, kind, why) in found.items():
             out.discoveries[name] = discovery(props[name], why, _rebuild(model, conns, inits, rank, idx, extra), kind)
     finally:
+        if old_handler is not None:
+            signal.signal(signal.SIGINT, old_handler)
         for c in conns:
             try:
                 c.send(("stop",))

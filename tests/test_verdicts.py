@@ -69,3 +69,28 @@ def test_replay_of_a_clean_trace_does_not_claim_the_design_holds(tmp_path, capsy
     (tmp_path / "short.json").write_text(json.dumps(doc))
     code, out, _ = run(["replay", str(tmp_path / "short.json")], capsys)
     assert code == 0 and "replayed 3 steps: no property violated on this trace" in out
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_keeps_the_partial_result_marked_incomplete(tmp_path, workers):
+    """Ctrl-C after a few seconds of a long search: the figures reached, a result file whose
+    outcome is incomplete, exit status 130, no traceback."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from ckptcheck.checks.cli import main; sys.exit(main())",
+         "check", "--design", "flip600-regional", "--workers", workers, "--out", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out + err
+    assert "Traceback" not in err
+    assert re.search(r"RESULT: no violation in [\d,]+ states to depth \d+ \(incomplete: interrupted \(Ctrl-C\)\)", out)
+    doc = json.loads(one(tmp_path, "flip600-regional.explore-*.result.json").read_text())
+    assert doc["outcome"] == "incomplete" and doc["ok"] is False and doc["stats"]["stopped"] == "interrupted (Ctrl-C)"
+    assert doc["stats"]["states"] > 1000
