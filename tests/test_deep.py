@@ -1,4 +1,4 @@
-"""The default scope in the default run; bigger scopes and long random runs behind ``-m deep``."""
+"""The default scopes, bigger scopes and long random runs: all behind ``-m deep``."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.scopes import default_scope, scope
 
 
+@pytest.mark.deep
 def test_baseline_holds_in_the_default_scope_with_every_witness():
-    """The baseline's golden count, searched by two workers (the README's figure)."""
+    """The baseline's golden count, searched by two workers (the README's figure).  The default
+    run pins smaller golden counts on every engine (tests/test_explore.py)."""
     r = check(BASELINE, default_scope(), workers=2)
     assert r.complete and r.ok, [v.reason for v in r.violated]
     assert r.stats["states"] == 273577
