@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ckptcheck.checks.api import check
 from ckptcheck.checks.results import NOT_APPLICABLE, SAMPLED, VIOLATED
 from ckptcheck.checks.trace import replay, trace_document
@@ -22,6 +24,7 @@ def test_stateful_finds_alignment_flaw_and_trace_replays():
     assert len(v.trace) >= len(bfs.trace), "BFS counterexamples are the shortest"
 
 
+@pytest.mark.deep
 def test_stateful_finds_commit_flaw():
     e = entry("commit-at-pre-commit")
     r = check(e.design, e.scope, "stateful", seed=3, stop_at=e.violates)
