@@ -27,7 +27,7 @@ def catalog_row(e: Entry, bad: CheckResult, good: CheckResult, replay_ok: bool, 
                 f" {good.stats['states']:,} states ({good.searched()})")
     if v.status == VIOLATED and not replay_ok:
         summary += "; the saved trace does NOT replay to the same verdict"
-    return {"name": e.name, "violates": e.violates, "found": found, "summary": summary,
+    return {"name": e.name, "violates": e.violates, "found": found, "summary": summary, "replays": replay_ok,
             "reason": v.reason or "", "origin": e.origin, "seconds": round(seconds, 3)}
 
 

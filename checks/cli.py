@@ -24,7 +24,19 @@ from ckptcheck.specs.spec import Spec
 
 from .api import ENGINES, check, run_id, save_traces
 from .outputs import out_dir, out_file
-from .results import EXIT_STATUS, HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, VIOLATED, CheckResult
+from .results import (
+    EXIT_STATUS,
+    HIT,
+    HOLDS,
+    NOT_APPLICABLE,
+    NOT_REACHED,
+    OUTCOME_HOLDS,
+    OUTCOME_INCOMPLETE,
+    OUTCOME_SAMPLED,
+    OUTCOME_VIOLATED,
+    VIOLATED,
+    CheckResult,
+)
 from .stateful import PROFILES
 from .trace import load_trace_file, replay, write_json_atomic
 
@@ -359,7 +371,7 @@ def print_comparison(cmp) -> None:
             elif c.what == FIXES:
                 _say(f"{r.design.name} fixes {c.property}: {c.reason}")
     broken = {c.design for c in cmp.broken}
-    unsure = [r.design.name for r in results if r.outcome != "holds" and r.outcome != "violated"]
+    unsure = [r.design.name for r in results if r.outcome not in (OUTCOME_HOLDS, OUTCOME_VIOLATED)]
     words = f"{len(broken)} of {len(results) - 1} variant(s) break a property that {ref.design.name} does not"
     if unsure:
         words += f"; searches of {', '.join(unsure)} were not exhaustive, so what holds there is not proved"
@@ -396,7 +408,7 @@ def cmd_compare(args) -> int:
         _say(f"report written to {', '.join(str(p) for p in paths)}")
     if cmp.broken:
         return 1
-    return 0 if all(r.outcome in ("holds", "violated") for r, _ in cmp.results) else 3
+    return 0 if all(r.outcome in (OUTCOME_HOLDS, OUTCOME_VIOLATED) for r, _ in cmp.results) else EXIT_STATUS[OUTCOME_INCOMPLETE]
 
 
 def cmd_replay(args) -> int:
@@ -485,11 +497,16 @@ def cmd_catalog(args) -> int:
         v = bad.verdict(e.violates)
         if v.status == VIOLATED:
             _say(f"found   {e.name}: {e.violates} violated in {len(v.trace)} steps: {v.reason}")
-            replays = "to the same verdict" if "does NOT replay" not in row["summary"] else "DIFFERENTLY"
+            replays = "to the same verdict" if row["replays"] else "DIFFERENTLY"
             _say(f"        trace {v.trace_file} replays {replays}")
         else:
             _say(f"MISSED  {e.name}: {e.violates} {bad.verdict_words(v)}")
-        verdict = "passes" if good.holds else "FAILS: " + "; ".join(x.reason for x in good.violated)
+        if good.holds:
+            verdict = "passes"
+        elif good.violated:
+            verdict = "FAILS: " + "; ".join(x.reason for x in good.violated)
+        else:
+            verdict = f"was not searched to the end ({good.searched()})"
         _say(f"        correct design {e.correct.name} {verdict} on the same scope ({good.stats['states']:,} states,"
              f" {row['seconds']:.1f}s)")
     headline = f"{len(CATALOG) - missed}/{len(CATALOG)} catalog entries found"
@@ -545,7 +562,7 @@ def cmd_spark(args) -> int:
     _print_spark_summary(summary, out)
     if summary["violations"]:
         return 1
-    return EXIT_STATUS["sampled"] if args.spark_mode == "generate" else 0
+    return EXIT_STATUS[OUTCOME_SAMPLED] if args.spark_mode == "generate" else 0
 
 
 def cmd_itf(args) -> int:
