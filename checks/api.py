@@ -24,10 +24,10 @@ from ckptcheck.specs.spec import Spec
 
 from .explore import ExploreOutcome, explore
 from .outputs import slug
-from .results import HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, SAMPLED, UNKNOWN, VIOLATED, CheckResult, Verdict
+from .results import EXHAUSTIVE_ENGINES, HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, SAMPLED, UNKNOWN, VIOLATED, CheckResult, Verdict
 from .trace import trace_document, write_json_atomic
 
-ENGINES = ("explore", "stateful")
+ENGINES = ("explore", "spark", "stateful")
 
 
 def _verdicts(spec: Spec, discoveries: dict, complete: bool) -> list[Verdict]:
@@ -65,16 +65,19 @@ def check(
     trace_dir: str | Path | None = None,
     store: str = "fingerprint",
     workers: int = 1,
+    master: str | None = None,
+    partitions: int | None = None,
 ) -> CheckResult:
     """Check ``design`` in ``scope``.  ``stop_at`` ends the search at the first violation of
     that property.  With ``trace_dir``, every counterexample is written there as a trace.
     ``store`` ("fingerprint" or "exact") and ``workers`` choose how the exhaustive search keeps
-    its visited states and how many processes share it (``checks.explore``)."""
+    its visited states and how many processes share it (``checks.explore``); ``engine="spark"`` runs
+    the same exhaustive search on Spark (``master``, ``partitions``)."""
     if engine not in ENGINES:
         raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
     kwargs = {} if properties is None else {"properties": properties}
     spec = Spec(design, scope, symmetry=symmetry, **kwargs)
-    if engine == "explore":
+    if engine in EXHAUSTIVE_ENGINES:
         stop_when = (lambda d: stop_at in d) if stop_at else None
         outcome: ExploreOutcome = explore(
             spec,
@@ -85,6 +88,9 @@ def check(
             progress=progress,
             store=store,
             workers=workers,
+            spark=engine == "spark",
+            master=master,
+            partitions=partitions,
         )
         complete = outcome.complete
         stats = {
@@ -99,6 +105,8 @@ def check(
             "workers": outcome.workers,
             "collision_probability": outcome.collision_probability,
         }
+        if outcome.engine_detail:
+            stats["engine_detail"] = outcome.engine_detail
         if stop_at and outcome.stopped == "stop condition met":
             stats["stopped"] = f"stopped at the first violation of {stop_at}"
         verdicts = _verdicts(spec, outcome.discoveries, complete)
@@ -128,7 +136,7 @@ def run_id(result: CheckResult) -> str:
     what = {
         "scope": result.scope.to_json(), "knobs": result.design.knobs(), "components": result.design.components(),
         "symmetry": result.symmetry, "engine": result.engine,
-        "sampling": [result.stats.get("seed"), result.stats.get("profile")] if result.engine != "explore" else None,
+        "sampling": [result.stats.get("seed"), result.stats.get("profile")] if result.engine not in EXHAUSTIVE_ENGINES else None,
     }
     digest = hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:8]
     return f"{slug(result.design.name)}.{result.engine}-{digest}"

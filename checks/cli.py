@@ -25,6 +25,7 @@ from ckptcheck.specs.spec import Spec
 from .api import ENGINES, check, run_id, save_traces
 from .outputs import out_dir, out_file
 from .results import (
+    EXHAUSTIVE_ENGINES,
     EXIT_STATUS,
     HIT,
     HOLDS,
@@ -94,14 +95,23 @@ def _search_options(args, design, scope) -> dict:
     """The engine options that apply, with a warning for each one given that does not."""
     explore_only = {"--max-states": args.max_states, "--max-seconds": args.max_seconds, "--max-depth": args.max_depth}
     stateful_only = {"--seed": args.seed, "--profile": args.profile}
-    if args.engine == "explore":
+    spark_only = {"--master": args.master, "--partitions": args.partitions}
+    if args.engine in EXHAUSTIVE_ENGINES:
         for opt, v in stateful_only.items():
             if v is not None:
                 _warn(f"{opt} applies to --engine stateful; the exhaustive search ignores it")
     else:
         for opt, v in explore_only.items():
             if v is not None:
-                _warn(f"{opt} applies to --engine explore; the stateful engine ignores it")
+                _warn(f"{opt} applies to --engine explore or spark; the stateful engine ignores it")
+    if args.engine != "spark":
+        for opt, v in spark_only.items():
+            if v is not None:
+                _warn(f"{opt} applies to --engine spark; --engine {args.engine} ignores it")
+    elif design.replaced():
+        comp, qual = next(iter(design.replaced().items()))
+        raise InputError(design.name, f"components.{comp}", f"--engine spark runs presets, catalog entries and TOML designs; {qual}"
+                         " would have to be importable on every executor (use --engine explore)")
     symmetry = args.symmetry
     if symmetry and design.replaced():
         _warn("--symmetry: not applied, because the design replaces components "
@@ -123,7 +133,10 @@ def _search_options(args, design, scope) -> dict:
     else:
         for opt, v in {"--exact": args.exact or None, "--workers": args.workers}.items():
             if v is not None:
-                _warn(f"{opt} applies to --engine explore; the stateful engine ignores it")
+                _warn(f"{opt} applies to --engine explore; --engine {args.engine} ignores it")
+        if args.engine == "spark":
+            opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth,
+                        master=args.master, partitions=args.partitions)
     return opts
 
 
@@ -174,7 +187,11 @@ class _Progress:
 def _add_search_options(p: argparse.ArgumentParser) -> None:
     """The engine and its bounds (check and compare)."""
     p.add_argument("--engine", choices=ENGINES, default="explore",
-                   help="explore: exhaustive BFS (default); stateful: Hypothesis random runs (sampled: proves nothing)")
+                   help="explore: exhaustive BFS (default); spark: the same search on Spark; stateful: Hypothesis random runs"
+                   " (sampled: proves nothing)")
+    p.add_argument("--master", default=None, help="spark: the Spark master URL (default local[*], or spark-submit's)")
+    p.add_argument("--partitions", type=_positive, default=None,
+                   help="spark: partitions of the frontier and visited set (default 2 x the cluster's cores)")
     p.add_argument("--symmetry", action="store_true", help="symmetry reduction (jobs with forward edges only)")
     p.add_argument("--exact", action="store_true",
                    help="explore: store every state instead of 64-bit fingerprints (about 10x the memory, one process)")
@@ -242,18 +259,20 @@ def _mark(result: CheckResult, v) -> str:
 
 def _engine_line(result: CheckResult) -> str:
     s = result.stats
-    if result.engine == "explore":
+    if result.engine in EXHAUSTIVE_ENGINES:
         how = "exhaustive" if result.complete else f"INCOMPLETE: {s.get('stopped')}"
         sym = ", symmetry reduction on" if result.symmetry else ""
         store = "exact store" if s.get("store") == "exact" else "fingerprints"
         workers = f", {s.get('workers')} workers" if (s.get("workers") or 1) > 1 else ""
+        if s.get("engine_detail"):
+            workers = f", {s['engine_detail']}"
         line = (
-            f"explore (BFS, {how}{sym}, {store}{workers}): {s['states']:,} distinct states, {s['transitions']:,}"
+            f"{result.engine} (BFS, {how}{sym}, {store}{workers}): {s['states']:,} distinct states, {s['transitions']:,}"
             f" transitions, depth {s['depth']}, {s['seconds']:.1f}s ({s['states_per_second'] or 0:,} states/s)"
         )
         if s.get("collision_probability") is not None:
-            line += (f"\n         fingerprint collision probability {s['collision_probability']:.1e} (TLC's estimate;"
-                     " --exact keeps states instead)")
+            hint = "; --exact keeps states instead" if result.engine == "explore" else ""
+            line += f"\n         fingerprint collision probability {s['collision_probability']:.1e} (TLC's estimate{hint})"
         return line
     return (
         f"stateful (Hypothesis, sampled, profile {s['profile']}, seed {s['seed']}): {s['runs']:,} runs,"

@@ -10,7 +10,7 @@ The surface (see ``specs.spec.Spec``; ``benchmarks/twophase.py`` is a second, un
 
 The search is chosen here, never by the model: one process with a fingerprint store (the
 default) or an exact one (``checks.bfs``), or several processes level by level
-(``checks.parallel``).  BFS finds each violation first on a shortest path, so counterexamples
+(``checks.parallel``), or on a Spark cluster (``checks.sparkbfs``).  BFS finds each violation first on a shortest path, so counterexamples
 are minimal in length.  Exploration stops when every property has a discovery or the space (or
 a bound) is exhausted; Ctrl-C ends it too, with the figures reached so far and the search
 marked incomplete.
@@ -47,6 +47,7 @@ class ExploreOutcome:
     collision_probability: float | None = None  # fingerprint store: TLC's estimate that a state was missed
     workers: int = 1
     workers_peak_mb: int = 0  # with workers: the sum of their peak resident memory so far
+    engine_detail: str = ""  # Spark: the master and the number of partitions
 
 
 def explore(
@@ -60,13 +61,17 @@ def explore(
     progress_every: float = 2.0,
     store: str = "fingerprint",
     workers: int = 1,
+    spark: bool = False,
+    master: str | None = None,
+    partitions: int | None = None,
 ) -> ExploreOutcome:
     """Breadth-first search; returns counts and the first discovery of every property.
 
     ``store="fingerprint"`` keeps 64-bit fingerprints and rebuilds counterexamples by
     re-execution; ``"exact"`` keeps every world: the same states and paths at ten times the
     memory (``checks.bfs``).  ``workers`` > 1 runs the fingerprint search level-synchronously
-    over that many processes (``checks.parallel``)."""
+    over that many processes (``checks.parallel``).  ``spark`` runs it on a Spark cluster (``master``,
+    ``partitions``; ``checks.sparkbfs``)."""
     if store not in ("exact", "fingerprint"):
         raise ValueError(f"store: expected 'exact' or 'fingerprint', got {store!r}")
     if workers < 1:
@@ -83,7 +88,13 @@ def explore(
             return total > 0 and len(d) == total
 
     bounds = Bounds(stop_when, stop_reason, max_states, max_seconds, max_depth, progress, progress_every)
-    if workers > 1:
+    if spark:
+        if store == "exact":
+            raise ValueError("store: the Spark search keeps fingerprints")
+        from .sparkbfs import spark_search
+
+        spark_search(model, out, Discovery, bounds, master=master, partitions=partitions)
+    elif workers > 1:
         parallel_search(model, out, Discovery, bounds, workers=workers)
     else:
         bfs_search(model, out, Discovery, bounds, exact=store == "exact")

@@ -21,6 +21,8 @@ OUTCOME_HOLDS = "holds"  # exhaustive search of the scope, no violation
 OUTCOME_VIOLATED = "violated"
 OUTCOME_INCOMPLETE = "incomplete"  # a bound cut the search short: "no violation in N states to depth D"
 OUTCOME_SAMPLED = "sampled"  # random runs: "no violation in N runs"
+# the engines that search a scope exhaustively (one machine, or Spark); any other samples it
+EXHAUSTIVE_ENGINES = ("explore", "spark")
 EXIT_STATUS = {OUTCOME_HOLDS: 0, OUTCOME_VIOLATED: 1, OUTCOME_INCOMPLETE: 3, OUTCOME_SAMPLED: 3}
 
 
@@ -67,7 +69,7 @@ class CheckResult:
         """``holds`` only after an exhaustive search of the whole scope."""
         if self.violated:
             return OUTCOME_VIOLATED
-        if self.engine != "explore":
+        if self.engine not in EXHAUSTIVE_ENGINES:
             return OUTCOME_SAMPLED
         return OUTCOME_HOLDS if self.complete else OUTCOME_INCOMPLETE
 
@@ -77,7 +79,7 @@ class CheckResult:
 
     @property
     def searched_whole_scope(self) -> bool:
-        return self.engine == "explore" and self.complete
+        return self.engine in EXHAUSTIVE_ENGINES and self.complete
 
     @property
     def holds(self) -> bool:
@@ -91,7 +93,7 @@ class CheckResult:
     def searched(self) -> str:
         """What was searched, in words that cannot be mistaken for a proof when it is not one."""
         s = self.stats
-        if self.engine == "explore":
+        if self.engine in EXHAUSTIVE_ENGINES:
             figures = f"{s.get('states', 0):,} states to depth {s.get('depth', 0)}"
             if self.complete:
                 return f"exhaustive search of the scope, {s.get('states', 0):,} states, depth {s.get('depth', 0)}"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from ckptcheck.checks.results import HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, SAMPLED, UNKNOWN, VIOLATED, CheckResult
+from ckptcheck.checks.results import EXHAUSTIVE_ENGINES, HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, SAMPLED, UNKNOWN, VIOLATED, CheckResult
 from ckptcheck.checks.trace import load_trace_file, replay
 from ckptcheck.model.topology import Expanded
 
@@ -296,7 +296,7 @@ def _unique_suite_names(rows: list[dict]) -> None:
 
 
 def _stats_line(engine: str, s: dict, complete: bool) -> str:
-    if engine == "explore":
+    if engine in EXHAUSTIVE_ENGINES:
         how = "exhaustive" if complete else f"incomplete: {s.get('stopped')}"
         return f"{s['states']:,} states, depth {s['depth']}, {s['seconds']:.1f}s, {how}"
     return f"sampled: {s.get('runs', 0):,} runs, {s.get('steps', 0):,} steps, seed {s.get('seed')}, {s.get('seconds', 0):.1f}s"
