@@ -91,8 +91,31 @@ def _load_design(spec: str):
     return load_design(spec, all_designs(), warn=_warn)
 
 
-def _search_options(args, design, scope) -> dict:
+def _symmetry(args, designs: list, scope) -> bool:
+    """Symmetry reduction where every design allows it (``auto``, the default), never
+    (``--no-symmetry``), or required (``--symmetry``: refused where it does not apply, before
+    anything runs).  It needs interchangeable subtasks (forward edges only, equal parallelism,
+    no split enumerator, no task-manager file merging) and the preset components: a replaced
+    component may treat subtask indexes differently."""
+    if args.symmetry == "off" or args.engine == "stateful":
+        return False
+    why = None
+    for d in designs:
+        if d.replaced():
+            why = (f"design {d.name}", f"replaces components ({', '.join(d.replaced())}) that may treat subtask indexes differently")
+        elif not Spec(d, scope, symmetry=True).permutations:
+            why = (f"job {scope.job_name}", f"no interchangeable subtasks for {d.name} (symmetry needs forward edges only,"
+                   " equal parallelism, no split enumerator and no task-manager file merging)")
+        if why:
+            if args.symmetry == "on":
+                raise InputError("--symmetry", *why)
+            return False
+    return True
+
+
+def _search_options(args, designs: list, scope) -> dict:
     """The engine options that apply, with a warning for each one given that does not."""
+    design = designs[0]
     explore_only = {"--max-states": args.max_states, "--max-seconds": args.max_seconds, "--max-depth": args.max_depth}
     stateful_only = {"--seed": args.seed, "--profile": args.profile}
     spark_only = {"--master": args.master, "--partitions": args.partitions}
@@ -112,16 +135,7 @@ def _search_options(args, design, scope) -> dict:
         comp, qual = next(iter(design.replaced().items()))
         raise InputError(design.name, f"components.{comp}", f"--engine spark runs presets, catalog entries and TOML designs; {qual}"
                          " would have to be importable on every executor (use --engine explore)")
-    symmetry = args.symmetry
-    if symmetry and design.replaced():
-        _warn("--symmetry: not applied, because the design replaces components "
-              f"({', '.join(design.replaced())}) that may treat subtask indexes differently")
-        symmetry = False
-    elif symmetry and not Spec(design, scope, symmetry=True).permutations:
-        _warn(f"--symmetry: job {scope.job_name} has no interchangeable subtasks (symmetry needs forward edges"
-              " only, equal parallelism and no task-manager file merging); searching without it")
-        symmetry = False
-    opts = dict(symmetry=symmetry, seed=args.seed or 0, profile=args.profile or "ci")
+    opts = dict(symmetry=_symmetry(args, designs, scope), seed=args.seed or 0, profile=args.profile or "ci")
     if args.engine == "explore":
         workers = args.workers or os.cpu_count() or 1
         if args.exact:
@@ -192,7 +206,12 @@ def _add_search_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--master", default=None, help="spark: the Spark master URL (default local[*], or spark-submit's)")
     p.add_argument("--partitions", type=_positive, default=None,
                    help="spark: partitions of the frontier and visited set (default 2 x the cluster's cores)")
-    p.add_argument("--symmetry", action="store_true", help="symmetry reduction (jobs with forward edges only)")
+    sym = p.add_mutually_exclusive_group()
+    sym.add_argument("--symmetry", dest="symmetry", action="store_const", const="on", default="auto",
+                     help="require symmetry reduction (refused where subtasks are not interchangeable); by default it is"
+                     " on wherever they are: forward edges only, equal parallelism, preset components")
+    sym.add_argument("--no-symmetry", dest="symmetry", action="store_const", const="off",
+                     help="search every state, not one per symmetry class")
     p.add_argument("--exact", action="store_true",
                    help="explore: store every state instead of 64-bit fingerprints (about 10x the memory, one process)")
     p.add_argument("--workers", type=_positive, default=None, help="explore: processes sharing the search (default: the number of cores)")
@@ -317,7 +336,7 @@ def cmd_check(args) -> int:
     report_dir = out_dir(args.report, "--report") if args.report else None
     design = _load_design(args.design)
     scope = _scope_from_args(args, design)
-    opts = _search_options(args, design, scope)
+    opts = _search_options(args, [design], scope)
     print_header(design, scope)
     _before_search(design, scope)
     result = check(design, scope, args.engine, progress=_Progress(), **opts)
@@ -410,10 +429,7 @@ def cmd_compare(args) -> int:
     if dup:
         raise InputError("compare", "designs", f"two designs are named {dup[0]!r}; give each variant its own name")
     scope = _scope_from_args(args, designs[0])
-    opts = _search_options(args, designs[0], scope)
-    if opts["symmetry"] and any(d.replaced() for d in designs):
-        _warn("--symmetry: not applied, because a design replaces components")
-        opts["symmetry"] = False
+    opts = _search_options(args, designs, scope)
     _say(f"comparing {', '.join(names)} (reference: {names[0]}) ...")
     _before_search(designs[0], scope)
     cmp = compare(designs, scope, trace_dir=out, engine=args.engine, progress=_Progress(), **opts)

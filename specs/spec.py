@@ -57,7 +57,7 @@ class Spec:
         perms = self.permutations
         if not perms:
             return None
-        return partial(symmetry.canonical, perms=perms)
+        return symmetry.Canonical(perms)
 
     def _bound(self, kind: str) -> list[tuple[Property, Callable]]:
         return [(p, partial(p.check, self.model)) for p in self.applicable if p.kind == kind]

@@ -161,12 +161,16 @@ def test_help_hints_name_the_right_command_and_version_exists(capsys):
 
 
 def test_options_that_do_not_apply_are_said(tmp_path, capsys):
-    assert main(["check", "--symmetry", "--seed", "3", "--profile", "dev", "--job", "keyed-2x2", "--records", "0",
+    assert main(["check", "--seed", "3", "--profile", "dev", "--job", "keyed-2x2", "--records", "0",
                  "--checkpoints", "0", "--failures", "0", "--declines", "0", "--out", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     assert "--seed applies to --engine stateful" in err and "--profile applies to --engine stateful" in err
-    assert "--symmetry: job keyed-2x2 has no interchangeable subtasks" in err
-    assert "symmetry reduction on" not in out
+    assert "symmetry reduction on" not in out  # keyed routing: no interchangeable subtasks, so auto means off
+    # required where it cannot apply: refused in one line, before anything is searched or written
+    assert main(["check", "--symmetry", "--job", "keyed-2x2", "--out", str(tmp_path / "never")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ckptcheck: --symmetry: job keyed-2x2: no interchangeable subtasks for flink-baseline") and err.count("\n") == 1
+    assert not (tmp_path / "never").exists()
     assert main(["check", "--engine", "stateful", "--max-depth", "3", "--out", str(tmp_path), *TINY]) == 3
     assert "--max-depth applies to --engine explore" in capsys.readouterr().err
 

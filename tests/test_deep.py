@@ -108,3 +108,24 @@ def test_every_catalog_entry_keeps_its_counterexample_on_the_fingerprint_engine(
         if workers == 1:
             assert runs[0].path == runs[1].path, e.name
         assert len(runs[0].path) == len(runs[1].path), e.name
+
+
+def _counts(r) -> tuple:
+    s = r.stats
+    return s["states"], s["transitions"], s["depth"], {v.property: (v.status, len(v.trace) if v.trace else None) for v in r.verdicts}
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("which", ["baseline-default", "flip600-one-checkpoint"])
+def test_spark_engine_counts_what_the_local_engine_counts(which):
+    """The Spark search on local[2] against the local one: the baseline default scope (273,577
+    states) and the FLIP-600 scope with one checkpoint before end of input (332,386 states)."""
+    pytest.importorskip("pyspark")
+    from ckptcheck.specs.designs import FLIP600
+    from ckptcheck.specs.scopes import regional_scope
+
+    design, sc = (BASELINE, default_scope()) if which == "baseline-default" else (FLIP600, regional_scope().with_(max_checkpoints=1))
+    local = check(design, sc, workers=2)
+    on_spark = check(design, sc, "spark", master="local[2]")
+    assert local.complete and on_spark.complete
+    assert _counts(on_spark) == _counts(local)
