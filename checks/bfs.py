@@ -63,6 +63,27 @@ class PathStore:
         return reexecute(model, self.inits[-1 - self.parent[idx]], chain)[0]
 
 
+def _owner(cls: type, name: str) -> type | None:
+    return next((c for c in cls.__mro__ if name in vars(c)), None)
+
+
+def successors_of(model) -> Callable:
+    """The model's fused ``successors(s)`` when it has one that is at least as derived as its
+    ``actions`` and ``next_state`` (a subclass that overrides ``actions`` alone must not be
+    searched through its parent's fused method, which would skip the new actions); otherwise
+    ``actions`` then ``next_state``."""
+    cls = type(model)
+    own = _owner(cls, "successors")
+    if own is not None and all(issubclass(own, _owner(cls, n) or object) for n in ("actions", "next_state")):
+        return model.successors
+    actions, next_state = model.actions, model.next_state
+
+    def successors(s):
+        return [(a, next_state(s, a)) for a in actions(s)]
+
+    return successors
+
+
 def reexecute(model, s, chain: list[tuple[int, int]]) -> tuple[list, Any]:
     """The actions of ``chain`` ((fingerprint, action index) per step) from state ``s``, and the
     state they reach; each state on the way must have its stored fingerprint, or two states
@@ -101,6 +122,7 @@ def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exa
     canon = model.canonical
     actions = model.actions
     next_state = model.next_state
+    fused = successors_of(model)
     is_progress = model.is_progress
     always = list(model.always)
     eventually = list(model.eventually)
@@ -145,8 +167,7 @@ def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exa
                 continue
             has_progress = False
             nd = d + 1
-            for i, a in enumerate(actions(s)):
-                t = next_state(s, a)
+            for i, (a, t) in enumerate(fused(s)):
                 n_trans += 1
                 if not has_progress and is_progress(a):
                     has_progress = True

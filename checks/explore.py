@@ -6,6 +6,9 @@ The surface (see ``specs.spec.Spec``; ``benchmarks/twophase.py`` is a second, un
 - ``is_progress(a)``: actions that are not faults (``eventually`` is checked at states where
   no progress action is enabled);
 - ``canonical``: ``None``, or a function to a canonical representative (symmetry reduction);
+- optionally ``successors(s)``: ``[(a, next_state(s, a)) for a in actions(s)]`` built in one
+  pass, which a model with cheap actions can offer to save the engine a call per transition
+  (the search uses it when present; counterexamples are still re-executed action by action);
 - ``always``, ``eventually``, ``sometimes``: lists of ``(property, check)``.
 
 The search is chosen here, never by the model: one process with a fingerprint store (the

@@ -28,7 +28,7 @@ import traceback
 from array import array
 from typing import Any, Callable
 
-from .bfs import Bounds, collision_probability, reexecute
+from .bfs import Bounds, collision_probability, reexecute, successors_of
 
 
 class WorkerError(RuntimeError):
@@ -108,7 +108,7 @@ class _Worker:
         for lst in (self.always, self.eventually, self.sometimes):
             lst[:] = [x for x in lst if x[0].name not in drop]
         model = self.model
-        canon, actions, next_state, is_progress = model.canonical, model.actions, model.next_state, model.is_progress
+        canon, successors, is_progress = model.canonical, successors_of(model), model.is_progress
         n, rank = self.n, self.rank
         seen = self.seen
         found: list = []
@@ -126,8 +126,7 @@ class _Worker:
                     timed_out = True
                     break
             has_progress = False
-            for i, a in enumerate(actions(s)):
-                t = next_state(s, a)
+            for i, (a, t) in enumerate(successors(s)):
                 trans += 1
                 if not has_progress and is_progress(a):
                     has_progress = True

@@ -34,7 +34,7 @@ import time
 from array import array
 from typing import Any, Callable, Iterator
 
-from .bfs import Bounds, FingerprintCollision, collision_probability
+from .bfs import Bounds, FingerprintCollision, collision_probability, successors_of
 
 
 def _owner(fp: int) -> int:
@@ -81,7 +81,7 @@ def expand_partition(args: tuple, done: frozenset, index: int, it: Iterator) -> 
     discoveries))``.  ``sometimes`` is checked on every transition and ``eventually`` where no
     progress action is enabled, skipping the properties in ``done``."""
     spec = worker_spec(args)
-    actions, next_state, is_progress = spec.actions, spec.next_state, spec.is_progress
+    successors, is_progress = successors_of(spec), spec.is_progress
     sometimes = [x for x in spec.sometimes if x[0].name not in done]
     eventually = [x for x in spec.eventually if x[0].name not in done]
     out: dict[int, tuple] = {}
@@ -89,8 +89,7 @@ def expand_partition(args: tuple, done: frozenset, index: int, it: Iterator) -> 
     trans = quiescent = 0
     for sfp, (_tag, path, s) in it:
         has_progress = False
-        for i, a in enumerate(actions(s)):
-            t = next_state(s, a)
+        for i, (a, t) in enumerate(successors(s)):
             trans += 1
             if not has_progress and is_progress(a):
                 has_progress = True

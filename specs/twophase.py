@@ -72,6 +72,30 @@ class TwoPhase:
                 out.append((RM_RCV_ABORT, rm))
         return out
 
+    def successors(self, s) -> list:
+        """``[(a, next_state(s, a)) for a in actions(s)]``, in that order, built in one pass:
+        the engine's optional fused surface (``checks.explore``)."""
+        rms, tm, tm_prep, msgs, commit, abort = s
+        out = []
+        if tm == INIT:
+            for rm in range(self.n):
+                if msgs >> rm & 1 and not tm_prep >> rm & 1:
+                    out.append(((TM_RCV_PREPARED, rm), (rms, tm, tm_prep | 1 << rm, msgs, commit, abort)))
+            if tm_prep == self._all:
+                out.append(((TM_COMMIT, -1), (rms, TM_COMMITTED, tm_prep, msgs, True, abort)))
+            out.append(((TM_ABORT, -1), (rms, TM_ABORTED, tm_prep, msgs, commit, True)))
+        for rm in range(self.n):
+            st = rms[rm]
+            head, tail = rms[:rm], rms[rm + 1:]
+            if st == WORKING:
+                out.append(((RM_PREPARE, rm), (head + (PREPARED,) + tail, tm, tm_prep, msgs | 1 << rm, commit, abort)))
+                out.append(((RM_CHOOSE_ABORT, rm), (head + (ABORTED,) + tail, tm, tm_prep, msgs, commit, abort)))
+            if commit:
+                out.append(((RM_RCV_COMMIT, rm), (head + (COMMITTED,) + tail, tm, tm_prep, msgs, commit, abort)))
+            if abort:
+                out.append(((RM_RCV_ABORT, rm), (head + (ABORTED,) + tail, tm, tm_prep, msgs, commit, abort)))
+        return out
+
     def next_state(self, s, a):
         rms, tm, tm_prep, msgs, commit, abort = s
         kind, rm = a

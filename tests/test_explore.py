@@ -117,7 +117,28 @@ def test_two_phase_commit_state_counts(n, states):
     assert not out.discoveries
 
 
+def test_fused_successors_agree_with_actions_and_next_state():
+    """TwoPhase offers ``successors(s)``; the engine re-executes counterexamples with
+    ``actions`` and ``next_state``, so both must give the same transitions in the same order."""
+    from ckptcheck.checks.bfs import successors_of
+
+    m = TwoPhase(3)
+    seen, todo = set(), list(m.initial_states())
+    while todo:
+        s = todo.pop()
+        if s in seen:
+            continue
+        seen.add(s)
+        fused = m.successors(s)
+        assert fused == [(a, m.next_state(s, a)) for a in m.actions(s)]
+        todo.extend(t for _, t in fused)
+    assert len(seen) == 288
+    assert successors_of(m) == m.successors
+
+
 def test_two_phase_commit_violation_is_found_when_spec_is_broken():
+    """A subclass that overrides ``actions`` only is searched through its ``actions``, not its
+    parent's fused ``successors`` (which would miss the broken action)."""
     class Broken(TwoPhase):
         def actions(self, s):  # TM commits without waiting for every prepared message
             acts = super().actions(s)
