@@ -1,7 +1,7 @@
 """The exhaustive engine on a model scope, against the hand-written TwoPhase BFS (7 resource
 managers) measured in the same run, so that machines of different speed compare.
 
-    python benchmarks/engine.py [baseline|flip600-default|flip600-small] [--exact] [--workers N]
+    python benchmarks/engine.py [baseline|flip600-default|flip600-small] [--exact] [--workers N] [--symmetry]
 
 Prints states, transitions, time, peak memory (this process plus its workers) and the ratio of
 the scope's time to the yardstick's.  Last line: the figure.
@@ -44,22 +44,24 @@ def main() -> None:
     p.add_argument("scope", nargs="?", default="baseline", choices=SCOPES)
     p.add_argument("--exact", action="store_true")
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--symmetry", action="store_true", help="symmetry reduction (the CLI's default where it applies)")
     args = p.parse_args()
     t0 = time.perf_counter()
     yard_states = hand_written_bfs(7)
     yard = time.perf_counter() - t0
     design, scope = SCOPES[args.scope]
     t0 = time.perf_counter()
-    out = explore(Spec(design, scope), store="exact" if args.exact else "fingerprint", workers=args.workers)
+    out = explore(Spec(design, scope, symmetry=args.symmetry), store="exact" if args.exact else "fingerprint", workers=args.workers)
     took = time.perf_counter() - t0
     assert out.complete and not [d for d in out.discoveries.values() if d.kind != "sometimes"], out.discoveries
     store = "exact" if args.exact else "fingerprint"
     print(f"yardstick: hand-written TwoPhase BFS, 7 managers: {yard_states:,} states in {yard:.2f}s")
     print(f"{args.scope} ({design.name}): {out.states:,} states, {out.transitions:,} transitions, depth {out.depth}, "
-          f"{took:.1f}s, {out.states / took:,.0f} states/s, {store} store, {args.workers} worker(s)")
+          f"{took:.1f}s, {out.states / took:,.0f} states/s, {store} store, {args.workers} worker(s)"
+          f"{', symmetry' if args.symmetry else ''}")
     mb = peak_mb(args.workers)
     print(f"peak memory, at most: {mb:,.0f} MB (this process + {args.workers} x the largest worker)")
-    print(f"engine {args.scope} {store} workers={args.workers}: {took:.1f}s = {took / yard:.0f}x the TwoPhase yardstick, "
+    print(f"engine {args.scope} {store} workers={args.workers}{' symmetry' if args.symmetry else ''}: {took:.1f}s = {took / yard:.0f}x the TwoPhase yardstick, "
           f"{mb:,.0f} MB")
 
 

@@ -31,6 +31,9 @@ from typing import Any, Callable
 from .bfs import Bounds, collision_probability, reexecute, successors_of
 
 
+SLICE = 25_000  # frontier states a worker expands before an exchange: bounds the successors held at once
+
+
 class WorkerError(RuntimeError):
     """A worker process raised: its traceback, as text."""
 
@@ -83,10 +86,10 @@ class _Worker:
             self.frontier.append((s, idx))
         return {"new": len(self.frontier), "found": found, "frontier": len(self.frontier)}
 
-    def _post(self, to: int, phase: str, payload) -> None:
+    def _post(self, to: int, phase: tuple, payload) -> None:
         self.inboxes[to].put((phase, self.rank, payload))
 
-    def _gather(self, phase: str) -> dict:
+    def _gather(self, phase: tuple) -> dict:
         """The ``phase`` messages of every other worker, by sender.  A faster worker's message
         of a later phase may arrive first: it is kept for its phase."""
         got = self.stash.pop(phase, {})
@@ -98,32 +101,51 @@ class _Worker:
                 self.stash.setdefault(ph, {})[sender] = payload
         return got
 
-    def level(self, expand: bool, drop: set, deadline: float | None) -> dict:
-        """Expand this worker's frontier, exchange successors, merge: the next frontier.
+    def level(self, expand: bool, drop: set, deadline: float | None, slices: int = 1) -> dict:
+        """Expand this worker's frontier in ``slices`` consecutive parts, each followed by its
+        exchange: the next frontier.
 
-        The exchange sends fingerprints first: each owner answers which of them it lacks (the
-        first sender in rank order wins a fingerprint two workers both send), and only those
-        worlds are pickled and sent.  Most successors are states seen before, so this sends a
-        fraction of the worlds."""
+        Every worker runs the same number of slices (the coordinator sets it from the largest
+        frontier), so the exchanges pair up; the successors held for an exchange are those of
+        one slice, which bounds the memory of a wide level.  A state claimed in an earlier slice
+        is already in ``seen`` for the later ones, and nothing of the next level is expanded
+        before this level ends, so counts and depths are those of one exchange per level."""
         for lst in (self.always, self.eventually, self.sometimes):
             lst[:] = [x for x in lst if x[0].name not in drop]
+        frontier = self.frontier if expand else []
+        self.frontier = []
+        found: list = []
+        stats = {"transitions": 0, "quiescent": 0, "halted": False, "timed_out": False}
+        nxt: list = []
+        per = -(-len(frontier) // slices) if frontier else 0
+        for k in range(slices):
+            part = frontier[k * per:(k + 1) * per]
+            frontier[k * per:(k + 1) * per] = [None] * len(part)  # this slice's worlds die with their successors
+            stop = stats["halted"] or stats["timed_out"]
+            outgoing = self._expand([] if stop else part, deadline, found, stats)
+            del part
+            self._exchange(k, outgoing, nxt, found)
+        self.frontier = nxt
+        return {"new": len(nxt), "transitions": stats["transitions"], "quiescent": stats["quiescent"], "found": found,
+                "halted": stats["halted"], "timed_out": stats["timed_out"], "frontier": len(nxt), "states": len(self.seen),
+                "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}
+
+    def _expand(self, part: list, deadline: float | None, found: list, stats: dict) -> list[dict]:
+        """The successors of ``part``, by owner: ``{fp: (world, parent index, action index)}``
+        (successors this worker owns and has seen are dropped at once)."""
         model = self.model
         canon, successors, is_progress = model.canonical, successors_of(model), model.is_progress
         n, rank = self.n, self.rank
         seen = self.seen
-        found: list = []
-        outgoing: list[dict] = [{} for _ in range(n)]  # owner -> {fp: (world, parent index, action index)}
+        outgoing: list[dict] = [{} for _ in range(n)]
         trans = quiescent = 0
-        halted = timed_out = False
-        frontier = self.frontier if expand else []
-        self.frontier = []
-        for count, (s, idx) in enumerate(frontier):
+        for count, (s, idx) in enumerate(part):
             if count & 63 == 63:
                 if self.halt.is_set():
-                    halted = True
+                    stats["halted"] = True
                     break
                 if deadline is not None and time.perf_counter() > deadline:
-                    timed_out = True
+                    stats["timed_out"] = True
                     break
             has_progress = False
             for i, (a, t) in enumerate(successors(s)):
@@ -152,12 +174,24 @@ class _Worker:
                     if why is not None:
                         found.append((prop.name, "eventually", why, rank, idx, None))
                         self.eventually.remove(item)
-        del frontier
+        stats["transitions"] += trans
+        stats["quiescent"] += quiescent
+        return outgoing
+
+    def _exchange(self, k: int, outgoing: list[dict], nxt: list, found: list) -> None:
+        """Slice ``k``'s exchange; the new states this worker owns go to ``nxt``.
+
+        Fingerprints go first: each owner answers which of them it lacks (the first sender in
+        rank order wins a fingerprint two workers both send), and only those worlds are pickled
+        and sent.  Most successors are states seen before, so this sends a fraction of the
+        worlds."""
+        n, rank = self.n, self.rank
+        seen = self.seen
         # 1. fingerprints to their owners
         for o in range(n):
             if o != rank:
-                self._post(o, "fps", list(outgoing[o]))
-        offered = self._gather("fps")
+                self._post(o, ("fps", k), list(outgoing[o]))
+        offered = self._gather(("fps", k))
         offered[rank] = list(outgoing[rank])
         # 2. which of them this owner lacks: positions in each sender's list, first sender wins
         claimed: set[int] = set()
@@ -172,28 +206,25 @@ class _Worker:
         del claimed
         for r in range(n):
             if r != rank:
-                self._post(r, "want", wanted[r])
-        asked = self._gather("want")
+                self._post(r, ("want", k), wanted[r])
+        asked = self._gather(("want", k))
         # 3. the worlds asked for
         for o in range(n):
             if o != rank:
                 items = list(outgoing[o].items())
-                self._post(o, "states", [(items[pos][0], *items[pos][1]) for pos in asked[o]])
+                self._post(o, ("states", k), [(items[pos][0], *items[pos][1]) for pos in asked[o]])
+                outgoing[o] = None
+                del items
         own = list(outgoing[rank].items())
-        batches = self._gather("states")
+        batches = self._gather(("states", k))
         batches[rank] = [(own[pos][0], *own[pos][1]) for pos in wanted[rank]]
         del outgoing, own
-        nxt = []
         for r in range(n):
             for fp, t, pidx, i in batches.pop(r):
                 tidx = self._add(fp, r, pidx, i)
                 if self.always:
                     self._always(t, tidx, found)
                 nxt.append((t, tidx))
-        self.frontier = nxt
-        return {"new": len(nxt), "transitions": trans, "quiescent": quiescent, "found": found,
-                "halted": halted, "timed_out": timed_out, "frontier": len(nxt), "states": len(seen),
-                "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}
 
     def link(self, idx: int) -> tuple[int, int, int, int]:
         return self.parent_rank[idx], self.parent_idx[idx], self.action[idx], self.fps[idx]
@@ -275,6 +306,7 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
     try:
         replies = ask("init", inits)
         states = sum(r["new"] for r in replies)
+        widest = max(r["frontier"] for r in replies)
         take(replies, None)
         level = 0
         frontier = states
@@ -284,13 +316,15 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
             if not expand:
                 out.stopped = f"depth bound {max_depth} reached"
             deadline = started + max_seconds if max_seconds is not None else None
-            replies = ask("level", expand, set(found), deadline)
+            slices = max(1, -(-widest // SLICE))
+            replies = ask("level", expand, set(found), deadline, slices)
             states += sum(r["new"] for r in replies)
             transitions += sum(r["transitions"] for r in replies)
             quiescent += sum(r["quiescent"] for r in replies)
             take(replies, level)
             out.workers_peak_mb = sum(r["peak_mb"] for r in replies)
             frontier = sum(r["frontier"] for r in replies) if expand else 0
+            widest = max(r["frontier"] for r in replies)
             level += 1
             if halt.is_set():
                 out.stopped = "interrupted (Ctrl-C)"

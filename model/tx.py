@@ -7,15 +7,18 @@ Nothing outside a ``step`` ever sees a ``Tx``; the world stays one immutable val
 
 from __future__ import annotations
 
+from operator import is_
+
 from .world import Txn, World
 
 
 class Tx:
     """A world being edited inside one ``step``."""
 
-    __slots__ = ("tasks", "channels", "coord", "acks", "files", "txns", "used", "reused")
+    __slots__ = ("tasks", "channels", "coord", "acks", "files", "txns", "used", "reused", "_w")
 
     def __init__(self, w: World):
+        self._w = w
         self.tasks = list(w.tasks)
         self.channels = list(w.channels)
         self.coord = w.coord
@@ -26,10 +29,13 @@ class Tx:
         self.reused = w.reused
 
     def freeze(self) -> World:
-        return tuple.__new__(World, (
-            tuple(self.tasks), tuple(self.channels), self.coord, self.acks, self.files, self.txns, self.used,
-            self.reused,
-        ))
+        """The edited world.  A task or channel tuple whose entries are all unchanged is the
+        original tuple itself: successors share it with their parent (less memory per stored
+        world), and a witness can tell "nothing changed here" by identity."""
+        w = self._w
+        tasks = w.tasks if all(map(is_, self.tasks, w.tasks)) else tuple(self.tasks)
+        channels = w.channels if all(map(is_, self.channels, w.channels)) else tuple(self.channels)
+        return tuple.__new__(World, (tasks, channels, self.coord, self.acks, self.files, self.txns, self.used, self.reused))
 
     def push(self, cids, item) -> None:
         """Append ``item`` to every channel in ``cids`` (FIFO)."""

@@ -348,12 +348,16 @@ def w_restore(m, prev, a, nxt) -> str | None:
 
 
 def w_sink_commit(m, prev: World, a, nxt: World) -> str | None:
+    if nxt.txns is prev.txns:
+        return None
     before = sum(1 for t in prev.txns if t.status == COMMITTED)
     after = sum(1 for t in nxt.txns if t.status == COMMITTED)
     return "a sink transaction was committed" if after > before else None
 
 
 def w_job_finished(m, prev: World, a, nxt: World) -> str | None:
+    if nxt.tasks is prev.tasks:  # no subtask changed (``Tx.freeze`` keeps the tuple)
+        return None
     if all(ts.status == FINISHED for ts in nxt.tasks) and not all(ts.status == FINISHED for ts in prev.tasks):
         return "every subtask finished"
     return None

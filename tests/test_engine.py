@@ -44,6 +44,23 @@ def test_parallel_search_is_deterministic_and_reports_every_figure():
     assert a.workers == 2 and a.complete and a.collision_probability == collision_probability(a.states, a.transitions)
 
 
+def test_sliced_levels_count_what_one_exchange_per_level_counts(monkeypatch):
+    """A wide level is expanded in slices, each with its own exchange, to bound the memory of
+    the successors held at once.  With slices of 50 states (a few hundred exchanges), the counts,
+    the depth and the discovery lengths must be those of one exchange per level, and a state
+    claimed in one slice must not be claimed again in a later one (the counts would grow)."""
+    from ckptcheck.checks import parallel
+
+    sc = scope("forward-2x2", max_checkpoints=1, max_failures=0, max_declines=1, max_lost_notifications=0)
+    whole = explore(Spec(BASELINE, sc), workers=2)
+    monkeypatch.setattr(parallel, "SLICE", 50)
+    sliced = explore(Spec(BASELINE, sc), workers=2)
+    assert (sliced.states, sliced.transitions, sliced.depth, sliced.quiescent_states) == (
+        whole.states, whole.transitions, whole.depth, whole.quiescent_states)
+    assert sliced.states == 18988
+    assert {k: len(v.path) for k, v in sliced.discoveries.items()} == {k: len(v.path) for k, v in whole.discoveries.items()}
+
+
 def test_bounds_end_a_parallel_search_incomplete():
     sc = scope("keyed-2x2", max_checkpoints=1, max_failures=1, max_declines=1, max_lost_notifications=0)
     by_depth = explore(Spec(BASELINE, sc), store="fingerprint", workers=2, max_depth=6)
