@@ -130,21 +130,44 @@ def repartition_by_mapping(old_states: list[list], mapping: list[list[int]], new
 
 
 def reassign_channel_state(
-    old_states: list[list], mapper: str, old_p: int, new_p: int, *, full_upstream_rescaled: bool = False
+    old_states: list[list], mapper: str, old_p: int, new_p: int, *, upstream_new_ps: tuple[int, ...] = ()
 ) -> list[list]:
     """Input-channel (downstream mapper) or result-subpartition (upstream mapper) state of one
     gate/partition (``reDistributeInputChannelStates`` / ``reDistributeResultSubpartitionStates``).
 
-    Unchanged parallelism keeps each subtask's own state, except (FLINK-35351) when the edge's
-    downstream mapper is FULL and an upstream vertex changed parallelism.
+    Unchanged parallelism keeps each subtask's own state, except (FLINK-35351, as Flink 2.3's
+    ``StateAssignmentOperation.reDistributeInputChannelStates`` has it) when the edge's downstream
+    mapper is FULL and some upstream vertex's *new* parallelism (``upstream_new_ps``) differs
+    from this vertex's *old* parallelism: Flink compares those two, not an upstream's old and new
+    parallelism, so a FULL edge from an unchanged upstream of another parallelism redistributes
+    too (review-fidelity.md, differential check, item 4).
     """
     if len(old_states) != old_p:
         raise ValueError(f"old_states: expected {old_p} entries (one per old subtask), got {len(old_states)}")
-    if old_p == new_p and not (mapper == "FULL" and full_upstream_rescaled):
+    if old_p == new_p and not (mapper == "FULL" and any(u != old_p for u in upstream_new_ps)):
         _check_mapper_args(mapper if mapper != "UNSUPPORTED" else "FULL", old_p, new_p)
         return [list(s) for s in old_states]
     mapping, _ = rescale_mappings(mapper, old_p, new_p)
     return repartition_by_mapping(old_states, mapping, new_p)
+
+
+def check_edge_rescale(mapper: str, up_old_p: int, up_new_p: int, down_old_p: int, down_new_p: int, *, in_flight: bool) -> None:
+    """A restore across one edge, as Flink 2.3's ``TaskStateAssignment`` decides it: when the
+    edge's mapper is UNSUPPORTED (forward, rescale and broadcast partitioners), one of its ends
+    is rescaled and either end has in-flight data on this edge (output state on the producer's
+    partition or input state on the consumer's gate), computing the edge's mapping throws
+    ``UnsupportedOperationException("Cannot rescale the given pointwise partitioner...")`` and
+    the restore fails.  Without in-flight data on the edge the gate or partition gets
+    ``NO_STATE`` and the mapper is never called (FLINK-38267), so nothing fails.  Raises
+    ``UnsupportedRescaleError``; the per-vertex ``reassign_channel_state`` cannot see both ends
+    (review-fidelity.md, differential check, "Domain edges")."""
+    for name, v in (("up_old_p", up_old_p), ("up_new_p", up_new_p), ("down_old_p", down_old_p), ("down_new_p", down_new_p)):
+        if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+            raise ValueError(f"{name}: must be > 0, got {v!r}")
+    if mapper not in MAPPERS:
+        raise ValueError(f"mapper: unknown mapper {mapper!r} (known: {', '.join(MAPPERS)})")
+    if mapper == "UNSUPPORTED" and in_flight and (up_old_p != up_new_p or down_old_p != down_new_p):
+        raise UnsupportedRescaleError(UNSUPPORTED_MESSAGE)
 
 
 # --- keyed state (StateAssignmentOperation.reDistributeKeyedStates) ----------------------------
@@ -183,28 +206,53 @@ BROADCAST = "BROADCAST"
 MODES = (SPLIT_DISTRIBUTE, UNION, BROADCAST)
 
 
-def java_hashmap_order(names: list[str]) -> list[str]:
-    """The iteration order of a ``java.util.HashMap<String, ?>`` into which ``names`` were put
-    in this order (default capacity 16, load factor 0.75, doubling while size > 0.75 * cap).
+def java_hashmap_order(names: list[str], *, compute_if_absent: bool = False) -> list[str]:
+    """The iteration order of a ``java.util.HashMap<String, ?>`` (JDK 17, default capacity 16,
+    load factor 0.75) after ``put`` (or ``computeIfAbsent``) was called with ``names`` in this
+    order, repeats included.
 
-    Bucket = (h ^ (h >>> 16)) & (cap - 1); entries of one bucket keep insertion order (a resize
-    splits a bucket's list preserving relative order).  Bins never treeify at these sizes.
+    Bucket = (h ^ (h >>> 16)) & (cap - 1).  ``put`` links a new entry at the tail of its bucket
+    and resizes *after* an insertion that makes size > 0.75 * cap.  ``computeIfAbsent`` (what
+    ``groupByStateMode`` calls, once per entry) resizes *before* looking the key up whenever
+    size > 0.75 * cap, even for a key already present, and links a new entry at the *head* of
+    its bucket.  A resize splits each bucket keeping relative order, so a bucket lists its
+    entries in insertion order after ``put`` and in reverse insertion order after
+    ``computeIfAbsent``; the final capacity can differ too (13 distinct names: 32 buckets after
+    ``put``; 16 after ``computeIfAbsent`` unless a later call came).  Abstraction: a bucket of 8
+    or more names, which Java treeifies (or resizes a table under 64 for), is raised as
+    unsupported; only adversarial names get there.
     """
-    unique = list(dict.fromkeys(names))
+    unique: list[str] = []
+    seen: set[str] = set()
     cap = 16
-    while len(unique) > 0.75 * cap:
-        cap *= 2
+    for x in names:
+        if compute_if_absent and len(unique) > 0.75 * cap:
+            cap *= 2
+        if x in seen:
+            continue
+        seen.add(x)
+        unique.append(x)
+        if not compute_if_absent and len(unique) > 0.75 * cap:
+            cap *= 2
 
     def bucket(name: str) -> int:
         h = java_hash(name)
         return (h ^ _ushr32(h, 16)) & (cap - 1)
 
-    return [n for _, _, n in sorted((bucket(n), k, n) for k, n in enumerate(unique))]
+    sign = -1 if compute_if_absent else 1
+    keyed = sorted((bucket(x), sign * k, x) for k, x in enumerate(unique))
+    per_bucket: dict[int, int] = {}
+    for b, _, _ in keyed:
+        per_bucket[b] = per_bucket.get(b, 0) + 1
+    if any(c >= 8 for c in per_bucket.values()):
+        raise ValueError("names: 8 or more names share a HashMap bucket; Java treeifies that bin (not modelled)")
+    return [x for _, _, x in keyed]
 
 
 def _group_by_mode(old: list[list[tuple[str, dict]]], only: str | None = None) -> dict[str, dict[str, list]]:
-    """``groupByStateMode``: mode -> name -> [(handle, offsets)], names in HashMap order."""
-    first_seen: dict[str, list[str]] = {m: [] for m in MODES}
+    """``groupByStateMode``: mode -> name -> [(handle, offsets)], names in the order of its
+    per-mode ``HashMap`` filled with ``computeIfAbsent``, one call per entry."""
+    calls: dict[str, list[str]] = {m: [] for m in MODES}
     lists: dict[str, dict[str, list]] = {m: {} for m in MODES}
     for subtask in old:
         for handle, states in subtask:
@@ -213,11 +261,9 @@ def _group_by_mode(old: list[list[tuple[str, dict]]], only: str | None = None) -
                     raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
                 if only is not None and mode != only:
                     continue
-                if name not in lists[mode]:
-                    lists[mode][name] = []
-                    first_seen[mode].append(name)
-                lists[mode][name].append((handle, tuple(offsets)))
-    return {m: {n: lists[m][n] for n in java_hashmap_order(first_seen[m])} for m in MODES}
+                calls[mode].append(name)
+                lists[mode].setdefault(name, []).append((handle, tuple(offsets)))
+    return {m: {n: lists[m][n] for n in java_hashmap_order(calls[m], compute_if_absent=True)} for m in MODES}
 
 
 def _put(merge: dict, handle: str, name: str, mode: str, offsets: tuple) -> None:
@@ -281,9 +327,13 @@ def repartition_operator_state(
     subtask, one handle per distinct delegate handle (in the order first touched).
 
     Unchanged parallelism returns the input unchanged unless there is union state or
-    "partially reported" broadcast state, judged with Flink's ``BitSet.size()`` quirk
-    (64 * ceil(oldP / 64) bits), so broadcast state counts as partial whenever oldP is not a
-    multiple of 64.
+    partially reported broadcast state: reported by some but not all old subtasks, Flink 2.3's
+    ``StateEntry.isPartiallyReported()`` (``0 < cardinality < parallelism``, FLINK-38131; before
+    it Flink compared with ``BitSet.size()``, 64 * ceil(oldP / 64), and re-merged broadcast
+    state reported by every subtask).  State names are grouped in ``groupByStateMode``'s
+    ``HashMap`` order (``computeIfAbsent``).  Abstraction: at unchanged parallelism the union
+    and broadcast names come from ``collectStates`` and ``Collectors.toMap``, whose order this
+    function does not follow; it changes only the order of entries within a handle.
     """
     if not isinstance(new_p, int) or isinstance(new_p, bool) or new_p <= 0:
         raise ValueError(f"new_p: must be > 0, got {new_p!r}")
@@ -298,8 +348,7 @@ def repartition_operator_state(
                 for name, (mode, _) in states.items():
                     if mode == BROADCAST:
                         reported.setdefault(name, set()).add(i)
-        bitset_size = 64 * -(-old_p // 64)
-        partial = {n: e for n, e in grouped[BROADCAST].items() if 0 < len(reported.get(n, ())) < bitset_size}
+        partial = {n: e for n, e in grouped[BROADCAST].items() if 0 < len(reported.get(n, ())) < old_p}
         if not union and not partial:
             return old
         merges: list[dict] = []

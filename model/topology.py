@@ -92,7 +92,7 @@ class Channel:
     producer: int
     consumer: int
     input_index: int  # position among the consumer's input channels
-    output_index: int  # position among the producer's channels of this edge
+    output_index: int  # the producer subpartition (RecordWriter channel) this channel reads
 
 
 @dataclass(frozen=True)
@@ -259,13 +259,21 @@ class Expanded:
         for cid, (ek, prod, cons) in enumerate(raw):
             chans.append(Channel(cid, ek, prod, cons, in_count[cons], -1))
             in_count[cons] += 1
-        # output_index: position among the producer's channels of that edge, by consumer index
+        # output_index: the subpartition the channel reads, i.e. the producer's RecordWriter
+        # channel.  ALL_TO_ALL: the consumer's index.  POINTWISE (computeVertexInputInfoForPointwise):
+        # consumer c of a partition with k consumers reads subpartition c % k, which for S < T is
+        # not always its rank among them (S=2, T=5: partition 1 feeds consumers 3 and 4, which read
+        # subpartitions 1 and 0).
         by_out: dict[tuple[int, int], list[Channel]] = {}
         for c in chans:
             by_out.setdefault((c.producer, c.edge), []).append(c)
         fixed: dict[int, Channel] = {}
         for (prod, ek), cs in by_out.items():
-            cs.sort(key=lambda c: index_of[c.consumer])
+            k = len(cs)
+            if job.edges[ek].pattern is Pattern.POINTWISE:
+                cs.sort(key=lambda c: index_of[c.consumer] % k)
+            else:
+                cs.sort(key=lambda c: index_of[c.consumer])
             for pos, c in enumerate(cs):
                 fixed[c.id] = Channel(c.id, c.edge, c.producer, c.consumer, c.input_index, pos)
                 out_count[(prod, ek)] = pos + 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -153,6 +155,41 @@ def test_hashmap_order_examples():
     assert java_hashmap_order(["t-1", "t-2"]) == ["t-2", "t-1"]
     assert java_hashmap_order(["a", "b"]) == ["a", "b"]
     assert java_hashmap_order(["State-1", "State-10"]) == ["State-10", "State-1"]
+    # "Aa" and "BB" share Java hash 2112, so one bucket: put keeps insertion order,
+    # computeIfAbsent links at the head (review-fidelity.md, differential check, item 3)
+    assert java_hashmap_order(["Aa", "BB"]) == ["Aa", "BB"]
+    assert java_hashmap_order(["Aa", "BB"], compute_if_absent=True) == ["BB", "Aa"]
+    # computeIfAbsent resizes before a call: 13 names stay in 16 buckets until one more call (of
+    # any key), then 32; put resizes after the 13th insertion
+    names = [f"state-{i}" for i in range(13)]
+
+    def by_bucket(cap: int, sign: int) -> list[str]:
+        def b(x: str) -> int:
+            h = java_hash(x) & 0xFFFFFFFF
+            return (h ^ (h >> 16)) & (cap - 1)
+
+        return [x for _, _, x in sorted((b(x), sign * k, x) for k, x in enumerate(names))]
+
+    assert by_bucket(16, -1) != by_bucket(32, -1)  # the example tells the capacities apart
+    assert java_hashmap_order(names, compute_if_absent=True) == by_bucket(16, -1)
+    assert java_hashmap_order(names + ["state-0"], compute_if_absent=True) == by_bucket(32, -1)
+    assert java_hashmap_order(names) == by_bucket(32, 1)
+    # eight names with one hash ("Aa" and "BB" hash alike): Java would treeify the bin
+    with pytest.raises(ValueError, match="^names: 8 or more names share a HashMap bucket"):
+        java_hashmap_order(["".join(p) for p in itertools.product(["Aa", "BB"], repeat=3)])
+
+
+def test_split_state_names_in_one_bucket_rotate_as_flink_2_3():
+    """``groupByStateMode`` fills its map with ``computeIfAbsent``: of two SPLIT_DISTRIBUTE names
+    in one bucket the later one comes first, and the rotation starts with it.  Old P = 2 -> 4,
+    "Aa" (offsets 0, 1, 2) and "BB" (offset 10), in that order in subtask 0's handle: "BB" is
+    distributed first (new subtask 0 gets it) and "Aa" continues the rotation at subtask 1.
+    With ``put`` order "Aa" would take subtasks 0-2 and "BB" subtask 3."""
+    old = [[("H0", {"Aa": (SPLIT_DISTRIBUTE, (0, 1, 2)), "BB": (SPLIT_DISTRIBUTE, (10,))})],
+           [("H1", {"Aa": (SPLIT_DISTRIBUTE, ()), "BB": (SPLIT_DISTRIBUTE, ())})]]
+    out = repartition_operator_state(old, 2, 4)
+    got = [sorted((name, offs) for _, states in sub for name, (_, offs) in states.items() if offs) for sub in out]
+    assert got == [[("BB", (10,))], [("Aa", (0,))], [("Aa", (1,))], [("Aa", (2,))]]
 
 
 def _split(handle, name, offsets):
@@ -207,11 +244,11 @@ def test_seed_example_union_4_2_1():
 def test_unchanged_parallelism_returns_input_unless_union_or_partial_broadcast():
     old = [[_split("A", "s", [0])], [_split("B", "s", [1])]]
     assert repartition_operator_state(old, 2, 2) is old
-    # broadcast with oldP = 2 (not a multiple of 64) counts as partially reported: re-merged,
-    # but every subtask keeps its own entry
+    # broadcast state reported by every subtask is not partial in Flink 2.3 (FLINK-38131:
+    # 0 < cardinality < parallelism): the input comes back as it is; before FLINK-38131 the
+    # BitSet.size() test (64 bits) called it partial and rebuilt it
     old = [[("A", {"b": (BROADCAST, ())})], [("B", {"b": (BROADCAST, ())})]]
-    out = repartition_operator_state(old, 2, 2)
-    assert out is not old and out == old
+    assert repartition_operator_state(old, 2, 2) is old
     # finished subtask 1 reported nothing: it receives a copy
     old = [[("A", {"b": (BROADCAST, ())})], []]
     assert repartition_operator_state(old, 2, 2) == [[("A", {"b": (BROADCAST, ())})], [("A", {"b": (BROADCAST, ())})]]
@@ -239,7 +276,34 @@ def test_channel_state_reassignment():
     old = [["a0"], ["b0", "b1"], ["c0"]]
     assert reassign_channel_state(old, "RANGE", 3, 2) == [["a0", "b0", "b1"], ["b0", "b1", "c0"]]
     assert reassign_channel_state(old, "ROUND_ROBIN", 3, 3) == old
-    assert reassign_channel_state(old, "FULL", 3, 3, full_upstream_rescaled=True) == [["a0", "b0", "b1", "c0"]] * 3
+    assert reassign_channel_state(old, "FULL", 3, 3, upstream_new_ps=(2,)) == [["a0", "b0", "b1", "c0"]] * 3
+
+
+def test_full_mapper_at_unchanged_parallelism_follows_flink_2_3():
+    """FLINK-35351 as Flink 2.3 has it (review-fidelity.md, differential check, item 4): A 1->1,
+    B 2->2, edge A->B with a FULL downstream mapper.  Flink compares B's *old* parallelism (2)
+    with A's *new* one (1), so both B subtasks get [b0, b1] (and filter); an upstream that
+    changed parallelism is not what decides it."""
+    b = [["b0"], ["b1"]]
+    assert reassign_channel_state(b, "FULL", 2, 2, upstream_new_ps=(1,)) == [["b0", "b1"], ["b0", "b1"]]
+    assert reassign_channel_state(b, "FULL", 2, 2, upstream_new_ps=(2,)) == b  # A 4->2: equal to B's old P
+    assert reassign_channel_state(b, "RANGE", 2, 2, upstream_new_ps=(1,)) == b  # only FULL edges
+
+
+def test_rescaling_an_unsupported_edge_with_in_flight_data_fails_as_flink_fails():
+    """Flink 2.3 fails the restore ("Cannot rescale the given pointwise partitioner") as soon as
+    one end of an edge with an UNSUPPORTED mapper is rescaled while either end has in-flight
+    data on it; without in-flight data the gate gets NO_STATE (FLINK-38267) and nothing fails."""
+    from ckptcheck.model.redistribution import check_edge_rescale
+
+    for ends in ((2, 2, 2, 3), (2, 3, 2, 2), (4, 2, 4, 2)):
+        with pytest.raises(UnsupportedRescaleError, match="^Cannot rescale the given pointwise partitioner"):
+            check_edge_rescale("UNSUPPORTED", *ends, in_flight=True)
+        check_edge_rescale("UNSUPPORTED", *ends, in_flight=False)
+        check_edge_rescale("RANGE", *ends, in_flight=True)
+    check_edge_rescale("UNSUPPORTED", 2, 2, 3, 3, in_flight=True)  # nothing rescaled
+    with pytest.raises(ValueError, match="^down_new_p:"):
+        check_edge_rescale("UNSUPPORTED", 2, 2, 3, 0, in_flight=True)
 
 
 # --- Hypothesis: the Python functions satisfy the statements the Z3 proofs make ------------------

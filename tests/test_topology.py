@@ -29,6 +29,28 @@ def test_pointwise_wiring_upstream_smaller():
     assert consumed(graph(3, 5)) == [[0], [0], [1], [1], [2]]
 
 
+def subpartitions(job: JobGraph) -> list[list[int]]:
+    """Per upstream subtask, the downstream subtask index of each of its subpartitions, in
+    subpartition order (the order the RecordWriter's channel index selects)."""
+    x = job.expand()
+    return [[x.index_of[x.channels[c].consumer] for c in x.outputs[t][0]] for t in x.tasks_of[0]]
+
+
+def test_pointwise_subpartition_index_follows_flink_when_upstream_is_smaller():
+    """``computeVertexInputInfoForPointwise``: consumer c of a partition with k consumers reads
+    subpartition c % k (review-fidelity.md, differential check against Flink 2.3, item 1).
+    S=2, T=5: partition 0 feeds 0, 1, 2 (subpartitions 0, 1, 2); partition 1 feeds 3 and 4,
+    and Flink has 3 read subpartition 1 and 4 read subpartition 0, so a round-robin (rescale)
+    producer sends its first record to consumer 4.  A rank-based index would give [3, 4]."""
+    assert subpartitions(graph(2, 5)) == [[0, 1, 2], [4, 3]]
+    x = graph(2, 5).expand()
+    assert {(x.index_of[c.producer], x.index_of[c.consumer]): c.output_index for c in x.channels} == {
+        (0, 0): 0, (0, 1): 1, (0, 2): 2, (1, 3): 1, (1, 4): 0}
+    assert subpartitions(graph(3, 5)) == [[0, 1], [2, 3], [4]]  # 3 -> 5: [0,1], [2,3], [4]: ranks agree
+    assert subpartitions(graph(5, 3)) == [[0], [1], [1], [2], [2]]  # S >= T: one subpartition each
+    assert subpartitions(graph(2, 3, Pattern.ALL_TO_ALL)) == [[0, 1, 2], [0, 1, 2]]
+
+
 def test_all_to_all_wiring_reads_every_partition():
     assert consumed(graph(3, 2, Pattern.ALL_TO_ALL)) == [[0, 1, 2], [0, 1, 2]]
 
