@@ -10,9 +10,12 @@ Abstractions (each keeps the behaviour the properties can observe):
 - The checkpoint id, the trigger plan and the failure counter are exact (ref §5, §6); timers
   are not modelled: a timeout is a fault action that may fire while a checkpoint is pending.
 - Only ``max-concurrent-checkpoints = 1`` (Flink's default) is modelled.
-- Acknowledgements reach the coordinator in the order the snapshots were taken (one FIFO
-  queue).  The coordinator acts only on the last ack of a checkpoint, so the order among acks
-  is not observable; their interleaving with every other event is kept.
+- Acknowledgements in flight are a set: each is an RPC of its own (``acknowledgeCheckpoint``
+  from the task's ``AsyncCheckpointRunnable``), so the coordinator may receive those of
+  different tasks in any order; a task's own acks arrive in checkpoint order.  The model keeps
+  them sorted by (task, checkpoint) and offers ``Ack`` for each task's first one.  (An earlier
+  version queued them in one FIFO in snapshot order; at a trigger that order was subtask index
+  order, a tie-break Flink does not have, which also made symmetry reduction unsound.)
 - The operator coordinators (split enumerators) snapshot at trigger, before the tasks.
 """
 

@@ -137,8 +137,12 @@ class FlinkModel:
         if self.coordinator.can_trigger(w):
             out.append(TriggerCheckpoint(w.coord.next_id))
         if w.acks:
-            t, cp, _ = w.acks[0]
-            out.append(Ack(t, cp))
+            first: dict[int, int] = {}
+            for t, cp, _ in w.acks:
+                if t not in first:
+                    first[t] = cp
+            for t in sorted(first):
+                out.append(Ack(t, first[t]))
         for t, ts in enumerate(tasks):
             if ts.inbox:
                 kind, cp = ts.inbox[0][:2]

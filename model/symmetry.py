@@ -103,7 +103,7 @@ def _permute_rest(rest: tuple, perm: Perm) -> tuple:
     task_map, _chan_map, split_map = perm
     acks, files, txns, reused = rest
     return (
-        tuple((task_map[t], cp, _snap(s, split_map)) for t, cp, s in acks),
+        tuple(sorted((task_map[t], cp, _snap(s, split_map)) for t, cp, s in acks)),
         tuple(sorted((cp, task_map[t]) for cp, t in files)),
         tuple(sorted(Txn(task_map[x.task], x.seq, x.status, tuple((split_map[y[0]], y[1]) for y in x.records)) for x in txns)),
         tuple(sorted(((cp, task_map[t]), u) for (cp, t), u in reused)),

@@ -131,7 +131,7 @@ class StreamTask(Component):
             final_cp = ts.final_cp or (cp if ts.ended else 0)
             snap = Snapshot(False, ts.position, ts.processed, pending, ts.split)
             ts = ts._replace(pending=pending, txn=txn, final_cp=final_cp)
-            tx.acks = tx.acks + ((t, cp, snap),)
+            tx.acks = tuple(sorted(tx.acks + ((t, cp, snap),)))  # in flight: a set, see World.acks
             tx.files = add_sorted(tx.files, (cp, t))
         tx.tasks[t] = ts
         tx.push(self.model.all_out[t], (BARRIER, cp))

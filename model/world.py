@@ -123,7 +123,7 @@ class World(NamedTuple):
     tasks: tuple  # TaskState per subtask
     channels: tuple  # tuple of items per channel
     coord: Coordinator
-    acks: tuple  # acknowledgements in flight, FIFO: ((task, checkpoint, Snapshot), ...)
+    acks: tuple  # acknowledgements in flight, a set sorted by (task, checkpoint): ((task, checkpoint, Snapshot), ...)
     files: tuple  # sorted checkpoint files that exist: (checkpoint, task)
     txns: tuple  # the external system's transactions (aborted ones are gone), sorted
     used: Budget  # faults injected so far

@@ -26,11 +26,11 @@ def run(args, capsys):
 def test_check_baseline_holds_and_writes_result(tmp_path, capsys):
     code, out, err = run(["check", "--design", "flink-baseline", "--out", str(tmp_path), *TINY], capsys)
     assert code == 0, out + err
-    assert "59,025 distinct states" in out
+    assert "87,384 distinct states" in out
     assert "RESULT: every property holds" in out
     assert "NOT REACHED" in out and "WARNING: no witness for a-task-declines" in out
     doc = json.loads(one(tmp_path, "flink-baseline.explore-*.result.json").read_text())
-    assert doc["ok"] is True and doc["stats"]["states"] == 59025
+    assert doc["ok"] is True and doc["stats"]["states"] == 87384
     assert doc["scope"]["max_checkpoints"] == 1
 
 

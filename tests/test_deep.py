@@ -97,17 +97,26 @@ def test_flip600_regional_with_a_split_enumerator_decline_and_failover():
 @pytest.mark.deep
 @pytest.mark.parametrize("workers", [1, 2])
 def test_every_catalog_entry_keeps_its_counterexample_on_the_fingerprint_engine(workers):
-    """The fingerprint store finds the exact store's very paths; two workers paths as short."""
+    """The fingerprint store finds the exact store's very paths; two workers paths as short; and
+    where the entry's job has interchangeable subtasks and the design keeps the preset
+    components, symmetry reduction finds a path as short too."""
     from ckptcheck.checks.explore import explore
     from ckptcheck.specs.catalog import CATALOG
     from ckptcheck.specs.spec import Spec
 
+    with_symmetry = 0
     for e in CATALOG:
         runs = [explore(Spec(e.design, e.scope), stop_when=lambda d, p=e.violates: p in d, **kw).discoveries[e.violates]
                 for kw in (dict(store="exact"), dict(store="fingerprint", workers=workers))]
         if workers == 1:
             assert runs[0].path == runs[1].path, e.name
         assert len(runs[0].path) == len(runs[1].path), e.name
+        sym = Spec(e.design, e.scope, symmetry=True)
+        if sym.canonical is not None and not e.design.replaced():
+            reduced = explore(sym, stop_when=lambda d, p=e.violates: p in d, workers=workers).discoveries[e.violates]
+            assert len(reduced.path) == len(runs[0].path), e.name
+            with_symmetry += 1
+    assert with_symmetry == 5  # K1, K4, K5, K7 and F3 (forward jobs, preset components) run reduced too
 
 
 def _counts(r) -> tuple:

@@ -24,7 +24,7 @@ def run(args, capsys):
 def test_exhaustive_search_says_holds_and_exits_0(tmp_path, capsys):
     code, out, _ = run(["check", "--out", str(tmp_path), "--report", str(tmp_path / "rep"), *TINY], capsys)
     assert code == 0
-    assert re.search(r"RESULT: every property holds: exhaustive search of the scope, 14,868 states, depth \d+", out)
+    assert re.search(r"RESULT: every property holds: exhaustive search of the scope, 11,644 states, depth \d+", out)
     doc = json.loads(one(tmp_path, "flink-baseline.explore-*.result.json").read_text())
     assert doc["outcome"] == "holds" and doc["ok"] is True
     assert {v["says"] for v in doc["verdicts"] if v["kind"] == "always" and v["status"] != "not applicable"} == {"holds"}
