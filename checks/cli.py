@@ -158,14 +158,14 @@ LARGE = {"records_per_split": 3, "max_checkpoints": 6, "max_failures": 3, "max_d
          "max_lost_notifications": 3}
 
 
-def _before_search(design, scope) -> None:
+def _before_search(design, scope, symmetry: bool = False) -> None:
     """Say so before a search that will be large: its known figures, or the limits past which an
     exhaustive search is not expected to end."""
     big = [f"{k} = {getattr(scope, k)}" for k, v in LARGE.items() if getattr(scope, k) > v]
     if big:
         _warn(f"{', '.join(big)}: the state space grows exponentially with these limits, and an exhaustive"
               " search this large is not expected to end; bound it with --max-seconds or --max-states")
-    figures = known_figures(design, scope)
+    figures = known_figures(design, scope, symmetry)
     if figures:
         _say(f"expect   {figures} (measured on 2 cores; --max-seconds or --max-states bound it)")
 
@@ -338,7 +338,7 @@ def cmd_check(args) -> int:
     scope = _scope_from_args(args, design)
     opts = _search_options(args, [design], scope)
     print_header(design, scope)
-    _before_search(design, scope)
+    _before_search(design, scope, opts["symmetry"])
     result = check(design, scope, args.engine, progress=_Progress(), **opts)
     spec = Spec(design, scope, symmetry=opts["symmetry"])
     prefix = run_id(result)
@@ -431,7 +431,7 @@ def cmd_compare(args) -> int:
     scope = _scope_from_args(args, designs[0])
     opts = _search_options(args, designs, scope)
     _say(f"comparing {', '.join(names)} (reference: {names[0]}) ...")
-    _before_search(designs[0], scope)
+    _before_search(designs[0], scope, opts["symmetry"])
     cmp = compare(designs, scope, trace_dir=out, engine=args.engine, progress=_Progress(), **opts)
     print_comparison(cmp)
     if report_dir is not None:

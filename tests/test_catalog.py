@@ -18,9 +18,15 @@ from conftest import catalog_run
 
 
 @lru_cache(maxsize=None)
+@lru_cache(maxsize=None)
 def correct_result(design_name: str, scope_repr: str):
+    """The correct design's search of an entry's scope, once per (design, scope): entries that
+    share both (commit-at-pre-commit and source-position-not-restored) share the run."""
     e = next(x for x in CATALOG if x.correct.name == design_name and repr(x.scope) == scope_repr)
     return check(e.correct, e.scope, workers=2)
+
+
+SHORTEST_IN_DEFAULT_RUN = 15  # longer counterexamples are proved shortest in the deep run (a search one step short costs most)
 
 
 def assert_shortest(e, length: int) -> None:
@@ -31,9 +37,9 @@ def assert_shortest(e, length: int) -> None:
 @pytest.mark.deep
 @pytest.mark.parametrize("e", CATALOG, ids=[e.name for e in CATALOG])
 def test_long_counterexamples_are_shortest(e):
-    """The default run checks the entries of at most 20 steps; this, the longer ones."""
+    """The default run checks the entries of at most 15 steps; this, the longer ones."""
     v = catalog_run(e.name).verdict(e.violates)
-    if len(v.trace) <= 20:
+    if len(v.trace) <= SHORTEST_IN_DEFAULT_RUN:
         pytest.skip("checked in the default run")
     assert_shortest(e, len(v.trace))
 
@@ -44,7 +50,7 @@ def test_entry_is_caught_and_correct_design_passes(e, tmp_path):
     v = bad.verdict(e.violates)
     assert v.status == VIOLATED, f"{e.name} missed"
     # shortest: no violation of that property within one step less (the long ones in the deep run)
-    if len(v.trace) <= 20:
+    if len(v.trace) <= SHORTEST_IN_DEFAULT_RUN:
         assert_shortest(e, len(v.trace))
     # the saved trace replays to the same verdict
     paths = save_traces(bad, Spec(e.design, e.scope), tmp_path)
