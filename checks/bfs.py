@@ -63,6 +63,20 @@ class PathStore:
         return reexecute(model, self.inits[-1 - self.parent[idx]], chain)[0]
 
 
+def finish_outcome(out, *, states: int, transitions: int, depth: int, quiescent: int, exhausted: bool, workers: int) -> None:
+    """The figures of a finished fingerprint search, written into ``out`` (an
+    ``ExploreOutcome``).  ``exhausted``: nothing was left to expand.  The search is complete
+    only if that is so and it did not stop for another reason than having found everything."""
+    out.states = states
+    out.transitions = transitions
+    out.depth = depth
+    out.quiescent_states = quiescent
+    out.complete = exhausted and (not out.stopped or out.stopped == "every property has a discovery")
+    out.store = "fingerprint"
+    out.workers = workers
+    out.collision_probability = collision_probability(states, transitions)
+
+
 def _owner(cls: type, name: str) -> type | None:
     return next((c for c in cls.__mro__ if name in vars(c)), None)
 
@@ -120,8 +134,6 @@ def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exa
     max_states, max_seconds, max_depth = bounds.max_states, bounds.max_seconds, bounds.max_depth
     stop_when, stop_reason, progress, progress_every = bounds.stop_when, bounds.stop_reason, bounds.progress, bounds.progress_every
     canon = model.canonical
-    actions = model.actions
-    next_state = model.next_state
     fused = successors_of(model)
     is_progress = model.is_progress
     always = list(model.always)

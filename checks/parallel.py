@@ -28,7 +28,7 @@ import traceback
 from array import array
 from typing import Any, Callable
 
-from .bfs import Bounds, collision_probability, reexecute, successors_of
+from .bfs import Bounds, finish_outcome, reexecute, successors_of
 
 
 SLICE = 25_000  # frontier states a worker expands before an exchange: bounds the successors held at once
@@ -346,14 +346,8 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
                 out.states, out.transitions, out.depth, out.elapsed = states, transitions, depth, now - started
                 progress(out, frontier)
                 next_report = now + progress_every
-        out.states = states
-        out.transitions = transitions
-        out.depth = depth
-        out.quiescent_states = quiescent
-        out.complete = frontier == 0 and (not out.stopped or out.stopped == "every property has a discovery")
-        out.store = "fingerprint"
-        out.workers = n
-        out.collision_probability = collision_probability(states, transitions)
+        finish_outcome(out, states=states, transitions=transitions, depth=depth, quiescent=quiescent,
+                       exhausted=frontier == 0, workers=n)
         for name, (_, rank, idx, extra, kind, why) in found.items():
             out.discoveries[name] = discovery(props[name], why, _rebuild(model, conns, inits, rank, idx, extra), kind)
     finally:

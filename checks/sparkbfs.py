@@ -34,7 +34,7 @@ import time
 from array import array
 from typing import Any, Callable, Iterator
 
-from .bfs import Bounds, FingerprintCollision, collision_probability, successors_of
+from .bfs import Bounds, FingerprintCollision, finish_outcome, successors_of
 
 
 def _owner(fp: int) -> int:
@@ -260,15 +260,9 @@ def spark_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, m
     finally:
         if prev is not None:
             prev.unpersist()
-    out.states = states
-    out.transitions = transitions
-    out.depth = depth
-    out.quiescent_states = quiescent
-    out.complete = frontier == 0 and (not out.stopped or out.stopped == "every property has a discovery")
-    out.store = "fingerprint"
-    out.workers = parts
+    finish_outcome(out, states=states, transitions=transitions, depth=depth, quiescent=quiescent,
+                   exhausted=frontier == 0, workers=parts)
     out.engine_detail = f"Spark {sc.master}, {parts} partitions"
-    out.collision_probability = collision_probability(states, transitions)
     for name, (_key, path, extra, kind, why, fp) in found.items():
         actions, reached = rebuild(model, path, extra)
         if reached != fp:

@@ -166,33 +166,27 @@ class Canonical:
             self.perms.append((perm, inv_task, inv_chan, split_map, ({}, {}, {}, {})))
         self.limit = limit
 
+    def _parts(self, src: tuple, inv: tuple, memo: dict, rename, split_map) -> tuple:
+        """``src`` reordered by ``inv``, each part renamed through ``memo``."""
+        out = []
+        for i in inv:
+            x = src[i]
+            y = memo.get(x)
+            if y is None:
+                if len(memo) > self.limit:
+                    memo.clear()
+                y = memo[x] = rename(x, split_map)
+            out.append(y)
+        return tuple(out)
+
     def __call__(self, w: World) -> World:
         best = w
         limit = self.limit
         for perm, inv_task, inv_chan, split_map, (m_task, m_chan, m_coord, m_rest) in self.perms:
-            src = w.tasks
-            out = []
-            for i in inv_task:
-                x = src[i]
-                y = m_task.get(x)
-                if y is None:
-                    if len(m_task) > limit:
-                        m_task.clear()
-                    y = m_task[x] = _permute_task(x, split_map)
-                out.append(y)
-            tasks = tuple(out)
+            tasks = self._parts(w.tasks, inv_task, m_task, _permute_task, split_map)
             if tasks > best.tasks:
                 continue
-            src = w.channels
-            out = []
-            for i in inv_chan:
-                x = src[i]
-                y = m_chan.get(x)
-                if y is None:
-                    if len(m_chan) > limit:
-                        m_chan.clear()
-                    y = m_chan[x] = _permute_channel(x, split_map)
-                out.append(y)
+            out = self._parts(w.channels, inv_chan, m_chan, _permute_channel, split_map)
             x = w.coord
             coord = m_coord.get(x)
             if coord is None:
@@ -205,7 +199,7 @@ class Canonical:
                 if len(m_rest) > limit:
                     m_rest.clear()
                 rest = m_rest[x] = _permute_rest(x, perm)
-            cand = World(tasks, tuple(out), coord, rest[0], rest[1], rest[2], w.used, rest[3])
+            cand = World(tasks, out, coord, rest[0], rest[1], rest[2], w.used, rest[3])
             if cand < best:
                 best = cand
         return best

@@ -44,7 +44,14 @@ def test_long_counterexamples_are_shortest(e):
     assert_shortest(e, len(v.trace))
 
 
-@pytest.mark.parametrize("e", CATALOG, ids=[e.name for e in CATALOG])
+# F2's correct design needs the largest search of the catalog (356,483 states): it runs in the
+# deep run and in ``ckptcheck catalog``; the default run still finds F2 (below, and
+# test_the_design_as_proposed_fails_every_finding_scope)
+DEEP_ENTRIES = ("F2-commit-past-own-state",)
+
+
+@pytest.mark.parametrize("e", [pytest.param(e, marks=pytest.mark.deep) if e.name in DEEP_ENTRIES else e for e in CATALOG],
+                         ids=[e.name for e in CATALOG])
 def test_entry_is_caught_and_correct_design_passes(e, tmp_path):
     bad = catalog_run(e.name)
     v = bad.verdict(e.violates)
