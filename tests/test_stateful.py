@@ -46,6 +46,7 @@ def test_same_seed_same_result():
     assert a.trace == b.trace and a.reason == b.reason
 
 
+@pytest.mark.deep
 def test_stateful_finds_flip600_coordinator_and_no_claim_flaws():
     for name in ("K3-no-coordinator-fallback", "K7-no-claim-snapshot-deleted-too-early"):
         e = entry(name)
