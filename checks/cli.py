@@ -97,7 +97,11 @@ def _symmetry(args, designs: list, scope) -> bool:
     anything runs).  It needs interchangeable subtasks (forward edges only, equal parallelism,
     no split enumerator, no task-manager file merging) and the preset components: a replaced
     component may treat subtask indexes differently."""
-    if args.symmetry == "off" or args.engine == "stateful":
+    if args.engine == "stateful":
+        if args.symmetry == "on":
+            _warn("--symmetry applies to the exhaustive engines; --engine stateful ignores it")
+        return False
+    if args.symmetry == "off":
         return False
     why = None
     for d in designs:
