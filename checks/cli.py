@@ -171,7 +171,7 @@ def _before_search(design, scope, symmetry: bool = False) -> None:
               " search this large is not expected to end; bound it with --max-seconds or --max-states")
     figures = known_figures(design, scope, symmetry)
     if figures:
-        _say(f"expect   {figures} (measured on 2 cores; --max-seconds or --max-states bound it)")
+        _say(f"expect   {figures} (on 2 cores; --max-seconds or --max-states bound it)")
 
 
 def _rss_mb() -> int:
