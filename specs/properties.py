@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-from ckptcheck.model.actions import Action, Decline, FailTask, Restore
+from ckptcheck.model.actions import Ack, Action, Decline, FailTask, Restore
 from ckptcheck.model.partitioner import record_key_group
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
@@ -347,6 +347,16 @@ def w_restore(m, prev, a, nxt) -> str | None:
     return None
 
 
+def w_ack_overtakes(m, prev: World, a, nxt: World) -> str | None:
+    """Acknowledgements in flight are a set (``CheckpointCoordinator`` docstring): the
+    coordinator receives one while a lower-numbered subtask's is still in flight."""
+    if type(a) is Ack and prev.acks[0][0] != a.task:
+        first = prev.acks[0]
+        return (f"the coordinator received {m.topo.names[a.task]}'s ack of checkpoint {a.checkpoint} before"
+                f" {m.topo.names[first[0]]}'s of checkpoint {first[1]}")
+    return None
+
+
 def w_sink_commit(m, prev: World, a, nxt: World) -> str | None:
     if nxt.txns is prev.txns:
         return None
@@ -440,6 +450,7 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("a-task-declines", SOMETIMES, "a subtask declines a checkpoint", w_decline),
     Property("a-task-fails", SOMETIMES, "a subtask fails and its region fails over", w_failover),
     Property("restore-from-checkpoint", SOMETIMES, "failed subtasks are restored from a completed checkpoint", w_restore),
+    Property("an-ack-overtakes", SOMETIMES, "acknowledgements of different subtasks arrive out of subtask order", w_ack_overtakes),
     Property("a-sink-commits", SOMETIMES, "a sink commits a transaction", w_sink_commit),
     Property("the-job-finishes", SOMETIMES, "every subtask finishes", w_job_finished, _bounded),
     Property(
