@@ -95,7 +95,7 @@ def _symmetry(args, designs: list, scope) -> bool:
     """Symmetry reduction where every design allows it (``auto``, the default), never
     (``--no-symmetry``), or required (``--symmetry``: refused where it does not apply, before
     anything runs).  It needs interchangeable subtasks (forward edges only, equal parallelism,
-    no split enumerator, no task-manager file merging) and the preset components: a replaced
+    no split enumerator, no task-manager file merging, aligned checkpoints) and the preset components: a replaced
     component may treat subtask indexes differently."""
     if args.engine == "stateful":
         if args.symmetry == "on":
@@ -109,7 +109,7 @@ def _symmetry(args, designs: list, scope) -> bool:
             why = (f"design {d.name}", f"replaces components ({', '.join(d.replaced())}) that may treat subtask indexes differently")
         elif not Spec(d, scope, symmetry=True).permutations:
             why = (f"job {scope.job_name}", f"no interchangeable subtasks for {d.name} (symmetry needs forward edges only,"
-                   " equal parallelism, no split enumerator and no task-manager file merging)")
+                   " equal parallelism, no split enumerator, no task-manager file merging, aligned checkpoints)")
         if why:
             if args.symmetry == "on":
                 raise InputError("--symmetry", *why)
@@ -243,6 +243,10 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--declines", type=_nonneg, default=None, help="checkpoint declines")
     g.add_argument("--timeouts", type=_nonneg, default=None, help="checkpoint timeouts")
     g.add_argument("--lost-notifications", type=_nonneg, default=None, help="lost coordinator RPCs")
+    g.add_argument("--channel-capacity", type=_nonneg, default=None,
+                   help="records a subpartition holds (0: unbounded); a full one backpressures its producer")
+    g.add_argument("--input-buffers", type=_nonneg, default=None,
+                   help="unaligned checkpoints: records an input channel holds before its consumer reads them (0: local channels)")
 
 
 def _scope_from_args(args, design) -> Scope:
@@ -263,6 +267,8 @@ def _scope_from_args(args, design) -> Scope:
         max_declines=pick(args.declines, d.max_declines),
         max_timeouts=pick(args.timeouts, d.max_timeouts),
         max_lost_notifications=pick(args.lost_notifications, d.max_lost_notifications),
+        channel_capacity=pick(args.channel_capacity, d.channel_capacity),
+        input_buffers=pick(args.input_buffers, d.input_buffers),
     )
 
 

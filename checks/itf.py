@@ -7,7 +7,7 @@ Each state carries the world's variables plus ``action``, the action that led to
 
 from __future__ import annotations
 
-from ckptcheck.model.world import BARRIER, COMMITTED, EOD, NOTIFY_NAMES, REC, STATUS_NAMES, World
+from ckptcheck.model.world import BARRIER, CANCEL, COMMITTED, EOD, NOTIFY_NAMES, REC, STATUS_NAMES, World
 
 from .trace import ReplayOutcome
 
@@ -18,9 +18,11 @@ def _tup(xs) -> dict:
 
 def _item(it) -> dict | str:
     if it[0] == REC:
-        return {"record": _tup(it[1:])}
+        return {"recoveredRecord": _tup(it[1:3])} if len(it) == 4 else {"record": _tup(it[1:])}
     if it[0] == BARRIER:
-        return {"barrier": it[1]}
+        return {"unalignedBarrier": it[1]} if len(it) == 3 else {"barrier": it[1]}
+    if it[0] == CANCEL:
+        return {"cancelCheckpointMarker": it[1]}
     return "EndOfData" if it == EOD else "EndOfPartition"
 
 
@@ -31,6 +33,8 @@ def _snapshot(s) -> dict:
         "processed": {"#set": [_tup(r) for r in s.processed]},
         "pending": [_tup(p) for p in s.pending],
         "split": s.split,
+        "inputChannelState": [[_tup(r) for r in recs] for recs in s.inputs],
+        "outputChannelState": [[_tup(r) for r in recs] for recs in s.outputs],
     }
 
 

@@ -76,6 +76,16 @@ class Deliver(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class AlignmentTimeout(Action):
+    """``aligned-checkpoint-timeout``: the alignment timer of a subtask fires while it aligns
+    checkpoint ``checkpoint``, which goes unaligned (a nondeterministic event: no clocks)."""
+
+    task: int
+    checkpoint: int
+    _task_fields: ClassVar = ("task",)
+
+
+@dataclass(frozen=True, slots=True)
 class TriggerCheckpoint(Action):
     """The coordinator triggers checkpoint ``checkpoint`` on the tasks of its plan."""
 
@@ -171,6 +181,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         EmitRecord,
         EndOfInput,
         Deliver,
+        AlignmentTimeout,
         TriggerCheckpoint,
         Ack,
         Notify,

@@ -1,50 +1,120 @@
 """Barrier handling: Flink's ``CheckpointBarrierHandler`` (``SingleCheckpointBarrierHandler``
-with its aligned ``BarrierHandlerState``s), as run by the task's ``CheckpointedInputGate``.
+with its ``BarrierHandlerState``s), as run by the task's ``CheckpointedInputGate``.
 
-Only aligned checkpoints are modelled (``checkpoint_mode = "aligned"``): a channel that
-delivered the barrier being aligned is blocked until every live input (one that has not
-delivered EndOfPartition) has delivered it; then the task snapshots and forwards the barrier
-(``StreamTask.snapshot``).  Abstraction: Flink's handler also cancels an alignment on a
-``CancelCheckpointMarker``; here a cancelled checkpoint's barrier still travels and is handled
-like any barrier, which the downstream treats the same way.
+Three modes (the design's ``checkpoint_mode``; reference-flink-uc A.1-A.4):
+
+- ``aligned`` (unaligned checkpoints off; ``WaitingForFirstBarrier`` / ``CollectingBarriers``):
+  a channel that delivered the barrier being aligned is blocked until every live input (one
+  that has not delivered EndOfPartition) has delivered it; then the task snapshots and forwards
+  the barrier (``StreamTask.snapshot``).
+- ``unaligned`` (``aligned-checkpoint-timeout`` 0: every barrier is UNALIGNED): a task's first
+  barrier of checkpoint n is a priority event that overtook the records in front of it; the
+  task snapshots at once (``AlternatingWaitingForFirstBarrierUnaligned``), blocks nothing,
+  records as input channel state what it reads from a channel until that channel's barrier n
+  arrives, and acknowledges only once every open channel delivered barrier n or
+  EndOfPartition (A.5, item 7).
+- ``aligned-timeout`` (timeout > 0): every checkpoint starts aligned (``AlternatingWaitingFor
+  FirstBarrier``/``AlternatingCollectingBarriers``) and switches to unaligned when the
+  alignment timer fires (a nondeterministic ``AlignmentTimeout`` event: the model has no
+  clocks) or when an unaligned barrier arrives from an upstream that switched (A.7).
+
+A node with an input edge that does not support unaligned checkpoints (POINTWISE, or not
+PIPELINED) aligns on all its inputs (A.10, FLINK-21945): its upstreams send it FORCED_ALIGNED
+barriers, FIFO behind the data.
+
+Cancellation (A.3, A.8): a ``CancelCheckpointMarker`` for the checkpoint being collected, or for
+a newer one, aborts it; so does a barrier of a newer checkpoint (``CHECKPOINT_DECLINED_SUBSUMED``).
+An aborting task declines to the coordinator (a reason the ``CheckpointFailureManager`` does
+not count) and forwards the marker (``SubtaskCheckpointCoordinatorImpl.abortCheckpointOnBarrier``).
+
+Abstractions: the receiver-side timeout is modelled; the sender-side one (FLINK-27251: a
+timeoutable barrier still queued in the producer's subpartition jumps ahead when the sender's
+timer fires) is not.  It would make the records it overtakes the producer's output state
+instead of the consumer's input state: the same records, held by another subtask, which only a
+rescale could tell apart.  Announcements are not modelled: after a switch, records in front of
+an aligned barrier are recorded as the consumer reads them rather than when the barrier is
+prioritised; the recorded set is the same, the acknowledgement comes later.
 """
 
 from __future__ import annotations
 
 from .component import Component
 from .tx import Tx
-from .world import TaskState
+from .world import CANCEL, TaskState
 
 
 class CheckpointBarrierHandler(Component):
-    """``SingleCheckpointBarrierHandler`` in aligned mode."""
+    """``SingleCheckpointBarrierHandler``: aligned, or alternating (unaligned checkpoints on)."""
 
     def is_blocked(self, ts: TaskState, input_index: int) -> bool:
         """Does the task hold back input ``input_index`` (it delivered the barrier being
-        aligned)?  ``alignment_blocks_channels = false`` is the flawed handler that keeps
-        reading it (catalog ``no-alignment-block``)."""
-        return self.design.alignment_blocks_channels and bool(ts.blocked >> input_index & 1)
+        aligned)?  Never while the checkpoint is unaligned.  ``alignment_blocks_channels =
+        false`` is the flawed handler that keeps reading it (catalog ``no-alignment-block``)."""
+        return self.design.alignment_blocks_channels and not ts.uc and bool(ts.blocked >> input_index & 1)
 
-    def on_barrier(self, tx: Tx, t: int, cp: int, bit: int) -> None:
-        """``processBarrier``: a barrier older than the one being aligned (or already handled)
-        is dropped; a newer one cancels the current alignment and starts its own
-        (``checkNewCheckpoint``); the delivering channel is blocked."""
+    def on_barrier(self, tx: Tx, t: int, cp: int, bit: int, priority: bool = False, ahead: tuple = ()) -> None:
+        """``processBarrier``.  An unaligned checkpoint being collected takes the channel's
+        barrier and records ``ahead`` (the records the priority barrier overtook on this
+        channel) as input state.  Otherwise a barrier older than the one being aligned (or
+        already handled) is dropped; a newer one aborts the current one (subsumed) and starts
+        its own (``checkNewCheckpoint``).  A priority barrier starts (or switches to) an
+        unaligned checkpoint."""
         ts = tx.tasks[t]
+        if ts.uc and ts.aligning == cp:
+            self.task.record_input(tx, t, bit, ahead)
+            ts = tx.tasks[t]
+            tx.tasks[t] = ts._replace(blocked=ts.blocked | bit)
+            self.maybe_complete_alignment(tx, t)
+            return
         if cp <= ts.last_barrier or (ts.aligning and cp < ts.aligning):
             return
+        if ts.aligning and cp > ts.aligning:
+            self.abort(tx, t, ts.aligning)
+            ts = tx.tasks[t]
         if ts.aligning == cp:
             ts = ts._replace(blocked=ts.blocked | bit)
         else:
             ts = ts._replace(aligning=cp, blocked=bit)
         tx.tasks[t] = ts
+        if priority:
+            self.task.start_unaligned(tx, t, cp)
+            self.task.record_input(tx, t, bit, ahead)
         self.maybe_complete_alignment(tx, t)
 
+    def on_alignment_timeout(self, tx: Tx, t: int) -> None:
+        """The alignment timer fires (``AlternatingCollectingBarriers.alignedCheckpointTimeout``):
+        the checkpoint being aligned goes unaligned; the channels that delivered the barrier
+        are done, the others are recorded until theirs arrives."""
+        self.task.start_unaligned(tx, t, tx.tasks[t].aligning)
+        self.maybe_complete_alignment(tx, t)
+
+    def on_cancel(self, tx: Tx, t: int, cp: int) -> None:
+        """``processCancellationBarrier``: a marker for a newer checkpoint, or for the one
+        being collected, aborts it; any other is ignored."""
+        ts = tx.tasks[t]
+        if cp > max(ts.last_barrier, ts.aligning) or cp == ts.aligning:
+            self.abort(tx, t, cp)
+
+    def abort(self, tx: Tx, t: int, cp: int) -> None:
+        """``abortInternal``: forget checkpoint ``cp`` (its channel state is discarded), decline
+        it (uncounted) and forward a ``CancelCheckpointMarker``."""
+        ts = tx.tasks[t]
+        tx.tasks[t] = ts._replace(aligning=0, blocked=0, uc=(), last_barrier=max(ts.last_barrier, cp))
+        self.coordinator.receive_decline(tx, t, cp, counted=False)
+        tx.push(self.model.all_out[t], (CANCEL, cp))
+
     def on_end_of_partition(self, tx: Tx, t: int) -> None:
-        """``processEndOfPartition``: an input that ended no longer needs to deliver the barrier."""
+        """``processEndOfPartition``: an input that ended no longer needs to deliver the barrier
+        (it counts as that channel's barrier, FLINK-21086)."""
         self.maybe_complete_alignment(tx, t)
 
     def maybe_complete_alignment(self, tx: Tx, t: int) -> None:
-        """Every live input delivered the barrier: the task snapshots (``triggerCheckpointOnBarrier``)."""
+        """Every live input delivered the barrier: an aligned task snapshots
+        (``triggerCheckpointOnBarrier``); an unaligned one has its channel state complete and
+        acknowledges."""
         ts = tx.tasks[t]
         if ts.aligning and (ts.blocked | ts.eop) == self.model.all_inputs_mask[t]:
-            self.task.snapshot(tx, t, ts.aligning)
+            if ts.uc:
+                self.task.finish_unaligned(tx, t)
+            else:
+                self.task.snapshot(tx, t, ts.aligning)

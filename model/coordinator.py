@@ -127,8 +127,14 @@ class CheckpointCoordinator(Component):
         global_only = self.regional.must_be_global(tx)
         pending = Pending(cp, waiting, finished, (), 0, global_only, coord.unassigned)
         tx.coord = coord._replace(next_id=cp + 1, pending=pending)
+        not_ready = []
         for t in to_trigger:
-            self.task.snapshot(tx, t, cp)
+            if self.model.unaligned and self.task.is_recovering(tx.channels, t):
+                not_ready.append(t)  # FLINK-20654: still reading recovered channel state
+            else:
+                self.task.trigger(tx, t, cp)
+        for t in not_ready:
+            self.receive_decline(tx, t, cp, counted=False)  # CHECKPOINT_DECLINED_TASK_NOT_READY
         self.store.retain(tx)
 
     # acks and declines --------------------------------------------------------------------------
@@ -158,14 +164,20 @@ class CheckpointCoordinator(Component):
         tx.coord = tx.coord._replace(pending=pending._replace(acked=acked))
         self.maybe_finalize(tx)
 
-    def receive_decline(self, tx: Tx, t: int, cp: int) -> None:
-        """``receiveDeclineMessage``: the pending checkpoint aborts (counted by the failure
-        manager), unless regional checkpoints are on: then FLIP-600's handler decides."""
+    def receive_decline(self, tx: Tx, t: int, cp: int, counted: bool = True) -> None:
+        """``receiveDeclineMessage``: the pending checkpoint aborts, unless regional checkpoints
+        are on: then FLIP-600's handler decides.  The ``CheckpointFailureManager`` counts a
+        failed snapshot (``counted``), not a decline on a cancellation marker, a subsumed
+        checkpoint or a task not ready (ref §6).  A decline of a checkpoint no longer pending
+        is ignored."""
+        pending = tx.coord.pending
+        if not pending or pending.id != cp or not pending.waiting >> t & 1:
+            return
         self.drop_ack(tx, t, cp)
         if self.design.regional_checkpoints:
             self.regional.on_decline(tx, t)
         else:
-            self.abort(tx, counted=True)
+            self.abort(tx, counted=counted)
 
     def maybe_finalize(self, tx: Tx) -> None:
         """Every task of the plan acked (or, regionally, acked or declined): complete."""

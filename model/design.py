@@ -38,7 +38,14 @@ class Knob:
 
 
 KNOBS: tuple[Knob, ...] = (
-    Knob("checkpoint_mode", str, "aligned", "barrier handling (FLIP-76 unaligned mode is not modelled yet)", ("aligned",)),
+    Knob(
+        "checkpoint_mode",
+        str,
+        "aligned",
+        "barrier handling: aligned (unaligned checkpoints off); unaligned (FLIP-76, aligned-checkpoint-timeout 0: "
+        "every checkpoint unaligned); aligned-timeout (each checkpoint starts aligned and may time out into unaligned)",
+        ("aligned", "unaligned", "aligned-timeout"),
+    ),
     Knob(
         "alignment_blocks_channels",
         bool,

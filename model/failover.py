@@ -3,7 +3,9 @@ or ``RestartAllFailoverStrategy``), the scheduler's cancellation of the tasks to
 ``CheckpointCoordinator.restoreLatestCheckpointedStateToSubtasks`` when they are redeployed.
 
 Abstractions: the restart is one action (``Restore``) once every victim is cancelled; it uses
-the latest completed checkpoint (no rescaling: each subtask gets its own index's state).  The
+the latest completed checkpoint (no rescaling: each subtask gets its own index's state).  A
+channel whose two ends are not both restored keeps nothing: pipelined regions contain both ends
+of every pipelined channel, and a job with another exchange restarts whole.  The
 model restarts the whole job whenever the job has a BLOCKING or HYBRID edge (re-consuming a
 finished blocking result across regions is not modelled).
 """
@@ -15,7 +17,7 @@ from functools import cached_property
 from .component import Component
 from .topology import Role
 from .tx import Tx
-from .world import EMPTY_SNAPSHOT, EOD, EOP, FAILED, FINISHED, World, remove_sorted
+from .world import EMPTY_SNAPSHOT, EOD, EOP, FAILED, FINISHED, REC, World, remove_sorted
 
 
 class FailoverStrategy(Component):
@@ -70,6 +72,8 @@ class FailoverStrategy(Component):
         if self.enumerator.readers:
             self.enumerator.on_restore(tx, latest, victims)
         all_out = self.model.all_out
+        if latest is not None and self.model.unaligned:
+            self.restore_channel_state(tx, latest, set(victims))
         for t in victims:
             snap = latest.snapshots[t] if latest else EMPTY_SNAPSHOT
             old = tx.tasks[t]
@@ -84,3 +88,21 @@ class FailoverStrategy(Component):
             if self.model.two_pc[t]:
                 next_txn = self.sink.initialize_state(tx, t, snap, old)
             tx.tasks[t] = self.task.fresh(t, snap, cp, next_txn)
+
+    def restore_channel_state(self, tx: Tx, latest, victims: set[int]) -> None:
+        """Unaligned checkpoints (reference-flink-uc B.1): each restored channel holds, in this
+        order, the consumer's recovered input state (``RecoveredInputChannel``, read before any
+        new data), then the producer's recovered output state (written into its subpartition
+        before its operators open), then what the restored producer emits.  Recovered input
+        records are marked, so that the consumer reads them first and declines checkpoints
+        until it has (FLINK-20654)."""
+        topo = self.topo
+        all_out = self.model.all_out
+        for ch in topo.channels:
+            if ch.consumer not in victims or ch.producer not in victims:
+                continue
+            inp = latest.snapshots[ch.consumer].inputs
+            outp = latest.snapshots[ch.producer].outputs
+            recovered = tuple((REC, r[0], r[1], 1) for r in (inp[ch.input_index] if inp else ()))
+            resent = tuple((REC, r[0], r[1]) for r in (outp[all_out[ch.producer].index(ch.id)] if outp else ()))
+            tx.channels[ch.id] = recovered + resent

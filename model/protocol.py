@@ -29,6 +29,7 @@ from functools import cached_property
 from .actions import (
     Ack,
     Action,
+    AlignmentTimeout,
     AssignSplit,
     Decline,
     DeleteSnapshot,
@@ -44,9 +45,10 @@ from .actions import (
 )
 from .design import COMPONENTS, Design
 from .scope import Scope
-from .topology import Expanded, Role
+from .task import priority_index
+from .topology import Exchange, Expanded, Pattern, Role
 from .tx import Tx
-from .world import EMPTY_SNAPSHOT, FAILED, NOTIFY_NAMES, RUNNING, Budget, Coordinator, World
+from .world import EMPTY_SNAPSHOT, FAILED, NOTIFY_NAMES, REC, RUNNING, Budget, Coordinator, World
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,6 +102,54 @@ class FlinkModel:
     def all_out(self) -> tuple[tuple[int, ...], ...]:
         return tuple(tuple(c for cs in outs for c in cs) for outs in self.topo.outputs)
 
+    @cached_property
+    def unaligned(self) -> bool:
+        """Unaligned checkpoints are enabled (``execution.checkpointing.unaligned.enabled``)."""
+        return self.design.checkpoint_mode != "aligned"
+
+    @cached_property
+    def uc_inputs(self) -> tuple[bool, ...]:
+        """Per subtask: may its inputs take unaligned barriers?  Only if every input edge of its
+        vertex supports them (``StreamPartitioner.isSupportsUnalignedCheckpoint``: not
+        POINTWISE, not broadcast; and PIPELINED), else the whole node aligns (FLINK-21945)."""
+        topo = self.topo
+        ok = []
+        for t in range(topo.n_tasks):
+            edges = [topo.job.edges[topo.channels[c].edge] for c in topo.inputs[t]]
+            ok.append(self.unaligned and bool(edges) and all(
+                e.pattern is Pattern.ALL_TO_ALL and e.exchange is Exchange.PIPELINED for e in edges))
+        return tuple(ok)
+
+    @cached_property
+    def split(self) -> tuple[bool, ...]:
+        """Per channel: are its producer end (the subpartition) and consumer end (the input
+        channel) apart?  Where unaligned barriers travel on it: output channel state is what
+        is still at the producer's end.  Elsewhere the two ends are one FIFO (nothing can
+        observe the difference there); empty when unaligned checkpoints are off."""
+        if not self.unaligned:
+            return ()
+        return tuple(self.uc_inputs[ch.consumer] for ch in self.topo.channels)
+
+    @cached_property
+    def timeoutable(self) -> tuple[bool, ...]:
+        """Per subtask: can its alignment time out and switch to unaligned?"""
+        return tuple(self.design.checkpoint_mode == "aligned-timeout" and ok for ok in self.uc_inputs)
+
+    def has_room(self, w: World, t: int) -> bool:
+        """Can subtask ``t`` produce a record: does every output subpartition hold fewer than
+        the scope's ``channel_capacity`` records (the input channel holds ``input_buffers``
+        more, see ``tx.consumer_end``)?  Flink's task only processes input while its record writers have
+        buffers (``RecordWriter.isAvailable``): a full channel backpressures its producer."""
+        cap = self.scope.channel_capacity
+        if not cap:
+            return True
+        cap += self.scope.input_buffers
+        channels = w.channels
+        for c in self.all_out[t]:
+            if sum(1 for x in channels[c] if x[0] == REC) >= cap:
+                return False
+        return True
+
     # -- initial state ----------------------------------------------------------------------------
     def initial(self) -> World:
         """Every task fresh; with ``no_claim_restore`` the job starts from snapshot 1."""
@@ -126,14 +176,21 @@ class FlinkModel:
         out: list[Action] = []
         tasks = w.tasks
         self.source.enabled(w, out)
-        is_blocked = self.barriers.is_blocked
-        for ch in self.topo.channels:
-            if not w.channels[ch.id]:
-                continue
-            ts = tasks[ch.consumer]
-            if ts.status != RUNNING or is_blocked(ts, ch.input_index):
-                continue
-            out.append(Deliver(ch.id))
+        if self.unaligned:
+            self._enabled_unaligned(w, out)
+        else:
+            is_blocked = self.barriers.is_blocked
+            cap = self.scope.channel_capacity
+            for ch in self.topo.channels:
+                items = w.channels[ch.id]
+                if not items:
+                    continue
+                ts = tasks[ch.consumer]
+                if ts.status != RUNNING or is_blocked(ts, ch.input_index):
+                    continue
+                if cap and items[0][0] == REC and not self.has_room(w, ch.consumer):
+                    continue
+                out.append(Deliver(ch.id))
         if self.coordinator.can_trigger(w):
             out.append(TriggerCheckpoint(w.coord.next_id))
         if w.acks:
@@ -172,6 +229,39 @@ class FlinkModel:
             out.append(DeleteSnapshot(1))
         return out
 
+    def _enabled_unaligned(self, w: World, out: list[Action]) -> None:
+        """Input actions with unaligned checkpoints on.  A subtask reads its recovered input
+        channel state first, then a priority barrier before anything else, then the heads of
+        its channels; a record needs room downstream.  An aligning subtask's timer may fire."""
+        tasks = w.tasks
+        channels = w.channels
+        topo = self.topo
+        is_blocked = self.barriers.is_blocked
+        for t, ts in enumerate(tasks):
+            ins = topo.inputs[t]
+            if ts.status != RUNNING or not ins:
+                continue
+            if self.task.is_recovering(channels, t):
+                if self.has_room(w, t):
+                    out.extend(Deliver(c) for c in ins if channels[c] and len(channels[c][0]) == 4)
+                continue
+            prio = [c for c in ins if priority_index(channels[c]) >= 0]
+            if prio:
+                out.extend(Deliver(c) for c in prio)
+            else:
+                room = None
+                for c in ins:
+                    if not channels[c] or is_blocked(ts, topo.channels[c].input_index):
+                        continue
+                    if channels[c][0][0] == REC:
+                        if room is None:
+                            room = self.has_room(w, t)
+                        if not room:
+                            continue
+                    out.append(Deliver(c))
+            if ts.aligning and not ts.uc and self.timeoutable[t]:
+                out.append(AlignmentTimeout(t, ts.aligning))
+
     # -- step -------------------------------------------------------------------------------------
     def step(self, w: World, a: Action) -> World:
         """The world after ``a``.  ``a`` must be enabled in ``w`` (engines check this)."""
@@ -179,6 +269,8 @@ class FlinkModel:
         kind = type(a)
         if kind is Deliver:
             self.task.deliver(tx, a.channel)
+        elif kind is AlignmentTimeout:
+            self.barriers.on_alignment_timeout(tx, a.task)
         elif kind is EmitRecord:
             self.source.emit(tx, a.task)
         elif kind is Ack:

@@ -19,6 +19,8 @@ class Scope:
     max_declines: int = 1
     max_timeouts: int = 0
     max_lost_notifications: int = 1
+    channel_capacity: int = 0  # records a producer's subpartition holds (0: unbounded); a full one backpressures its producer
+    input_buffers: int = 0  # unaligned: records an input channel holds before its consumer reads them (0: read from the subpartition)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -44,6 +46,8 @@ class Scope:
             f" ({'bounded' if self.bounded else 'unbounded'}), at most {self.max_checkpoints} checkpoint(s)"
             f" before end of input; faults: at most {self.max_failures} failure(s), {self.max_declines} decline(s),"
             f" {self.max_timeouts} timeout(s), {self.max_lost_notifications} lost notification(s)"
+            + (f"; subpartitions hold {self.channel_capacity} record(s)" if self.channel_capacity else "")
+            + (f", input channels {self.input_buffers}" if self.input_buffers else "")
         )
 
 

@@ -40,7 +40,8 @@ class SourceReader(Component):
                 continue
             if t in readers:
                 if ts.split >= 0 and ts.position < n_rec:
-                    out.append(EmitRecord(t))
+                    if self.model.has_room(w, t):
+                        out.append(EmitRecord(t))
                     continue
                 free = [s for s in w.coord.unassigned if s in readers[t]]
                 if free:
@@ -49,7 +50,8 @@ class SourceReader(Component):
                     out.append(EndOfInput(t))
                 continue
             if ts.position < n_rec:
-                out.append(EmitRecord(t))
+                if self.model.has_room(w, t):
+                    out.append(EmitRecord(t))
             elif bounded:
                 out.append(EndOfInput(t))
 

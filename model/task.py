@@ -12,15 +12,27 @@ Abstractions:
 - A snapshot is synchronous and atomic with the barrier's forwarding; its asynchronous part
   fails only as a ``Decline`` fault (the barrier has already gone downstream).
 - Notifications are coordinator RPCs queued in the task's inbox, FIFO; a lost one is a fault.
+- Unaligned checkpoints (reference-flink-uc A.5-A.6): the operator snapshot, the output channel
+  state (the records still in each subpartition, which the priority barrier overtakes) and the
+  barriers are one step at the task's first barrier; the input channel state is what the task
+  reads from a channel after that and before the channel's barrier, plus what the barrier
+  overtook on it.  Each record is thus in exactly one of the producer's output state, the
+  consumer's input state or the consumer's operator state (A.6).  Records read after the
+  snapshot are processed normally.
+- A task's inputs form one gate: after a restore it reads its recovered input channel state
+  before any new item on any channel (``StreamTask.restoreStateAndGates`` requests partitions
+  once every channel's state is consumed), and declines a checkpoint triggered meanwhile
+  (FLINK-20654, TASK_NOT_READY).
 """
 
 from __future__ import annotations
 
 from .component import Component
 from .topology import Role
-from .tx import Tx
+from .tx import Tx, consumer_end
 from .world import (
     BARRIER,
+    CANCEL,
     EOD,
     EOP,
     FINISHED,
@@ -61,28 +73,62 @@ class StreamTask(Component):
             split=snap.split,
         )
 
+
     # input ------------------------------------------------------------------------------------
     def deliver(self, tx: Tx, c: int) -> None:
-        """The head of channel ``c`` reaches its consumer (``StreamOneInputProcessor``)."""
+        """The next item of channel ``c`` reaches its consumer (``StreamOneInputProcessor``): a
+        priority (unaligned) barrier in the channel first (``CheckpointedInputGate`` handles
+        priority events as mails, before the next record), else the head."""
         ch = self.topo.channels[c]
-        item = tx.channels[c][0]
-        tx.channels[c] = tx.channels[c][1:]
+        items = tx.channels[c]
+        i = priority_index(items)
         t = ch.consumer
         bit = 1 << ch.input_index
-        if item[0] == REC:
+        if i >= 0:
+            item = items[i]
+            tx.channels[c] = items[:i] + items[i + 1:]
+            ahead = tuple((x[1], x[2]) for x in items[:i] if x[0] == REC)
+            self.barriers.on_barrier(tx, t, item[1], bit, priority=True, ahead=ahead)
+            return
+        item = items[0]
+        tx.channels[c] = items[1:]
+        kind = item[0]
+        if kind == REC:
+            ts = tx.tasks[t]
+            if ts.uc and not (ts.blocked | ts.eop) & bit:
+                self.record_input(tx, t, bit, ((item[1], item[2]),))
             self.process(tx, t, item)
-        elif item[0] == BARRIER:
+        elif kind == BARRIER:
             self.barriers.on_barrier(tx, t, item[1], bit)
-        elif item[0] == EOD[0]:
+        elif kind == CANCEL:
+            self.barriers.on_cancel(tx, t, item[1])
+        elif item == EOD:
             self.on_end_of_data(tx, t, bit)
         else:
             self.on_end_of_partition(tx, t, bit)
+
+    def record_input(self, tx: Tx, t: int, bit: int, records: tuple) -> None:
+        """Append ``records`` to the input channel state of the unaligned checkpoint in progress,
+        on the input ``bit`` names (``ChannelStatePersister.maybePersist``)."""
+        ts = tx.tasks[t]
+        if not records or not ts.uc:
+            return
+        snap, inputs = ts.uc
+        i = bit.bit_length() - 1
+        inputs = inputs[:i] + (inputs[i] + records,) + inputs[i + 1:]
+        tx.tasks[t] = ts._replace(uc=(snap, inputs))
+
+    def is_recovering(self, channels: tuple, t: int) -> bool:
+        """Does subtask ``t`` still have recovered input channel state to read?"""
+        return any(len(x) == 4 for c in self.topo.inputs[t] for x in channels[c])
 
     def process(self, tx: Tx, t: int, rec: tuple) -> None:
         """``processElement``: a stateful subtask records the record's effect; a sink writes it,
         any other subtask forwards it."""
         ts = tx.tasks[t]
         r = (rec[1], rec[2])
+        if len(rec) == 4:  # recovered input channel state: forwarded as an ordinary record
+            rec = rec[:3]
         if self.model.stateful[t]:
             ts = ts._replace(processed=add_sorted(ts.processed, r))
         if self.model.roles[t] is Role.SINK:
@@ -113,28 +159,85 @@ class StreamTask(Component):
         self.maybe_finish(tx, t)
 
     # snapshots --------------------------------------------------------------------------------
-    def snapshot(self, tx: Tx, t: int, cp: int) -> None:
-        """``SubtaskCheckpointCoordinatorImpl.checkpointState`` for ``cp``, then the barrier.
-
-        A checkpoint the task was already told is aborted is skipped (``checkpointState``
-        checks the aborted ids); the barrier still goes downstream (Flink sends a
-        CancelCheckpointMarker, which the downstream handles the same way).  A 2PC sink
-        pre-commits (``TwoPhaseCommitSink.snapshot_state``).  The first checkpoint snapshotted
-        after end of data is the task's final checkpoint (FLIP-147).
-        """
+    def operator_snapshot(self, tx: Tx, t: int, cp: int) -> Snapshot | None:
+        """The synchronous part of ``SubtaskCheckpointCoordinatorImpl.checkpointState`` for
+        ``cp``: the operators' state, or ``None`` for a checkpoint the task was already told is
+        aborted (then it sends a ``CancelCheckpointMarker`` instead of the barrier).  A 2PC
+        sink pre-commits (``TwoPhaseCommitSink.snapshot_state``).  The first checkpoint
+        snapshotted after end of data is the task's final checkpoint (FLIP-147)."""
         ts = tx.tasks[t]
-        ts = ts._replace(aligning=0, blocked=0, last_barrier=cp)
-        if cp > ts.aborted:
-            pending, txn = ts.pending, ts.txn
-            if self.model.two_pc[t]:
-                pending, txn = self.sink.snapshot_state(tx, t, ts, cp)
-            final_cp = ts.final_cp or (cp if ts.ended else 0)
-            snap = Snapshot(False, ts.position, ts.processed, pending, ts.split)
-            ts = ts._replace(pending=pending, txn=txn, final_cp=final_cp)
-            tx.acks = tuple(sorted(tx.acks + ((t, cp, snap),)))  # in flight: a set, see World.acks
-            tx.files = add_sorted(tx.files, (cp, t))
-        tx.tasks[t] = ts
-        tx.push(self.model.all_out[t], (BARRIER, cp))
+        if cp <= ts.aborted:
+            tx.tasks[t] = ts._replace(aligning=0, blocked=0, last_barrier=cp)
+            tx.push(self.model.all_out[t], (CANCEL, cp))
+            return None
+        pending, txn = ts.pending, ts.txn
+        if self.model.two_pc[t]:
+            pending, txn = self.sink.snapshot_state(tx, t, ts, cp)
+        final_cp = ts.final_cp or (cp if ts.ended else 0)
+        tx.tasks[t] = ts._replace(pending=pending, txn=txn, final_cp=final_cp, last_barrier=cp)
+        return Snapshot(False, ts.position, ts.processed, pending, ts.split)
+
+    def acknowledge(self, tx: Tx, t: int, cp: int, snap: Snapshot) -> None:
+        """The snapshot is written: its acknowledgement goes to the coordinator."""
+        tx.acks = tuple(sorted(tx.acks + ((t, cp, snap),)))  # in flight: a set, see World.acks
+        tx.files = add_sorted(tx.files, (cp, t))
+
+    def snapshot(self, tx: Tx, t: int, cp: int) -> None:
+        """An aligned snapshot of ``cp`` (every input delivered the barrier, or a trigger RPC),
+        acknowledged at once, then the barrier downstream, FIFO behind the data."""
+        snap = self.operator_snapshot(tx, t, cp)
+        tx.tasks[t] = tx.tasks[t]._replace(aligning=0, blocked=0)
+        if snap is not None:
+            self.acknowledge(tx, t, cp, snap)
+            tx.push(self.model.all_out[t], (BARRIER, cp))
+
+    def trigger(self, tx: Tx, t: int, cp: int) -> None:
+        """The coordinator's trigger RPC (``triggerCheckpointAsync``): sources, and tasks whose
+        upstreams all finished (FLIP-147), snapshot at once; in ``unaligned`` mode the barriers
+        they send are priority ones and the records they overtake are output state."""
+        if self.design.checkpoint_mode == "unaligned":
+            ts = tx.tasks[t]
+            live = self.model.all_inputs_mask[t] & ~ts.eop
+            tx.tasks[t] = ts._replace(aligning=cp, blocked=live)  # virtual barriers on every open channel
+            self.start_unaligned(tx, t, cp)
+            self.barriers.maybe_complete_alignment(tx, t)
+        else:
+            self.snapshot(tx, t, cp)
+
+    def start_unaligned(self, tx: Tx, t: int, cp: int) -> None:
+        """The first barrier of an unaligned checkpoint (A.5): the operator snapshot, and on
+        every output a priority barrier at the head of the subpartition, overtaking the records
+        queued there, which become output channel state.  An output to a node that cannot take
+        unaligned checkpoints gets a FORCED_ALIGNED barrier, FIFO, and no output state (A.10)."""
+        snap = self.operator_snapshot(tx, t, cp)
+        if snap is None:
+            return
+        outputs = []
+        split = self.model.split
+        for c in self.model.all_out[t]:
+            if split[c]:
+                k = consumer_end(tx.channels[c], self.scope.input_buffers)
+                outputs.append(self.output_state(tuple((x[1], x[2]) for x in tx.channels[c][k:] if x[0] == REC)))
+                tx.insert(c, k, (BARRIER, cp, 1))  # PipelinedSubpartition.processPriorityBuffer
+            else:
+                outputs.append(())
+                tx.push((c,), (BARRIER, cp))
+        n_in = len(self.topo.inputs[t])
+        ts = tx.tasks[t]
+        tx.tasks[t] = ts._replace(uc=(snap._replace(outputs=tuple(outputs)), ((),) * n_in))
+
+    def output_state(self, queued: tuple) -> tuple:
+        """What the task persists of the records a priority barrier overtook in one of its
+        subpartitions (``ChannelStateWriter.addOutputData``): all of them."""
+        return queued
+
+    def finish_unaligned(self, tx: Tx, t: int) -> None:
+        """Every open channel delivered the barrier: the channel state is complete and the task
+        acknowledges (``AsyncCheckpointRunnable`` waits for it, A.5 item 7)."""
+        ts = tx.tasks[t]
+        snap, inputs = ts.uc
+        tx.tasks[t] = ts._replace(uc=(), aligning=0, blocked=0)
+        self.acknowledge(tx, t, ts.aligning, snap._replace(inputs=inputs))
 
     # finishing --------------------------------------------------------------------------------
     def needs_final_checkpoint(self, ts: TaskState) -> bool:
@@ -222,3 +325,11 @@ class StreamTask(Component):
             return
         self.sink.commit_up_to(tx, t, cp if commit_upto is None else commit_upto)
         tx.tasks[t] = tx.tasks[t]._replace(notified=cp)
+
+
+def priority_index(items: tuple) -> int:
+    """Where the priority (unaligned) barrier in a channel is, or -1."""
+    for i, x in enumerate(items):
+        if len(x) == 3 and x[0] == BARRIER:
+            return i
+    return -1

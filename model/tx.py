@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from operator import is_
 
-from .world import Txn, World
+from .world import REC, Txn, World
 
 
 class Tx:
@@ -42,6 +42,11 @@ class Tx:
         for c in cids:
             self.channels[c] = self.channels[c] + (item,)
 
+    def insert(self, c: int, k: int, item) -> None:
+        """Put ``item`` at position ``k`` of channel ``c``."""
+        items = self.channels[c]
+        self.channels[c] = items[:k] + (item,) + items[k:]
+
     def set_txn(self, txn: Txn | None, remove: tuple[int, int] | None = None) -> None:
         """Replace (or add) the external transaction ``txn``; drop the one keyed ``remove``."""
         by_key = {(t.task, t.seq): t for t in self.txns}
@@ -54,3 +59,32 @@ class Tx:
     def txn(self, task: int, seq: int) -> Txn | None:
         """The external transaction ``seq`` of sink subtask ``task``, if it exists."""
         return next((x for x in self.txns if x.task == task and x.seq == seq), None)
+
+
+def consumer_end(items: tuple, buffers: int) -> int:
+    """How many items at the head of a channel have reached the consumer's input channel; the
+    rest is still in the producer's subpartition.
+
+    Abstraction (unaligned checkpoints, reference-flink-uc A.5-A.6): the network is fast and
+    the input channel has credit for ``buffers`` records (the scope's ``input_buffers``).  Its
+    end holds any recovered input state, the next ``buffers`` records and the events right
+    behind them; every later record waits in the subpartition.  With 0 the consumer reads
+    straight from the subpartition, as a ``LocalInputChannel`` does.  A slower network (a
+    record the consumer has credit for still in the subpartition) is not modelled: it would
+    move a record from the consumer's input channel state to the producer's output channel
+    state, the same record restored to the same consumer unless the job is rescaled, where the
+    two are redistributed by different mappings.  A record's place is a function of the
+    channel's contents, so no action and no state is spent on the network."""
+    k = 0
+    n = len(items)
+    while k < n and len(items[k]) == 4:  # recovered input channel state
+        k += 1
+    for _ in range(buffers):
+        while k < n and items[k][0] != REC:
+            k += 1
+        if k == n:
+            return k
+        k += 1
+    while k < n and items[k][0] != REC:
+        k += 1
+    return k

@@ -8,7 +8,11 @@ totally ordered (symmetry reduction picks the least permutation) and gives them 
 in every process (no ``None`` or ``str`` inside, whose hashes vary per process in Python 3.11).
 
 Channel items are small tuples: ``(REC, split, offset)``, ``(BARRIER, checkpoint)``,
-``EOD`` (EndOfData) and ``EOP`` (EndOfPartition).
+``EOD`` (EndOfData), ``EOP`` (EndOfPartition) and ``(CANCEL, checkpoint)``
+(``CancelCheckpointMarker``).  With unaligned checkpoints two more appear: a priority
+(unaligned) barrier ``(BARRIER, checkpoint, 1)``, and a recovered record
+``(REC, split, offset, 1)``: input channel state put back into the channel at a restore, which
+the consumer reads before anything new (``RecoveredInputChannel``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ REC = 0
 BARRIER = 1
 EOD = (2,)
 EOP = (3,)
+CANCEL = 4
 
 # external transaction status (a pre-committed transaction is still OPEN to the outside)
 OPEN = 0
@@ -42,6 +47,8 @@ class Snapshot(NamedTuple):
     processed: tuple  # sorted records whose effect is in the state (the logical operator state)
     pending: tuple  # 2PC sinks: ((checkpoint, txn), ...) to recover-and-commit on restore
     split: int = -1  # readers of a source with a split enumerator: the split held (-1: none)
+    inputs: tuple = ()  # unaligned: input channel state, per input index: the records, in order
+    outputs: tuple = ()  # unaligned: output channel state, per output channel (``all_out`` order): the records
 
 
 FINISHED_SNAPSHOT = Snapshot(True, 0, (), ())
@@ -72,6 +79,7 @@ class TaskState(NamedTuple):
     rr: tuple  # round-robin counter per output edge
     inbox: tuple  # coordinator RPCs, FIFO: (kind, checkpoint, latest completed or fallback id, last subsumed)
     split: int = -1  # readers of a source with a split enumerator: the split being read (-1: none)
+    uc: tuple = ()  # an unaligned checkpoint started, its barriers still arriving: (Snapshot, input state per input index)
 
 
 class Pending(NamedTuple):

@@ -12,9 +12,10 @@ from ckptcheck.model.design import Design
 from ckptcheck.model.regional import RegionalCheckpointHandler
 from ckptcheck.model.sources import SourceReader
 from ckptcheck.model.store import CompletedCheckpointStore
+from ckptcheck.model.task import StreamTask
 from ckptcheck.model.scope import Scope
 
-from .designs import BASELINE, FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM, PRESETS
+from .designs import BASELINE, FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM, PRESETS, UNALIGNED
 from .scopes import scope
 
 
@@ -58,6 +59,31 @@ class RestartFromInitialOffset(SourceReader):
 
     def restore_position(self, snapshot_position: int) -> int:
         return 0
+
+
+class OutputStateNotPersisted(StreamTask):
+    """Flawed unaligned snapshot: only the input side is persisted; the records the priority
+    barrier overtakes in the producer's subpartition are not written as output channel state."""
+
+    def output_state(self, queued: tuple) -> tuple:
+        return ()
+
+
+class AckAtFirstBarrier(StreamTask):
+    """Flawed unaligned snapshot: the task acknowledges at its first barrier, with the input
+    channel state it has so far, instead of waiting for every channel's barrier."""
+
+    def start_unaligned(self, tx, t: int, cp: int) -> None:
+        super().start_unaligned(tx, t, cp)
+        if tx.tasks[t].uc:
+            self.finish_unaligned(tx, t)
+
+
+def _uc_scope(failures: int = 1) -> Scope:
+    """Unaligned entries: two sources into one keyed sink, one record per split, one checkpoint
+    before end of input, no decline."""
+    return scope("keyed-2x1", records_per_split=1, max_checkpoints=1, max_failures=failures, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0)
 
 
 @dataclass(frozen=True)
@@ -306,7 +332,39 @@ FINDINGS: tuple[Entry, ...] = (
     ),
 )
 
-CATALOG = CATALOG + FLIP600_CATALOG + FINDINGS
+UNALIGNED_CATALOG: tuple[Entry, ...] = (
+    Entry(
+        "uc-input-side-only",
+        UNALIGNED.with_(
+            name="uc-input-side-only",
+            task=OutputStateNotPersisted,
+            description="Unaligned checkpoints that persist only the input side: the records an "
+            "unaligned barrier overtakes in the producer's subpartition are in no state, and a "
+            "restore from that checkpoint loses them.",
+        ),
+        "checkpoints-consistent",
+        _uc_scope(failures=0),
+        "reference-flink-uc A.5-A.6 (PipelinedSubpartition.processPriorityBuffer copies the overtaken "
+        "buffers to ChannelStateWriter.addOutputData); issue 12's design mistakes",
+        UNALIGNED,
+    ),
+    Entry(
+        "uc-ack-at-first-barrier",
+        UNALIGNED.with_(
+            name="uc-ack-at-first-barrier",
+            task=AckAtFirstBarrier,
+            description="An unaligned task acknowledges at its first barrier: the records it reads "
+            "afterwards from a channel whose barrier has not arrived are in no channel state.",
+        ),
+        "checkpoints-consistent",
+        _uc_scope(failures=0),
+        "reference-flink-uc A.5 item 7 and 'Things most likely to trip up a modeller' 1: acks wait "
+        "for alignment even in UC (ChannelStatePendingResult completes after completeInput)",
+        UNALIGNED,
+    ),
+)
+
+CATALOG = CATALOG + FLIP600_CATALOG + FINDINGS + UNALIGNED_CATALOG
 
 
 def entry(name: str) -> Entry:

@@ -97,8 +97,32 @@ FLIP600_NO_CLAIM = FLIP600.with_(
     no_claim_delete_after="independent-checkpoint",
 )
 
+UNALIGNED = BASELINE.with_(
+    name="flink-unaligned",
+    description=(
+        "Flink with unaligned checkpoints (FLIP-76), aligned-checkpoint-timeout 0: every barrier "
+        "overtakes the records queued in front of it, which become channel state (the producer's "
+        "output, the consumer's input); channel state is restored before new data."
+    ),
+    origin="seed 002 (FLIP-76); reference-flink-uc.md A.1-A.10, B.1 (SingleCheckpointBarrierHandler, "
+    "SubtaskCheckpointCoordinatorImpl, PipelinedSubpartition, StreamTask.restoreInternal)",
+    checkpoint_mode="unaligned",
+)
+
+UNALIGNED_TIMEOUT = UNALIGNED.with_(
+    name="flink-unaligned-timeout",
+    description=(
+        "Flink with unaligned checkpoints and aligned-checkpoint-timeout > 0: every checkpoint "
+        "starts aligned; a subtask whose alignment times out, or that receives an unaligned "
+        "barrier from an upstream that switched, continues it unaligned."
+    ),
+    origin="reference-flink-uc.md A.4, A.7 (AlternatingWaitingForFirstBarrier, AlternatingCollectingBarriers)",
+    checkpoint_mode="aligned-timeout",
+)
+
 PRESETS: dict[str, Design] = {
-    d.name: d for d in (BASELINE, FLIP600, FLIP600_PROPOSED, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM)
+    d.name: d for d in (BASELINE, FLIP600, FLIP600_PROPOSED, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM,
+                        UNALIGNED, UNALIGNED_TIMEOUT)
 }
 
 

@@ -81,6 +81,16 @@ def enumerator_pipeline(p: int = 2) -> JobGraph:
 JOBS: dict[str, Any] = {
     "keyed-2x2": (lambda: keyed_pipeline(2), "source(2) -keyBy-> keyed 2PC sink(2); one region"),
     "forward-2x2": (lambda: forward_pipeline(2), "source(2) -forward-> 2PC sink(2); two regions"),
+    "keyed-2x1": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 2, Role.SOURCE),
+                Vertex("sink", 1, Role.SINK, state=frozenset({StateKind.KEYED}), two_phase_commit=True),
+            ),
+            (Edge("source", "sink", Pattern.ALL_TO_ALL),),
+        ),
+        "source(2) -keyBy-> keyed 2PC sink(1); one region: the smallest job where a subtask aligns two channels",
+    ),
     "three-stage": (lambda: keyed_three_stage(2), "source(2) -forward-> map(2) -keyBy-> keyed 2PC sink(2)"),
     "sources-2": (
         lambda: JobGraph((Vertex("source", 2, Role.SOURCE),)),

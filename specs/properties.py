@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-from ckptcheck.model.actions import Ack, Action, Decline, FailTask, Restore
+from ckptcheck.model.actions import Ack, Action, AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, Restore
 from ckptcheck.model.partitioner import record_key_group
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
 from ckptcheck.model.topology import Role, StateKind
-from ckptcheck.model.world import COMMITTED, FAILED, FINISHED, RUNNING, STATUS_NAMES, Completed, World
+from ckptcheck.model.task import priority_index
+from ckptcheck.model.world import COMMITTED, FAILED, FINISHED, REC, RUNNING, STATUS_NAMES, Completed, World
 
 ALWAYS = "always"
 EVENTUALLY = "eventually"
@@ -103,14 +104,39 @@ def restorable(m: FlinkModel, w: World) -> str | None:
     return None
 
 
+def channel_state(m: FlinkModel, c: Completed) -> tuple[tuple[int, str, tuple], ...]:
+    """The channel state of checkpoint ``c``: per channel with any, (consumer vertex, where,
+    records), ``where`` naming the subtask and side that holds it."""
+    topo = m.topo
+    out = []
+    all_out = m.all_out
+    for ch in topo.channels:
+        name = topo.channel_name(ch.id)
+        inp = c.snapshots[ch.consumer].inputs
+        if inp and inp[ch.input_index]:
+            out.append((topo.vertex_of[ch.consumer], f"input channel state of {topo.names[ch.consumer]} on {name}",
+                        inp[ch.input_index]))
+        outp = c.snapshots[ch.producer].outputs
+        if outp:
+            recs = outp[all_out[ch.producer].index(ch.id)]
+            if recs:
+                out.append((topo.vertex_of[ch.consumer], f"output channel state of {topo.names[ch.producer]} on {name}", recs))
+    return tuple(out)
+
+
 @lru_cache(maxsize=4096)
 def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
+    """A record before its source's restore position has its effect in exactly one place on
+    the way to each stateful vertex: the vertex's state, or the channel state of a channel
+    into the vertex or into a vertex between the source and it (reference-flink-uc A.6); a
+    record at or after the position is in none of them (the source replays it)."""
     topo = m.topo
     n_rec = m.scope.records_per_split
     names = topo.names
     pos = m.source.restore_positions(c)
     src_split = {topo.split_of[t]: t for t in topo.sources}
     stateful = m.stateful
+    in_flight = channel_state(m, c) if m.unaligned else ()
     for v, tasks in enumerate(topo.tasks_of):
         if not any(stateful[t] for t in tasks):
             continue
@@ -119,19 +145,23 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
         upstream_splits = [
             sp for sp, st in src_split.items() if v in topo.downstream_vertices[topo.vertex_of[st]]
         ]
+        on_the_way = [(where, recs) for u, where, recs in in_flight if u == v or v in topo.downstream_vertices[u]]
         for sp in upstream_splits:
             for off in range(n_rec):
                 r = (sp, off)
-                holders = [names[t] for t, s in zip(tasks, snaps) if r in s.processed]
+                holders = [f"the state of {names[t]}" for t, s in zip(tasks, snaps) if r in s.processed]
+                for where, recs in on_the_way:
+                    holders.extend(where for x in recs if x == r)
                 before = off < pos[sp]
                 if len(holders) > 1:
-                    return f"checkpoint {c.id} is not a consistent cut: record {rec(r)} is in the state of both {holders[0]} and {holders[1]}"
+                    return (f"checkpoint {c.id} is not a consistent cut: record {rec(r)} is in {holders[0]} and in"
+                            f" {holders[1]}: a restore applies it twice")
                 if partly_finished:
                     continue
                 src = names[src_split[sp]]
                 if holders and not before:
                     return (
-                        f"checkpoint {c.id} is not a consistent cut: record {rec(r)} is in the state of"
+                        f"checkpoint {c.id} is not a consistent cut: record {rec(r)} is in"
                         f" {holders[0]} but at or after {src}'s position {pos[sp]}, so a restore replays it"
                     )
                 if before and not holders:
@@ -400,6 +430,95 @@ def w_forced_global(m, prev: World, a, nxt: World) -> str | None:
     return None
 
 
+def _unaligned(design, scope) -> bool:
+    return design.checkpoint_mode != "aligned"
+
+
+def _timeoutable(design, scope) -> bool:
+    return design.checkpoint_mode == "aligned-timeout"
+
+
+def _capacity(design, scope) -> bool:
+    return scope.channel_capacity > 0
+
+
+def w_barrier_overtakes(m, prev: World, a, nxt: World) -> str | None:
+    """An unaligned barrier overtakes a record: it is put ahead of records queued in a
+    subpartition, or it reaches its consumer ahead of records in the input channel."""
+    if not m.unaligned:
+        return None
+    if type(a) is Deliver:
+        items = prev.channels[a.channel]
+        i = priority_index(items)
+        ahead = [x for x in items[:i] if x[0] == REC] if i > 0 else []
+        if ahead:
+            return (f"the unaligned barrier of checkpoint {items[i][1]} reached {m.topo.channel_name(a.channel)}'s"
+                    f" consumer ahead of record {rec(ahead[0][1:3])}")
+    for c, items in enumerate(nxt.channels):
+        if items is prev.channels[c]:
+            continue
+        i = priority_index(items)
+        behind = [x for x in items[i + 1:] if x[0] == REC] if i >= 0 else []
+        if behind and priority_index(prev.channels[c]) < 0:
+            return (f"the unaligned barrier of checkpoint {items[i][1]} overtook record {rec(behind[0][1:3])}"
+                    f" in the subpartition of {m.topo.channel_name(c)}")
+    return None
+
+
+def _acked_snapshot(prev: World, a):
+    if type(a) is not Ack:
+        return None
+    return next((s for t, cp, s in prev.acks if t == a.task and cp == a.checkpoint), None)
+
+
+def w_input_state(m, prev: World, a, nxt: World) -> str | None:
+    snap = _acked_snapshot(prev, a)
+    if snap is not None and any(snap.inputs):
+        i, recs = next((i, r) for i, r in enumerate(snap.inputs) if r)
+        ch = m.topo.channel_name(m.topo.inputs[a.task][i])
+        return f"{m.topo.names[a.task]} acknowledged checkpoint {a.checkpoint} with record {rec(recs[0])} as input channel state on {ch}"
+    return None
+
+
+def w_output_state(m, prev: World, a, nxt: World) -> str | None:
+    snap = _acked_snapshot(prev, a)
+    if snap is not None and any(snap.outputs):
+        i, recs = next((i, r) for i, r in enumerate(snap.outputs) if r)
+        ch = m.topo.channel_name(m.all_out[a.task][i])
+        return f"{m.topo.names[a.task]} acknowledged checkpoint {a.checkpoint} with record {rec(recs[0])} as output channel state on {ch}"
+    return None
+
+
+def w_switch_to_unaligned(m, prev: World, a, nxt: World) -> str | None:
+    """An aligned checkpoint continues unaligned: the alignment timer fired, or an unaligned
+    barrier arrived from an upstream that switched."""
+    t = a.task if type(a) is AlignmentTimeout else (m.topo.channels[a.channel].consumer if type(a) is Deliver else -1)
+    if t >= 0 and prev.tasks[t].aligning and not prev.tasks[t].uc and nxt.tasks[t].uc:
+        how = "its alignment timed out" if type(a) is AlignmentTimeout else "an unaligned barrier arrived"
+        return f"{m.topo.names[t]} switched checkpoint {prev.tasks[t].aligning} from aligned to unaligned: {how}"
+    return None
+
+
+def w_channel_state_restored(m, prev: World, a, nxt: World) -> str | None:
+    if type(a) is not Restore or not a.checkpoint or not m.unaligned:
+        return None
+    failed = {t for t, ts in enumerate(prev.tasks) if ts.status == FAILED}
+    for _, where, recs in channel_state(m, prev.coord.store[-1]):
+        if any(name in where for name in (f" of {m.topo.names[t]} " for t in failed)):
+            return f"restored from checkpoint {a.checkpoint} with {where}: record {rec(recs[0])}"
+    return None
+
+
+def w_backpressure(m, prev: World, a, nxt: World) -> str | None:
+    """A source with records left cannot emit: an output channel is full."""
+    if type(a) is not EmitRecord:
+        return None
+    ts = nxt.tasks[a.task]
+    if ts.position < m.scope.records_per_split and not ts.ended and not m.has_room(nxt, a.task):
+        return f"{m.topo.names[a.task]} is backpressured: an output channel holds {m.scope.channel_capacity} record(s)"
+    return None
+
+
 BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property(
         "exactly-once-output",
@@ -470,4 +589,10 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("a-regional-checkpoint-completes", SOMETIMES, "a regional checkpoint completes", w_regional_completed, _regional),
     Property("restore-from-regional", SOMETIMES, "failed subtasks are restored from a regional checkpoint", w_restore_regional, _regional),
     Property("forced-global-completes", SOMETIMES, "a forced global checkpoint completes after regional ones", w_forced_global, _regional),
+    Property("a-barrier-overtakes-a-record", SOMETIMES, "an unaligned barrier overtakes a record", w_barrier_overtakes, _unaligned),
+    Property("input-channel-state-recorded", SOMETIMES, "a subtask acknowledges with input channel state", w_input_state, _unaligned),
+    Property("output-channel-state-recorded", SOMETIMES, "a subtask acknowledges with output channel state", w_output_state, _unaligned),
+    Property("switch-to-unaligned", SOMETIMES, "a checkpoint that started aligned continues unaligned", w_switch_to_unaligned, _timeoutable),
+    Property("channel-state-restored", SOMETIMES, "failed subtasks are restored with channel state", w_channel_state_restored, _unaligned),
+    Property("a-source-is-backpressured", SOMETIMES, "a full channel stops a source", w_backpressure, _capacity),
 )

@@ -29,9 +29,19 @@ def regional_scope() -> Scope:
                  max_timeouts=0, max_lost_notifications=0)
 
 
+def unaligned_scope() -> Scope:
+    """Unaligned checkpoints' default: two sources into one keyed sink (the smallest job where a
+    subtask records one channel while waiting for the other's barrier), one record per split,
+    one checkpoint before end of input plus the final ones, one failure and one decline."""
+    return scope("keyed-2x1", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=1,
+                 max_timeouts=0, max_lost_notifications=0)
+
+
 def default_scope_for(design) -> Scope:
     """The scope a design is checked in when the user names none."""
-    return regional_scope() if design.regional_checkpoints else default_scope()
+    if design.regional_checkpoints:
+        return regional_scope()
+    return unaligned_scope() if design.checkpoint_mode != "aligned" else default_scope()
 
 
 # Figures measured on this project's 2-core machine (README, "Scopes and figures"): design name,

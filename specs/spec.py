@@ -47,8 +47,9 @@ class Spec:
 
     @cached_property
     def permutations(self) -> list:
-        # task-manager placement (file merging) is by subtask index: no index permutation there
-        if not self.symmetry or self.design.file_merging:
+        # task-manager placement (file merging) is by subtask index: no index permutation there;
+        # channel state and the channels' two ends are not permuted (unaligned checkpoints)
+        if not self.symmetry or self.design.file_merging or self.design.checkpoint_mode != "aligned":
             return []
         return symmetry.permutations(self.model.topo)
 

@@ -1,0 +1,146 @@
+"""Unaligned checkpoints (FLIP-76) and channel state, one scripted run per rule: a model that
+blocks channels, acks early, forgets a side of the channel state, or restores it in the wrong
+order fails one of these."""
+
+from __future__ import annotations
+
+from ckptcheck.model.actions import AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, Restore, TriggerCheckpoint
+from ckptcheck.model.protocol import FlinkModel
+from ckptcheck.model.tx import consumer_end
+from ckptcheck.model.world import BARRIER, CANCEL, EOD, REC
+from ckptcheck.specs.designs import BASELINE, UNALIGNED, UNALIGNED_TIMEOUT
+from ckptcheck.specs.properties import channel_state, consistent_cut
+from ckptcheck.specs.scopes import scope
+
+from test_protocol import Run
+
+
+def model(design=UNALIGNED, job="keyed-2x1", **limits):
+    limits.setdefault("max_checkpoints", 2)
+    limits.setdefault("records_per_split", 2)
+    return FlinkModel(design, scope(job, **limits))
+
+
+def test_the_consumer_end_holds_recovered_state_then_its_credit_in_records():
+    r0, r1, rec = (REC, 0, 0), (REC, 0, 1), (REC, 1, 0, 1)
+    assert consumer_end((r0, r1), 0) == 0  # a local channel: everything is in the subpartition
+    assert consumer_end((r0, EOD, r1), 1) == 2  # one credit: the first record and the event behind it
+    assert consumer_end((rec, r0, r1), 0) == 1  # recovered input state is at the consumer already
+    assert consumer_end((EOD,), 0) == 1  # events take no credit
+
+
+def test_an_unaligned_barrier_overtakes_queued_records_which_become_output_state():
+    r = Run(model())
+    src, ch = r.t("source[0]"), r.c("source[0]->sink[0]")
+    r.do(EmitRecord(src)).do(EmitRecord(src)).do(TriggerCheckpoint(1))
+    assert r.w.channels[ch] == ((BARRIER, 1, 1), (REC, 0, 0), (REC, 0, 1)), "priority barrier at the head"
+    snap = next(s for t, cp, s in r.w.acks if t == src)
+    assert snap.position == 2 and snap.outputs == (((0, 0), (0, 1)),)
+
+
+def test_with_a_credit_the_barrier_lands_behind_the_received_record_which_becomes_input_state():
+    r = Run(model(input_buffers=1))
+    src, sink, ch = r.t("source[0]"), r.t("sink[0]"), r.c("source[0]->sink[0]")
+    r.do(EmitRecord(src)).do(EmitRecord(src)).do(TriggerCheckpoint(1))
+    assert r.w.channels[ch] == ((REC, 0, 0), (BARRIER, 1, 1), (REC, 0, 1))
+    assert next(s for t, cp, s in r.w.acks if t == src).outputs == (((0, 1),),)
+    assert r.m.enabled(r.w).count(Deliver(ch)) == 1
+    r.do(Deliver(ch))  # the priority barrier first: the sink snapshots before reading (0, 0)
+    ts = r.w.tasks[sink]
+    assert ts.uc and ts.uc[0].processed == () and ts.uc[1][0] == ((0, 0),), "overtaken record is input state"
+    assert r.w.channels[ch] == ((REC, 0, 0), (REC, 0, 1)), "and still processed afterwards"
+
+
+def test_a_task_records_a_channel_until_its_barrier_and_acks_only_then():
+    r = Run(model(records_per_split=1))
+    sink = r.t("sink[0]")
+    c0, c1 = r.c("source[0]->sink[0]"), r.c("source[1]->sink[0]")
+    r.do(EmitRecord(r.t("source[1]"))).do(TriggerCheckpoint(1))
+    r.do(Deliver(c0))  # barrier from source[0]: snapshot now, nothing blocked
+    assert r.w.tasks[sink].uc and not any(t == sink for t, _, _ in r.w.acks), "no ack before every barrier"
+    r.do(Deliver(c1))  # barrier from source[1] overtook (1, 0), its output state
+    snap = next(s for t, cp, s in r.w.acks if t == sink)
+    assert snap.inputs == ((), ()) and snap.processed == ()
+    # records read between the first and the last barrier are input state
+    r2 = Run(model(records_per_split=1))
+    r2.do(TriggerCheckpoint(1)).do(Deliver(c0))
+    r2.do(EmitRecord(r2.t("source[1]")))  # after source[1]'s snapshot: behind its barrier
+    assert Deliver(c1) in r2.m.enabled(r2.w)
+    r2.do(Deliver(c1))  # the barrier: source[1]'s record is behind it, not recorded
+    assert next(s for t, cp, s in r2.w.acks if t == sink).inputs == ((), ())
+
+
+def test_records_read_after_the_snapshot_before_the_channels_barrier_are_input_state():
+    # flink-unaligned-timeout: the sink aligns, times out, and then reads source[1]'s record
+    # that was queued in front of source[1]'s (aligned) barrier
+    r = Run(model(UNALIGNED_TIMEOUT, records_per_split=1))
+    sink = r.t("sink[0]")
+    c0, c1 = r.c("source[0]->sink[0]"), r.c("source[1]->sink[0]")
+    r.do(EmitRecord(r.t("source[1]"))).do(TriggerCheckpoint(1))
+    assert r.w.channels[c1] == ((REC, 1, 0), (BARRIER, 1)), "timeoutable barriers travel FIFO"
+    r.do(Deliver(c0))
+    assert Deliver(c0) not in r.m.enabled(r.w), "aligned: the channel is blocked"
+    r.do(AlignmentTimeout(sink, 1))
+    assert r.w.tasks[sink].uc, "switched to unaligned"
+    r.do(Deliver(c1))  # (1, 0): processed and recorded
+    r.do(Deliver(c1))  # the barrier: complete
+    snap = next(s for t, cp, s in r.w.acks if t == sink)
+    assert snap.inputs == ((), ((1, 0),)) and snap.processed == ()
+    assert r.w.tasks[sink].processed == ((1, 0),)
+
+
+def test_a_restore_puts_input_state_before_output_state_before_new_data_and_declines_meanwhile():
+    r = Run(model(records_per_split=1, max_failures=1))
+    src1, sink = r.t("source[1]"), r.t("sink[0]")
+    c0, c1 = r.c("source[0]->sink[0]"), r.c("source[1]->sink[0]")
+    r = Run(model(UNALIGNED_TIMEOUT, records_per_split=1, max_failures=1))
+    r.do(EmitRecord(src1)).do(TriggerCheckpoint(1)).do(Deliver(c0)).do(AlignmentTimeout(sink, 1))
+    r.do(Deliver(c1)).do(Deliver(c1)).acks().notify_all()
+    c = r.w.coord.store[-1]
+    assert [where for _, where, _ in channel_state(r.m, c)] == ["input channel state of sink[0] on source[1]->sink[0]"]
+    assert consistent_cut(r.m, r.w) is None
+    r.do(FailTask(sink)).do(Restore(1))
+    assert r.w.channels[c1] == ((REC, 1, 0, 1),), "recovered input state, marked"
+    assert r.w.tasks[src1].position == 1, "the source resumes after the record"
+    # while recovering the sink reads only its recovered state
+    r.do(EmitRecord(r.t("source[0]")))
+    enabled = r.m.enabled(r.w)
+    assert Deliver(c1) in enabled and Deliver(c0) not in enabled
+    r.do(Deliver(c1))
+    assert r.w.tasks[sink].processed == ((1, 0),) and Deliver(c0) in r.m.enabled(r.w)
+
+
+def test_a_restore_resends_output_state_before_new_records():
+    r = Run(model(records_per_split=2, max_failures=1))
+    src, ch = r.t("source[0]"), r.c("source[0]->sink[0]")
+    r.do(EmitRecord(src)).do(TriggerCheckpoint(1)).do(Deliver(ch)).do(Deliver(r.c("source[1]->sink[0]")))
+    r.acks().notify_all()
+    assert r.w.coord.store[-1].snapshots[src].outputs == (((0, 0),),)
+    r.do(FailTask(src)).do(Restore(1))
+    assert r.w.channels[ch] == ((REC, 0, 0),) and r.w.tasks[src].position == 1
+    r.do(EmitRecord(src))
+    assert r.w.channels[ch] == ((REC, 0, 0), (REC, 0, 1)), "output state first, then new records"
+
+
+def test_a_cancellation_marker_aborts_the_alignment_declines_and_is_forwarded():
+    tolerant = BASELINE.with_(name="tolerant", tolerable_failed_checkpoints=1)  # a decline aborts, no failover
+    r = Run(FlinkModel(tolerant, scope("three-stage", records_per_split=0, max_checkpoints=2, max_declines=1)))
+    sink = r.t("sink[0]")
+    r.do(TriggerCheckpoint(1)).do(Decline(r.t("source[0]"), 1))
+    r.notify_all()  # the maps learn that checkpoint 1 aborted before its barrier reaches them
+    r.drain("source[1]->map[1]")  # map[1] skips the snapshot and sends a CancelCheckpointMarker
+    assert r.w.channels[r.c("map[1]->sink[0]")] == ((CANCEL, 1),)
+    r.drain("map[1]->sink[0]")
+    assert r.w.tasks[sink].last_barrier == 1 and r.w.tasks[sink].aligning == 0
+    r.drain("source[0]->map[0]").drain("map[0]->sink[0]")
+    assert not any(t == sink for t, _, _ in r.w.acks), "no snapshot of an aborted checkpoint"
+
+
+def test_the_whole_node_aligns_when_one_input_edge_cannot_take_unaligned_barriers():
+    m = FlinkModel(UNALIGNED, scope("three-stage", records_per_split=1, max_checkpoints=1))
+    topo = m.topo
+    assert m.uc_inputs[topo.task_id("map[0]")] is False, "forward input: map aligns"
+    assert m.uc_inputs[topo.task_id("sink[0]")] is True
+    r = Run(m)
+    r.do(TriggerCheckpoint(1))
+    assert r.w.channels[r.c("source[0]->map[0]")] == ((BARRIER, 1),), "FORCED_ALIGNED: FIFO, no priority"
