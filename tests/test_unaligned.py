@@ -4,14 +4,21 @@ order fails one of these."""
 
 from __future__ import annotations
 
+import pytest
+
+from ckptcheck.checks.api import check
+from ckptcheck.checks.results import HIT
 from ckptcheck.model.actions import AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, Restore, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.tx import consumer_end
 from ckptcheck.model.world import BARRIER, CANCEL, EOD, REC
 from ckptcheck.specs.designs import BASELINE, UNALIGNED, UNALIGNED_TIMEOUT
+from ckptcheck.specs.catalog import CATALOG
 from ckptcheck.specs.properties import channel_state, consistent_cut
-from ckptcheck.specs.scopes import scope
+from ckptcheck.specs.scopes import default_scope_for, scope, unaligned_scope
+from ckptcheck.specs.spec import Spec
 
+from test_catalog import correct_result
 from test_protocol import Run
 
 
@@ -144,3 +151,53 @@ def test_the_whole_node_aligns_when_one_input_edge_cannot_take_unaligned_barrier
     r = Run(m)
     r.do(TriggerCheckpoint(1))
     assert r.w.channels[r.c("source[0]->map[0]")] == ((BARRIER, 1),), "FORCED_ALIGNED: FIFO, no priority"
+
+
+# Golden distinct-state counts of small unaligned scopes (keyed-2x1, one record per split, no
+# checkpoint before end of input): any change to the unaligned semantics moves them.
+UC_GOLDEN = [
+    (UNALIGNED, dict(), 3812),
+    (UNALIGNED_TIMEOUT, dict(), 4377),
+    (UNALIGNED, dict(max_failures=1), 44150),
+    (UNALIGNED_TIMEOUT, dict(max_failures=1), 37268),
+]
+
+
+def _uc_scope(**limits):
+    base = dict(records_per_split=1, max_checkpoints=0, max_failures=0, max_declines=0, max_timeouts=0,
+                max_lost_notifications=0)
+    return scope("keyed-2x1", **{**base, **limits})
+
+
+@pytest.mark.parametrize("design, limits, states", UC_GOLDEN,
+                         ids=[f"{d.name}-{'-'.join(limits) or 'no-faults'}" for d, limits, _ in UC_GOLDEN])
+def test_golden_state_counts_of_unaligned_scopes(design, limits, states):
+    r = check(design, _uc_scope(**limits), workers=2)
+    assert r.complete and r.ok, [v.reason for v in r.violated]
+    assert r.stats["states"] == states
+
+
+def test_every_unaligned_witness_is_reached_in_small_scopes():
+    """Each mechanism of the unaligned path is reached somewhere in the default run (the
+    default scopes, which reach them together, run in the deep run)."""
+    hit: dict[str, set] = {}
+    runs = [(UNALIGNED, _uc_scope(max_failures=1)), (UNALIGNED_TIMEOUT, _uc_scope(max_failures=1))]
+    for design, sc in runs:
+        r = check(design, sc, workers=2)
+        hit[design.name] = {v.property for v in r.verdicts if v.status == HIT}
+    # the catalog's scope (one checkpoint before end of input), searched once for both
+    e = next(x for x in CATALOG if x.name == "uc-input-side-only")
+    hit["catalog"] = {v.property for v in correct_result(e.correct.name, repr(e.scope)).verdicts if v.status == HIT}
+    assert {"a-barrier-overtakes-a-record", "output-channel-state-recorded", "channel-state-restored"} <= hit["flink-unaligned"]
+    assert {"switch-to-unaligned", "input-channel-state-recorded", "channel-state-restored"} <= hit["flink-unaligned-timeout"]
+    assert "input-channel-state-recorded" in hit["catalog"]
+
+
+def test_the_default_scope_of_an_unaligned_design_is_the_unaligned_one():
+    assert default_scope_for(UNALIGNED) == unaligned_scope() == default_scope_for(UNALIGNED_TIMEOUT)
+    sc = unaligned_scope()
+    assert sc.job_name == "keyed-2x1" and sc.max_failures == 1 and sc.max_declines == 1
+
+
+def test_unaligned_designs_refuse_symmetry_reduction():
+    assert Spec(UNALIGNED, scope("forward-2x2", max_checkpoints=1), symmetry=True).permutations == []
