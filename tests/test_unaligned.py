@@ -129,6 +129,16 @@ def test_a_restore_resends_output_state_before_new_records():
     assert r.w.channels[ch] == ((REC, 0, 0), (REC, 0, 1)), "output state first, then new records"
 
 
+def test_one_channel_restores_the_consumers_input_state_before_the_producers_output_state():
+    r = Run(model(input_buffers=1, max_failures=1))
+    src, ch = r.t("source[0]"), r.c("source[0]->sink[0]")
+    r.do(EmitRecord(src)).do(EmitRecord(src)).do(TriggerCheckpoint(1))
+    r.do(Deliver(ch)).do(Deliver(r.c("source[1]->sink[0]")))  # both barriers: (0, 0) input, (0, 1) output state
+    r.acks().notify_all()
+    r.do(FailTask(src)).do(Restore(1))
+    assert r.w.channels[ch] == ((REC, 0, 0, 1), (REC, 0, 1)), "input state, then output state"
+
+
 def test_a_cancellation_marker_aborts_the_alignment_declines_and_is_forwarded():
     tolerant = BASELINE.with_(name="tolerant", tolerable_failed_checkpoints=1)  # a decline aborts, no failover
     r = Run(FlinkModel(tolerant, scope("three-stage", records_per_split=0, max_checkpoints=2, max_declines=1)))
