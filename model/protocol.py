@@ -131,6 +131,14 @@ class FlinkModel:
         return tuple(self.uc_inputs[ch.consumer] for ch in self.topo.channels)
 
     @cached_property
+    def timeoutable_out(self) -> tuple[bool, ...]:
+        """Per subtask: does it send timeoutable barriers (``aligned-timeout``, an output to a
+        node that takes unaligned ones)?"""
+        if self.design.checkpoint_mode != "aligned-timeout":
+            return (False,) * self.topo.n_tasks
+        return tuple(any(self.split[c] for c in self.all_out[t]) for t in range(self.topo.n_tasks))
+
+    @cached_property
     def timeoutable(self) -> tuple[bool, ...]:
         """Per subtask: can its alignment time out and switch to unaligned?"""
         return tuple(self.design.checkpoint_mode == "aligned-timeout" and ok for ok in self.uc_inputs)
@@ -239,7 +247,11 @@ class FlinkModel:
         is_blocked = self.barriers.is_blocked
         for t, ts in enumerate(tasks):
             ins = topo.inputs[t]
-            if ts.status != RUNNING or not ins:
+            if ts.status != RUNNING:
+                continue
+            if ts.sending:
+                out.append(AlignmentTimeout(t, ts.sending[0]))  # the sender's timer
+            if not ins:
                 continue
             if self.task.is_recovering(channels, t):
                 if self.has_room(w, t):
@@ -270,7 +282,10 @@ class FlinkModel:
         if kind is Deliver:
             self.task.deliver(tx, a.channel)
         elif kind is AlignmentTimeout:
-            self.barriers.on_alignment_timeout(tx, a.task)
+            if w.tasks[a.task].aligning == a.checkpoint and not w.tasks[a.task].uc:
+                self.barriers.on_alignment_timeout(tx, a.task)
+            else:
+                self.task.on_sender_timeout(tx, a.task)
         elif kind is EmitRecord:
             self.source.emit(tx, a.task)
         elif kind is Ack:

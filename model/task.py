@@ -92,6 +92,8 @@ class StreamTask(Component):
             return
         item = items[0]
         tx.channels[c] = items[1:]
+        if tx.tasks[ch.producer].sending:  # a barrier behind this item may have left the subpartition
+            self.maybe_sent(tx, ch.producer)
         kind = item[0]
         if kind == REC:
             ts = tx.tasks[t]
@@ -184,12 +186,55 @@ class StreamTask(Component):
 
     def snapshot(self, tx: Tx, t: int, cp: int) -> None:
         """An aligned snapshot of ``cp`` (every input delivered the barrier, or a trigger RPC),
-        acknowledged at once, then the barrier downstream, FIFO behind the data."""
+        then the barrier downstream, FIFO behind the data, and the acknowledgement.  With
+        ``aligned-timeout`` a barrier to a node that takes unaligned ones is timeoutable: the
+        acknowledgement waits until each such barrier has left the subpartition, or the
+        sender's timer fired (``PipelinedSubpartition``'s channel-state future, FLINK-27251)."""
         snap = self.operator_snapshot(tx, t, cp)
         tx.tasks[t] = tx.tasks[t]._replace(aligning=0, blocked=0)
-        if snap is not None:
+        if snap is None:
+            return
+        tx.push(self.model.all_out[t], (BARRIER, cp))
+        if self.model.timeoutable_out[t]:
+            tx.tasks[t] = tx.tasks[t]._replace(sending=(cp, snap._replace(outputs=((),) * len(self.model.all_out[t]))))
+            self.maybe_sent(tx, t)
+        else:
             self.acknowledge(tx, t, cp, snap)
-            tx.push(self.model.all_out[t], (BARRIER, cp))
+
+    def queued_barrier(self, items: tuple, cp: int) -> int:
+        """Where the aligned barrier ``cp`` waits in a channel's subpartition, or -1 (sent)."""
+        for j, x in enumerate(items):
+            if x[0] == BARRIER and len(x) == 2 and x[1] == cp:
+                return j if j >= consumer_end(items, self.scope.input_buffers) else -1
+        return -1
+
+    def maybe_sent(self, tx: Tx, t: int) -> None:
+        """Acknowledge the snapshot ``sending`` waits for once no timeoutable barrier of it is
+        queued in a subpartition any more (``completeTimeoutableCheckpointBarrier``)."""
+        cp, snap = tx.tasks[t].sending
+        split = self.model.split
+        if any(split[c] and self.queued_barrier(tx.channels[c], cp) >= 0 for c in self.model.all_out[t]):
+            return
+        tx.tasks[t] = tx.tasks[t]._replace(sending=())
+        self.acknowledge(tx, t, cp, snap)
+
+    def on_sender_timeout(self, tx: Tx, t: int) -> None:
+        """The sender's alignment timer fires (``alignedBarrierTimeout`` on every subpartition):
+        each timeoutable barrier still queued jumps to the head of its subpartition as an
+        unaligned one, and the records it overtakes become output channel state."""
+        cp, snap = tx.tasks[t].sending
+        outputs = list(snap.outputs)
+        split = self.model.split
+        for i, c in enumerate(self.model.all_out[t]):
+            items = tx.channels[c]
+            j = self.queued_barrier(items, cp) if split[c] else -1
+            if j < 0:
+                continue
+            k = consumer_end(items, self.scope.input_buffers)
+            outputs[i] = self.output_state(tuple((x[1], x[2]) for x in items[k:j] if x[0] == REC))
+            tx.channels[c] = items[:k] + ((BARRIER, cp, 1),) + items[k:j] + items[j + 1:]
+        tx.tasks[t] = tx.tasks[t]._replace(sending=(cp, snap._replace(outputs=tuple(outputs))))
+        self.maybe_sent(tx, t)
 
     def trigger(self, tx: Tx, t: int, cp: int) -> None:
         """The coordinator's trigger RPC (``triggerCheckpointAsync``): sources, and tasks whose

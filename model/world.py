@@ -80,6 +80,7 @@ class TaskState(NamedTuple):
     inbox: tuple  # coordinator RPCs, FIFO: (kind, checkpoint, latest completed or fallback id, last subsumed)
     split: int = -1  # readers of a source with a split enumerator: the split being read (-1: none)
     uc: tuple = ()  # an unaligned checkpoint started, its barriers still arriving: (Snapshot, input state per input index)
+    sending: tuple = ()  # aligned-timeout: (checkpoint, Snapshot) taken, acknowledged once its timeoutable barriers left the subpartitions
 
 
 class Pending(NamedTuple):

@@ -4,6 +4,8 @@ order fails one of these."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import pytest
 
 from ckptcheck.checks.api import check
@@ -96,6 +98,26 @@ def test_records_read_after_the_snapshot_before_the_channels_barrier_are_input_s
     assert r.w.tasks[sink].processed == ((1, 0),)
 
 
+def test_a_timeoutable_barrier_holds_the_ack_until_sent_and_the_senders_timer_makes_it_unaligned():
+    r = Run(model(UNALIGNED_TIMEOUT, records_per_split=1))
+    src, sink, ch = r.t("source[0]"), r.t("sink[0]"), r.c("source[0]->sink[0]")
+    r.do(EmitRecord(src)).do(TriggerCheckpoint(1))
+    assert r.w.channels[ch] == ((REC, 0, 0), (BARRIER, 1)), "timeoutable: FIFO"
+    assert r.w.tasks[src].sending and not any(t == src for t, _, _ in r.w.acks), "ack waits: barrier still queued"
+    assert r.w.tasks[r.t("source[1]")].sending == () and any(t == r.t("source[1]") for t, _, _ in r.w.acks)
+    r.do(Deliver(r.c("source[1]->sink[0]")))  # the sink aligns on source[1]'s barrier
+    r.do(AlignmentTimeout(src, 1))  # the sender's timer: the barrier jumps ahead of (0, 0)
+    assert r.w.channels[ch] == ((BARRIER, 1, 1), (REC, 0, 0))
+    assert next(s for t, cp, s in r.w.acks if t == src).outputs == (((0, 0),),)
+    r.do(Deliver(ch))  # the unaligned barrier switches the sink, and completes its checkpoint
+    snap = next(s for t, cp, s in r.w.acks if t == sink)
+    assert r.w.tasks[sink].uc == () and snap.processed == () and snap.inputs == ((), ())
+    # without the timer the ack goes once the record in front of the barrier was read
+    r2 = Run(model(UNALIGNED_TIMEOUT, records_per_split=1))
+    r2.do(EmitRecord(src)).do(TriggerCheckpoint(1)).do(Deliver(ch))
+    assert r2.w.tasks[src].sending == () and next(s for t, cp, s in r2.w.acks if t == src).outputs == ((),)
+
+
 def test_a_restore_puts_input_state_before_output_state_before_new_data_and_declines_meanwhile():
     r = Run(model(records_per_split=1, max_failures=1))
     src1, sink = r.t("source[1]"), r.t("sink[0]")
@@ -167,10 +189,16 @@ def test_the_whole_node_aligns_when_one_input_edge_cannot_take_unaligned_barrier
 # checkpoint before end of input): any change to the unaligned semantics moves them.
 UC_GOLDEN = [
     (UNALIGNED, dict(), 3812),
-    (UNALIGNED_TIMEOUT, dict(), 4377),
+    (UNALIGNED_TIMEOUT, dict(), 10565),
     (UNALIGNED, dict(max_failures=1), 44150),
-    (UNALIGNED_TIMEOUT, dict(max_failures=1), 37268),
+    (UNALIGNED_TIMEOUT, dict(max_failures=1), 108090),
 ]
+
+
+@lru_cache(maxsize=None)
+def _run(design, sc):
+    """One exhaustive search per (design, scope) for the tests below."""
+    return check(design, sc, workers=2)
 
 
 def _uc_scope(**limits):
@@ -182,7 +210,7 @@ def _uc_scope(**limits):
 @pytest.mark.parametrize("design, limits, states", UC_GOLDEN,
                          ids=[f"{d.name}-{'-'.join(limits) or 'no-faults'}" for d, limits, _ in UC_GOLDEN])
 def test_golden_state_counts_of_unaligned_scopes(design, limits, states):
-    r = check(design, _uc_scope(**limits), workers=2)
+    r = _run(design, _uc_scope(**limits))
     assert r.complete and r.ok, [v.reason for v in r.violated]
     assert r.stats["states"] == states
 
@@ -193,7 +221,7 @@ def test_every_unaligned_witness_is_reached_in_small_scopes():
     hit: dict[str, set] = {}
     runs = [(UNALIGNED, _uc_scope(max_failures=1)), (UNALIGNED_TIMEOUT, _uc_scope(max_failures=1))]
     for design, sc in runs:
-        r = check(design, sc, workers=2)
+        r = _run(design, sc)
         hit[design.name] = {v.property for v in r.verdicts if v.status == HIT}
     # the catalog's scope (one checkpoint before end of input), searched once for both
     e = next(x for x in CATALOG if x.name == "uc-input-side-only")
