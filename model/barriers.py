@@ -27,13 +27,12 @@ a newer one, aborts it; so does a barrier of a newer checkpoint (``CHECKPOINT_DE
 An aborting task declines to the coordinator (a reason the ``CheckpointFailureManager`` does
 not count) and forwards the marker (``SubtaskCheckpointCoordinatorImpl.abortCheckpointOnBarrier``).
 
-Abstractions: the receiver-side timeout is modelled; the sender-side one (FLINK-27251: a
-timeoutable barrier still queued in the producer's subpartition jumps ahead when the sender's
-timer fires) is not.  It would make the records it overtakes the producer's output state
-instead of the consumer's input state: the same records, held by another subtask, which only a
-rescale could tell apart.  Announcements are not modelled: after a switch, records in front of
-an aligned barrier are recorded as the consumer reads them rather than when the barrier is
-prioritised; the recorded set is the same, the acknowledgement comes later.
+Both timers are modelled: the receiver's (here) and the sender's (FLINK-27251,
+``StreamTask.on_sender_timeout``: a timeoutable barrier still queued in the producer's
+subpartition jumps ahead, and the producer's acknowledgement waits until each such barrier has
+left the subpartition or jumped).  Abstraction: announcements are not modelled: after a switch,
+records in front of an aligned barrier are recorded as the consumer reads them rather than when
+the barrier is prioritised; the recorded set is the same, the acknowledgement comes later.
 """
 
 from __future__ import annotations
