@@ -77,8 +77,10 @@ class Deliver(Action):
 
 @dataclass(frozen=True, slots=True)
 class AlignmentTimeout(Action):
-    """``aligned-checkpoint-timeout``: the alignment timer of a subtask fires while it aligns
-    checkpoint ``checkpoint``, which goes unaligned (a nondeterministic event: no clocks)."""
+    """``aligned-checkpoint-timeout``: a subtask's alignment timer for checkpoint ``checkpoint``
+    fires (a nondeterministic event: no clocks).  The receiver's timer, while the subtask aligns
+    it: the checkpoint goes unaligned.  The sender's, while a timeoutable barrier of it is still
+    queued in one of the subtask's subpartitions: the barrier jumps ahead as an unaligned one."""
 
     task: int
     checkpoint: int
