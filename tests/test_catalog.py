@@ -119,6 +119,7 @@ def test_the_design_as_proposed_fails_every_finding_scope():
     assert any(type(a).__name__ == "LoseNotification" for a in outcome.actions)
 
 
+@pytest.mark.deep  # 19 s: it runs every entry again; the default run checks each entry above
 def test_catalog_report_has_one_row_per_entry_and_junit_passes_when_the_catalog_passes():
     """The catalog's report answers "what holds?" at a glance: a summary line, one row per entry
     ("found: <property> in N steps; correct design passes its scope, M states"), and a JUnit file
