@@ -122,10 +122,9 @@ class FlinkModel:
 
     @cached_property
     def split(self) -> tuple[bool, ...]:
-        """Per channel: are its producer end (the subpartition) and consumer end (the input
-        channel) apart?  Where unaligned barriers travel on it: output channel state is what
-        is still at the producer's end.  Elsewhere the two ends are one FIFO (nothing can
-        observe the difference there); empty when unaligned checkpoints are off."""
+        """Per channel: do unaligned barriers travel on it (its consumer takes them)?  There the
+        records still in the producer's subpartition (``tx.consumer_end``) are what a barrier
+        overtakes; elsewhere barriers are FIFO.  Empty when unaligned checkpoints are off."""
         if not self.unaligned:
             return ()
         return tuple(self.uc_inputs[ch.consumer] for ch in self.topo.channels)
