@@ -247,6 +247,18 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
                    help="records a subpartition holds (0: unbounded); a full one backpressures its producer")
     g.add_argument("--input-buffers", type=_nonneg, default=None,
                    help="unaligned checkpoints: records an input channel holds before its consumer reads them (0: local channels)")
+    g.add_argument("--rescale", action="append", type=_rescale_arg, default=None, metavar="VERTEX=P",
+                   help="the user may restart the job from its latest checkpoint with VERTEX at parallelism P (repeatable)")
+    g.add_argument("--rescales", type=_nonneg, default=None,
+                   help="restarts at another parallelism (default 1 with --rescale; each toggles between the two)")
+
+
+def _rescale_arg(text: str) -> tuple[str, int]:
+    """``VERTEX=P`` for ``--rescale``."""
+    name, sep, p = text.partition("=")
+    if not sep or not name or not p.isdigit():
+        raise argparse.ArgumentTypeError(f"expected VERTEX=PARALLELISM like sink=2, got {text!r}")
+    return name, int(p)
 
 
 def _scope_from_args(args, design) -> Scope:
@@ -257,6 +269,14 @@ def _scope_from_args(args, design) -> Scope:
     def pick(value, default):
         return default if value is None else value
 
+    try:
+        return _scope(args, d, name, job, pick)
+    except ValueError as e:  # a limit the job cannot take (--rescale naming a source, ...)
+        field, _, msg = str(e).partition(": ")
+        raise InputError("options", field.replace("scope.rescale", "--rescale"), msg) from None
+
+
+def _scope(args, d: Scope, name: str, job, pick) -> Scope:
     return Scope(
         job=job,
         job_name=name,
@@ -269,6 +289,8 @@ def _scope_from_args(args, design) -> Scope:
         max_lost_notifications=pick(args.lost_notifications, d.max_lost_notifications),
         channel_capacity=pick(args.channel_capacity, d.channel_capacity),
         input_buffers=pick(args.input_buffers, d.input_buffers),
+        rescale=tuple(args.rescale) if args.rescale else (d.rescale if args.job is None else ()),
+        max_rescales=pick(args.rescales, (1 if args.rescale else d.max_rescales if args.job is None else 0)),
     )
 
 

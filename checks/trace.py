@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ckptcheck.model.actions import Rescale
 from ckptcheck.model.design import COMPONENTS, Design
 from ckptcheck.model.scope import SCOPE_LIMITS, Scope
 from ckptcheck.specs.designs import BASELINE, check_knob
@@ -41,7 +42,7 @@ def trace_document(spec: Spec, actions: list, *, engine: str, seed: int | None, 
         "engine": engine,
         "seed": seed,
         "symmetry": spec.symmetry,
-        "actions": [spec.action_to_json(a) for a in actions],
+        "actions": spec.actions_to_json(actions),
         "violation": violation,
     }
 
@@ -153,7 +154,16 @@ def scope_from_trace(d: Any, source: str) -> Scope:
         if not isinstance(d["bounded"], bool):
             raise InputError(source, "scope.bounded", f"expected true or false, got {d['bounded']!r}")
         kwargs["bounded"] = d["bounded"]
-    return Scope(**kwargs)
+    if d.get("rescale"):
+        r = d["rescale"]
+        if not isinstance(r, list) or not all(isinstance(x, list) and len(x) == 2 for x in r):
+            raise InputError(source, "scope.rescale", f"expected a list of [vertex, parallelism] pairs, got {r!r}")
+        kwargs["rescale"] = tuple(tuple(x) for x in r)
+    try:
+        return Scope(**kwargs)
+    except ValueError as e:
+        field, _, msg = str(e).partition(": ")
+        raise InputError(source, field, msg) from None
 
 
 def load_trace_file(path: str) -> dict:
@@ -207,7 +217,9 @@ def parse_trace(doc: Any, source: str, design: Design | None = None) -> tuple[Sp
     symmetry = doc.get("symmetry", False)
     spec = Spec(d, scope, symmetry=bool(symmetry))
     raw = _require(doc, "actions", list, source, "a list of actions")
-    actions = [spec.action_from_json(a, f"actions[{i}]") for i, a in enumerate(raw)] if raw else []
+    actions = []
+    for i, a in enumerate(raw or ()):
+        actions.append(spec.action_from_json(a, f"actions[{i}]", sum(type(x) is Rescale for x in actions)))
     violation = doc.get("violation")
     if violation is not None:
         _check_violation(violation, spec, len(actions), source)
@@ -251,7 +263,7 @@ def replay(doc: Any, source: str = "<trace>", design: Design | None = None) -> R
     for i, a in enumerate(actions):
         enabled = spec.actions(w)
         if a not in enabled:
-            raise InputError(source, f"actions[{i}]", f"{spec.describe_action(a)} is not enabled at step {i + 1}")
+            raise InputError(source, f"actions[{i}]", f"{spec.describe_action(a, w.used.rescales)} is not enabled at step {i + 1}")
         w = spec.next_state(w, a)
         worlds.append(w)
         if first is None or earliest is None:

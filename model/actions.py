@@ -121,6 +121,16 @@ class Restore(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class Rescale(Action):
+    """The user restarts the job from its latest completed checkpoint ``checkpoint`` at the
+    parallelism the scope's ``rescale`` gives (or back at the job's own): every subtask is
+    cancelled, and the state is redistributed (``StateAssignmentOperation``).  The subtask and
+    channel names of the steps after it are those of the new parallelism."""
+
+    checkpoint: int
+
+
+@dataclass(frozen=True, slots=True)
 class Decline(Action):
     """Fault: the asynchronous part of a subtask's snapshot fails; it declines instead of acking."""
 
@@ -188,6 +198,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         Ack,
         Notify,
         Restore,
+        Rescale,
         Decline,
         Timeout,
         FailTask,

@@ -14,6 +14,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from .assignment import StateAssignmentOperation
 from .barriers import CheckpointBarrierHandler
 from .component import Component
 from .coordinator import CheckpointCoordinator
@@ -200,6 +201,7 @@ COMPONENTS: dict[str, type[Component]] = {
     "store": CompletedCheckpointStore,
     "file_merging_manager": FileMergingSnapshotManager,
     "failover": FailoverStrategy,
+    "assignment": StateAssignmentOperation,
 }
 
 
@@ -254,6 +256,7 @@ class Design:
     store: type[CompletedCheckpointStore] = field(default=CompletedCheckpointStore, compare=False)
     file_merging_manager: type[FileMergingSnapshotManager] = field(default=FileMergingSnapshotManager, compare=False)
     failover: type[FailoverStrategy] = field(default=FailoverStrategy, compare=False)
+    assignment: type[StateAssignmentOperation] = field(default=StateAssignmentOperation, compare=False)
 
     def __post_init__(self) -> None:
         for name, base in COMPONENTS.items():

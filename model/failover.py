@@ -2,8 +2,15 @@
 or ``RestartAllFailoverStrategy``), the scheduler's cancellation of the tasks to restart, and
 ``CheckpointCoordinator.restoreLatestCheckpointedStateToSubtasks`` when they are redeployed.
 
+A ``Rescale`` is the user's restart at another parallelism (``bin/flink run -s`` from the
+latest checkpoint, or the adaptive scheduler's restart): every subtask is cancelled as in a
+global failover, then every subtask of the new parallelism is deployed with the state
+``StateAssignmentOperation`` assigns it.
+
 Abstractions: the restart is one action (``Restore``) once every victim is cancelled; it uses
-the latest completed checkpoint (no rescaling: each subtask gets its own index's state).  A
+the latest completed checkpoint, whose state is redistributed when it was taken at another
+parallelism.  A rescale is one action too: cancellation and redeployment with nothing between
+them (a failure in between is a failure of the rescaled job right after it).  A
 channel whose two ends are not both restored keeps nothing: pipelined regions contain both ends
 of every pipelined channel, and a job with another exchange restarts whole.  The
 model restarts the whole job whenever the job has a BLOCKING or HYBRID edge (re-consuming a
@@ -17,7 +24,7 @@ from functools import cached_property
 from .component import Component
 from .topology import Role
 from .tx import Tx
-from .world import EMPTY_SNAPSHOT, EOD, EOP, FAILED, FINISHED, REC, World, remove_sorted
+from .world import EMPTY_SNAPSHOT, EOD, EOP, FAILED, FINISHED, World, remove_sorted
 
 
 class FailoverStrategy(Component):
@@ -68,14 +75,15 @@ class FailoverStrategy(Component):
         store = tx.coord.store
         latest = store[-1] if store else None
         cp = latest.id if latest else 0
+        snaps = self.assignment.snapshots(latest) if latest else None
         victims = [t for t, ts in enumerate(tx.tasks) if ts.status == FAILED]
         if self.enumerator.readers:
-            self.enumerator.on_restore(tx, latest, victims)
+            self.enumerator.on_restore(tx, latest._replace(snapshots=snaps) if latest else None, victims)
         all_out = self.model.all_out
         if latest is not None and self.model.unaligned:
             self.restore_channel_state(tx, latest, set(victims))
         for t in victims:
-            snap = latest.snapshots[t] if latest else EMPTY_SNAPSHOT
+            snap = snaps[t] if latest else EMPTY_SNAPSHOT
             old = tx.tasks[t]
             if snap.finished:
                 tx.tasks[t] = old._replace(status=FINISHED, ended=True, inbox=())
@@ -95,14 +103,44 @@ class FailoverStrategy(Component):
         new data), then the producer's recovered output state (written into its subpartition
         before its operators open), then what the restored producer emits.  Recovered input
         records are marked, so that the consumer reads them first and declines checkpoints
-        until it has (FLINK-20654)."""
+        until it has (FLINK-20654).  ``StateAssignmentOperation.channel_state`` says what each
+        channel gets (redistributed when the checkpoint was taken at another parallelism)."""
         topo = self.topo
-        all_out = self.model.all_out
-        for ch in topo.channels:
-            if ch.consumer not in victims or ch.producer not in victims:
-                continue
-            inp = latest.snapshots[ch.consumer].inputs
-            outp = latest.snapshots[ch.producer].outputs
-            recovered = tuple((REC, r[0], r[1], 1) for r in (inp[ch.input_index] if inp else ()))
-            resent = tuple((REC, r[0], r[1]) for r in (outp[all_out[ch.producer].index(ch.id)] if outp else ()))
-            tx.channels[ch.id] = recovered + resent
+        for cid, items in self.assignment.channel_state(latest).items():
+            ch = topo.channels[cid]
+            if ch.consumer in victims and ch.producer in victims:
+                tx.channels[cid] = items
+
+    def may_rescale(self, w: World) -> bool:
+        """Can the user restart the job at the other parallelism now?  It needs a completed
+        checkpoint, a subtask that has not finished, and no finished subtask of a rescaled
+        vertex in the checkpoint (FLIP-147: a finished or partially finished operator keeps its
+        parallelism; the model does not rescale one)."""
+        store = w.coord.store
+        if not store or all(ts.status == FINISHED for ts in w.tasks):
+            return False
+        latest = store[-1]
+        old = self.model.model_of(latest)
+        rescaled = {name for name, _ in self.scope.rescale}
+        return not any(s.finished for t, s in enumerate(latest.snapshots) if old.topo.vertex(t).name in rescaled)
+
+    def rescale(self, w: World) -> World:
+        """``Rescale``: cancel every subtask (the pending checkpoint aborts, channels empty), then
+        deploy the job at the other parallelism from the latest completed checkpoint."""
+        tx = Tx(w)
+        self.fail(tx, frozenset(range(self.topo.n_tasks)))
+        gone = tx.freeze()
+        new = self.model.configs[(w.used.rescales + 1) % len(self.model.configs)]
+        nxt = World(
+            tasks=tuple(new.task.fresh(t, EMPTY_SNAPSHOT, 0, 0)._replace(status=FAILED) for t in range(new.topo.n_tasks)),
+            channels=tuple(() for _ in new.topo.channels),
+            coord=gone.coord,
+            acks=(),
+            files=gone.files,
+            txns=gone.txns,
+            used=gone.used._replace(rescales=gone.used.rescales + 1),
+            reused=gone.reused,
+        )
+        tx = Tx(nxt)
+        new.failover.restore(tx)
+        return tx.freeze()

@@ -14,6 +14,7 @@ composed of the components that hold its rules, one module per Flink component:
 | ``enumerator``         | ``SplitEnumerator``          | ``sources.py``    | SourceCoordinator, SplitEnumerator      |
 | ``failover``           | ``FailoverStrategy``         | ``failover.py``   | failover strategy, restore              |
 | ``partitioner``        | ``StreamPartitioner``        | ``partitioner.py``| StreamPartitioner / ChannelSelector     |
+| ``assignment``         | ``StateAssignmentOperation`` | ``assignment.py`` | state and channel state at a new parallelism |
 
 The design names the class of each component (a variant subclasses one and overrides one
 method); this module only builds them, lists what is enabled and dispatches each action to the
@@ -39,6 +40,7 @@ from .actions import (
     FailTask,
     LoseNotification,
     Notify,
+    Rescale,
     Restore,
     Timeout,
     TriggerCheckpoint,
@@ -60,6 +62,8 @@ class FlinkModel:
 
     design: Design
     scope: Scope
+    config: int = 0  # 0: the job's parallelism; 1: the parallelism of the scope's ``rescale``
+    base: "FlinkModel | None" = None  # the config-0 model, for the config-1 one
 
     def __post_init__(self) -> None:
         # FailTask(t) depends on t only through the tasks its failover cancels: the successors of
@@ -75,7 +79,55 @@ class FlinkModel:
     # -- static structure of the job ------------------------------------------------------------
     @cached_property
     def topo(self) -> Expanded:
-        return self.scope.job.expand()
+        return (self.scope.rescaled_job if self.config else self.scope.job).expand()
+
+    # -- parallelism configurations (a Rescale switches between them) ---------------------------
+    @cached_property
+    def configs(self) -> tuple["FlinkModel", ...]:
+        """The models of the job at its own parallelism and, if the scope rescales, at the
+        rescaled one.  A world's configuration is its number of rescales modulo 2."""
+        if self.base is not None:
+            return self.base.configs
+        if not self.scope.max_rescales:
+            return (self,)
+        return (self, FlinkModel(self.design, self.scope, 1, self))
+
+    def at(self, w: World) -> "FlinkModel":
+        """The model of the parallelism world ``w`` runs at."""
+        configs = self.configs
+        return configs[w.used.rescales & 1] if len(configs) > 1 else self
+
+    def model_of(self, c) -> "FlinkModel":
+        """The model of the parallelism completed checkpoint ``c`` was taken at."""
+        for m in self.configs:
+            if m.topo.n_tasks == len(c.snapshots):
+                return m
+        raise ValueError(f"checkpoint {c.id} has {len(c.snapshots)} subtasks: no parallelism of this scope")
+
+    @cached_property
+    def global_names(self) -> tuple[str, ...]:
+        """Every subtask name of every configuration: the job's own first, then the ones only
+        the rescaled job has.  External transactions name their sink subtask by its index here
+        (``gid``), so they keep their owner across a rescale."""
+        own = self.configs[0].topo.names
+        extra = [n for m in self.configs[1:] for n in m.topo.names if n not in own]
+        return own + tuple(extra)
+
+    @cached_property
+    def gid(self) -> tuple[int, ...]:
+        """Subtask index at this parallelism -> its global id (an index of ``global_names``)."""
+        index = {n: i for i, n in enumerate(self.global_names)}
+        return tuple(index[n] for n in self.topo.names)
+
+    @cached_property
+    def global_two_pc(self) -> frozenset[int]:
+        """Global ids of the 2PC sink subtasks of every configuration."""
+        return frozenset(m.gid[t] for m in self.configs for t in range(m.topo.n_tasks) if m.two_pc[t])
+
+    @cached_property
+    def lid(self) -> dict[int, int]:
+        """Global id -> subtask index at this parallelism (subtasks this parallelism has)."""
+        return {g: t for t, g in enumerate(self.gid)}
 
     @cached_property
     def all_inputs_mask(self) -> tuple[int, ...]:
@@ -179,6 +231,8 @@ class FlinkModel:
     # -- enabled ----------------------------------------------------------------------------------
     def enabled(self, w: World) -> list[Action]:
         """Every action enabled in ``w``, in a fixed order: progress first, then faults."""
+        if w.used.rescales & 1 != self.config:
+            return self.at(w).enabled(w)
         scope = self.scope
         out: list[Action] = []
         tasks = w.tasks
@@ -214,8 +268,10 @@ class FlinkModel:
         any_failed = any(ts.status == FAILED for ts in tasks)
         if any_failed:
             out.append(Restore(self.failover.restore_checkpoint(w)))
-        # faults
         used = w.used
+        if used.rescales < scope.max_rescales and self.failover.may_rescale(w):
+            out.append(Rescale(w.coord.store[-1].id))
+        # faults
         pending = w.coord.pending
         if pending and used.declines < scope.max_declines:
             for t, cp, _ in w.acks:
@@ -276,6 +332,8 @@ class FlinkModel:
     # -- step -------------------------------------------------------------------------------------
     def step(self, w: World, a: Action) -> World:
         """The world after ``a``.  ``a`` must be enabled in ``w`` (engines check this)."""
+        if w.used.rescales & 1 != self.config:
+            return self.at(w).step(w, a)
         tx = Tx(w)
         kind = type(a)
         if kind is Deliver:
@@ -297,6 +355,8 @@ class FlinkModel:
             self.source.end_of_input(tx, a.task)
         elif kind is Restore:
             self.failover.restore(tx)
+        elif kind is Rescale:
+            return self.failover.rescale(w)
         elif kind is AssignSplit:
             self.enumerator.assign(tx, a.task, a.split)
         elif kind is Decline:

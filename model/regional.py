@@ -121,7 +121,9 @@ class RegionalCheckpointHandler(Component):
     def mixed_state(self, tx: Tx, pending: Pending, in_failed: set, fallback: Completed):
         """The regional checkpoint's content: per subtask its snapshot and refCheckpointId (0: its
         own state), and the files it refers to.  A failed-region subtask takes the fallback's
-        snapshot and files; its own acked snapshot is not part of the checkpoint and is discarded."""
+        snapshot and files (``StateAssignmentOperation.fallback_state``: after a rescale, the
+        state it was restored with); its own acked snapshot is not part of the checkpoint and is
+        discarded."""
         acked = dict(pending.acked)
         snaps, refs, files = [], [], set()
         for t in range(self.topo.n_tasks):
@@ -129,9 +131,10 @@ class RegionalCheckpointHandler(Component):
                 snaps.append(FINISHED_SNAPSHOT)
                 refs.append(0)
             elif t in in_failed:
-                snaps.append(fallback.snapshots[t])
+                snap, its_files = self.assignment.fallback_state(fallback, t)
+                snaps.append(snap)
                 refs.append(fallback.id)
-                files.update(f for f in fallback.files if f[1] == t)
+                files.update(its_files)
             else:
                 snaps.append(acked.get(t, EMPTY_SNAPSHOT))
                 refs.append(0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from .topology import JobGraph
+from .topology import JobGraph, Role, StateKind
 
 
 @dataclass(frozen=True)
@@ -21,16 +21,54 @@ class Scope:
     max_lost_notifications: int = 1
     channel_capacity: int = 0  # records a producer's subpartition holds (0: unbounded); a full one backpressures its producer
     input_buffers: int = 0  # unaligned: records an input channel holds before its consumer reads them (0: read from the subpartition)
+    rescale: tuple = ()  # ((vertex name, new parallelism), ...): the parallelism a ``Rescale`` restarts the job with
+    max_rescales: int = 0  # restarts at another parallelism (each one toggles between the job's and ``rescale``'s)
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            if f.name in ("job", "job_name", "bounded"):
+            if f.name in ("job", "job_name", "bounded", "rescale"):
                 continue
             v = getattr(self, f.name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ValueError(f"scope.{f.name}: expected a non-negative integer, got {v!r}")
         if self.records_per_split < 0:
             raise ValueError("scope.records_per_split: must be >= 0")
+        self._check_rescale()
+
+    def _check_rescale(self) -> None:
+        """``rescale`` names non-source vertices of the job and a new parallelism for each, within
+        its max parallelism (which a restore keeps, as Flink requires); union state is refused
+        (its restore depends on what the operator selects from the whole list)."""
+        if not isinstance(self.rescale, tuple):
+            raise ValueError(f"scope.rescale: expected a tuple of (vertex, parallelism) pairs, got {self.rescale!r}")
+        seen = set()
+        for k, entry in enumerate(self.rescale):
+            where = f"scope.rescale[{k}]"
+            if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], str)
+                    and isinstance(entry[1], int) and not isinstance(entry[1], bool)):
+                raise ValueError(f"{where}: expected (vertex name, parallelism), got {entry!r}")
+            name, p = entry
+            v = next((v for v in self.job.vertices if v.name == name), None)
+            if v is None:
+                raise ValueError(f"{where}: no vertex named {name!r} in the job (vertices: {', '.join(x.name for x in self.job.vertices)})")
+            if name in seen:
+                raise ValueError(f"{where}: vertex {name!r} is named twice")
+            seen.add(name)
+            if v.role is Role.SOURCE:
+                raise ValueError(f"{where}: {name!r} is a source; rescaling sources (split reassignment) is not modelled")
+            if StateKind.UNION in v.state:
+                raise ValueError(f"{where}: {name!r} has union list state; rescaling it is not modelled")
+            if not 1 <= p <= v.max_p:
+                raise ValueError(f"{where}: parallelism must be in 1..{v.max_p} (the max parallelism of {name!r}), got {p}")
+            if p == v.parallelism:
+                raise ValueError(f"{where}: {name!r} already runs at parallelism {p}")
+        if self.max_rescales and not self.rescale:
+            raise ValueError("scope.max_rescales: > 0 needs scope.rescale (which vertex, at which parallelism)")
+
+    @property
+    def rescaled_job(self) -> JobGraph:
+        """The job at the parallelism ``rescale`` gives (max parallelism kept)."""
+        return self.job.rescaled(dict(self.rescale))
 
     def with_(self, **changes: Any) -> "Scope":
         return replace(self, **changes)
@@ -38,6 +76,7 @@ class Scope:
     def to_json(self) -> dict[str, Any]:
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "job"}
         d["job"] = self.job.to_json()
+        d["rescale"] = [list(x) for x in self.rescale]
         return d
 
     def describe(self) -> str:
@@ -48,9 +87,11 @@ class Scope:
             f" {self.max_timeouts} timeout(s), {self.max_lost_notifications} lost notification(s)"
             + (f"; subpartitions hold {self.channel_capacity} record(s)" if self.channel_capacity else "")
             + (f", input channels {self.input_buffers}" if self.input_buffers else "")
+            + (f"; at most {self.max_rescales} rescale(s) to " + ", ".join(f"{n} at {p}" for n, p in self.rescale)
+               if self.max_rescales else "")
         )
 
 
 SCOPE_LIMITS = tuple(
-    f.name for f in fields(Scope) if f.name not in ("job", "job_name", "bounded")
+    f.name for f in fields(Scope) if f.name not in ("job", "job_name", "bounded", "rescale")
 )

@@ -9,6 +9,7 @@ open transaction of its own (``initializeState``).
 
 Abstractions: an empty transaction is not recorded (committing it changes nothing outside);
 the external system is the set of transactions in ``World.txns`` (an aborted one is gone).
+A transaction names its subtask by global id (``FlinkModel.gid``), which a rescale keeps.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ class TwoPhaseCommitSink(Component):
     def invoke(self, tx: Tx, t: int, ts: TaskState, r: tuple[int, int]) -> None:
         """``invoke``: record ``r`` goes into the open transaction (a plain sink's write is
         committed at once)."""
-        old = tx.txn(t, ts.txn)
+        g = self.model.gid[t]
+        old = tx.txn(g, ts.txn)
         status = OPEN if self.model.two_pc[t] else COMMITTED
         records = (old.records if old else ()) + (r,)
-        tx.set_txn(Txn(t, ts.txn, status, records))
+        tx.set_txn(Txn(g, ts.txn, status, records))
 
     def snapshot_state(self, tx: Tx, t: int, ts: TaskState, cp: int) -> tuple[tuple, int]:
         """``snapshotState`` for checkpoint ``cp``: pre-commit the open transaction (if it holds
@@ -35,7 +37,7 @@ class TwoPhaseCommitSink(Component):
         ``sink_commit = "pre-commit"`` is the flawed sink that commits here (catalog
         ``commit-at-pre-commit``)."""
         pending, txn = ts.pending, ts.txn
-        if tx.txn(t, txn) is not None:
+        if tx.txn(self.model.gid[t], txn) is not None:
             if self.design.sink_commit == "pre-commit":
                 self.commit(tx, t, txn)
             else:
@@ -55,15 +57,16 @@ class TwoPhaseCommitSink(Component):
 
     def commit(self, tx: Tx, t: int, seq: int) -> None:
         """``commit``: the external system makes transaction ``seq`` visible (idempotent)."""
-        old = tx.txn(t, seq)
+        old = tx.txn(self.model.gid[t], seq)
         if old is not None and old.status != COMMITTED:
             tx.set_txn(old._replace(status=COMMITTED))
 
     def abort(self, tx: Tx, t: int, seq: int) -> None:
         """``abort``: an open transaction is dropped by the external system."""
-        old = tx.txn(t, seq)
+        g = self.model.gid[t]
+        old = tx.txn(g, seq)
         if old is not None and old.status != COMMITTED:
-            tx.set_txn(None, remove=(t, seq))
+            tx.set_txn(None, remove=(g, seq))
 
     def close_without_final_checkpoint(self, tx: Tx, t: int, ts: TaskState) -> None:
         """Before FLIP-147 a finishing sink is closed with no checkpoint after its last records:
@@ -72,14 +75,17 @@ class TwoPhaseCommitSink(Component):
 
     def initialize_state(self, tx: Tx, t: int, snap: Snapshot, old: TaskState) -> int:
         """``initializeState`` on restore: recover-and-commit the pending transactions in the
-        restored state, abort every other open transaction of this subtask.  Returns the
-        sequence number of the transaction the restored subtask opens."""
-        recommit = {seq for _, seq in snap.pending}
+        restored state, abort every other open transaction of the subtasks whose state it got
+        (its own, or after a rescale the old subtasks in ``snap.owners``, whose pending entries
+        name their owner).  Returns the sequence number of the transaction it opens next."""
+        g = self.model.gid[t]
+        owners = set(snap.owners) if snap.owners else {g}
+        recommit = {(p[2] if len(p) > 2 else g, p[1]) for p in snap.pending}
         for x in tuple(tx.txns):
-            if x.task != t or x.status == COMMITTED:
+            if x.task not in owners or x.status == COMMITTED:
                 continue
-            if x.seq in recommit:
+            if (x.task, x.seq) in recommit:
                 tx.set_txn(x._replace(status=COMMITTED))
             else:
-                tx.set_txn(None, remove=(t, x.seq))
-        return max([old.txn] + [x.seq for x in tx.txns if x.task == t]) + 1
+                tx.set_txn(None, remove=(x.task, x.seq))
+        return max([old.txn] + [x.seq for x in tx.txns if x.task == g]) + 1

@@ -106,6 +106,7 @@ class StreamTask(Component):
             self.barriers.on_cancel(tx, t, item[1])
         elif item == EOD:
             self.on_end_of_data(tx, t, bit)
+            self.maybe_finish(tx, ch.producer)  # its downstream processed all its data
         else:
             self.on_end_of_partition(tx, t, bit)
 
@@ -304,9 +305,19 @@ class StreamTask(Component):
         checkpoint) completed, as far as the task knows?"""
         return bool(ts.final_cp) and ts.notified >= ts.final_cp
 
+    def all_data_processed(self, tx: Tx, t: int) -> bool:
+        """``ResultPartition.getAllDataProcessedFuture``: every consumer polled this task's
+        EndOfData (``CheckpointedInputGate.handleEvent`` -> ``acknowledgeAllRecordsProcessed``),
+        so every record before it was processed (reference-flink-uc A.9 items 2-3).  With
+        unaligned checkpoints this matters: a final checkpoint can complete while records the
+        task sent are still in flight, as channel state."""
+        channels = tx.channels
+        return not any(EOD in channels[c] for c in self.model.all_out[t])
+
     def maybe_finish(self, tx: Tx, t: int) -> None:
         """A task finishes once it ended, every input delivered EndOfPartition and (FLIP-147)
-        a checkpoint taken after its end of data completed: then it emits EndOfPartition.
+        a checkpoint taken after its end of data completed and its consumers processed all its
+        data (``StreamTask.afterInvoke``, A.9 item 3): then it emits EndOfPartition.
 
         Seed 004: "shutdown the task immediately after seeing first notifyCheckpointComplete(X),
         where X is any triggered checkpoint AFTER finish()".  Without FLIP-147 the task
@@ -317,7 +328,7 @@ class StreamTask(Component):
         if ts.status != RUNNING or not ts.ended or ts.eop != self.model.all_inputs_mask[t]:
             return
         if self.design.checkpoints_after_tasks_finish:
-            if not self.final_checkpoint_done(ts):
+            if not self.final_checkpoint_done(ts) or not self.all_data_processed(tx, t):
                 return
         elif self.model.two_pc[t]:
             self.sink.close_without_final_checkpoint(tx, t, ts)

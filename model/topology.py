@@ -14,7 +14,7 @@ while it is produced, so Flink's scheduler does not merge across it either).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
 
@@ -169,6 +169,15 @@ class JobGraph:
             if v.name == name:
                 return v
         raise KeyError(name)
+
+    def rescaled(self, parallelism: dict[str, int]) -> "JobGraph":
+        """This job with the named vertices at a new parallelism, each keeping its max
+        parallelism (a restore at another max parallelism fails in Flink)."""
+        return JobGraph(
+            tuple(replace(v, parallelism=parallelism[v.name], max_parallelism=v.max_p) if v.name in parallelism else v
+                  for v in self.vertices),
+            self.edges,
+        )
 
     def expand(self) -> "Expanded":
         return Expanded(self)

@@ -49,6 +49,7 @@ class Snapshot(NamedTuple):
     split: int = -1  # readers of a source with a split enumerator: the split held (-1: none)
     inputs: tuple = ()  # unaligned: input channel state, per input index: the records, in order
     outputs: tuple = ()  # unaligned: output channel state, per output channel (``all_out`` order): the records
+    owners: tuple = ()  # 2PC sinks restored at a new parallelism: the old subtasks (global ids) whose sink state this one got
 
 
 FINISHED_SNAPSHOT = Snapshot(True, 0, (), ())
@@ -115,7 +116,7 @@ class Coordinator(NamedTuple):
 
 
 class Txn(NamedTuple):
-    task: int
+    task: int  # the sink subtask's global id (``FlinkModel.gid``): its index at the job's own parallelism
     seq: int
     status: int
     records: tuple  # records written, in order
@@ -126,6 +127,7 @@ class Budget(NamedTuple):
     declines: int = 0
     timeouts: int = 0
     lost: int = 0
+    rescales: int = 0  # restarts at another parallelism so far: the world's parallelism is the job's when even
 
 
 class World(NamedTuple):

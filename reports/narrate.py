@@ -22,6 +22,7 @@ from ckptcheck.model.actions import (
     FailTask,
     LoseNotification,
     Notify,
+    Rescale,
     Restore,
     Timeout,
     TriggerCheckpoint,
@@ -63,16 +64,16 @@ def _record_words(item) -> str:
 
 def narrate(spec, actions: list[Action]) -> tuple[list[Step], list[World]]:
     """Replay ``actions`` (which must be a valid trace) and describe every step."""
-    model = spec.model
-    topo = model.topo
-    names = topo.names
     w = spec.initial_states()[0]
     worlds = [w]
     steps: list[Step] = []
     for n, a in enumerate(actions, 1):
         nxt = spec.next_state(w, a)
+        model = spec.model.at(w)  # the parallelism the step runs at (a Rescale changes it)
+        topo = model.topo
+        names = topo.names
         text, events = _describe(model, topo, names, w, a, nxt)
-        side = _side_effects(topo, names, w, nxt, a)
+        side = _side_effects(model, names, w, nxt, a)
         events += side
         also = [e.text for e in side if e.text]
         if also:
@@ -153,6 +154,21 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         ev.append(Event(COORDINATOR, names[a.task], label, tone))
         tail = f"; its task manager discards its merged segments of checkpoints <= {subsumed} (subsumed)" if subsumed else ""
         return f"{names[a.task]} learns that checkpoint {a.checkpoint} {verb}{tail}", ev
+    if kind is Rescale:
+        new = model.configs[nxt.used.rescales % len(model.configs)]
+        par = ", ".join(f"{v.name} {len(model.topo.tasks_of[k])} -> {len(new.topo.tasks_of[k])}"
+                        for k, v in enumerate(new.topo.job.vertices) if len(model.topo.tasks_of[k]) != len(new.topo.tasks_of[k]))
+        held = []
+        for t, y in enumerate(nxt.tasks):
+            if new.stateful[t] and y.processed:
+                held.append(f"{new.topo.names[t]} holds {_recs(y.processed)}")
+        for c, items in enumerate(nxt.channels):
+            recs = [x for x in items if x[0] == REC]
+            if recs:
+                held.append(f"{new.topo.channel_name(c)} carries {_recs(r[1:3] for r in recs)} of channel state")
+        ev.append(Event(COORDINATOR, None, f"rescale from checkpoint {a.checkpoint}: {par}", "restore"))
+        return (f"the user restarts the job from checkpoint {a.checkpoint} at a new parallelism ({par})"
+                + (f": {'; '.join(held)}" if held else ""), ev)
     if kind is Restore:
         failed = [t for t, ts in enumerate(w.tasks) if ts.status == FAILED]
         src = f"checkpoint {a.checkpoint}" if a.checkpoint else "no checkpoint (initial state)"
@@ -198,18 +214,21 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
     return a.describe(topo), ev  # pragma: no cover
 
 
-def _side_effects(topo, names, w: World, nxt: World, a: Action) -> list[Event]:
+def _side_effects(model, names, w: World, nxt: World, a: Action) -> list[Event]:
     """Marks for what the step changed besides its own arrow, each with its words for the step
     table: snapshots (with a sink's pre-commit), completions (regional ones with their fallback
     refs), aborts, commits (a restore's recover-and-commit too), aborted transactions, finishing
     tasks, deleted files."""
     ev: list[Event] = []
+    gnames = model.global_names  # transactions name their subtask by global id
+    rescaled = type(a) is Rescale
     for t, cp in _new_acks(w, nxt):
         pre = [x for x in nxt.tasks[t].pending if x not in w.tasks[t].pending]
         txns = {(x.task, x.seq): x for x in nxt.txns}
         if pre:
             seq = pre[0][1]
-            recs = _recs(txns[(t, seq)].records) if (t, seq) in txns else "{}"
+            g = model.gid[t]
+            recs = _recs(txns[(g, seq)].records) if (g, seq) in txns else "{}"
             ev.append(Event(names[t], None, f"snapshot {cp}: pre-commit txn {seq} {recs}", "barrier",
                             f"{names[t]} pre-commits txn {seq} = {recs} for checkpoint {cp}"))
         elif type(a) is not TriggerCheckpoint:
@@ -228,16 +247,18 @@ def _side_effects(topo, names, w: World, nxt: World, a: Action) -> list[Event]:
                         f"checkpoint {w.coord.pending.id} is aborted"))
     before = {(x.task, x.seq): x for x in w.txns}
     after = {(x.task, x.seq): x for x in nxt.txns}
-    verb = "recovers and commits" if type(a) is Restore else "commits"
+    verb = "recovers and commits" if type(a) in (Restore, Rescale) else "commits"
     for key, x in after.items():
         if x.status == COMMITTED and (key not in before or before[key].status != COMMITTED):
             recs = _recs(x.records)
-            ev.append(Event(names[x.task], None, f"commit txn {x.seq} {recs}", "commit", f"{names[x.task]} {verb} txn {x.seq} = {recs}"))
+            ev.append(Event(gnames[x.task], None, f"commit txn {x.seq} {recs}", "commit", f"{gnames[x.task]} {verb} txn {x.seq} = {recs}"))
     for key in before:
         if key not in after:
-            ev.append(Event(names[key[0]], None, f"abort txn {key[1]}", "fault",
-                            f"{names[key[0]]}'s open txn {key[1]} = {_recs(before[key].records)} is aborted"))
+            ev.append(Event(gnames[key[0]], None, f"abort txn {key[1]}", "fault",
+                            f"{gnames[key[0]]}'s open txn {key[1]} = {_recs(before[key].records)} is aborted"))
     for t, (x, y) in enumerate(zip(w.tasks, nxt.tasks)):
+        if rescaled:
+            break  # the subtasks after a rescale are other ones; _describe tells what they hold
         if y.status == FINISHED and x.status != FINISHED and type(a) is not Restore:
             ev.append(Event(names[t], None, "finished", "control", f"{names[t]} finishes"))
     gone = set(w.files) - set(nxt.files)

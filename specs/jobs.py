@@ -91,6 +91,10 @@ JOBS: dict[str, Any] = {
         ),
         "source(2) -keyBy-> keyed 2PC sink(1); one region: the smallest job where a subtask aligns two channels",
     ),
+    "keyed-1x1": (
+        lambda: keyed_pipeline(1),
+        "source(1) -keyBy-> keyed 2PC sink(1); the smallest keyed job, for rescaling the sink",
+    ),
     "three-stage": (lambda: keyed_three_stage(2), "source(2) -forward-> map(2) -keyBy-> keyed 2PC sink(2)"),
     "sources-2": (
         lambda: JobGraph((Vertex("source", 2, Role.SOURCE),)),

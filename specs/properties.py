@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-from ckptcheck.model.actions import Ack, Action, AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, Restore
+from ckptcheck.model.actions import Ack, Action, AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, Rescale, Restore
 from ckptcheck.model.partitioner import record_key_group
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
@@ -61,7 +61,7 @@ def exactly_once_output(m: FlinkModel, w: World) -> str | None:
         for r in t.records:
             if r in seen:
                 a = seen[r]
-                names = m.topo.names
+                names = m.global_names
                 return (
                     f"record {rec(r)} committed twice: txn {a.seq} of {names[a.task]}"
                     f" and txn {t.seq} of {names[t.task]}"
@@ -80,9 +80,9 @@ def restorable(m: FlinkModel, w: World) -> str | None:
     store = w.coord.store
     merging = m.design.file_merging
     restorable_ids = set(m.store.retained_ids(tuple(c.id for c in store), m.design.num_retained)) if merging else None
-    names = m.topo.names
     for k in range(len(store) - 1, -1, -1):  # the latest first: the one a restore would use
         c = store[k]
+        names = m.model_of(c).topo.names
         if merging and c.id not in restorable_ids:
             continue
         for f in c.files:
@@ -210,7 +210,7 @@ def _first_over_store(m: FlinkModel, w: World, verdict: Callable) -> str | None:
     """The first retained checkpoint's reason from ``verdict(m, checkpoint)`` (a cached
     function: checkpoints repeat across millions of worlds)."""
     for c in w.coord.store:
-        why = verdict(m, c)
+        why = verdict(m.model_of(c), c)
         if why:
             return why
     return None
@@ -261,13 +261,13 @@ def ref_chain_bounded(m: FlinkModel, w: World) -> str | None:
         for t in range(len(c.snapshots)):
             chain = [c.id]
             cur = c
-            while cur is not None and cur.refs and cur.refs[t]:
-                chain.append(cur.refs[t])
+            while cur is not None and len(cur.refs) == len(c.refs) and cur.refs[t]:
+                chain.append(cur.refs[t])  # (a chain into a checkpoint at another parallelism ends there)
                 cur = by_id.get(cur.refs[t])
             if len(chain) - 1 > limit:
                 path = " -> ".join(map(str, chain))
                 return (
-                    f"checkpoint {c.id} refers for {m.topo.names[t]} through a chain {path} of {len(chain) - 1}"
+                    f"checkpoint {c.id} refers for {m.model_of(c).topo.names[t]} through a chain {path} of {len(chain) - 1}"
                     f" refs, over max_consecutive_regional = {limit}"
                 )
     return None
@@ -278,11 +278,11 @@ def committed_output_covered(m: FlinkModel, w: World) -> str | None:
     a restore uses): it lies before its split's position there, so no restore reads it again.
     A commit the restore point does not cover is a duplicate waiting for a failover."""
     store = w.coord.store
-    pos = m.source.restore_positions(store[-1]) if store else None
-    two_pc = m.two_pc
-    names = m.topo.names
+    pos = m.model_of(store[-1]).source.restore_positions(store[-1]) if store else None
+    two_pc = m.global_two_pc
+    names = m.global_names
     for x in w.txns:
-        if x.status != COMMITTED or not two_pc[x.task]:
+        if x.status != COMMITTED or x.task not in two_pc:
             continue
         for r in x.records:
             at = pos.get(r[0], 0) if pos is not None else 0
@@ -300,9 +300,10 @@ def finished_sinks_committed(m: FlinkModel, w: World) -> str | None:
     of a checkpoint taken after its finish, holding its own state, before it went away (seed
     000, Roman: "After a successful checkpoint, they are guaranteed to get checkpoint
     completion notification - so that they can make side effects visible")."""
-    names = m.topo.names
+    names = m.global_names
+    lid = m.lid
     for x in w.txns:
-        if x.status == COMMITTED or not x.records or w.tasks[x.task].status != FINISHED:
+        if x.status == COMMITTED or not x.records or x.task not in lid or w.tasks[lid[x.task]].status != FINISHED:
             continue
         return (
             f"{names[x.task]} finished, but its transaction {x.seq} with record {rec(x.records[0])} was never"
@@ -438,6 +439,10 @@ def _timeoutable(design, scope) -> bool:
     return design.checkpoint_mode == "aligned-timeout"
 
 
+def _rescales(design, scope) -> bool:
+    return scope.max_rescales > 0
+
+
 def _capacity(design, scope) -> bool:
     return scope.channel_capacity > 0
 
@@ -507,6 +512,35 @@ def w_channel_state_restored(m, prev: World, a, nxt: World) -> str | None:
         if any(name in where for name in (f" of {m.topo.names[t]} " for t in failed)):
             return f"restored from checkpoint {a.checkpoint} with {where}: record {rec(recs[0])}"
     return None
+
+
+def w_rescaled(m, prev: World, a, nxt: World) -> str | None:
+    if type(a) is not Rescale:
+        return None
+    new = m.at(nxt)
+    moved = ", ".join(f"{v.name} {len(m.topo.tasks_of[k])} -> {len(new.topo.tasks_of[k])}"
+                      for k, v in enumerate(new.topo.job.vertices) if len(m.topo.tasks_of[k]) != len(new.topo.tasks_of[k]))
+    return f"the job restarted from checkpoint {a.checkpoint} at a new parallelism ({moved})"
+
+
+def w_rescale_channel_state(m, prev: World, a, nxt: World) -> str | None:
+    if type(a) is not Rescale or not m.unaligned:
+        return None
+    new = m.at(nxt)
+    for c, items in enumerate(nxt.channels):
+        recs = [x for x in items if x[0] == REC]
+        if recs:
+            return (f"checkpoint {a.checkpoint}, restored at a new parallelism, put record {rec(recs[0][1:3])} of its"
+                    f" channel state into {new.topo.channel_name(c)}")
+    return None
+
+
+def w_replica_filtered(m, prev: World, a, nxt: World) -> str | None:
+    if type(a) is not Rescale or not m.unaligned:
+        return None
+    n = m.at(nxt).assignment.filtered(prev.coord.store[-1])
+    return (f"restoring checkpoint {a.checkpoint} at a new parallelism, the record filter dropped {n} replicated"
+            f" channel-state record(s) that the new partitioner routes to another subtask") if n else None
 
 
 def w_backpressure(m, prev: World, a, nxt: World) -> str | None:
@@ -595,4 +629,10 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("switch-to-unaligned", SOMETIMES, "a checkpoint that started aligned continues unaligned", w_switch_to_unaligned, _timeoutable),
     Property("channel-state-restored", SOMETIMES, "failed subtasks are restored with channel state", w_channel_state_restored, _unaligned),
     Property("a-source-is-backpressured", SOMETIMES, "a full channel stops a source", w_backpressure, _capacity),
+    Property("the-job-is-rescaled", SOMETIMES, "the job restarts from a checkpoint at a new parallelism", w_rescaled, _rescales),
+    Property("a-rescale-restores-channel-state", SOMETIMES, "a restore at a new parallelism puts channel state back",
+             w_rescale_channel_state, lambda d, s: _unaligned(d, s) and _rescales(d, s)),
+    Property("a-replica-is-filtered", SOMETIMES,
+             "a restore at a new parallelism drops a replicated channel-state record the new partitioner sends elsewhere",
+             w_replica_filtered, lambda d, s: _unaligned(d, s) and _rescales(d, s)),
 )

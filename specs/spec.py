@@ -12,7 +12,7 @@ from functools import cached_property, partial
 from typing import Any, Callable
 
 from ckptcheck.model import symmetry
-from ckptcheck.model.actions import Action, action_from_json
+from ckptcheck.model.actions import Action, Rescale, action_from_json
 from ckptcheck.model.design import Design
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.scope import Scope
@@ -48,8 +48,10 @@ class Spec:
     @cached_property
     def permutations(self) -> list:
         # task-manager placement (file merging) is by subtask index: no index permutation there;
-        # channel state and the channels' two ends are not permuted (unaligned checkpoints)
-        if not self.symmetry or self.design.file_merging or self.design.checkpoint_mode != "aligned":
+        # channel state and the channels' two ends are not permuted (unaligned checkpoints); a
+        # rescale's redistribution depends on subtask indexes
+        if (not self.symmetry or self.design.file_merging or self.design.checkpoint_mode != "aligned"
+                or self.scope.max_rescales):
             return []
         return symmetry.permutations(self.model.topo)
 
@@ -61,7 +63,16 @@ class Spec:
         return symmetry.Canonical(perms)
 
     def _bound(self, kind: str) -> list[tuple[Property, Callable]]:
-        return [(p, partial(p.check, self.model)) for p in self.applicable if p.kind == kind]
+        """Each property with its check bound to the model; with a rescale in the scope, to the
+        model of the parallelism the (first) world runs at."""
+        model = self.model
+        if len(model.configs) == 1:
+            return [(p, partial(p.check, model)) for p in self.applicable if p.kind == kind]
+
+        def bind(check: Callable) -> Callable:
+            return lambda w, *rest: check(model.at(w), w, *rest)
+
+        return [(p, bind(p.check)) for p in self.applicable if p.kind == kind]
 
     @cached_property
     def applicable(self) -> tuple[Property, ...]:
@@ -111,11 +122,24 @@ class Spec:
         return None
 
     # serialisation and display ----------------------------------------------------------------
-    def action_to_json(self, a: Action) -> dict[str, Any]:
-        return a.to_json(self.model.topo)
+    def topo_after(self, rescales: int):
+        """The subtask and channel names after ``rescales`` rescales (a ``Rescale`` changes them)."""
+        configs = self.model.configs
+        return configs[rescales % len(configs)].topo
 
-    def action_from_json(self, data: Any, where: str = "action") -> Action:
-        return action_from_json(data, self.model.topo, where)
+    def actions_to_json(self, actions: list) -> list[dict[str, Any]]:
+        """A run's actions, each named at the parallelism it was taken at."""
+        out, n = [], 0
+        for a in actions:
+            out.append(a.to_json(self.topo_after(n)))
+            n += type(a) is Rescale
+        return out
 
-    def describe_action(self, a: Action) -> str:
-        return a.describe(self.model.topo)
+    def action_to_json(self, a: Action, rescales: int = 0) -> dict[str, Any]:
+        return a.to_json(self.topo_after(rescales))
+
+    def action_from_json(self, data: Any, where: str = "action", rescales: int = 0) -> Action:
+        return action_from_json(data, self.topo_after(rescales), where)
+
+    def describe_action(self, a: Action, rescales: int = 0) -> str:
+        return a.describe(self.topo_after(rescales))

@@ -1,0 +1,283 @@
+"""Restoring a checkpoint at another parallelism: Flink's ``StateAssignmentOperation`` (which
+old state handles each new subtask gets, reference-flink-mechanics.md section 3,
+reference-flink-uc B.2) and the task side of channel-state recovery (B.3:
+``SequentialChannelStateReaderImpl`` routing, ``RescalingStreamTaskNetworkInput``'s virtual
+channels and its ``RecordFilter``).
+
+A checkpoint taken at one parallelism is restored at another after a ``Rescale`` (and after any
+failure before a checkpoint completes at the new parallelism).  Per vertex whose parallelism
+changed:
+
+- keyed state (``StateKind.KEYED``): new subtask i gets, from every old subtask, the records of
+  the key groups where the old and new key-group ranges intersect
+  (``reDistributeKeyedStates`` / ``reassign_keyed_state``);
+- any other state of a stateful subtask is operator list state (``SPLIT_DISTRIBUTE``): the old
+  subtasks' lists are concatenated and split evenly (``RoundRobinOperatorStateRepartitioner``
+  / ``repartition_operator_state``);
+- a 2PC sink's state is ``TwoPhaseCommitSinkFunction``'s operator list state, one entry per old
+  subtask (its pending transactions and its open one): the new subtask that gets an entry
+  commits its pending transactions and aborts the open ones of that old subtask
+  (``initializeState``: ``recoverAndCommitInternal`` / ``recoverAndAbort``).
+
+Channel state (unaligned checkpoints) is redistributed per edge with the edge's mappers
+(``getUpstreamSubtaskStateMapper`` / ``getDownstreamSubtaskStateMapper``): the consumer's input
+state by the downstream mapper, each buffer then on the channel of every new producer that
+inherited its old producer; the producer's output state by the upstream mapper, each buffer then
+on the subpartition of every new consumer that inherited its old consumer (B.3).  A record that
+an ambiguous mapper (RANGE, FULL) replicated is kept only by the consumer the new partitioner
+routes it to (``RecordFilter``).
+
+Abstractions: the filter runs when the state is put back into the channels, not when the
+consumer reads it: the same records are kept, since the filter is a function of the record and
+the new parallelism.  Virtual channels are not kept apart: buffers of different old channels are
+concatenated, old consumer by old consumer, so the model reads them in one of the orders Flink
+can (per-key order across old channels is not guaranteed by Flink either).  Union and broadcast
+state are not redistributed here (``Scope`` refuses to rescale a vertex with union state; the
+redistribution functions themselves are checked on their own).  Sources are not rescaled.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .component import Component
+from .keygroups import operator_index_for_key_group
+from .partitioner import record_key_group
+from .redistribution import (
+    SPLIT_DISTRIBUTE,
+    ambiguous_targets,
+    check_edge_rescale,
+    invert_mapping,
+    key_group_range,
+    reassign_channel_state,
+    reassign_keyed_state,
+    repartition_operator_state,
+    rescale_mappings,
+)
+from .topology import Pattern, StateKind
+from .world import EMPTY_SNAPSHOT, FINISHED_SNAPSHOT, REC, Completed, Snapshot
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .protocol import FlinkModel
+    from .topology import Edge
+
+
+def edge_mappers(e: "Edge") -> tuple[str, str]:
+    """(upstream, downstream) ``SubtaskStateMapper`` of an edge's partitioner:
+    ``KeyGroupStreamPartitioner`` ARBITRARY / RANGE, ``RebalancePartitioner`` ARBITRARY /
+    ROUND_ROBIN (the upstream default is ``StreamPartitioner.getUpstreamSubtaskStateMapper``),
+    ``ForwardPartitioner`` and ``RescalePartitioner`` (POINTWISE) UNSUPPORTED on both sides."""
+    if e.pattern is Pattern.POINTWISE:
+        return "UNSUPPORTED", "UNSUPPORTED"
+    return "ARBITRARY", ("RANGE" if e.partitioner == "hash" else "ROUND_ROBIN")
+
+
+class StateAssignmentOperation(Component):
+    """``StateAssignmentOperation`` and the task-side routing and filtering of recovered
+    channel state, for a restore of a checkpoint taken at another parallelism."""
+
+    def __init__(self, model: "FlinkModel"):
+        super().__init__(model)
+        self._memo: dict = {}
+
+    def _memoised(self, key, compute):
+        memo = self._memo
+        if key not in memo:
+            if len(memo) > 4096:
+                memo.clear()
+            memo[key] = compute()
+        return memo[key]
+
+    # -- operator and keyed state ---------------------------------------------------------------
+    def snapshots(self, c: Completed) -> tuple[Snapshot, ...]:
+        """Per subtask of this parallelism, the state a restore of ``c`` gives it: ``c``'s own
+        snapshots when ``c`` was taken at this parallelism, else the redistributed ones."""
+        old = self.model.model_of(c)
+        if old is self.model:
+            return c.snapshots
+        return self._memoised(("snapshots", c), lambda: self._assign(c, old))
+
+    def _assign(self, c: Completed, old: "FlinkModel") -> tuple[Snapshot, ...]:
+        out: list[Snapshot] = []
+        for k, v in enumerate(self.topo.job.vertices):
+            olds = [c.snapshots[t] for t in old.topo.tasks_of[k]]
+            if len(olds) == v.parallelism:
+                out.extend(s._replace(inputs=(), outputs=()) for s in olds)
+                continue
+            out.extend(self.repartition_vertex(k, olds, [old.gid[t] for t in old.topo.tasks_of[k]]))
+        return tuple(out)
+
+    def repartition_vertex(self, k: int, olds: list[Snapshot], old_gids: list[int]) -> list[Snapshot]:
+        """The snapshots of vertex ``k``'s new subtasks from its old subtasks' ``olds``."""
+        v = self.topo.job.vertices[k]
+        new_p = v.parallelism
+        if all(s.finished for s in olds):
+            return [FINISHED_SNAPSHOT] * new_p
+        if any(s.finished for s in olds):  # pragma: no cover - Rescale is not enabled then
+            raise ValueError(f"{v.name} is partially finished in the checkpoint: it cannot be rescaled")
+        first = self.topo.tasks_of[k][0]
+        if not self.model.stateful[first]:
+            return [EMPTY_SNAPSHOT] * new_p
+        if StateKind.KEYED in v.state:
+            processed = self.keyed(v.max_p, new_p, olds)
+        else:
+            processed = self.even_split([s.processed for s in olds], new_p)
+        if self.model.two_pc[first]:
+            entries = self.even_split([((g, s.pending),) for g, s in zip(old_gids, olds)], new_p)
+            sink = []
+            for i, got in enumerate(entries):
+                owners = tuple(g for g, _ in got) or (self.model.gid[self.topo.tasks_of[k][i]],)
+                pending = tuple((cp, seq, g) for g, ps in got for cp, seq in ps)
+                sink.append((owners, pending))
+        else:
+            sink = [((), ())] * new_p
+        return [
+            Snapshot(False, 0, tuple(sorted(processed[i])), sink[i][1], owners=sink[i][0])
+            for i in range(new_p)
+        ]
+
+    @staticmethod
+    def keyed(max_p: int, new_p: int, olds: list[Snapshot]) -> list[list]:
+        """``reDistributeKeyedStates``: new subtask i gets, from each old subtask, the records of
+        the key groups in the intersection of their ranges."""
+        old_ranges = [key_group_range(max_p, len(olds), o) for o in range(len(olds))]
+        out = []
+        for got in reassign_keyed_state(old_ranges, max_p, new_p):
+            mine = []
+            for o, (lo, hi) in got:
+                mine.extend(r for r in olds[o].processed if lo <= record_key_group(r[0], r[1], max_p) <= hi)
+            out.append(mine)
+        return out
+
+    @staticmethod
+    def even_split(lists: list, new_p: int) -> list[list]:
+        """``RoundRobinOperatorStateRepartitioner`` for one ``SPLIT_DISTRIBUTE`` list state whose
+        old subtasks wrote ``lists``: new subtask i gets its slice of the concatenation."""
+        old = [[(f"h{i}", {"s": (SPLIT_DISTRIBUTE, tuple(range(len(lst))))})] for i, lst in enumerate(lists)]
+        out = []
+        for handles in repartition_operator_state(old, len(lists), new_p):
+            got = []
+            for name, states in handles:
+                entries = lists[int(name[1:])]
+                for _, offsets in states.values():
+                    got.extend(entries[j] for j in offsets)
+            out.append(got)
+        return out
+
+    def fallback_state(self, fallback: Completed, t: int) -> tuple[Snapshot, set]:
+        """FLIP-600: the state a declined subtask ``t`` takes from the fallback checkpoint, and
+        the files it refers to.  Taken at this parallelism: the fallback's snapshot of ``t``.
+        Taken at another one: the state ``t`` was restored with (its redistributed share, which
+        refers to the files of every old subtask of its vertex), as the thread settled (Roman,
+        29 Jun 2026: "the restored (redistributed) assignment has to be retained until the first
+        checkpoint completes at the new parallelism")."""
+        old = self.model.model_of(fallback)
+        if old is self.model:
+            return fallback.snapshots[t], {f for f in fallback.files if f[1] == t}
+        k = self.topo.vertex_of[t]
+        olds = set(old.topo.tasks_of[k])
+        return self.snapshots(fallback)[t], {f for f in fallback.files if f[1] in olds}
+
+    # -- channel state --------------------------------------------------------------------------
+    def channel_state(self, c: Completed) -> dict[int, tuple]:
+        """Per channel of this parallelism, what a restore of ``c`` puts into it before any new
+        data (reference-flink-uc B.1): the consumer's recovered input state (marked, read first),
+        then the producer's recovered output state."""
+        return self._channels(c)[0]
+
+    def filtered(self, c: Completed) -> int:
+        """How many replicated copies of ``c``'s channel-state records the ``RecordFilter``
+        dropped when ``c`` is restored at this parallelism."""
+        return self._channels(c)[1]
+
+    def _channels(self, c: Completed) -> tuple[dict[int, tuple], int]:
+        old = self.model.model_of(c)
+        if old is self.model:
+            return self._memoised(("channels", c), lambda: (self._own_channels(c), 0))
+        return self._memoised(("channels", c), lambda: self._rescaled_channels(c, old))
+
+    def _own_channels(self, c: Completed) -> dict[int, tuple]:
+        all_out = self.model.all_out
+        out = {}
+        for ch in self.topo.channels:
+            inp = c.snapshots[ch.consumer].inputs
+            outp = c.snapshots[ch.producer].outputs
+            recovered = tuple((REC, r[0], r[1], 1) for r in (inp[ch.input_index] if inp else ()))
+            resent = tuple((REC, r[0], r[1]) for r in (outp[all_out[ch.producer].index(ch.id)] if outp else ()))
+            if recovered or resent:
+                out[ch.id] = recovered + resent
+        return out
+
+    def _rescaled_channels(self, c: Completed, old: "FlinkModel") -> tuple[dict[int, tuple], int]:
+        topo, otopo = self.topo, old.topo
+        job = topo.job
+        vidx = {v.name: k for k, v in enumerate(job.vertices)}
+        new_id = {(ch.edge, topo.index_of[ch.producer], topo.index_of[ch.consumer]): ch.id for ch in topo.channels}
+        recovered: dict[int, list] = {}
+        resent: dict[int, list] = {}
+        dropped = 0
+        for ek, e in enumerate(job.edges):
+            up, down = vidx[e.source], vidx[e.target]
+            up_old, up_new = len(otopo.tasks_of[up]), len(topo.tasks_of[up])
+            down_old, down_new = len(otopo.tasks_of[down]), len(topo.tasks_of[down])
+            ins = [[] for _ in range(down_old)]  # per old consumer: (old producer, records)
+            outs = [[] for _ in range(up_old)]  # per old producer: (old consumer, records)
+            for ch in otopo.channels:
+                if ch.edge != ek:
+                    continue
+                u, d = otopo.index_of[ch.producer], otopo.index_of[ch.consumer]
+                inp = c.snapshots[ch.consumer].inputs
+                if inp and inp[ch.input_index]:
+                    ins[d].append((u, inp[ch.input_index]))
+                outp = c.snapshots[ch.producer].outputs
+                if outp:
+                    recs = outp[old.all_out[ch.producer].index(ch.id)]
+                    if recs:
+                        outs[u].append((d, recs))
+            if not any(ins) and not any(outs):
+                continue  # NO_STATE: the mapper is never called (FLINK-38267)
+            up_mapper, down_mapper = edge_mappers(e)
+            check_edge_rescale(down_mapper, up_old, up_new, down_old, down_new, in_flight=True)
+            up_map = self.mapping(up_mapper, up_old, up_new)
+            down_map = self.mapping(down_mapper, down_old, down_new)
+            up_inv, down_inv = invert_mapping(up_map, up_old), invert_mapping(down_map, down_old)
+            ambiguous = ambiguous_targets(down_map) if down_old != down_new else set()
+            # input state: the downstream mapper picks the new consumers, the upstream mapping the channels
+            per_new = reassign_channel_state([[(d, h) for h in ins[d]] for d in range(down_old)], down_mapper,
+                                             down_old, down_new, upstream_new_ps=(up_new,))
+            for d2, handles in enumerate(per_new):
+                for d, (u, recs) in handles:
+                    for u2 in up_inv[u]:
+                        cid = new_id[(ek, u2, d2)]
+                        kept = [r for r in recs if self.keeps(e, d in ambiguous, d2, r)]
+                        dropped += len(recs) - len(kept)
+                        recovered.setdefault(cid, []).extend((REC, r[0], r[1], 1) for r in kept)
+            # output state: the upstream mapper picks the new producers, the downstream mapping the subpartitions
+            per_new = reassign_channel_state([[(u, h) for h in outs[u]] for u in range(up_old)], up_mapper,
+                                             up_old, up_new)
+            for u2, handles in enumerate(per_new):
+                for u, (d, recs) in handles:
+                    for d2 in down_inv[d]:
+                        cid = new_id[(ek, u2, d2)]
+                        kept = [r for r in recs if self.keeps(e, d in ambiguous, d2, r)]
+                        dropped += len(recs) - len(kept)
+                        resent.setdefault(cid, []).extend((REC, r[0], r[1]) for r in kept)
+        merged = {cid: tuple(recovered.get(cid, ())) + tuple(resent.get(cid, ())) for cid in set(recovered) | set(resent)}
+        return merged, dropped
+
+    @staticmethod
+    def mapping(mapper: str, old_p: int, new_p: int) -> list[list[int]]:
+        """New subtask -> the old subtasks it reads (``getNewToOldSubtasksMapping``); identity
+        when the parallelism is unchanged (``RescaleMappings.identity``)."""
+        if old_p == new_p:
+            return [[i] for i in range(new_p)]
+        m, _ = rescale_mappings(mapper, old_p, new_p)
+        return m + [[] for _ in range(new_p - len(m))]
+
+    def keeps(self, e: "Edge", ambiguous: bool, consumer_index: int, r: tuple) -> bool:
+        """``RecordFilter``: a record of a virtual channel whose old subtask is ambiguous is kept
+        only if the edge's partitioner, set up for the new parallelism, routes it here."""
+        if not ambiguous:
+            return True
+        dst = self.topo.job.vertex(e.target)
+        return operator_index_for_key_group(dst.max_p, dst.parallelism, record_key_group(r[0], r[1], dst.max_p)) == consumer_index

@@ -1,0 +1,197 @@
+"""Rescaling at restore in the main state machine (``Rescale``, ``StateAssignmentOperation``):
+keyed state by key-group range, a 2PC sink's transactions, channel state replicated by an
+ambiguous mapper and filtered by the new partitioner, names after the rescale, and the verdicts
+of small exhaustive scopes.  A model that hands state out by subtask index, forgets the filter or
+loses a sink's pending transaction fails one of these."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+
+from ckptcheck.checks.api import check
+from ckptcheck.checks.results import HIT
+from ckptcheck.checks.trace import replay, trace_document
+from ckptcheck.model.actions import Ack, Deliver, EmitRecord, EndOfInput, Rescale, TriggerCheckpoint
+from ckptcheck.model.assignment import StateAssignmentOperation
+from ckptcheck.model.keygroups import operator_index_for_key_group
+from ckptcheck.model.partitioner import record_key_group
+from ckptcheck.model.protocol import FlinkModel
+from ckptcheck.model.world import COMMITTED, REC, RUNNING
+from ckptcheck.specs.designs import BASELINE, UNALIGNED
+from ckptcheck.specs.scopes import scope
+from ckptcheck.specs.spec import Spec
+
+
+def rescale_scope(job="keyed-2x1", **limits):
+    base = dict(records_per_split=1, max_checkpoints=1, max_failures=0, max_declines=0, max_timeouts=0,
+                max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1)
+    return scope(job, **{**base, **limits})
+
+
+def owner(r, p=2):
+    """The sink subtask that owns record ``r`` at parallelism ``p`` (max parallelism 128)."""
+    return operator_index_for_key_group(128, p, record_key_group(r[0], r[1], 128))
+
+
+class Run:
+    """Drive a model by action, naming subtasks and channels at the world's parallelism."""
+
+    def __init__(self, m: FlinkModel):
+        self.m = m
+        self.w = m.initial()
+
+    @property
+    def topo(self):
+        return self.m.at(self.w).topo
+
+    def t(self, name):
+        return self.topo.task_id(name)
+
+    def c(self, name):
+        return self.topo.channel_id(name)
+
+    def do(self, a):
+        assert a in self.m.enabled(self.w), f"{a.describe(self.topo)} not enabled"
+        self.w = self.m.step(self.w, a)
+        return self
+
+    def acks(self):
+        while self.w.acks:
+            t, cp, _ = self.w.acks[0]
+            self.do(Ack(t, cp))
+        return self
+
+
+def test_the_rescaled_job_has_its_own_subtasks_and_global_ids_keep_the_old_names():
+    m = FlinkModel(BASELINE, rescale_scope())
+    new = m.configs[1]
+    assert new.topo.names == ("source[0]", "source[1]", "sink[0]", "sink[1]")
+    assert m.global_names == ("source[0]", "source[1]", "sink[0]", "sink[1]")
+    assert new.gid == (0, 1, 2, 3) and new.configs is m.configs
+    assert new.topo.job.vertex("sink").max_p == m.topo.job.vertex("sink").max_p == 128
+
+
+def test_keyed_state_goes_to_the_owner_of_its_key_group_and_pending_transactions_are_committed():
+    r = Run(FlinkModel(BASELINE, rescale_scope()))
+    s0, s1, sink = r.t("source[0]"), r.t("source[1]"), r.t("sink[0]")
+    r.do(EmitRecord(s0)).do(EmitRecord(s1))
+    r.do(Deliver(r.c("source[0]->sink[0]"))).do(Deliver(r.c("source[1]->sink[0]")))
+    r.do(TriggerCheckpoint(1))
+    r.do(Deliver(r.c("source[0]->sink[0]"))).do(Deliver(r.c("source[1]->sink[0]"))).acks()
+    assert r.w.tasks[sink].processed == ((0, 0), (1, 0))
+    assert Rescale(1) in r.m.enabled(r.w)
+    r.do(Rescale(1))
+    assert len(r.w.tasks) == 4 and all(ts.status == RUNNING for ts in r.w.tasks)
+    for r_ in ((0, 0), (1, 0)):
+        held = [name for name in ("sink[0]", "sink[1]") if r_ in r.w.tasks[r.t(name)].processed]
+        assert held == [f"sink[{owner(r_)}]"], f"record {r_} (key group owner sink[{owner(r_)}]) is held by {held}"
+    assert {owner((0, 0)), owner((1, 0))} == {0, 1}, "the scope splits the state over both new subtasks"
+    # the pre-committed transaction of the old sink[0] was recovered and committed by a new subtask
+    assert [(x.task, x.status) for x in r.w.txns] == [(2, COMMITTED)]
+    assert r.w.txns[0].records == ((0, 0), (1, 0))
+    assert Rescale(1) not in r.m.enabled(r.w), "the scope allows one rescale"
+
+
+def test_channel_state_is_replicated_by_the_range_mapper_and_filtered_by_the_new_partitioner():
+    r = Run(FlinkModel(UNALIGNED, rescale_scope()))
+    s0, s1 = r.t("source[0]"), r.t("source[1]")
+    r.do(EmitRecord(s0)).do(EmitRecord(s1)).do(TriggerCheckpoint(1))
+    # both records are overtaken by the priority barriers: output channel state of the sources
+    r.do(Deliver(r.c("source[0]->sink[0]"))).do(Deliver(r.c("source[1]->sink[0]"))).acks()
+    c = r.w.coord.store[-1]
+    assert c.snapshots[s0].outputs == (((0, 0),),) and c.snapshots[s1].outputs == (((1, 0),),)
+    r.do(Rescale(1))
+    new = r.m.at(r.w)
+    got = {new.topo.channel_name(ch): items for ch, items in enumerate(r.w.channels) if items}
+    want = {f"source[{r_[0]}]->sink[{owner(r_)}]": ((REC, r_[0], r_[1]),) for r_ in ((0, 0), (1, 0))}
+    assert got == want, "each record on the one channel to the subtask that owns its key"
+    assert new.assignment.filtered(c) == 2, "old subtask sink[0] is read by both new ones: one copy each dropped"
+
+
+def test_input_channel_state_goes_to_the_new_consumers_and_is_read_first():
+    r = Run(FlinkModel(UNALIGNED, rescale_scope(input_buffers=1)))
+    s0, s1 = r.t("source[0]"), r.t("source[1]")
+    r.do(EmitRecord(s0)).do(EmitRecord(s1)).do(TriggerCheckpoint(1))
+    r.do(Deliver(r.c("source[0]->sink[0]"))).do(Deliver(r.c("source[1]->sink[0]")))
+    sink = r.t("sink[0]")
+    assert r.w.tasks[sink].uc == () and any(t == sink for t, _, _ in r.w.acks)
+    r.acks()
+    c = r.w.coord.store[-1]
+    assert c.snapshots[sink].inputs == (((0, 0),), ((1, 0),)), "the credit let both records reach the sink"
+    r.do(Rescale(1))
+    new = r.m.at(r.w)
+    for r_ in ((0, 0), (1, 0)):
+        ch = r.c(f"source[{r_[0]}]->sink[{owner(r_)}]")
+        assert r.w.channels[ch][0] == (REC, r_[0], r_[1], 1), "recovered input state, marked, at the head"
+    assert sum(len(items) for items in r.w.channels) == 2
+    assert new.task.is_recovering(r.w.channels, r.t(f"sink[{owner((0, 0))}]"))
+
+
+def test_a_rescale_cancels_the_pending_checkpoint_and_in_flight_acks():
+    r = Run(FlinkModel(BASELINE, rescale_scope(max_checkpoints=2)))
+    s0 = r.t("source[0]")
+    r.do(TriggerCheckpoint(1))
+    r.do(Deliver(r.c("source[0]->sink[0]"))).do(Deliver(r.c("source[1]->sink[0]"))).acks()
+    r.do(EmitRecord(s0)).do(TriggerCheckpoint(2))
+    assert r.w.coord.pending and r.w.acks
+    r.do(Rescale(1))
+    assert not r.w.coord.pending and not r.w.acks
+    assert r.w.tasks[r.t("source[0]")].position == 0, "the source resumes at checkpoint 1's position"
+    assert {f for f in r.w.files if f[0] == 2} == set(), "the aborted checkpoint's files are gone"
+
+
+class ByIndex(StateAssignmentOperation):
+    """Wrong: new subtask i takes old subtask i mod old P's keyed state, whatever its key groups."""
+
+    @staticmethod
+    def keyed(max_p, new_p, olds):
+        return [list(olds[i % len(olds)].processed) for i in range(new_p)]
+
+
+class NoFilter(StateAssignmentOperation):
+    """Wrong: every replicated channel-state record is kept (no ``RecordFilter``)."""
+
+    def keeps(self, e, ambiguous, consumer_index, r):
+        return True
+
+
+@lru_cache(maxsize=None)
+def _run(design, sc):
+    return check(design, sc, workers=2)
+
+
+def test_the_correct_redistribution_holds_and_wrong_ones_are_caught_in_the_same_scope():
+    sc = rescale_scope("keyed-1x1", records_per_split=2)
+    ok = _run(BASELINE, sc)
+    assert ok.complete and ok.ok, [v.reason for v in ok.violated]
+    assert {v.property for v in ok.verdicts if v.status == HIT} >= {"the-job-is-rescaled"}
+    bad = check(BASELINE.with_(name="keyed-by-index", assignment=ByIndex), sc, stop_at="key-groups-owned-once")
+    reasons = [v.reason for v in bad.violated if v.property == "key-groups-owned-once"]
+    assert reasons and "is in the state of sink[0]" in reasons[0], reasons
+
+
+def test_without_the_record_filter_a_replicated_record_is_committed_twice():
+    sc = rescale_scope("keyed-1x1", max_checkpoints=0)
+    ok = _run(UNALIGNED, sc)
+    assert ok.complete and ok.ok, [v.reason for v in ok.violated]
+    hit = {v.property for v in ok.verdicts if v.status == HIT}
+    assert {"the-job-is-rescaled", "a-rescale-restores-channel-state", "a-replica-is-filtered"} <= hit
+    bad = check(UNALIGNED.with_(name="no-filter", assignment=NoFilter), sc, stop_at="exactly-once-output")
+    why = [v.reason for v in bad.violated if v.property == "exactly-once-output"]
+    assert why and "committed twice" in why[0], why
+
+
+def test_a_counterexample_across_a_rescale_replays_from_its_trace_file():
+    sc = rescale_scope("keyed-1x1", max_checkpoints=0)
+    d = UNALIGNED.with_(name="no-filter", assignment=NoFilter)
+    bad = check(d, sc, stop_at="exactly-once-output")
+    v = next(v for v in bad.violated if v.property == "exactly-once-output")
+    spec = Spec(d, sc)
+    doc = trace_document(spec, v.trace, engine="explore", seed=None,
+                         violation={"property": v.property, "step": len(v.trace)})
+    assert any(a["type"] == "Rescale" for a in doc["actions"])
+    assert any("sink[1]" in str(a) for a in doc["actions"]), "steps after the rescale name the new subtasks"
+    out = replay(doc, "<test>", d)
+    assert out.reproduced, out.violation
