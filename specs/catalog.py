@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ckptcheck.model.assignment import StateAssignmentOperation
 from ckptcheck.model.design import Design
 from ckptcheck.model.regional import RegionalCheckpointHandler
 from ckptcheck.model.sources import SourceReader
@@ -77,6 +78,21 @@ class AckAtFirstBarrier(StreamTask):
         super().start_unaligned(tx, t, cp)
         if tx.tasks[t].uc:
             self.finish_unaligned(tx, t)
+
+
+class NoRecordFilter(StateAssignmentOperation):
+    """Flawed restore at a new parallelism: channel state that an ambiguous mapper (RANGE)
+    replicated to several new subtasks is kept by all of them (no ``RecordFilter``)."""
+
+    def keeps(self, e, ambiguous: bool, consumer_index: int, r: tuple) -> bool:
+        return True
+
+
+def _uc_rescale_scope() -> Scope:
+    """Unaligned entries about rescaling: source(1) -keyBy-> keyed 2PC sink(1), the sink
+    rescaled to 2, one record, only the final checkpoints, no fault."""
+    return scope("keyed-1x1", records_per_split=1, max_checkpoints=0, max_failures=0, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1)
 
 
 def _uc_scope(input_buffers: int = 0) -> Scope:
@@ -360,6 +376,21 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         _uc_scope(input_buffers=1),
         "reference-flink-uc A.5 item 7 and 'Things most likely to trip up a modeller' 1: acks wait "
         "for alignment even in UC (ChannelStatePendingResult completes after completeInput)",
+        UNALIGNED,
+    ),
+    Entry(
+        "uc-no-record-filter",
+        UNALIGNED.with_(
+            name="uc-no-record-filter",
+            assignment=NoRecordFilter,
+            description="A restore at a new parallelism without record filtering: the keyBy edge's "
+            "RANGE mapper gives an old subtask's channel state to every new subtask that inherits "
+            "part of its key groups, and each of them processes (and commits) the record.",
+        ),
+        "exactly-once-output",
+        _uc_rescale_scope(),
+        "reference-flink-uc B.3 (RescalingStreamTaskNetworkInput's RecordFilter on ambiguous virtual "
+        "channels) and 'Things most likely to trip up a modeller' 4; issue 12's design mistakes",
         UNALIGNED,
     ),
 )

@@ -261,7 +261,7 @@ def ref_chain_bounded(m: FlinkModel, w: World) -> str | None:
         for t in range(len(c.snapshots)):
             chain = [c.id]
             cur = c
-            while cur is not None and len(cur.refs) == len(c.refs) and cur.refs[t]:
+            while cur is not None and cur.refs and len(cur.refs) == len(c.snapshots) and cur.refs[t]:
                 chain.append(cur.refs[t])  # (a chain into a checkpoint at another parallelism ends there)
                 cur = by_id.get(cur.refs[t])
             if len(chain) - 1 > limit:
@@ -523,6 +523,15 @@ def w_rescaled(m, prev: World, a, nxt: World) -> str | None:
     return f"the job restarted from checkpoint {a.checkpoint} at a new parallelism ({moved})"
 
 
+def w_rescale_regional(m, prev: World, a, nxt: World) -> str | None:
+    if type(a) is not Rescale:
+        return None
+    c = prev.coord.store[-1]
+    falls = [m.topo.names[t] for t, r in enumerate(c.refs) if r]
+    return (f"regional checkpoint {c.id} (state of {', '.join(falls)} from checkpoint {max(c.refs)}) was restored"
+            f" at a new parallelism") if falls else None
+
+
 def w_rescale_channel_state(m, prev: World, a, nxt: World) -> str | None:
     if type(a) is not Rescale or not m.unaligned:
         return None
@@ -630,6 +639,8 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("channel-state-restored", SOMETIMES, "failed subtasks are restored with channel state", w_channel_state_restored, _unaligned),
     Property("a-source-is-backpressured", SOMETIMES, "a full channel stops a source", w_backpressure, _capacity),
     Property("the-job-is-rescaled", SOMETIMES, "the job restarts from a checkpoint at a new parallelism", w_rescaled, _rescales),
+    Property("a-regional-checkpoint-is-rescaled", SOMETIMES, "a regional checkpoint is restored at a new parallelism",
+             w_rescale_regional, lambda d, s: _regional(d, s) and _rescales(d, s)),
     Property("a-rescale-restores-channel-state", SOMETIMES, "a restore at a new parallelism puts channel state back",
              w_rescale_channel_state, lambda d, s: _unaligned(d, s) and _rescales(d, s)),
     Property("a-replica-is-filtered", SOMETIMES,

@@ -29,6 +29,16 @@ def regional_scope() -> Scope:
                  max_timeouts=0, max_lost_notifications=0)
 
 
+def regional_rescale_scope() -> Scope:
+    """FLIP-600 with a rescale: a forward pipeline and a separate source (two regions), the sink
+    rescaled from 1 to 2; one record per split, two checkpoints before end of input, one
+    decline: a regional checkpoint completes and the job restarts from it at the new
+    parallelism (and a regional checkpoint at the new parallelism may fall back to one taken
+    at the old)."""
+    return scope("pipeline-and-side", records_per_split=1, max_checkpoints=2, max_failures=0, max_declines=1,
+                 max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1)
+
+
 def unaligned_scope() -> Scope:
     """Unaligned checkpoints' default: two sources into one keyed sink (the smallest job where a
     subtask records one channel while waiting for the other's barrier), one record per split,

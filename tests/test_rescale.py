@@ -19,6 +19,7 @@ from ckptcheck.model.keygroups import operator_index_for_key_group
 from ckptcheck.model.partitioner import record_key_group
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.world import COMMITTED, REC, RUNNING
+from ckptcheck.specs.catalog import NoRecordFilter
 from ckptcheck.specs.designs import BASELINE, UNALIGNED
 from ckptcheck.specs.scopes import scope
 from ckptcheck.specs.spec import Spec
@@ -150,13 +151,6 @@ class ByIndex(StateAssignmentOperation):
         return [list(olds[i % len(olds)].processed) for i in range(new_p)]
 
 
-class NoFilter(StateAssignmentOperation):
-    """Wrong: every replicated channel-state record is kept (no ``RecordFilter``)."""
-
-    def keeps(self, e, ambiguous, consumer_index, r):
-        return True
-
-
 @lru_cache(maxsize=None)
 def _run(design, sc):
     return check(design, sc, workers=2)
@@ -178,14 +172,14 @@ def test_without_the_record_filter_a_replicated_record_is_committed_twice():
     assert ok.complete and ok.ok, [v.reason for v in ok.violated]
     hit = {v.property for v in ok.verdicts if v.status == HIT}
     assert {"the-job-is-rescaled", "a-rescale-restores-channel-state", "a-replica-is-filtered"} <= hit
-    bad = check(UNALIGNED.with_(name="no-filter", assignment=NoFilter), sc, stop_at="exactly-once-output")
+    bad = check(UNALIGNED.with_(name="no-filter", assignment=NoRecordFilter), sc, stop_at="exactly-once-output")
     why = [v.reason for v in bad.violated if v.property == "exactly-once-output"]
     assert why and "committed twice" in why[0], why
 
 
 def test_a_counterexample_across_a_rescale_replays_from_its_trace_file():
     sc = rescale_scope("keyed-1x1", max_checkpoints=0)
-    d = UNALIGNED.with_(name="no-filter", assignment=NoFilter)
+    d = UNALIGNED.with_(name="no-filter", assignment=NoRecordFilter)
     bad = check(d, sc, stop_at="exactly-once-output")
     v = next(v for v in bad.violated if v.property == "exactly-once-output")
     spec = Spec(d, sc)
