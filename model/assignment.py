@@ -245,23 +245,16 @@ class StateAssignmentOperation(Component):
             # input state: the downstream mapper picks the new consumers, the upstream mapping the channels
             per_new = reassign_channel_state([[(d, h) for h in ins[d]] for d in range(down_old)], down_mapper,
                                              down_old, down_new, upstream_new_ps=(up_new,))
-            for d2, handles in enumerate(per_new):
-                for d, (u, recs) in handles:
-                    for u2 in up_inv[u]:
-                        cid = new_id[(ek, u2, d2)]
-                        kept = [r for r in recs if self.keeps(e, d in ambiguous, d2, r)]
-                        dropped += len(recs) - len(kept)
-                        recovered.setdefault(cid, []).extend((REC, r[0], r[1], 1) for r in kept)
+            to_inputs = [(u2, d2, d, recs) for d2, hs in enumerate(per_new) for d, (u, recs) in hs for u2 in up_inv[u]]
             # output state: the upstream mapper picks the new producers, the downstream mapping the subpartitions
             per_new = reassign_channel_state([[(u, h) for h in outs[u]] for u in range(up_old)], up_mapper,
                                              up_old, up_new)
-            for u2, handles in enumerate(per_new):
-                for u, (d, recs) in handles:
-                    for d2 in down_inv[d]:
-                        cid = new_id[(ek, u2, d2)]
-                        kept = [r for r in recs if self.keeps(e, d in ambiguous, d2, r)]
-                        dropped += len(recs) - len(kept)
-                        resent.setdefault(cid, []).extend((REC, r[0], r[1]) for r in kept)
+            to_outputs = [(u2, d2, d, recs) for u2, hs in enumerate(per_new) for u, (d, recs) in hs for d2 in down_inv[d]]
+            for into, marker, routed in ((recovered, (1,), to_inputs), (resent, (), to_outputs)):
+                for u2, d2, d, recs in routed:
+                    kept = [r for r in recs if self.keeps(e, d in ambiguous, d2, r)]
+                    dropped += len(recs) - len(kept)
+                    into.setdefault(new_id[(ek, u2, d2)], []).extend((REC, r[0], r[1]) + marker for r in kept)
         merged = {cid: tuple(recovered.get(cid, ())) + tuple(resent.get(cid, ())) for cid in set(recovered) | set(resent)}
         return merged, dropped
 

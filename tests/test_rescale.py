@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import pytest
 
 from ckptcheck.checks.api import check
 from ckptcheck.checks.results import HIT
 from ckptcheck.checks.trace import replay, trace_document
-from ckptcheck.model.actions import Ack, Deliver, EmitRecord, EndOfInput, Rescale, TriggerCheckpoint
+from ckptcheck.model.actions import Deliver, EmitRecord, Rescale, TriggerCheckpoint
 from ckptcheck.model.assignment import StateAssignmentOperation
 from ckptcheck.model.keygroups import operator_index_for_key_group
 from ckptcheck.model.partitioner import record_key_group
@@ -23,6 +22,9 @@ from ckptcheck.specs.catalog import NoRecordFilter
 from ckptcheck.specs.designs import BASELINE, UNALIGNED
 from ckptcheck.specs.scopes import scope
 from ckptcheck.specs.spec import Spec
+
+from test_catalog import correct_result
+from test_protocol import Run as ProtocolRun
 
 
 def rescale_scope(job="keyed-2x1", **limits):
@@ -36,12 +38,8 @@ def owner(r, p=2):
     return operator_index_for_key_group(128, p, record_key_group(r[0], r[1], 128))
 
 
-class Run:
-    """Drive a model by action, naming subtasks and channels at the world's parallelism."""
-
-    def __init__(self, m: FlinkModel):
-        self.m = m
-        self.w = m.initial()
+class Run(ProtocolRun):
+    """``test_protocol.Run``, naming subtasks and channels at the world's parallelism."""
 
     @property
     def topo(self):
@@ -56,12 +54,6 @@ class Run:
     def do(self, a):
         assert a in self.m.enabled(self.w), f"{a.describe(self.topo)} not enabled"
         self.w = self.m.step(self.w, a)
-        return self
-
-    def acks(self):
-        while self.w.acks:
-            t, cp, _ = self.w.acks[0]
-            self.do(Ack(t, cp))
         return self
 
 
@@ -168,7 +160,7 @@ def test_the_correct_redistribution_holds_and_wrong_ones_are_caught_in_the_same_
 
 def test_without_the_record_filter_a_replicated_record_is_committed_twice():
     sc = rescale_scope("keyed-1x1", max_checkpoints=0)
-    ok = _run(UNALIGNED, sc)
+    ok = correct_result(UNALIGNED.name, repr(sc))  # the catalog's uc-no-record-filter scope: one shared search
     assert ok.complete and ok.ok, [v.reason for v in ok.violated]
     hit = {v.property for v in ok.verdicts if v.status == HIT}
     assert {"the-job-is-rescaled", "a-rescale-restores-channel-state", "a-replica-is-filtered"} <= hit
