@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-
 from ckptcheck.checks.api import check
 from ckptcheck.checks.results import HIT
 from ckptcheck.checks.trace import replay, trace_document
