@@ -114,8 +114,9 @@ class FailoverStrategy(Component):
     def may_rescale(self, w: World) -> bool:
         """Can the user restart the job at the other parallelism now?  It needs a completed
         checkpoint, a subtask that has not finished, and no finished subtask of a rescaled
-        vertex in the checkpoint (FLIP-147: a finished or partially finished operator keeps its
-        parallelism; the model does not rescale one)."""
+        vertex in the checkpoint.  Abstraction: the model does not rescale a vertex that is
+        finished, or partly finished, in the checkpoint (FLIP-147's ``FinishedOperatorSubtaskState``
+        at a new parallelism); it hides whatever Flink does with such a restore."""
         store = w.coord.store
         if not store or all(ts.status == FINISHED for ts in w.tasks):
             return False

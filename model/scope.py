@@ -38,7 +38,9 @@ class Scope:
     def _check_rescale(self) -> None:
         """``rescale`` names non-source vertices of the job and a new parallelism for each, within
         its max parallelism (which a restore keeps, as Flink requires); union state is refused
-        (its restore depends on what the operator selects from the whole list)."""
+        (its restore depends on what the operator selects from the whole list), and so is a
+        vertex with a split enumerator after a rescaled one (the enumerator names its readers by
+        subtask id)."""
         if not isinstance(self.rescale, tuple):
             raise ValueError(f"scope.rescale: expected a tuple of (vertex, parallelism) pairs, got {self.rescale!r}")
         seen = set()
@@ -62,6 +64,12 @@ class Scope:
                 raise ValueError(f"{where}: parallelism must be in 1..{v.max_p} (the max parallelism of {name!r}), got {p}")
             if p == v.parallelism:
                 raise ValueError(f"{where}: {name!r} already runs at parallelism {p}")
+        names = [v.name for v in self.job.vertices]
+        first = min((names.index(n) for n in seen), default=len(names))
+        late = [v.name for v in self.job.vertices[first + 1:] if v.coordinator]
+        if late:
+            raise ValueError(f"scope.rescale: the split enumerator of {late[0]!r} comes after a rescaled vertex in the job;"
+                             " its readers' subtask ids would shift (put sources with an enumerator first)")
         if self.max_rescales and not self.rescale:
             raise ValueError("scope.max_rescales: > 0 needs scope.rescale (which vertex, at which parallelism)")
 

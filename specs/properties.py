@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-from ckptcheck.model.actions import Ack, Action, AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, Rescale, Restore
+from ckptcheck.model.actions import Ack, Action, AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, Notify, Rescale, Restore
 from ckptcheck.model.partitioner import record_key_group
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
 from ckptcheck.model.topology import Role, StateKind
 from ckptcheck.model.task import priority_index
-from ckptcheck.model.world import COMMITTED, FAILED, FINISHED, REC, RUNNING, STATUS_NAMES, Completed, World
+from ckptcheck.model.world import COMMITTED, EOD, FAILED, FINISHED, REC, RUNNING, STATUS_NAMES, Completed, World
 
 ALWAYS = "always"
 EVENTUALLY = "eventually"
@@ -552,6 +552,21 @@ def w_replica_filtered(m, prev: World, a, nxt: World) -> str | None:
             f" channel-state record(s) that the new partitioner routes to another subtask") if n else None
 
 
+def w_finish_waits_for_consumers(m, prev: World, a, nxt: World) -> str | None:
+    """A task learned that its final checkpoint completed but stays running: a consumer has
+    not polled its EndOfData yet (``getAllDataProcessedFuture``)."""
+    if type(a) is not Notify:
+        return None
+    ts = nxt.tasks[a.task]
+    if ts.status == RUNNING and m.task.final_checkpoint_done(ts) and ts.eop == m.all_inputs_mask[a.task]:
+        channels = nxt.channels
+        late = [c for c in m.all_out[a.task] if EOD in channels[c]]
+        if late:
+            return (f"{m.topo.names[a.task]}'s final checkpoint completed, but it waits for"
+                    f" {m.topo.channel_name(late[0])}'s consumer to process its data before it finishes")
+    return None
+
+
 def w_backpressure(m, prev: World, a, nxt: World) -> str | None:
     """A source with records left cannot emit: an output channel is full."""
     if type(a) is not EmitRecord:
@@ -638,6 +653,9 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("switch-to-unaligned", SOMETIMES, "a checkpoint that started aligned continues unaligned", w_switch_to_unaligned, _timeoutable),
     Property("channel-state-restored", SOMETIMES, "failed subtasks are restored with channel state", w_channel_state_restored, _unaligned),
     Property("a-source-is-backpressured", SOMETIMES, "a full channel stops a source", w_backpressure, _capacity),
+    Property("a-finish-waits-for-consumers", SOMETIMES,
+             "a task whose final checkpoint completed waits until its consumers processed its data",
+             w_finish_waits_for_consumers, _unaligned),
     Property("the-job-is-rescaled", SOMETIMES, "the job restarts from a checkpoint at a new parallelism", w_rescaled, _rescales),
     Property("a-regional-checkpoint-is-rescaled", SOMETIMES, "a regional checkpoint is restored at a new parallelism",
              w_rescale_regional, lambda d, s: _regional(d, s) and _rescales(d, s)),
