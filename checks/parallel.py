@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import multiprocessing.connection
 import resource
 import signal
+import sys
 import time
 import traceback
 from array import array
@@ -278,13 +280,29 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
     inits = list(model.initial_states())
 
     def ask(op, *args) -> list:
+        """Every worker's reply to ``op``.  A worker that fails (its model raised) or dies
+        fails the search at once: the others may be waiting for its share of the exchange,
+        so waiting for their replies first would never end."""
         for c in conns:
             c.send((op, *args))
-        replies = [c.recv() for c in conns]
-        for r in replies:
-            if isinstance(r, dict) and "error" in r:
-                raise WorkerError(f"a search worker failed:\n{r['error']}")
-        return replies
+        replies: dict[int, Any] = {}
+        while len(replies) < n:
+            waiting = {conns[r]: r for r in range(n) if r not in replies}
+            dead = {procs[r].sentinel: r for r in range(n) if r not in replies}
+            for ready in multiprocessing.connection.wait([*waiting, *dead]):
+                if ready in waiting:
+                    r = waiting[ready]
+                    try:
+                        replies[r] = ready.recv()
+                    except EOFError:
+                        raise WorkerError(f"search worker {r} exited (code {procs[r].exitcode}) without a reply") from None
+                    if isinstance(replies[r], dict) and "error" in replies[r]:
+                        raise WorkerError(f"a search worker failed:\n{replies[r]['error']}")
+                elif not conns[dead[ready]].poll():
+                    r = dead[ready]
+                    procs[r].join(timeout=1)
+                    raise WorkerError(f"search worker {r} exited (code {procs[r].exitcode}) without a reply")
+        return [replies[r] for r in range(n)]
 
     def take(replies: list, level: int | None) -> None:
         """Keep, per property, the discovery with the shortest path (then the least rank and
@@ -359,7 +377,7 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
             except (BrokenPipeError, OSError):
                 pass
         for p in procs:
-            p.join(timeout=5)
+            p.join(timeout=5 if sys.exc_info()[0] is None else 0)
             if p.is_alive():
                 p.terminate()
         for q in inboxes:

@@ -241,7 +241,8 @@ class StateAssignmentOperation(Component):
             up_map = self.mapping(up_mapper, up_old, up_new)
             down_map = self.mapping(down_mapper, down_old, down_new)
             up_inv, down_inv = invert_mapping(up_map, up_old), invert_mapping(down_map, down_old)
-            ambiguous = ambiguous_targets(down_map) if down_old != down_new else set()
+            descriptor = down_old != down_new and self.has_rescaling_descriptor(down, c, old)
+            ambiguous = ambiguous_targets(down_map) if descriptor else set()
             # input state: the downstream mapper picks the new consumers, the upstream mapping the channels
             per_new = reassign_channel_state([[(d, h) for h in ins[d]] for d in range(down_old)], down_mapper,
                                              down_old, down_new, upstream_new_ps=(up_new,))
@@ -257,6 +258,14 @@ class StateAssignmentOperation(Component):
                     into.setdefault(new_id[(ek, u2, d2)], []).extend((REC, r[0], r[1]) + marker for r in kept)
         merged = {cid: tuple(recovered.get(cid, ())) + tuple(resent.get(cid, ())) for cid in set(recovered) | set(resent)}
         return merged, dropped
+
+    def has_rescaling_descriptor(self, k: int, c: Completed, old: "FlinkModel") -> bool:
+        """Is rescaled vertex ``k`` reassigned, so that its subtasks get an
+        ``InflightDataRescalingDescriptor`` (virtual channels and the ``RecordFilter``)?  Since
+        FLINK-31963 (apache/flink#22584, reference-flink-uc B.2) every vertex with state of its
+        own, or whose upstream has output state or downstream input state, is: here, every
+        rescaled vertex that reads channel state."""
+        return True
 
     @staticmethod
     def mapping(mapper: str, old_p: int, new_p: int) -> list[list[int]]:

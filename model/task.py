@@ -96,8 +96,7 @@ class StreamTask(Component):
             self.maybe_sent(tx, ch.producer)
         kind = item[0]
         if kind == REC:
-            ts = tx.tasks[t]
-            if ts.uc and not (ts.blocked | ts.eop) & bit:
+            if self.persists_on_poll(tx.tasks[t], bit, (item[1], item[2])):
                 self.record_input(tx, t, bit, ((item[1], item[2]),))
             self.process(tx, t, item)
         elif kind == BARRIER:
@@ -109,6 +108,14 @@ class StreamTask(Component):
             self.maybe_finish(tx, ch.producer)  # its downstream processed all its data
         else:
             self.on_end_of_partition(tx, t, bit)
+
+    def persists_on_poll(self, ts: TaskState, bit: int, r: tuple) -> bool:
+        """Does the task persist record ``r`` as input channel state when it reads it from the
+        input ``bit`` names (``ChannelStatePersister.maybePersist``)?  While an unaligned
+        checkpoint is in progress and that channel's barrier is still pending: the records
+        queued in front of the barrier when it arrived were persisted then
+        (``checkpointStarted``), and are not persisted again."""
+        return bool(ts.uc) and not (ts.blocked | ts.eop) & bit
 
     def record_input(self, tx: Tx, t: int, bit: int, records: tuple) -> None:
         """Append ``records`` to the input channel state of the unaligned checkpoint in progress,

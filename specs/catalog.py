@@ -80,6 +80,31 @@ class AckAtFirstBarrier(StreamTask):
             self.finish_unaligned(tx, t)
 
 
+class PersistsQueuedBuffersTwice(StreamTask):
+    """FLINK-40016: a buffer queued in the input channel when the checkpoint started is
+    persisted then (``checkpointStarted`` / ``startPersisting``) and again when the task polls
+    it (``maybePersist``), as ``LocalInputChannel`` did.  Abstraction: in Flink the doubled
+    bytes made the restore fail ("Corrupt stream"); the model restores the buffer twice, and
+    ``checkpoints-consistent`` names the record that is in the channel state twice."""
+
+    def persists_on_poll(self, ts, bit: int, r: tuple) -> bool:
+        return super().persists_on_poll(ts, bit, r) or bool(ts.uc) and r in ts.uc[1][bit.bit_length() - 1]
+
+
+class SkipsStatelessVertices(StateAssignmentOperation):
+    """FLINK-31963 (before apache/flink#22584): ``StateAssignmentOperation`` reassigns only
+    vertices with state of their own (operator state, or channel state of their own subtasks);
+    a stateless vertex whose in-flight input is its upstream's output state gets no rescaling
+    descriptor, so it reads that state without virtual channels and without the
+    ``RecordFilter``.  Abstraction: the model shows what the missing filter lets through; it
+    does not model the missing demultiplexing itself."""
+
+    def has_rescaling_descriptor(self, k: int, c, old) -> bool:
+        tasks = old.topo.tasks_of[k]
+        own = any(any(c.snapshots[t].inputs) or any(c.snapshots[t].outputs) for t in tasks)
+        return own or any(old.stateful[t] for t in tasks)
+
+
 class NoRecordFilter(StateAssignmentOperation):
     """Flawed restore at a new parallelism: channel state that an ambiguous mapper (RANGE)
     replicated to several new subtasks is kept by all of them (no ``RecordFilter``)."""
@@ -95,10 +120,10 @@ def _uc_rescale_scope() -> Scope:
                  max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1)
 
 
-def _uc_scope(input_buffers: int = 0) -> Scope:
-    """Unaligned entries: two sources into one keyed sink, one record per split, no checkpoint
-    before end of input (only the final ones), no fault."""
-    return scope("keyed-2x1", records_per_split=1, max_checkpoints=0, max_failures=0, max_declines=0,
+def _uc_scope(input_buffers: int = 0, checkpoints: int = 0) -> Scope:
+    """Unaligned entries: two sources into one keyed sink, one record per split, ``checkpoints``
+    checkpoints before end of input (by default none: only the final ones), no fault."""
+    return scope("keyed-2x1", records_per_split=1, max_checkpoints=checkpoints, max_failures=0, max_declines=0,
                  max_timeouts=0, max_lost_notifications=0, input_buffers=input_buffers)
 
 
@@ -391,6 +416,24 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         _uc_rescale_scope(),
         "reference-flink-uc B.3 (RescalingStreamTaskNetworkInput's RecordFilter on ambiguous virtual "
         "channels) and 'Things most likely to trip up a modeller' 4; issue 12's design mistakes",
+        UNALIGNED,
+    ),
+)
+
+UNALIGNED_CATALOG += (
+    Entry(
+        "FLINK-40016-buffers-persisted-twice",
+        UNALIGNED.with_(
+            name="FLINK-40016-buffers-persisted-twice",
+            task=PersistsQueuedBuffersTwice,
+            description="A record queued in the input channel when the unaligned barrier arrives is "
+            "persisted then and again when the task reads it: the checkpoint's input channel state "
+            "holds it twice.",
+        ),
+        "checkpoints-consistent",
+        _uc_scope(input_buffers=1, checkpoints=1),
+        "FLINK-40016 (apache/flink#28605): LocalInputChannel persisted recovered buffers in "
+        "checkpointStarted and again through maybePersist (reference-flink-uc B.4)",
         UNALIGNED,
     ),
 )

@@ -95,6 +95,17 @@ JOBS: dict[str, Any] = {
         lambda: keyed_pipeline(1),
         "source(1) -keyBy-> keyed 2PC sink(1); the smallest keyed job, for rescaling the sink",
     ),
+    "keyed-map": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 1, Role.SOURCE),
+                Vertex("map", 1, Role.OPERATOR),
+                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+            ),
+            (Edge("source", "map", Pattern.ALL_TO_ALL), Edge("map", "sink", Pattern.ALL_TO_ALL, partitioner="rebalance")),
+        ),
+        "source(1) -keyBy-> stateless map(1) -rebalance-> 2PC sink(1); for rescaling a stateless vertex",
+    ),
     "three-stage": (lambda: keyed_three_stage(2), "source(2) -forward-> map(2) -keyBy-> keyed 2PC sink(2)"),
     "sources-2": (
         lambda: JobGraph((Vertex("source", 2, Role.SOURCE),)),

@@ -505,12 +505,20 @@ def w_switch_to_unaligned(m, prev: World, a, nxt: World) -> str | None:
 
 
 def w_channel_state_restored(m, prev: World, a, nxt: World) -> str | None:
+    """Failed subtasks restored from a checkpoint get channel state back: a channel of theirs
+    holds records of the checkpoint's channel state (taken at this parallelism or another)."""
     if type(a) is not Restore or not a.checkpoint or not m.unaligned:
         return None
+    c = next((x for x in prev.coord.store if x.id == a.checkpoint), None)
+    if c is None:
+        return None
     failed = {t for t, ts in enumerate(prev.tasks) if ts.status == FAILED}
-    for _, where, recs in channel_state(m, prev.coord.store[-1]):
-        if any(name in where for name in (f" of {m.topo.names[t]} " for t in failed)):
-            return f"restored from checkpoint {a.checkpoint} with {where}: record {rec(recs[0])}"
+    for cid, items in sorted(m.assignment.channel_state(c).items()):
+        ch = m.topo.channels[cid]
+        if ch.consumer in failed or ch.producer in failed:
+            side = "input" if len(items[0]) == 4 else "output"
+            return (f"restored from checkpoint {a.checkpoint}: {m.topo.channel_name(cid)} gets record"
+                    f" {rec(items[0][1:3])} of its {side} channel state back")
     return None
 
 

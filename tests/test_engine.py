@@ -4,6 +4,8 @@ search over two processes gives the same counts and shortest counterexamples."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from ckptcheck.checks.explore import explore
@@ -117,3 +119,25 @@ def test_a_component_that_raises_in_a_worker_is_reported_with_its_traceback():
                                                                   max_declines=0, max_lost_notifications=0))
     with pytest.raises(WorkerError, match="ZeroDivisionError: a bug in my sink"):
         explore(spec, workers=2)
+
+
+def test_a_worker_that_fails_alone_fails_the_search_instead_of_hanging(monkeypatch):
+    """Only worker 1 raises: worker 0 then waits for worker 1's share of the level's exchange,
+    so a coordinator that read worker 0's reply first waited for ever (found with a property
+    that raised on a state only one worker held)."""
+    from ckptcheck.checks import parallel
+
+    level = parallel._Worker.level
+
+    def failing_level(self, *args):
+        if self.rank == 1:
+            raise ZeroDivisionError("only in worker 1")
+        return level(self, *args)
+
+    monkeypatch.setattr(parallel._Worker, "level", failing_level)
+    spec = Spec(BASELINE, scope("keyed-2x2", records_per_split=1, max_checkpoints=0, max_failures=0,
+                                max_declines=0, max_lost_notifications=0))
+    started = time.perf_counter()
+    with pytest.raises(parallel.WorkerError, match="ZeroDivisionError: only in worker 1"):
+        explore(spec, workers=2)
+    assert time.perf_counter() - started < 30
