@@ -249,6 +249,8 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
                    help="unaligned checkpoints: records an input channel holds before its consumer reads them (0: local channels)")
     g.add_argument("--rescale", action="append", type=_rescale_arg, default=None, metavar="VERTEX=P",
                    help="the user may restart the job from its latest checkpoint with VERTEX at parallelism P (repeatable)")
+    g.add_argument("--keys-per-split", type=_nonneg, default=None,
+                   help="0: every record its own key (default); K: the records of a split share K keys, and per-key order is checked")
     g.add_argument("--rescales", type=_nonneg, default=None,
                    help="restarts at another parallelism (default 1 with --rescale; each toggles between the two)")
 
@@ -291,6 +293,7 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
         input_buffers=pick(args.input_buffers, d.input_buffers),
         rescale=tuple(args.rescale) if args.rescale else (d.rescale if args.job is None else ()),
         max_rescales=pick(args.rescales, (1 if args.rescale else d.max_rescales if args.job is None else 0)),
+        keys_per_split=pick(args.keys_per_split, d.keys_per_split),
     )
 
 

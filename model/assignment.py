@@ -119,7 +119,7 @@ class StateAssignmentOperation(Component):
         if not self.model.stateful[first]:
             return [EMPTY_SNAPSHOT] * new_p
         if StateKind.KEYED in v.state:
-            processed = self.keyed(v.max_p, new_p, olds)
+            processed = self.keyed(v.max_p, new_p, olds, self.scope.keys_per_split)
         else:
             processed = self.even_split([s.processed for s in olds], new_p)
         if self.model.two_pc[first]:
@@ -137,7 +137,7 @@ class StateAssignmentOperation(Component):
         ]
 
     @staticmethod
-    def keyed(max_p: int, new_p: int, olds: list[Snapshot]) -> list[list]:
+    def keyed(max_p: int, new_p: int, olds: list[Snapshot], keys: int = 0) -> list[list]:
         """``reDistributeKeyedStates``: new subtask i gets, from each old subtask, the records of
         the key groups in the intersection of their ranges."""
         old_ranges = [key_group_range(max_p, len(olds), o) for o in range(len(olds))]
@@ -145,7 +145,7 @@ class StateAssignmentOperation(Component):
         for got in reassign_keyed_state(old_ranges, max_p, new_p):
             mine = []
             for o, (lo, hi) in got:
-                mine.extend(r for r in olds[o].processed if lo <= record_key_group(r[0], r[1], max_p) <= hi)
+                mine.extend(r for r in olds[o].processed if lo <= record_key_group(r[0], r[1], max_p, keys) <= hi)
             out.append(mine)
         return out
 
@@ -282,4 +282,4 @@ class StateAssignmentOperation(Component):
         if not ambiguous:
             return True
         dst = self.topo.job.vertex(e.target)
-        return operator_index_for_key_group(dst.max_p, dst.parallelism, record_key_group(r[0], r[1], dst.max_p)) == consumer_index
+        return operator_index_for_key_group(dst.max_p, dst.parallelism, record_key_group(r[0], r[1], dst.max_p, self.scope.keys_per_split)) == consumer_index

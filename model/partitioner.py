@@ -3,7 +3,7 @@
 
 - ALL_TO_ALL ``hash`` edges: ``KeyGroupStreamPartitioner`` with Flink's exact key-group
   arithmetic (``KeyGroupRangeAssignment``); a record's key is the Java int
-  ``1000 * split + offset``.
+  ``1000 * split + offset`` (``record_key``; records of a split may share keys).
 - Every other edge (rebalance, and POINTWISE forward/rescale): round robin from channel 0.
   ``RescalePartitioner`` starts at 0; ``RebalancePartitioner`` starts at a random channel in
   Flink, fixed to 0 here (abstraction: a run that depends on the start channel is explored for
@@ -19,15 +19,18 @@ from .keygroups import assign_to_key_group, operator_index_for_key_group
 from .topology import Pattern
 
 
-def record_key(split: int, offset: int) -> int:
-    """The key of record (split, offset): a Java int, so Flink's hash routing applies."""
-    return 1000 * split + offset
+def record_key(split: int, offset: int, keys: int = 0) -> int:
+    """The key of record (split, offset): a Java int, so Flink's hash routing applies.  With
+    ``keys`` = 0 (the default) every record has a key of its own, ``1000 * split + offset``;
+    with ``keys`` = k > 0 (the scope's ``keys_per_split``) the records of a split share k keys,
+    ``1000 * split + offset % k``, so that the order of one key's records can be checked."""
+    return 1000 * split + (offset % keys if keys else offset)
 
 
 @lru_cache(maxsize=65536)
-def record_key_group(split: int, offset: int, max_p: int) -> int:
+def record_key_group(split: int, offset: int, max_p: int, keys: int = 0) -> int:
     """The key group of record (split, offset) (``KeyGroupRangeAssignment.assignToKeyGroup``)."""
-    return assign_to_key_group(record_key(split, offset), max_p)
+    return assign_to_key_group(record_key(split, offset, keys), max_p)
 
 
 class StreamPartitioner(Component):
@@ -44,7 +47,7 @@ class StreamPartitioner(Component):
             e = job.edges[ek]
             if e.pattern is Pattern.ALL_TO_ALL and e.partitioner == "hash":
                 dst = job.vertex(e.target)
-                idx = operator_index_for_key_group(dst.max_p, dst.parallelism, record_key_group(rec[1], rec[2], dst.max_p))
+                idx = operator_index_for_key_group(dst.max_p, dst.parallelism, record_key_group(rec[1], rec[2], dst.max_p, self.scope.keys_per_split))
                 targets.append(cids[idx])
             else:
                 targets.append(cids[rr[k] % len(cids)])

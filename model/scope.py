@@ -23,6 +23,7 @@ class Scope:
     input_buffers: int = 0  # unaligned: records an input channel holds before its consumer reads them (0: read from the subpartition)
     rescale: tuple = ()  # ((vertex name, new parallelism), ...): the parallelism a ``Rescale`` restarts the job with
     max_rescales: int = 0  # restarts at another parallelism (each one toggles between the job's and ``rescale``'s)
+    keys_per_split: int = 0  # 0: every record its own key; k: record (s, o) has key 1000*s + o % k (per-key order is checked)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -94,6 +95,7 @@ class Scope:
             f" before end of input; faults: at most {self.max_failures} failure(s), {self.max_declines} decline(s),"
             f" {self.max_timeouts} timeout(s), {self.max_lost_notifications} lost notification(s)"
             + (f"; subpartitions hold {self.channel_capacity} record(s)" if self.channel_capacity else "")
+            + (f"; the records of a split share {self.keys_per_split} key(s)" if self.keys_per_split else "")
             + (f", input channels {self.input_buffers}" if self.input_buffers else "")
             + (f"; at most {self.max_rescales} rescale(s) to " + ", ".join(f"{n} at {p}" for n, p in self.rescale)
                if self.max_rescales else "")

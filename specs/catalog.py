@@ -13,7 +13,8 @@ from ckptcheck.model.design import Design
 from ckptcheck.model.regional import RegionalCheckpointHandler
 from ckptcheck.model.sources import SourceReader
 from ckptcheck.model.store import CompletedCheckpointStore
-from ckptcheck.model.task import StreamTask
+from ckptcheck.model.task import StreamTask, priority_index
+from ckptcheck.model.world import REC
 from ckptcheck.model.scope import Scope
 
 from .designs import BASELINE, FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM, PRESETS, UNALIGNED
@@ -89,6 +90,20 @@ class PersistsQueuedBuffersTwice(StreamTask):
 
     def persists_on_poll(self, ts, bit: int, r: tuple) -> bool:
         return super().persists_on_poll(ts, bit, r) or bool(ts.uc) and r in ts.uc[1][bit.bit_length() - 1]
+
+
+class NewDataBeforeChannelState(StreamTask):
+    """Flawed restore: the task reads new data before its recovered input channel state (its
+    gate requests the upstream partitions at once instead of after the recovered buffers are
+    consumed, ``StreamTask.restoreStateAndGates``, reference-flink-uc B.1): the first new
+    record in a channel is read ahead of the recovered records in front of it."""
+
+    def deliver(self, tx, c: int) -> None:
+        items = tx.channels[c]
+        j = next((i for i, x in enumerate(items) if len(x) != 4), 0)
+        if j and items[j][0] == REC and priority_index(items) < 0:
+            tx.channels[c] = (items[j],) + items[:j] + items[j + 1:]
+        super().deliver(tx, c)
 
 
 class SkipsStatelessVertices(StateAssignmentOperation):
@@ -434,6 +449,44 @@ UNALIGNED_CATALOG += (
         _uc_scope(input_buffers=1, checkpoints=1),
         "FLINK-40016 (apache/flink#28605): LocalInputChannel persisted recovered buffers in "
         "checkpointStarted and again through maybePersist (reference-flink-uc B.4)",
+        UNALIGNED,
+    ),
+)
+
+UNALIGNED_CATALOG += (
+    Entry(
+        "uc-new-data-before-channel-state",
+        UNALIGNED.with_(
+            name="uc-new-data-before-channel-state",
+            task=NewDataBeforeChannelState,
+            description="A restored task reads new data before its recovered input channel state: "
+            "a record the source replays overtakes an earlier record of the same key that the "
+            "checkpoint holds as channel state.",
+        ),
+        "per-key-order",
+        scope("keyed-1x1", records_per_split=2, max_checkpoints=1, max_failures=1, max_declines=0, max_timeouts=0,
+              max_lost_notifications=0, input_buffers=1, keys_per_split=1),
+        "reference-flink-uc B.1 (recovered input buffers are consumed before new data: "
+        "StreamTask.restoreStateAndGates, FLINK-19856's UpstreamRecoveryTracker); issue 12's design mistakes",
+        UNALIGNED,
+    ),
+)
+
+UNALIGNED_CATALOG += (
+    Entry(
+        "FLINK-31963-stateless-vertex-not-reassigned",
+        UNALIGNED.with_(
+            name="FLINK-31963-stateless-vertex-not-reassigned",
+            assignment=SkipsStatelessVertices,
+            description="A stateless vertex rescaled behind a keyBy edge is not reassigned: the "
+            "source's output channel state, replicated by the RANGE mapper to every new subtask "
+            "that inherits part of the old one's key groups, reaches each of them unfiltered.",
+        ),
+        "exactly-once-output",
+        scope("keyed-map", records_per_split=1, bounded=False, max_checkpoints=2, max_failures=0, max_declines=0,
+              max_timeouts=0, max_lost_notifications=0, rescale=(("map", 2),), max_rescales=1),
+        "FLINK-31963 (apache/flink#22584: StateAssignmentOperation skipped stateless operators whose upstream "
+        "has output state or downstream input state; reference-flink-uc B.2)",
         UNALIGNED,
     ),
 )

@@ -214,3 +214,14 @@ def test_scope_defaults_follow_the_design():
     assert _scope_from_args(p.parse_args(["check"]), BASELINE) == default_scope()
     sc = _scope_from_args(p.parse_args(["check", "--checkpoints", "1", "--job", "enumerator-2x2"]), FLIP600)
     assert sc.max_checkpoints == 1 and sc.job_name == "enumerator-2x2" and sc.max_declines == regional_scope().max_declines
+
+
+def test_keys_per_split_turns_on_the_per_key_order_property(tmp_path, capsys):
+    base = ["check", "--design", "flink-unaligned", "--job", "keyed-1x1", "--records", "2", "--failures", "0",
+            "--declines", "0", "--checkpoints", "1", "--out", str(tmp_path)]
+    code, out, err = run([*base, "--keys-per-split", "1"], capsys)
+    assert code == 0, out + err
+    assert "the records of a split share 1 key(s)" in out
+    assert re.search(r"always +per-key-order +holds", out)
+    code, out, _ = run(base, capsys)
+    assert re.search(r"always +per-key-order +not applicable", out)
