@@ -138,7 +138,7 @@ class ByIndex(StateAssignmentOperation):
     """Wrong: new subtask i takes old subtask i mod old P's keyed state, whatever its key groups."""
 
     @staticmethod
-    def keyed(max_p, new_p, olds):
+    def keyed(max_p, new_p, olds, keys=0):
         return [list(olds[i % len(olds)].processed) for i in range(new_p)]
 
 
