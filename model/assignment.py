@@ -46,6 +46,7 @@ from .partitioner import record_key_group
 from .redistribution import (
     SPLIT_DISTRIBUTE,
     ambiguous_targets,
+    UnsupportedRescaleError,
     check_edge_rescale,
     invert_mapping,
     key_group_range,
@@ -60,6 +61,11 @@ from .world import EMPTY_SNAPSHOT, FINISHED_SNAPSHOT, REC, Completed, Snapshot
 if TYPE_CHECKING:  # pragma: no cover
     from .protocol import FlinkModel
     from .topology import Edge
+
+
+class RestoreFailure(Exception):
+    """A restore that Flink refuses or that fails on the task managers: the job cannot be
+    deployed from the checkpoint at this parallelism.  The message is Flink's exception."""
 
 
 def edge_mappers(e: "Edge") -> tuple[str, str]:
@@ -81,12 +87,20 @@ class StateAssignmentOperation(Component):
         self._memo: dict = {}
 
     def _memoised(self, key, compute):
+        """``compute()`` once per key; a ``RestoreFailure`` it raises is remembered and raised
+        again."""
         memo = self._memo
         if key not in memo:
             if len(memo) > 4096:
                 memo.clear()
-            memo[key] = compute()
-        return memo[key]
+            try:
+                memo[key] = compute()
+            except RestoreFailure as e:
+                memo[key] = e
+        got = memo[key]
+        if isinstance(got, RestoreFailure):
+            raise got
+        return got
 
     # -- operator and keyed state ---------------------------------------------------------------
     def snapshots(self, c: Completed) -> tuple[Snapshot, ...]:
@@ -237,7 +251,10 @@ class StateAssignmentOperation(Component):
             if not any(ins) and not any(outs):
                 continue  # NO_STATE: the mapper is never called (FLINK-38267)
             up_mapper, down_mapper = edge_mappers(e)
-            check_edge_rescale(down_mapper, up_old, up_new, down_old, down_new, in_flight=True)
+            try:
+                check_edge_rescale(down_mapper, up_old, up_new, down_old, down_new, in_flight=True)
+            except UnsupportedRescaleError as err:
+                raise RestoreFailure(f"UnsupportedOperationException: {err}") from None
             up_map = self.mapping(up_mapper, up_old, up_new)
             down_map = self.mapping(down_mapper, down_old, down_new)
             up_inv, down_inv = invert_mapping(up_map, up_old), invert_mapping(down_map, down_old)
@@ -250,7 +267,16 @@ class StateAssignmentOperation(Component):
             # output state: the upstream mapper picks the new producers, the downstream mapping the subpartitions
             per_new = reassign_channel_state([[(u, h) for h in outs[u]] for u in range(up_old)], up_mapper,
                                              up_old, up_new)
-            to_outputs = [(u2, d2, d, recs) for u2, hs in enumerate(per_new) for u, (d, recs) in hs for d2 in down_inv[d]]
+            peer = job.edges[self.peer_edge(ek)]
+            peer_map = down_map if peer is e else self.mapping(edge_mappers(peer)[1], down_old, down_new)
+            peer_inv = invert_mapping(peer_map, down_old)
+            to_outputs = [(u2, d2, d, recs) for u2, hs in enumerate(per_new) for u, (d, recs) in hs for d2 in peer_inv[d]]
+            for u2, d2, d, recs in to_outputs:
+                if d not in down_map[d2]:  # DemultiplexingRecordDeserializer.select: no such virtual channel
+                    raise RestoreFailure(
+                        f"IllegalStateException: Cannot select SubtaskConnectionDescriptor(oldSubtask={d}, ...):"
+                        f" {e.target}[{d2}] reads old subtasks {down_map[d2]} on its input from {e.source}"
+                        f" ({e.partitioner})")
             for into, marker, routed in ((recovered, (1,), to_inputs), (resent, (), to_outputs)):
                 for u2, d2, d, recs in routed:
                     kept = [r for r in recs if self.keeps(e, d in ambiguous, d2, r)]
@@ -258,6 +284,13 @@ class StateAssignmentOperation(Component):
                     into.setdefault(new_id[(ek, u2, d2)], []).extend((REC, r[0], r[1]) + marker for r in kept)
         merged = {cid: tuple(recovered.get(cid, ())) + tuple(resent.get(cid, ())) for cid in set(recovered) | set(resent)}
         return merged, dropped
+
+    def peer_edge(self, ek: int) -> int:
+        """The edge whose downstream (input) mapping routes the upstream's output state of edge
+        ``ek`` to the new subpartitions: ``ek`` itself.  ``TaskStateAssignment`` finds the
+        peer's gate by ``IntermediateDataSetID`` (``getConnectedMapping``, FLINK-40269,
+        apache/flink#28856), so two edges between the same vertices keep their own mappings."""
+        return ek
 
     def has_rescaling_descriptor(self, k: int, c: Completed, old: "FlinkModel") -> bool:
         """Is rescaled vertex ``k`` reassigned, so that its subtasks get an

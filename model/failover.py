@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from .assignment import RestoreFailure
 from .component import Component
 from .topology import Role
 from .tx import Tx
@@ -71,11 +72,22 @@ class FailoverStrategy(Component):
         (``SourceReader.restore_position``); the split enumerator resets or takes splits back
         (``SplitEnumerator.on_restore``); a 2PC sink recovers-and-commits
         (``TwoPhaseCommitSink.initialize_state``).
+
+        A restore Flink cannot carry out (``RestoreFailure``: a rescaled edge whose channel state
+        cannot be redistributed) deploys nothing: the tasks stay failed and the coordinator
+        keeps the reason, which ``restores-succeed`` reports.  Flink then restarts the job
+        again and again from the same checkpoint, failing each time.
         """
         store = tx.coord.store
         latest = store[-1] if store else None
         cp = latest.id if latest else 0
-        snaps = self.assignment.snapshots(latest) if latest else None
+        try:
+            snaps = self.assignment.snapshots(latest) if latest else None
+            if latest is not None and self.model.unaligned:
+                self.assignment.channel_state(latest)
+        except RestoreFailure as e:
+            tx.coord = tx.coord._replace(restore_failure=f"restoring checkpoint {cp} fails: {e}")
+            return
         victims = [t for t, ts in enumerate(tx.tasks) if ts.status == FAILED]
         if self.enumerator.readers:
             self.enumerator.on_restore(tx, latest._replace(snapshots=snaps) if latest else None, victims)

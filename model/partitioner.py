@@ -45,6 +45,8 @@ class StreamPartitioner(Component):
         for k, ek in enumerate(topo.out_edges[topo.vertex_of[t]]):
             cids = topo.outputs[t][k]
             e = job.edges[ek]
+            if not e.carries(rec[2]):  # a side output that does not carry this record
+                continue
             if e.pattern is Pattern.ALL_TO_ALL and e.partitioner == "hash":
                 dst = job.vertex(e.target)
                 idx = operator_index_for_key_group(dst.max_p, dst.parallelism, record_key_group(rec[1], rec[2], dst.max_p, self.scope.keys_per_split))

@@ -81,6 +81,13 @@ class Edge:
     # ALL_TO_ALL routing: "hash" (keyBy, KeyGroupStreamPartitioner) or "rebalance".
     # POINTWISE edges always route round-robin over their own channels (forward/rescale).
     partitioner: str = "hash"
+    # which records the edge carries: "all", or a side output (OutputTag) carrying only the
+    # records of "even" or "odd" offset; two edges may join the same vertices only as side
+    # outputs with disjoint records (two input gates of one consumer reading one upstream)
+    records: str = "all"
+
+    def carries(self, offset: int) -> bool:
+        return self.records == "all" or (offset % 2 == 0) == (self.records == "even")
 
 
 @dataclass(frozen=True)
@@ -129,15 +136,19 @@ class JobGraph:
                 raise TopologyError(f"{where}.parallelism", f"{v.parallelism} exceeds max parallelism {v.max_p}")
             if v.two_phase_commit and v.role is not Role.SINK:
                 raise TopologyError(f"{where}.two_phase_commit", "only sinks commit transactions")
-        pairs: set[tuple[str, str]] = set()
+        pairs: dict[tuple[str, str], set[str]] = {}
         for k, e in enumerate(self.edges):
             where = f"edges[{k}]"
             for end in (e.source, e.target):
                 if end not in names:
                     raise TopologyError(where, f"unknown vertex {end!r}")
-            if (e.source, e.target) in pairs:
-                raise TopologyError(where, f"a second edge {e.source} -> {e.target} (one edge per vertex pair)")
-            pairs.add((e.source, e.target))
+            if e.records not in ("all", "even", "odd"):
+                raise TopologyError(f"{where}.records", f"expected 'all', 'even' or 'odd', got {e.records!r}")
+            seen = pairs.setdefault((e.source, e.target), set())
+            if seen and ("all" in seen or e.records == "all" or e.records in seen):
+                raise TopologyError(where, f"a second edge {e.source} -> {e.target} carrying the same records"
+                                           " (two edges between one pair of vertices must be side outputs: records 'even' and 'odd')")
+            seen.add(e.records)
             if e.pattern is Pattern.ALL_TO_ALL and e.partitioner not in ("hash", "rebalance"):
                 raise TopologyError(f"{where}.partitioner", f"expected 'hash' or 'rebalance', got {e.partitioner!r}")
         g = self.graph
@@ -184,7 +195,8 @@ class JobGraph:
 
     def describe(self) -> str:
         parts = [f"{v.name}(P={v.parallelism})" for v in self.vertices]
-        es = [f"{e.source}-{e.pattern.value.lower()}/{e.exchange.value.lower()}->{e.target}" for e in self.edges]
+        es = [f"{e.source}-{e.pattern.value.lower()}/{e.exchange.value.lower()}->{e.target}"
+              + ("" if e.records == "all" else f" ({e.partitioner}, {e.records} offsets)") for e in self.edges]
         return ", ".join(parts) + ("; " + ", ".join(es) if es else "")
 
     def to_json(self) -> dict:
@@ -208,6 +220,7 @@ class JobGraph:
                     "pattern": e.pattern.value,
                     "exchange": e.exchange.value,
                     "partitioner": e.partitioner,
+                    "records": e.records,
                 }
                 for e in self.edges
             ],
@@ -332,8 +345,11 @@ class Expanded:
             raise KeyError(name) from None
 
     def channel_name(self, cid: int) -> str:
+        """``producer->consumer``; where two edges join the same vertices (side outputs), the
+        edge's records too: ``source[0]->sink[0] (odd)``."""
         c = self.channels[cid]
-        return f"{self.names[c.producer]}->{self.names[c.consumer]}"
+        e = self.job.edges[c.edge]
+        return f"{self.names[c.producer]}->{self.names[c.consumer]}" + ("" if e.records == "all" else f" ({e.records})")
 
     def channel_id(self, name: str) -> int:
         for c in self.channels:

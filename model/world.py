@@ -113,6 +113,7 @@ class Coordinator(NamedTuple):
     force_global: bool = False  # FLIP-600 tier 1: the next checkpoint must be global
     unassigned: tuple = ()  # split enumerator: splits not assigned to any reader (sorted)
     assignments: tuple = ()  # SplitAssignmentTracker: ((epoch, reader, split), ...) not yet covered by a completed checkpoint
+    restore_failure: str = ""  # why the last restore could not deploy the job (Flink's exception), or ""
 
 
 class Txn(NamedTuple):

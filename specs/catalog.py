@@ -120,6 +120,22 @@ class SkipsStatelessVertices(StateAssignmentOperation):
         return own or any(old.stateful[t] for t in tasks)
 
 
+class PeerGateByPosition(StateAssignmentOperation):
+    """FLINK-40269 (before apache/flink#28856): ``TaskStateAssignment`` found the peer's gate by
+    the position of the peer assignment among those joining the two vertices (``indexOf`` on
+    ``[D, D]`` returns 0), so the upstream's output state of the second edge between the same
+    vertices is routed with the first edge's input mapping.  Where that mapping sends a buffer
+    to a subtask without a virtual channel for its old subpartition the restore fails, as in
+    Flink's reports ("Cannot select SubtaskConnectionDescriptor"); where it does not (the
+    catalog's scope: sink 1 -> 2), the keyBy filter of the subtask that gets the buffer drops
+    the record another subtask owns, and it is lost without an error (traced by hand in
+    Flink's code; not a reported symptom)."""
+
+    def peer_edge(self, ek: int) -> int:
+        e = self.topo.job.edges[ek]
+        return next(k for k, x in enumerate(self.topo.job.edges) if (x.source, x.target) == (e.source, e.target))
+
+
 class NoRecordFilter(StateAssignmentOperation):
     """Flawed restore at a new parallelism: channel state that an ambiguous mapper (RANGE)
     replicated to several new subtasks is kept by all of them (no ``RecordFilter``)."""
@@ -487,6 +503,27 @@ UNALIGNED_CATALOG += (
               max_timeouts=0, max_lost_notifications=0, rescale=(("map", 2),), max_rescales=1),
         "FLINK-31963 (apache/flink#22584: StateAssignmentOperation skipped stateless operators whose upstream "
         "has output state or downstream input state; reference-flink-uc B.2)",
+        UNALIGNED,
+    ),
+)
+
+UNALIGNED_CATALOG += (
+    Entry(
+        "FLINK-40269-same-upstream-gates",
+        UNALIGNED.with_(
+            name="FLINK-40269-same-upstream-gates",
+            assignment=PeerGateByPosition,
+            description="Two input gates of the sink read the same source (a rebalance side output "
+            "and a keyBy side output): at a restore at a new parallelism the source's output state "
+            "of the keyBy edge is routed with the rebalance edge's mapping, and the keyBy filter of "
+            "the one sink subtask that gets it drops the record another subtask owns.",
+        ),
+        "checkpoints-consistent",
+        scope("side-outputs", records_per_split=2, bounded=False, max_checkpoints=2, max_failures=0, max_declines=0,
+              max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1),
+        "FLINK-40269 (apache/flink#28856: TaskStateAssignment resolved the peer gate by position, "
+        "so two edges between the same job vertices shared the first one's mapping; "
+        "UnalignedCheckpointRescaleSameUpstreamITCase); reference-flink-uc B.2",
         UNALIGNED,
     ),
 )

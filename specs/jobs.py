@@ -106,6 +106,20 @@ JOBS: dict[str, Any] = {
         ),
         "source(1) -keyBy-> stateless map(1) -rebalance-> 2PC sink(1); for rescaling a stateless vertex",
     ),
+    "side-outputs": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 1, Role.SOURCE),
+                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+            ),
+            (
+                Edge("source", "sink", Pattern.ALL_TO_ALL, partitioner="rebalance", records="even"),
+                Edge("source", "sink", Pattern.ALL_TO_ALL, partitioner="hash", records="odd"),
+            ),
+        ),
+        "source(1) -rebalance (even offsets)-> 2PC sink(1) and -keyBy (odd offsets)-> the same sink:"
+        " two input gates reading one upstream vertex",
+    ),
     "three-stage": (lambda: keyed_three_stage(2), "source(2) -forward-> map(2) -keyBy-> keyed 2PC sink(2)"),
     "sources-2": (
         lambda: JobGraph((Vertex("source", 2, Role.SOURCE),)),
@@ -145,7 +159,7 @@ def job_by_name(name: str) -> JobGraph:
 
 
 _VERTEX_FIELDS = {"name", "parallelism", "max_parallelism", "role", "state", "two_phase_commit", "coordinator"}
-_EDGE_FIELDS = {"source", "target", "pattern", "exchange", "partitioner"}
+_EDGE_FIELDS = {"source", "target", "pattern", "exchange", "partitioner", "records"}
 
 
 def _enum(cls, value: Any, where: str, path: str):
@@ -225,6 +239,7 @@ def job_from_dict(data: dict, path: str) -> JobGraph:
                 pattern=_enum(Pattern, re_.get("pattern", "ALL_TO_ALL"), f"{where}.pattern", path),
                 exchange=_enum(Exchange, re_.get("exchange", "PIPELINED"), f"{where}.exchange", path),
                 partitioner=_typed(re_.get("partitioner", "hash"), str, f"{where}.partitioner", path, "'hash' or 'rebalance'"),
+                records=_typed(re_.get("records", "all"), str, f"{where}.records", path, "'all', 'even' or 'odd'"),
             )
         )
     try:

@@ -251,6 +251,14 @@ def key_groups_owned_once(m: FlinkModel, w: World) -> str | None:
     return None
 
 
+def restores_succeed(m: FlinkModel, w: World) -> str | None:
+    """Every restore can deploy the job from its checkpoint: none fails as Flink fails one it
+    cannot redistribute (``UnsupportedOperationException`` for a rescaled POINTWISE edge with
+    in-flight data) or one whose recovered channel state a task cannot read
+    (``IllegalStateException`` "Cannot select ...")."""
+    return w.coord.restore_failure or None
+
+
 def per_key_order(m: FlinkModel, w: World) -> str | None:
     """Records of one key reach the keyed operator in source order (seed 003, FLINK-21936: the
     guarantee that unaligned checkpoints with rescaling can break).  A source emits a key's
@@ -537,6 +545,8 @@ def w_channel_state_restored(m, prev: World, a, nxt: World) -> str | None:
     c = next((x for x in prev.coord.store if x.id == a.checkpoint), None)
     if c is None:
         return None
+    if nxt.coord.restore_failure:
+        return None
     failed = {t for t, ts in enumerate(prev.tasks) if ts.status == FAILED}
     for cid, items in sorted(m.assignment.channel_state(c).items()):
         ch = m.topo.channels[cid]
@@ -579,6 +589,8 @@ def w_rescale_channel_state(m, prev: World, a, nxt: World) -> str | None:
 
 def w_replica_filtered(m, prev: World, a, nxt: World) -> str | None:
     if type(a) is not Rescale or not m.unaligned:
+        return None
+    if nxt.coord.restore_failure:
         return None
     n = m.at(nxt).assignment.filtered(prev.coord.store[-1])
     return (f"restoring checkpoint {a.checkpoint} at a new parallelism, the record filter dropped {n} replicated"
@@ -634,6 +646,13 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
         ALWAYS,
         "every key group is owned by exactly one subtask, and keyed state sits with its owner",
         key_groups_owned_once,
+    ),
+    Property(
+        "restores-succeed",
+        ALWAYS,
+        "every restore at a new parallelism can deploy the job from its checkpoint (no restore fails on state it cannot redistribute)",
+        restores_succeed,
+        lambda design, scope: scope.max_rescales > 0,
     ),
     Property(
         "per-key-order",

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import pytest
+
 from ckptcheck.checks.api import check
-from ckptcheck.checks.results import HIT
+from ckptcheck.checks.results import HIT, VIOLATED
 from ckptcheck.checks.trace import replay, trace_document
 from ckptcheck.model.actions import Deliver, EmitRecord, Rescale, TriggerCheckpoint
 from ckptcheck.model.assignment import StateAssignmentOperation
@@ -180,3 +182,41 @@ def test_a_counterexample_across_a_rescale_replays_from_its_trace_file():
     assert any("sink[1]" in str(a) for a in doc["actions"]), "steps after the rescale name the new subtasks"
     out = replay(doc, "<test>", d)
     assert out.reproduced, out.violation
+
+
+def test_a_restore_flink_cannot_carry_out_is_a_verdict_naming_flinks_exception():
+    """FLINK-40269 at sink 4 -> 2: the keyBy edge's output state of old subpartition 2 routed
+    with the rebalance edge's mapping reaches sink[0], which reads old subtasks [0, 1] on that
+    gate: Flink's ``DemultiplexingRecordDeserializer.select`` throws, the restore fails, and
+    ``restores-succeed`` says so; the correct assignment restores the same checkpoints."""
+    from ckptcheck.model.scope import Scope
+    from ckptcheck.model.topology import Edge, JobGraph, Pattern, Role, Vertex
+    from ckptcheck.specs.catalog import PeerGateByPosition
+
+    job = JobGraph((Vertex("source", 1, Role.SOURCE), Vertex("sink", 4, Role.SINK, two_phase_commit=True)),
+                   (Edge("source", "sink", Pattern.ALL_TO_ALL, partitioner="rebalance", records="even"),
+                    Edge("source", "sink", Pattern.ALL_TO_ALL, partitioner="hash", records="odd")))
+    sc = Scope(job=job, records_per_split=2, bounded=False, max_checkpoints=1, max_failures=0, max_declines=0,
+               max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1)
+    bad = check(UNALIGNED.with_(name="peer-by-position", assignment=PeerGateByPosition), sc, workers=1,
+                stop_at="restores-succeed").verdict("restores-succeed")
+    assert bad.status == VIOLATED
+    assert bad.reason.startswith("restoring checkpoint 1 fails: IllegalStateException: Cannot select")
+    assert "sink[0] reads old subtasks [0, 1]" in bad.reason
+    good = check(UNALIGNED, sc, workers=1)
+    assert good.complete and good.ok and good.verdict("restores-succeed").status == "holds"
+    assert good.verdict("a-rescale-restores-channel-state").status == HIT
+
+
+def test_two_edges_between_one_pair_of_vertices_must_be_disjoint_side_outputs():
+    from ckptcheck.model.topology import Edge, JobGraph, Pattern, Role, TopologyError, Vertex
+
+    vs = (Vertex("source", 1, Role.SOURCE), Vertex("sink", 1, Role.SINK))
+    for records in (("all", "odd"), ("odd", "odd"), ("even", "all")):
+        with pytest.raises(TopologyError, match="side outputs"):
+            JobGraph(vs, tuple(Edge("source", "sink", Pattern.ALL_TO_ALL, records=r) for r in records))
+    with pytest.raises(TopologyError, match="records"):
+        JobGraph(vs, (Edge("source", "sink", Pattern.ALL_TO_ALL, records="some"),))
+    ok = JobGraph(vs, (Edge("source", "sink", Pattern.ALL_TO_ALL, records="even"),
+                       Edge("source", "sink", Pattern.ALL_TO_ALL, partitioner="rebalance", records="odd")))
+    assert [e.carries(o) for e in ok.edges for o in (0, 1)] == [True, False, False, True]
