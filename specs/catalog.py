@@ -192,7 +192,8 @@ CATALOG: tuple[Entry, ...] = (
             "split from the start: records already committed are emitted again.",
         ),
         "exactly-once-output",
-        _scope(checkpoints=1, failures=1),
+        scope("keyed-1x1", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=0, max_timeouts=0,
+              max_lost_notifications=0),
         "source split state (offsets) must be part of every checkpoint (reference section 6, restore)",
     ),
     Entry(
