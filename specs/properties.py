@@ -20,7 +20,7 @@ from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
 from ckptcheck.model.topology import Role, StateKind
 from ckptcheck.model.task import priority_index
-from ckptcheck.model.world import COMMITTED, EOD, FAILED, FINISHED, REC, RUNNING, STATUS_NAMES, Completed, World
+from ckptcheck.model.world import CANCEL, COMMITTED, EOD, FAILED, FINISHED, REC, RUNNING, STATUS_NAMES, Completed, World
 
 ALWAYS = "always"
 EVENTUALLY = "eventually"
@@ -612,6 +612,28 @@ def w_finish_waits_for_consumers(m, prev: World, a, nxt: World) -> str | None:
     return None
 
 
+def _markers_possible(design, scope) -> bool:
+    """Only a task that snapshots on barriers and was told of an abort first sends a marker, and
+    only a tolerated failed checkpoint leaves the job running to receive it: a job with an
+    operator between its sources and a vertex, and ``tolerable_failed_checkpoints`` > 0 (with
+    Flink's default 0 a declined checkpoint fails the job over, and sources snapshot on the
+    trigger RPC before any abort)."""
+    return design.tolerable_failed_checkpoints > 0 and any(v.role is Role.OPERATOR for v in scope.job.vertices)
+
+
+def w_cancel_marker_aborts(m, prev: World, a, nxt: World) -> str | None:
+    """A ``CancelCheckpointMarker`` (sent by an upstream that skipped an aborted checkpoint)
+    aborts the alignment of the checkpoint its consumer was collecting."""
+    if type(a) is not Deliver or not prev.channels[a.channel]:
+        return None
+    item = prev.channels[a.channel][0]
+    t = m.topo.channels[a.channel].consumer
+    if item[0] == CANCEL and prev.tasks[t].aligning == item[1] and not nxt.tasks[t].aligning:
+        return (f"{m.topo.names[t]} aborted its alignment of checkpoint {item[1]} on the cancellation marker"
+                f" from {m.topo.names[m.topo.channels[a.channel].producer]}")
+    return None
+
+
 def w_backpressure(m, prev: World, a, nxt: World) -> str | None:
     """A source with records left cannot emit: an output channel is full."""
     if type(a) is not EmitRecord:
@@ -712,6 +734,8 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("switch-to-unaligned", SOMETIMES, "a checkpoint that started aligned continues unaligned", w_switch_to_unaligned, _timeoutable),
     Property("channel-state-restored", SOMETIMES, "failed subtasks are restored with channel state", w_channel_state_restored, _unaligned),
     Property("a-source-is-backpressured", SOMETIMES, "a full channel stops a source", w_backpressure, _capacity),
+    Property("a-cancel-marker-aborts", SOMETIMES, "a cancellation marker aborts the alignment of the checkpoint its consumer collects",
+             w_cancel_marker_aborts, _markers_possible),
     Property("a-finish-waits-for-consumers", SOMETIMES,
              "a task whose final checkpoint completed waits until its consumers processed its data",
              w_finish_waits_for_consumers, _unaligned),

@@ -213,3 +213,20 @@ def test_enabled_actions_are_deterministic(job):
         w2 = m.step(w, acts[len(acts) // 2])
         assert w2 == m.step(w, acts[len(acts) // 2]), "step is a function"
         w = w2
+
+
+def test_a_cancellation_marker_aborts_an_alignment_where_a_failed_checkpoint_is_tolerated():
+    """The witness of the marker path (A.3, A.8): map[1] learns of the abort before its barrier,
+    sends a CancelCheckpointMarker, and a sink collecting that checkpoint aborts it.  Where
+    nothing can send a marker (no operator, or a declined checkpoint fails the job over) the
+    witness does not apply."""
+    from ckptcheck.checks.api import check
+    from ckptcheck.specs.scopes import scope as named_scope
+
+    sc = named_scope("three-stage", records_per_split=0, bounded=False, max_checkpoints=2, max_failures=0,
+                     max_declines=1, max_timeouts=0, max_lost_notifications=0)
+    tolerant = BASELINE.with_(name="tolerates-one", tolerable_failed_checkpoints=1)
+    r = check(tolerant, sc, workers=2, stop_at="a-cancel-marker-aborts")
+    v = r.verdict("a-cancel-marker-aborts")
+    assert v.status == "hit" and "aborted its alignment of checkpoint 1 on the cancellation marker from map[" in v.reason
+    assert check(BASELINE, sc, max_depth=3).verdict("a-cancel-marker-aborts").status == "not applicable"
