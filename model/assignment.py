@@ -27,6 +27,12 @@ on the subpartition of every new consumer that inherited its old consumer (B.3).
 an ambiguous mapper (RANGE, FULL) replicated is kept only by the consumer the new partitioner
 routes it to (``RecordFilter``).
 
+A restore that Flink cannot carry out raises ``RestoreFailure`` with Flink's exception: a
+rescaled edge with an UNSUPPORTED mapper and in-flight data (``UnsupportedOperationException``),
+or an output buffer routed to a subtask that has no virtual channel for its old subpartition
+(``DemultiplexingRecordDeserializer.select``: "Cannot select SubtaskConnectionDescriptor");
+``FailoverStrategy.restore`` then deploys nothing and ``restores-succeed`` reports it.
+
 Abstractions: the filter runs when the state is put back into the channels, not when the
 consumer reads it: the same records are kept, since the filter is a function of the record and
 the new parallelism.  Virtual channels are not kept apart: buffers of different old channels are

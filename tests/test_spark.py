@@ -26,14 +26,14 @@ def quiet(_msg: str) -> None:
 
 
 def test_generate_is_reproducible_across_partitionings(tmp_path):
-    a = spark.run_generate(BASELINE, SMALL, walks=100, max_steps=80, seed=5, partitions=2, out=tmp_path / "a", master="local[2]", say=quiet)
-    b = spark.run_generate(BASELINE, SMALL, walks=100, max_steps=80, seed=5, partitions=7, out=tmp_path / "b", master="local[2]", say=quiet)
-    assert a["traces"] == 100 and a["violations"] == {}
+    a = spark.run_generate(BASELINE, SMALL, walks=60, max_steps=80, seed=5, partitions=2, out=tmp_path / "a", master="local[2]", say=quiet)
+    b = spark.run_generate(BASELINE, SMALL, walks=60, max_steps=80, seed=5, partitions=7, out=tmp_path / "b", master="local[2]", say=quiet)
+    assert a["traces"] == 60 and a["violations"] == {}
     assert (a["steps"], a["distinct_states"], a["action_counts"]) == (b["steps"], b["distinct_states"], b["action_counts"])
-    assert a["distinct_states"] > 1000
+    assert a["distinct_states"] > 500
     assert set(a["action_counts"]) >= {"EmitRecord", "Deliver", "TriggerCheckpoint", "Ack", "Notify", "FailTask", "Decline", "Restore"}
     summary = json.loads((tmp_path / "a" / "summary.json").read_text())
-    assert summary["traces"] == 100 and summary["master"] == "local[2]"
+    assert summary["traces"] == 60 and summary["master"] == "local[2]"
 
 
 def test_generate_finds_a_broken_variant_and_writes_its_report(tmp_path):
