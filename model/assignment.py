@@ -260,7 +260,7 @@ class StateAssignmentOperation(Component):
             try:
                 check_edge_rescale(down_mapper, up_old, up_new, down_old, down_new, in_flight=True)
             except UnsupportedRescaleError as err:
-                raise RestoreFailure(f"UnsupportedOperationException: {err}") from None
+                raise RestoreFailure(f"UnsupportedOperationException: {' '.join(str(err).split())}") from None
             up_map = self.mapping(up_mapper, up_old, up_new)
             down_map = self.mapping(down_mapper, down_old, down_new)
             up_inv, down_inv = invert_mapping(up_map, up_old), invert_mapping(down_map, down_old)

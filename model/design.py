@@ -48,6 +48,14 @@ KNOBS: tuple[Knob, ...] = (
         ("aligned", "unaligned", "aligned-timeout"),
     ),
     Knob(
+        "unaligned_pointwise",
+        bool,
+        False,
+        "FORCE_UNALIGNED on POINTWISE (forward/rescale) edges, as seed 003 and apache/flink#28523 propose: their "
+        "consumers take unaligned barriers instead of aligning (FLINK-21945's fallback, the default); with Flink 2.3's "
+        "redistribution a restore that rescales such an edge with in-flight data fails",
+    ),
+    Knob(
         "alignment_blocks_channels",
         bool,
         True,
@@ -223,6 +231,7 @@ class Design:
     description: str = ""
     origin: str = ""  # where the design (or flaw) comes from: a seed passage, a Flink issue
     checkpoint_mode: str = "aligned"
+    unaligned_pointwise: bool = False
     alignment_blocks_channels: bool = True
     sink_commit: str = "notify"
     checkpoints_after_tasks_finish: bool = True

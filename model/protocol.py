@@ -163,13 +163,16 @@ class FlinkModel:
     def uc_inputs(self) -> tuple[bool, ...]:
         """Per subtask: may its inputs take unaligned barriers?  Only if every input edge of its
         vertex supports them (``StreamPartitioner.isSupportsUnalignedCheckpoint``: not
-        POINTWISE, not broadcast; and PIPELINED), else the whole node aligns (FLINK-21945)."""
+        POINTWISE, not broadcast; and PIPELINED), else the whole node aligns (FLINK-21945).
+        The design knob ``unaligned_pointwise`` (seed 003's FORCE_UNALIGNED opt-in) lets
+        POINTWISE edges take them too."""
         topo = self.topo
+        pointwise_ok = self.design.unaligned_pointwise
         ok = []
         for t in range(topo.n_tasks):
             edges = [topo.job.edges[topo.channels[c].edge] for c in topo.inputs[t]]
             ok.append(self.unaligned and bool(edges) and all(
-                e.pattern is Pattern.ALL_TO_ALL and e.exchange is Exchange.PIPELINED for e in edges))
+                (e.pattern is Pattern.ALL_TO_ALL or pointwise_ok) and e.exchange is Exchange.PIPELINED for e in edges))
         return tuple(ok)
 
     @cached_property

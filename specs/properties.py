@@ -483,7 +483,7 @@ def _capacity(design, scope) -> bool:
 def w_barrier_overtakes(m, prev: World, a, nxt: World) -> str | None:
     """An unaligned barrier overtakes a record: it is put ahead of records queued in a
     subpartition, or it reaches its consumer ahead of records in the input channel."""
-    if not m.unaligned:
+    if not m.unaligned or type(a) is Rescale:  # a rescale empties the channels of the old parallelism
         return None
     if type(a) is Deliver:
         items = prev.channels[a.channel]

@@ -220,3 +220,20 @@ def test_two_edges_between_one_pair_of_vertices_must_be_disjoint_side_outputs():
     ok = JobGraph(vs, (Edge("source", "sink", Pattern.ALL_TO_ALL, records="even"),
                        Edge("source", "sink", Pattern.ALL_TO_ALL, partitioner="rebalance", records="odd")))
     assert [e.carries(o) for e in ok.edges for o in (0, 1)] == [True, False, False, True]
+
+
+def test_unaligned_pointwise_edges_with_flinks_redistribution_fail_a_rescaled_restore():
+    """Seed 003's opt-in (``unaligned_pointwise``) without the proposal's redistribution: the
+    forward edge's in-flight data cannot be redistributed when the sink is rescaled, and the
+    restore fails with Flink's ``UnsupportedOperationException``; Flink's default (the node
+    aligns, FLINK-21945) has no channel state there, and the same scope holds."""
+    sc = scope("pipeline-and-side", records_per_split=1, bounded=False, max_checkpoints=1, max_failures=0,
+               max_declines=0, max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1)
+    forced = UNALIGNED.with_(name="uc-pointwise-forced", unaligned_pointwise=True)
+    v = check(forced, sc, workers=1, stop_at="restores-succeed").verdict("restores-succeed")
+    assert v.status == VIOLATED and len(v.trace) == 7
+    assert v.reason.startswith("restoring checkpoint 1 fails: UnsupportedOperationException: Cannot rescale the given"
+                               " pointwise partitioner.")
+    assert any(type(a) is Rescale for a in v.trace)
+    fallback = check(UNALIGNED, sc, workers=1)
+    assert fallback.complete and fallback.ok and fallback.verdict("the-job-is-rescaled").status == HIT
