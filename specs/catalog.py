@@ -151,6 +151,14 @@ def _uc_rescale_scope() -> Scope:
                  max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1)
 
 
+def _uc_unbounded_rescale_scope(job: str, vertex: str, records: int) -> Scope:
+    """Unaligned entries about the restore of channel state at a new parallelism: ``vertex``
+    rescaled to 2, unbounded sources (no end-of-input phase), two checkpoints (one to restore
+    from, one at the new parallelism), no fault."""
+    return scope(job, records_per_split=records, bounded=False, max_checkpoints=2, max_failures=0, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0, rescale=((vertex, 2),), max_rescales=1)
+
+
 def _uc_scope(input_buffers: int = 0, checkpoints: int = 0) -> Scope:
     """Unaligned entries: two sources into one keyed sink, one record per split, ``checkpoints``
     checkpoints before end of input (by default none: only the final ones), no fault."""
@@ -450,9 +458,6 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         "channels) and 'Things most likely to trip up a modeller' 4; issue 12's design mistakes",
         UNALIGNED,
     ),
-)
-
-UNALIGNED_CATALOG += (
     Entry(
         "FLINK-40016-buffers-persisted-twice",
         UNALIGNED.with_(
@@ -468,9 +473,6 @@ UNALIGNED_CATALOG += (
         "checkpointStarted and again through maybePersist (reference-flink-uc B.4)",
         UNALIGNED,
     ),
-)
-
-UNALIGNED_CATALOG += (
     Entry(
         "uc-new-data-before-channel-state",
         UNALIGNED.with_(
@@ -487,9 +489,6 @@ UNALIGNED_CATALOG += (
         "StreamTask.restoreStateAndGates, FLINK-19856's UpstreamRecoveryTracker); issue 12's design mistakes",
         UNALIGNED,
     ),
-)
-
-UNALIGNED_CATALOG += (
     Entry(
         "FLINK-31963-stateless-vertex-not-reassigned",
         UNALIGNED.with_(
@@ -500,15 +499,11 @@ UNALIGNED_CATALOG += (
             "that inherits part of the old one's key groups, reaches each of them unfiltered.",
         ),
         "exactly-once-output",
-        scope("keyed-map", records_per_split=1, bounded=False, max_checkpoints=2, max_failures=0, max_declines=0,
-              max_timeouts=0, max_lost_notifications=0, rescale=(("map", 2),), max_rescales=1),
+        _uc_unbounded_rescale_scope("keyed-map", "map", records=1),
         "FLINK-31963 (apache/flink#22584: StateAssignmentOperation skipped stateless operators whose upstream "
         "has output state or downstream input state; reference-flink-uc B.2)",
         UNALIGNED,
     ),
-)
-
-UNALIGNED_CATALOG += (
     Entry(
         "FLINK-40269-same-upstream-gates",
         UNALIGNED.with_(
@@ -520,8 +515,7 @@ UNALIGNED_CATALOG += (
             "the one sink subtask that gets it drops the record another subtask owns.",
         ),
         "checkpoints-consistent",
-        scope("side-outputs", records_per_split=2, bounded=False, max_checkpoints=2, max_failures=0, max_declines=0,
-              max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1),
+        _uc_unbounded_rescale_scope("side-outputs", "sink", records=2),
         "FLINK-40269 (apache/flink#28856: TaskStateAssignment resolved the peer gate by position, "
         "so two edges between the same job vertices shared the first one's mapping; "
         "UnalignedCheckpointRescaleSameUpstreamITCase); reference-flink-uc B.2",
