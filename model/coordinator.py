@@ -120,7 +120,15 @@ class CheckpointCoordinator(Component):
 
     def trigger(self, tx: Tx) -> None:
         """``triggerCheckpoint``: a new pending checkpoint; the operator coordinators snapshot
-        first (their checkpoint futures), then the tasks of the plan."""
+        first (their checkpoint futures), then the tasks of the plan.
+
+        Abstraction: every task of the plan is triggered in this one step, where Flink sends
+        one ``triggerCheckpointAsync`` RPC per task and they arrive at different times.  What
+        it hides: a source triggered later can still send records behind which another
+        source's unaligned barrier already reached the consumer; with local channels
+        (``input_buffers`` 0) and aligned-checkpoint-timeout 0 the model never records such a
+        record as input channel state (``flink-unaligned``'s default scope does not reach
+        ``input-channel-state-recorded``)."""
         coord = tx.coord
         cp = coord.next_id
         to_trigger, waiting, finished = self.tasks_to_trigger(tx.tasks)

@@ -87,6 +87,9 @@ class Edge:
     records: str = "all"
 
     def carries(self, offset: int) -> bool:
+        """Does the edge carry the record at ``offset``?  Abstraction: a side output here is
+        chosen by the offset's parity; an operator's own choice of side output per record,
+        which could depend on its state, is not modelled."""
         return self.records == "all" or (offset % 2 == 0) == (self.records == "even")
 
 
