@@ -259,14 +259,30 @@ class CheckpointCoordinator(Component):
         """``abortPendingCheckpoint``: tell the tasks, and let the ``CheckpointFailureManager``
         count it; past ``tolerable_failed_checkpoints`` the job fails over globally."""
         coord = tx.coord
-        self.notify_aborted(tx, coord.pending)
         failed = coord.failed_count + (1 if counted else 0)
+        fails_job = failed > self.design.tolerable_failed_checkpoints
+        # the global failover below empties every inbox: its notices would be dropped unread
+        self.notify_aborted(tx, coord.pending, skip=self.everyone if fails_job else frozenset())
         tx.coord = coord._replace(pending=(), failed_count=failed)
-        if failed > self.design.tolerable_failed_checkpoints:
+        if fails_job:
             # "Exceeded checkpoint tolerable failure threshold": the job fails over globally
             tx.coord = tx.coord._replace(failed_count=0)
-            self.failover.fail(tx, frozenset(range(self.topo.n_tasks)))
+            self.failover.fail(tx, self.everyone)
         self.store.retain(tx)
+
+    @cached_property
+    def everyone(self) -> frozenset[int]:
+        return frozenset(range(self.topo.n_tasks))
+
+    def decline_fails_job(self, w: World) -> bool:
+        """Does a counted decline of the pending checkpoint fail the whole job over, whichever
+        subtask declines?  A decline aborts it (FLIP-600: only a forced global one) and the
+        abort goes over ``tolerable_failed_checkpoints``.  Then the successor does not depend
+        on who declined: the failover cancels every subtask and drops every ack in flight,
+        the decliner's too; ``FlinkModel.step`` computes such declines once per world."""
+        if self.design.regional_checkpoints and not w.coord.pending.global_only:
+            return False
+        return w.coord.failed_count + 1 > self.design.tolerable_failed_checkpoints
 
     def on_timeout(self, tx: Tx) -> None:
         """The pending checkpoint's timer fires (``CHECKPOINT_EXPIRED``): abort, counted."""

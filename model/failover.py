@@ -106,7 +106,7 @@ class FailoverStrategy(Component):
                 snap = snap._replace(position=self.source.restore_position(snap.position))
             next_txn = old.txn
             if self.model.two_pc[t]:
-                next_txn = self.sink.initialize_state(tx, t, snap, old)
+                next_txn = self.sink.initialize_state(tx, t, snap)
             tx.tasks[t] = self.task.fresh(t, snap, cp, next_txn)
 
     def restore_channel_state(self, tx: Tx, latest, victims: set[int]) -> None:
@@ -145,7 +145,7 @@ class FailoverStrategy(Component):
         gone = tx.freeze()
         new = self.model.configs[(w.used.rescales + 1) % len(self.model.configs)]
         nxt = World(
-            tasks=tuple(new.task.fresh(t, EMPTY_SNAPSHOT, 0, 0)._replace(status=FAILED) for t in range(new.topo.n_tasks)),
+            tasks=tuple(new.task.fresh(t, EMPTY_SNAPSHOT, 0, 1)._replace(status=FAILED) for t in range(new.topo.n_tasks)),
             channels=tuple(() for _ in new.topo.channels),
             coord=gone.coord,
             acks=(),

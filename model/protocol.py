@@ -66,8 +66,9 @@ class FlinkModel:
     base: "FlinkModel | None" = None  # the config-0 model, for the config-1 one
 
     def __post_init__(self) -> None:
-        # FailTask(t) depends on t only through the tasks its failover cancels: the successors of
-        # one world for the same cancelled set are computed once (the last world's, by identity)
+        # FailTask(t) depends on t only through the tasks its failover cancels, and a decline that
+        # fails the job over globally not on t at all: the successors of one world for the same
+        # effect are computed once (the last world's, by identity)
         object.__setattr__(self, "_fail_memo", (None, {}))
         parts = {name: getattr(self.design, name)(self) for name in COMPONENTS}
         for part in parts.values():
@@ -217,7 +218,7 @@ class FlinkModel:
         """Every task fresh; with ``no_claim_restore`` the job starts from snapshot 1."""
         store, files = self.store.initial()
         start = 1 if store else 0
-        tasks = tuple(self.task.fresh(t, EMPTY_SNAPSHOT, start, 0) for t in range(self.topo.n_tasks))
+        tasks = tuple(self.task.fresh(t, EMPTY_SNAPSHOT, start, 1) for t in range(self.topo.n_tasks))
         return World(
             tasks=tasks,
             channels=tuple(() for _ in self.topo.channels),
@@ -333,6 +334,31 @@ class FlinkModel:
                 out.append(AlignmentTimeout(t, ts.aligning))
 
     # -- step -------------------------------------------------------------------------------------
+    def _remember(self, w: World, key, nxt: World) -> World:
+        """Keep ``nxt`` as the successor of ``w`` for every fault of ``w`` with effect ``key``."""
+        memo = self._fail_memo
+        if memo[0] is not w:
+            memo = (w, {})
+            object.__setattr__(self, "_fail_memo", memo)
+        memo[1][key] = nxt
+        return nxt
+
+    @cached_property
+    def _decline_memo(self) -> bool:
+        """May a decline that fails the job over globally be computed once per world
+        (``CheckpointCoordinator.decline_fails_job``)?  Only while the rules it runs through
+        are the stock ones: a variant overriding one of them may make the successor depend
+        on who declined."""
+        from .coordinator import CheckpointCoordinator
+        from .failover import FailoverStrategy
+        from .regional import RegionalCheckpointHandler
+
+        stock = ((self.coordinator, CheckpointCoordinator, ("receive_decline", "drop_ack", "abort", "notify_aborted",
+                                                             "abort_for_failover", "decline_fails_job")),
+                 (self.regional, RegionalCheckpointHandler, ("on_decline",)),
+                 (self.failover, FailoverStrategy, ("fail",)))
+        return all(getattr(type(part), name) is getattr(base, name) for part, base, names in stock for name in names)
+
     def step(self, w: World, a: Action) -> World:
         """The world after ``a``.  ``a`` must be enabled in ``w`` (engines check this)."""
         if w.used.rescales & 1 != self.config:
@@ -363,8 +389,15 @@ class FlinkModel:
         elif kind is AssignSplit:
             self.enumerator.assign(tx, a.task, a.split)
         elif kind is Decline:
+            key = "global decline" if self._decline_memo and self.coordinator.decline_fails_job(w) else None
+            if key is not None:
+                memo = self._fail_memo
+                if memo[0] is w and key in memo[1]:
+                    return memo[1][key]
             tx.used = tx.used._replace(declines=tx.used.declines + 1)
             self.coordinator.receive_decline(tx, a.task, a.checkpoint)
+            if key is not None:
+                return self._remember(w, key, tx.freeze())
         elif kind is Timeout:
             tx.used = tx.used._replace(timeouts=tx.used.timeouts + 1)
             self.coordinator.on_timeout(tx)
@@ -375,12 +408,7 @@ class FlinkModel:
                 return memo[1][victims]
             tx.used = tx.used._replace(failures=tx.used.failures + 1)
             self.failover.fail(tx, victims)
-            nxt = tx.freeze()
-            if memo[0] is not w:
-                memo = (w, {})
-                object.__setattr__(self, "_fail_memo", memo)
-            memo[1][victims] = nxt
-            return nxt
+            return self._remember(w, victims, tx.freeze())
         elif kind is DeleteSnapshot:
             self.store.delete_snapshot(tx)
         elif kind is LoseNotification:

@@ -17,7 +17,7 @@ from ckptcheck.model.actions import (
 )
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.world import COMMITTED, FAILED, FINISHED, OPEN, RUNNING
-from ckptcheck.specs.designs import BASELINE
+from ckptcheck.specs.designs import BASELINE, FLIP600
 from ckptcheck.specs.jobs import forward_pipeline, keyed_three_stage
 from ckptcheck.specs.scopes import scope
 
@@ -230,3 +230,49 @@ def test_a_cancellation_marker_aborts_an_alignment_where_a_failed_checkpoint_is_
     v = r.verdict("a-cancel-marker-aborts")
     assert v.status == "hit" and "aborted its alignment of checkpoint 1 on the cancellation marker from map[" in v.reason
     assert check(BASELINE, sc, max_depth=3).verdict("a-cancel-marker-aborts").status == "not applicable"
+
+
+@pytest.mark.parametrize("design, job, limits", [
+    (BASELINE, "forward-2x2", dict(records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=1)),
+    (FLIP600, "forward-2x2", dict(records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=1)),
+])
+def test_faults_computed_once_per_world_equal_the_same_faults_computed_afresh(design, job, limits):
+    """``FlinkModel.step`` computes each failover's successor once per world (``FailTask`` by
+    cancelled set) and a decline that fails the job over globally once whoever declines.  On
+    every reachable world, each such fault must give what a model without the memo computes;
+    a memo keyed too coarsely (a regional decline, a failover of another region) differs.  The
+    search must also reuse a memo entry, or the test would not exercise it.  The first 12,000
+    worlds of each scope, breadth first (the whole scope takes half a minute)."""
+    m = FlinkModel(design, scope(job, max_timeouts=0, max_lost_notifications=0, **limits))
+    ref = FlinkModel(design, m.scope)
+    ref.__dict__["_decline_memo"] = False
+    seen, frontier, reused = {m.initial()}, [m.initial()], 0
+    while frontier and len(seen) < 12_000:
+        nxt = []
+        for w in frontier:
+            faults = [a for a in m.enabled(w) if type(a) in (FailTask, Decline)]
+            for a in m.enabled(w):
+                t = m.step(w, a)
+                if a in faults:
+                    object.__setattr__(ref, "_fail_memo", (None, {}))
+                    assert t == ref.step(w, a), f"{a!r} from a memo differs from its own successor"
+                if t not in seen:
+                    seen.add(t)
+                    nxt.append(t)
+            declines = [a for a in faults if type(a) is Decline]
+            reused += len(declines) > 1 and m.coordinator.decline_fails_job(w)
+        frontier = nxt
+    assert reused > 0
+
+
+def test_a_variant_that_overrides_a_decline_rule_is_not_computed_once():
+    """The decline memo assumes the stock rules; a variant's override may make the successor
+    depend on who declined, so the model computes each of its declines."""
+    from ckptcheck.model.coordinator import CheckpointCoordinator
+
+    class NamesTheDecliner(CheckpointCoordinator):
+        def receive_decline(self, tx, t, cp, counted=True):
+            super().receive_decline(tx, t, cp, counted)
+
+    assert model(job="forward-2x2")._decline_memo
+    assert not model(BASELINE.with_(name="names-decliner", coordinator=NamesTheDecliner), job="forward-2x2")._decline_memo

@@ -191,8 +191,8 @@ def test_the_whole_node_aligns_when_one_input_edge_cannot_take_unaligned_barrier
 UC_GOLDEN = [
     (UNALIGNED, dict(), 3812),
     (UNALIGNED_TIMEOUT, dict(), 10565),
-    (UNALIGNED, dict(max_failures=1), 44150),
-    pytest.param(UNALIGNED_TIMEOUT, dict(max_failures=1), 108090, marks=pytest.mark.deep),
+    (UNALIGNED, dict(max_failures=1), 31547),
+    pytest.param(UNALIGNED_TIMEOUT, dict(max_failures=1), 77267, marks=pytest.mark.deep),
 ]
 
 
