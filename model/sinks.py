@@ -16,9 +16,10 @@ of an empty transaction, an open transaction aborted at a restore) is taken agai
 transaction: a subtask's next number is one past the highest it has in the external system.
 Numbering by a counter instead, as Flink's transactional ids do, would make worlds that differ
 only in how many transactions were ever opened distinct states with the same future (the
-FLIP-600 scope with one checkpoint has half the states this way: 112,875 against 232,300).  What it can hide: a bug
-that depends on a transactional id being reused (a producer fenced by a later one with the
-same id, as Kafka's transactional.id does) cannot show, since no id outlives its transaction.
+FLIP-600 scope with one checkpoint has half the states this way: 112,875 against 232,300).
+What it can hide: a bug that depends on a transactional id being reused (a producer fenced by
+a later one with the same id, as Kafka's transactional.id does) cannot show, since no id
+outlives its transaction.
 """
 
 from __future__ import annotations

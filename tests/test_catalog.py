@@ -50,7 +50,7 @@ def test_long_counterexamples_are_shortest(e):
 DEEP_ENTRIES = ("F2-commit-past-own-state",)
 # entries whose correct design's exhaustive pass takes 5 s or more on two cores (the baseline's
 # 2x2 scope with a failure: 12 s; FLINK-40016's keyed-2x1 with a buffer per input channel:
-# 137,036 states, 8 s; K2's and F1's flip600-regional scopes: 6 s and 5 s): it runs in the deep
+# 136,244 states, 12 s; K2's and F1's flip600-regional scopes: 6 s and 5 s): it runs in the deep
 # run and in ``ckptcheck catalog``
 DEEP_CORRECT = ("commit-at-pre-commit", "FLINK-40016-buffers-persisted-twice", "K2-regions-joined-by-keyby",
                 "F1-fallback-notice-finishes-task")
