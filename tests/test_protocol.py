@@ -239,7 +239,7 @@ def test_a_cancellation_marker_aborts_an_alignment_where_a_failed_checkpoint_is_
 def test_faults_computed_once_per_world_equal_the_same_faults_computed_afresh(design, job, limits):
     """``FlinkModel.step`` computes each failover's successor once per world (``FailTask`` by
     cancelled set) and a decline that fails the job over globally once whoever declines.  On
-    every reachable world, each such fault must give what a model without the memo computes;
+    each world searched, each such fault must give what a model without the memo computes;
     a memo keyed too coarsely (a regional decline, a failover of another region) differs.  The
     search must also reuse a memo entry, or the test would not exercise it.  The first 12,000
     worlds of each scope, breadth first (the whole scope takes half a minute)."""
