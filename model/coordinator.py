@@ -260,7 +260,7 @@ class CheckpointCoordinator(Component):
         count it; past ``tolerable_failed_checkpoints`` the job fails over globally."""
         coord = tx.coord
         failed = coord.failed_count + (1 if counted else 0)
-        fails_job = failed > self.design.tolerable_failed_checkpoints
+        fails_job = self.over_tolerable(failed)
         # the global failover below empties every inbox: its notices would be dropped unread
         self.notify_aborted(tx, coord.pending, skip=self.everyone if fails_job else frozenset())
         tx.coord = coord._replace(pending=(), failed_count=failed)
@@ -272,7 +272,13 @@ class CheckpointCoordinator(Component):
 
     @cached_property
     def everyone(self) -> frozenset[int]:
+        """Every subtask: what a global failover cancels."""
         return frozenset(range(self.topo.n_tasks))
+
+    def over_tolerable(self, failed: int) -> bool:
+        """``CheckpointFailureManager``: do ``failed`` continuous failures exceed
+        ``tolerable_failed_checkpoints`` (the job then fails over globally)?"""
+        return failed > self.design.tolerable_failed_checkpoints
 
     def decline_fails_job(self, w: World) -> bool:
         """Does a counted decline of the pending checkpoint fail the whole job over, whichever
@@ -282,7 +288,7 @@ class CheckpointCoordinator(Component):
         the decliner's too; ``FlinkModel.step`` computes such declines once per world."""
         if self.design.regional_checkpoints and not w.coord.pending.global_only:
             return False
-        return w.coord.failed_count + 1 > self.design.tolerable_failed_checkpoints
+        return self.over_tolerable(w.coord.failed_count + 1)
 
     def on_timeout(self, tx: Tx) -> None:
         """The pending checkpoint's timer fires (``CHECKPOINT_EXPIRED``): abort, counted."""
