@@ -1,18 +1,28 @@
 """Breadth-first search over several processes, level by level, partitioned by fingerprint.
 
-Worker ``r`` of ``n`` owns the states whose fingerprint is ``r`` modulo ``n``: it keeps their
-fingerprints, parent links and action indexes, checks the ``always`` properties on the states
-it owns, and expands its part of each level (checking ``sometimes`` on those transitions and
-``eventually`` where no progress is possible).  A successor owned by another worker goes to it
-once per level: its fingerprint first, then the world only if the owner lacks it; within a
-level the first sender in rank order and expansion order wins, so a run is deterministic for a
-given number of workers.  The coordinating process
-only counts, decides when to stop, and rebuilds counterexamples by following the parent links
-across workers and re-executing them from the initial state (checking every fingerprint).
+Worker ``r`` of ``n`` owns the fingerprints that are ``r`` modulo ``n``: it keeps them, with a
+parent link and an action index per state, and decides which successors are new.  The worlds
+themselves stay where they were generated.  A worker expands its share of a level and sends
+the fingerprints of the successors it does not own to their owners in batches (a fingerprint,
+its parent's fingerprint and link, the action's index); each owner answers, between its own
+expansions, which of them are new, and the worker that sent a new one keeps its world for the
+next level.  No world crosses between processes during a level, and no worker waits for another
+until it has nothing left to expand; at a level's end the coordinator evens out the next
+frontiers by moving the excess worlds once.
 
 Every level is finished before the next starts, so each discovery is made at its least depth:
-counterexamples are as short as the one-process search's (they may differ in which of several
-shortest runs they show).  State and transition counts are those of the one-process search.
+counterexamples are as short as the one-process search's.  State and transition counts are
+those of the one-process search.  The results do not depend on timing, nor on the number of
+workers: a frontier holds canonical worlds (with symmetry, the least permutation, so a
+fingerprint names one world and an action index means the same action wherever it is
+generated); a new state's parent link is the least (parent fingerprint, action index) among all
+the transitions of its level that reach it, and each property's discovery is the least by
+(depth, fingerprint).  The coordinator rebuilds a counterexample by following the links across
+workers and re-executing them from the initial state, checking every fingerprint; with
+symmetry the re-execution picks, in each concrete state, the first action whose successor has
+the stored fingerprint, so the path stays in one naming of the subtasks, and the reason is
+computed again on the state the path reaches.
+
 Ctrl-C ends the level early and keeps the figures and what was found; bounds are checked at
 level ends (the time bound also inside a level).
 """
@@ -30,10 +40,11 @@ import traceback
 from array import array
 from typing import Any, Callable
 
-from .bfs import Bounds, finish_outcome, reexecute, successors_of
+from .bfs import Bounds, FingerprintCollision, finish_outcome, successors_of
 
 
-SLICE = 25_000  # frontier states a worker expands before an exchange: bounds the successors held at once
+FLUSH = 256  # frontier states a worker expands between two batches of fingerprints to each owner
+POLL = 32  # frontier states between two looks at the inbox (answering owners' questions early)
 
 
 class WorkerError(RuntimeError):
@@ -48,17 +59,30 @@ class _Worker:
         self.rank = rank
         self.n = n
         self.inboxes = inboxes
+        self.inbox = inboxes[rank]
         self.halt = halt
         self.seen: set[int] = set()
+        # the owned states' records: fingerprint, parent (owner rank, index there; rank -1: an
+        # initial state, and the index is its position in the initial states), action index
         self.fps = array("q")
-        self.parent_rank = array("b")  # -1: an initial state, and parent_idx is its index
+        self.parent_rank = array("b")
         self.parent_idx = array("q")
         self.action = array("H")
-        self.frontier: list = []  # (world, local index)
-        self.stash: dict[str, dict] = {}  # messages of a later phase that arrived early
+        self.fresh: dict[int, list] = {}  # this level's new fingerprints: [index, parent fp, action index]
+        self.frontier: list = []  # (canonical world, fingerprint, record index at its owner)
+        self.nxt: list = []
+        self.level_no = -1
+        self.stash: list = []  # messages of a later level that arrived early
+        self.pending: list[dict] = [{} for _ in range(n)]  # batch id -> worlds, per owner
+        self.batch_id = 0
+        self.done_from: set[int] = set()
+        self.moved_from: set[int] = set()
+        self.found: dict[str, tuple] = {}  # property -> (key, kind, reason, rank, idx, extra): least key
         self.always = list(model.always)
         self.eventually = list(model.eventually)
         self.sometimes = list(model.sometimes)
+
+    # -- records -------------------------------------------------------------------------------
 
     def _add(self, fp: int, prank: int, pidx: int, action: int) -> int:
         self.seen.add(fp)
@@ -68,165 +92,217 @@ class _Worker:
         self.action.append(action)
         return len(self.fps) - 1
 
-    def _always(self, t, idx: int, found: list) -> None:
-        for item in tuple(self.always):
-            prop, check = item
+    def _claim(self, fp: int, pfp: int, pidx: int, i: int) -> int:
+        """The record index of ``fp`` if this claim makes it new, else -1; a claim of a state new
+        in this level with a lesser (parent fingerprint, action) becomes its parent link."""
+        if fp in self.seen:
+            rec = self.fresh.get(fp)
+            if rec is not None and (pfp, i) < (rec[1], rec[2]):
+                idx = rec[0]
+                self.parent_rank[idx] = pfp % self.n
+                self.parent_idx[idx] = pidx
+                self.action[idx] = i
+                rec[1] = pfp
+                rec[2] = i
+            return -1
+        idx = self._add(fp, pfp % self.n, pidx, i)
+        self.fresh[fp] = [idx, pfp, i]
+        return idx
+
+    def _note(self, name: str, key: tuple, kind: str, why: str, rank: int, idx: int, extra: int | None) -> None:
+        old = self.found.get(name)
+        if old is None or key < old[0]:
+            self.found[name] = (key, kind, why, rank, idx, extra)
+
+    def _always(self, t, fp: int, idx: int) -> None:
+        for prop, check in self.always:
             why = check(t)
             if why is not None:
-                found.append((prop.name, "always", why, self.rank, idx, None))
-                self.always.remove(item)
+                self._note(prop.name, (fp,), "always", why, fp % self.n, idx, None)
+
+    def _new(self, t, fp: int, idx: int) -> None:
+        if self.always:
+            self._always(t, fp, idx)
+        self.nxt.append((t, fp, idx))
+
+    # -- messages ------------------------------------------------------------------------------
+
+    def _post(self, to: int, kind: str, payload) -> None:
+        self.inboxes[to].put((self.level_no, kind, self.rank, payload))
+
+    def _handle(self, msg) -> None:
+        level, kind, sender, payload = msg
+        if level != self.level_no:
+            self.stash.append(msg)
+            return
+        if kind == "claims":
+            bid, flat = payload
+            won = array("q")
+            claim = self._claim
+            for pos in range(len(flat) // 4):
+                idx = claim(flat[4 * pos], flat[4 * pos + 1], flat[4 * pos + 2], flat[4 * pos + 3])
+                if idx >= 0:
+                    won.append(pos)
+                    won.append(idx)
+            self._post(sender, "answers", (bid, won))
+        elif kind == "answers":
+            bid, won = payload
+            worlds = self.pending[sender].pop(bid)
+            for k in range(0, len(won), 2):
+                t, fp = worlds[won[k]]
+                self._new(t, fp, won[k + 1])
+        elif kind == "done":
+            self.done_from.add(sender)
+        elif kind == "move":
+            self.nxt.extend(payload)  # the frontier being built at the start of a level: see level()
+            self.moved_from.add(sender)
+        else:
+            raise RuntimeError(f"unknown message {kind!r}")
+
+    def _drain(self) -> None:
+        inbox = self.inbox
+        while not inbox.empty():
+            self._handle(inbox.get())
+
+    def _flush(self, boxes: list[dict]) -> None:
+        for o, box in enumerate(boxes):
+            if o == self.rank or not box:
+                continue
+            flat = array("q")
+            worlds = []
+            for fp, (t, pfp, pidx, i) in box.items():
+                flat.append(fp)
+                flat.append(pfp)
+                flat.append(pidx)
+                flat.append(i)
+                worlds.append((t, fp))
+            self.batch_id += 1
+            self.pending[o][self.batch_id] = worlds
+            self._post(o, "claims", (self.batch_id, flat))
+            box.clear()
+
+    def _level_start(self, level_no: int) -> None:
+        self.level_no = level_no
+        self.done_from = set()
+        self.moved_from = set()
+        early, self.stash = self.stash, []
+        for msg in early:
+            self._handle(msg)
+
+    # -- the search ----------------------------------------------------------------------------
 
     def init(self, inits: list) -> dict:
         canon = self.model.canonical
-        found: list = []
+        self.level_no = -1
         for r, s in enumerate(inits):
-            fp = hash(canon(s) if canon else s)
+            c = canon(s) if canon else s
+            fp = hash(c)
             if fp % self.n != self.rank or fp in self.seen:
                 continue
-            idx = self._add(fp, -1, r, 0)
-            self._always(s, idx, found)
-            self.frontier.append((s, idx))
-        return {"new": len(self.frontier), "found": found, "frontier": len(self.frontier)}
+            self._new(c, fp, self._add(fp, -1, r, 0))
+        return self._reply(0)
 
-    def _post(self, to: int, phase: tuple, payload) -> None:
-        self.inboxes[to].put((phase, self.rank, payload))
-
-    def _gather(self, phase: tuple) -> dict:
-        """The ``phase`` messages of every other worker, by sender.  A faster worker's message
-        of a later phase may arrive first: it is kept for its phase."""
-        got = self.stash.pop(phase, {})
-        while len(got) < self.n - 1:
-            ph, sender, payload = self.inboxes[self.rank].get()
-            if ph == phase:
-                got[sender] = payload
-            else:
-                self.stash.setdefault(ph, {})[sender] = payload
-        return got
-
-    def level(self, expand: bool, drop: set, deadline: float | None, slices: int = 1) -> dict:
-        """Expand this worker's frontier in ``slices`` consecutive parts, each followed by its
-        exchange: the next frontier.
-
-        Every worker runs the same number of slices (the coordinator sets it from the largest
-        frontier), so the exchanges pair up; the successors held for an exchange are those of
-        one slice, which bounds the memory of a wide level.  A state claimed in an earlier slice
-        is already in ``seen`` for the later ones, and nothing of the next level is expanded
-        before this level ends, so counts and depths are those of one exchange per level."""
-        for lst in (self.always, self.eventually, self.sometimes):
-            lst[:] = [x for x in lst if x[0].name not in drop]
-        frontier = self.frontier if expand else []
-        self.frontier = []
-        found: list = []
-        stats = {"transitions": 0, "quiescent": 0, "halted": False, "timed_out": False}
-        nxt: list = []
-        per = -(-len(frontier) // slices) if frontier else 0
-        for k in range(slices):
-            part = frontier[k * per:(k + 1) * per]
-            frontier[k * per:(k + 1) * per] = [None] * len(part)  # this slice's worlds die with their successors
-            stop = stats["halted"] or stats["timed_out"]
-            outgoing = self._expand([] if stop else part, deadline, found, stats)
-            del part
-            self._exchange(k, outgoing, nxt, found)
-        self.frontier = nxt
-        return {"new": len(nxt), "transitions": stats["transitions"], "quiescent": stats["quiescent"], "found": found,
-                "halted": stats["halted"], "timed_out": stats["timed_out"], "frontier": len(nxt), "states": len(self.seen),
+    def _reply(self, transitions: int, quiescent: int = 0, halted: bool = False, timed_out: bool = False) -> dict:
+        self.frontier, self.nxt = self.nxt, []
+        found = [(name, kind, why, rank, idx, extra, key) for name, (key, kind, why, rank, idx, extra) in self.found.items()]
+        self.found = {}
+        new = len(self.fresh) if self.level_no >= 0 else len(self.seen)
+        self.fresh = {}
+        return {"new": new, "transitions": transitions, "quiescent": quiescent, "found": found,
+                "halted": halted, "timed_out": timed_out, "frontier": len(self.frontier), "states": len(self.seen),
                 "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}
 
-    def _expand(self, part: list, deadline: float | None, found: list, stats: dict) -> list[dict]:
-        """The successors of ``part``, by owner: ``{fp: (world, parent index, action index)}``
-        (successors this worker owns and has seen are dropped at once)."""
+    def level(self, level_no: int, expand: bool, drop: set, deadline: float | None, moves: list) -> dict:
+        """Expand this worker's frontier; the reply counts the next one.
+
+        ``moves`` evens the frontiers out first: ``(from, to, count)``, the last ``count``
+        worlds of ``from``'s frontier go to ``to``."""
+        for lst in (self.always, self.eventually, self.sometimes):
+            lst[:] = [x for x in lst if x[0].name not in drop]
+        self._level_start(level_no)
+        # 1. the moves: send the excess, wait for what comes (answering claims meanwhile)
+        frontier = self.frontier
+        self.frontier = []
+        incoming = {src for src, dst, _ in moves if dst == self.rank}
+        for src, dst, count in moves:
+            if src == self.rank:
+                self._post(dst, "move", frontier[len(frontier) - count:])
+                del frontier[len(frontier) - count:]
+        while not incoming <= self.moved_from:
+            self._handle(self.inbox.get())
+        frontier.extend(self.nxt)
+        self.nxt = []
+        # 2. expansion
+        stats = self._expand(frontier if expand else [], deadline)
+        del frontier
+        # 3. the level's end: every batch answered, then every other worker done
+        sent_done = False
+        while True:
+            if not sent_done and not any(self.pending):
+                for o in range(self.n):
+                    if o != self.rank:
+                        self._post(o, "done", None)
+                sent_done = True
+            if sent_done and len(self.done_from) == self.n - 1:
+                break
+            self._handle(self.inbox.get())
+        return self._reply(*stats)
+
+    def _expand(self, frontier: list, deadline: float | None) -> tuple:
         model = self.model
         canon, successors, is_progress = model.canonical, successors_of(model), model.is_progress
         n, rank = self.n, self.rank
-        seen = self.seen
-        outgoing: list[dict] = [{} for _ in range(n)]
+        seen, fresh, claim, new = self.seen, self.fresh, self._claim, self._new
+        boxes: list[dict] = [{} for _ in range(n)]
         trans = quiescent = 0
-        for count, (s, idx) in enumerate(part):
-            if count & 63 == 63:
+        halted = timed_out = False
+        sometimes, eventually = self.sometimes, self.eventually
+        for count in range(len(frontier)):
+            s, sfp, sidx = frontier[count]
+            frontier[count] = None  # expanded worlds die with their successors' batches
+            if count % POLL == POLL - 1:
+                if count % FLUSH == FLUSH - 1:
+                    self._flush(boxes)
+                self._drain()
                 if self.halt.is_set():
-                    stats["halted"] = True
+                    halted = True
                     break
                 if deadline is not None and time.perf_counter() > deadline:
-                    stats["timed_out"] = True
+                    timed_out = True
                     break
             has_progress = False
             for i, (a, t) in enumerate(successors(s)):
                 trans += 1
                 if not has_progress and is_progress(a):
                     has_progress = True
-                if self.sometimes:
-                    for item in tuple(self.sometimes):
-                        prop, check = item
+                if sometimes:
+                    for prop, check in sometimes:
                         what = check(s, a, t)
                         if what is not None:
-                            found.append((prop.name, "sometimes", what, rank, idx, i))
-                            self.sometimes.remove(item)
-                fp = hash(canon(t) if canon else t)
+                            self._note(prop.name, (sfp, i), "sometimes", what, sfp % n, sidx, i)
+                if canon:
+                    t = canon(t)
+                fp = hash(t)
                 owner = fp % n
-                if owner == rank and fp in seen:
+                if owner == rank:
+                    if fp in seen and fp not in fresh:
+                        continue
+                    idx = claim(fp, sfp, sidx, i)
+                    if idx >= 0:
+                        new(t, fp, idx)
                     continue
-                box = outgoing[owner]
-                if fp not in box:
-                    box[fp] = (t, idx, i)
+                box = boxes[owner]
+                old = box.get(fp)
+                if old is None or (sfp, i) < (old[1], old[3]):
+                    box[fp] = (t, sfp, sidx, i)
             if not has_progress:
                 quiescent += 1
-                for item in tuple(self.eventually):
-                    prop, check = item
+                for prop, check in eventually:
                     why = check(s)
                     if why is not None:
-                        found.append((prop.name, "eventually", why, rank, idx, None))
-                        self.eventually.remove(item)
-        stats["transitions"] += trans
-        stats["quiescent"] += quiescent
-        return outgoing
-
-    def _exchange(self, k: int, outgoing: list[dict], nxt: list, found: list) -> None:
-        """Slice ``k``'s exchange; the new states this worker owns go to ``nxt``.
-
-        Fingerprints go first: each owner answers which of them it lacks (the first sender in
-        rank order wins a fingerprint two workers both send), and only those worlds are pickled
-        and sent.  Most successors are states seen before, so this sends a fraction of the
-        worlds."""
-        n, rank = self.n, self.rank
-        seen = self.seen
-        # 1. fingerprints to their owners
-        for o in range(n):
-            if o != rank:
-                self._post(o, ("fps", k), list(outgoing[o]))
-        offered = self._gather(("fps", k))
-        offered[rank] = list(outgoing[rank])
-        # 2. which of them this owner lacks: positions in each sender's list, first sender wins
-        claimed: set[int] = set()
-        wanted: dict[int, list[int]] = {}
-        for r in range(n):
-            mine = []
-            for pos, fp in enumerate(offered.pop(r)):
-                if fp not in seen and fp not in claimed:
-                    claimed.add(fp)
-                    mine.append(pos)
-            wanted[r] = mine
-        del claimed
-        for r in range(n):
-            if r != rank:
-                self._post(r, ("want", k), wanted[r])
-        asked = self._gather(("want", k))
-        # 3. the worlds asked for
-        for o in range(n):
-            if o != rank:
-                items = list(outgoing[o].items())
-                self._post(o, ("states", k), [(items[pos][0], *items[pos][1]) for pos in asked[o]])
-                outgoing[o] = None
-                del items
-        own = list(outgoing[rank].items())
-        batches = self._gather(("states", k))
-        batches[rank] = [(own[pos][0], *own[pos][1]) for pos in wanted[rank]]
-        del outgoing, own
-        for r in range(n):
-            for fp, t, pidx, i in batches.pop(r):
-                tidx = self._add(fp, r, pidx, i)
-                if self.always:
-                    self._always(t, tidx, found)
-                nxt.append((t, tidx))
+                        self._note(prop.name, (sfp,), "eventually", why, sfp % n, sidx, None)
+        self._flush(boxes)
+        return trans, quiescent, halted, timed_out
 
     def link(self, idx: int) -> tuple[int, int, int, int]:
         return self.parent_rank[idx], self.parent_idx[idx], self.action[idx], self.fps[idx]
@@ -255,6 +331,26 @@ def _serve(model, rank: int, n: int, inboxes, halt, conn) -> None:
             return
 
 
+def _moves(sizes: list[int]) -> list[tuple[int, int, int]]:
+    """Transfers ``(from, to, count)`` that even out frontier ``sizes`` (to within one state)."""
+    n = len(sizes)
+    total = sum(sizes)
+    target = [total // n + (1 if r < total % n else 0) for r in range(n)]
+    give = [(r, sizes[r] - target[r]) for r in range(n) if sizes[r] > target[r]]
+    take = [(r, target[r] - sizes[r]) for r in range(n) if sizes[r] < target[r]]
+    out = []
+    while give and take:
+        (g, x), (t, y) = give[0], take[0]
+        k = min(x, y)
+        out.append((g, t, k))
+        give[0], take[0] = (g, x - k), (t, y - k)
+        if x == k:
+            give.pop(0)
+        if y == k:
+            take.pop(0)
+    return out
+
+
 def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, workers: int) -> None:
     """The search over ``workers`` processes; fills ``out`` (an ``ExploreOutcome``)."""
     started = time.perf_counter()
@@ -272,8 +368,8 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
         theirs.close()
         conns.append(mine)
         procs.append(p)
-    found: dict[str, tuple] = {}  # name -> (length, rank, idx, extra action index, kind, reason)
-    props = {p.name: p for p, _ in (*model.always, *model.eventually, *model.sometimes)}
+    found: dict[str, tuple] = {}  # name -> (key, rank, idx, extra, kind, reason)
+    props = {p.name: (p, check) for p, check in (*model.always, *model.eventually, *model.sometimes)}
     states = transitions = quiescent = 0
     depth = 0
     next_report = started + progress_every
@@ -281,8 +377,8 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
 
     def ask(op, *args) -> list:
         """Every worker's reply to ``op``.  A worker that fails (its model raised) or dies
-        fails the search at once: the others may be waiting for its share of the exchange,
-        so waiting for their replies first would never end."""
+        fails the search at once: the others may be waiting for its answers, so waiting for
+        their replies first would never end."""
         for c in conns:
             c.send((op, *args))
         replies: dict[int, Any] = {}
@@ -305,15 +401,15 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
         return [replies[r] for r in range(n)]
 
     def take(replies: list, level: int | None) -> None:
-        """Keep, per property, the discovery with the shortest path (then the least rank and
-        index, so that the choice does not depend on timing).  ``level`` is the depth of the
-        states expanded (None: the initial states)."""
+        """Keep, per property, the least discovery by (path length, fingerprint key): the
+        choice depends neither on timing nor on the number of workers.  ``level`` is the depth
+        of the states expanded (None: the initial states)."""
         for rep in replies:
-            for name, kind, why, rank, idx, extra in rep["found"]:
+            for name, kind, why, rank, idx, extra, key in rep["found"]:
                 length = 0 if level is None else level if kind == "eventually" else level + 1
-                key = (length, rank, idx, -1 if extra is None else extra)
-                if name not in found or key < found[name][0]:
-                    found[name] = (key, rank, idx, extra, kind, why)
+                k = (length, *key)
+                if name not in found or k < found[name][0]:
+                    found[name] = (k, rank, idx, extra, kind, why)
 
     # Ctrl-C during the search sets ``halt`` instead of raising: the workers end the level early
     # and every reply still arrives, so the partial figures and discoveries are kept.
@@ -324,7 +420,7 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
     try:
         replies = ask("init", inits)
         states = sum(r["new"] for r in replies)
-        widest = max(r["frontier"] for r in replies)
+        sizes = [r["frontier"] for r in replies]
         take(replies, None)
         level = 0
         frontier = states
@@ -334,15 +430,14 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
             if not expand:
                 out.stopped = f"depth bound {max_depth} reached"
             deadline = started + max_seconds if max_seconds is not None else None
-            slices = max(1, -(-widest // SLICE))
-            replies = ask("level", expand, set(found), deadline, slices)
+            replies = ask("level", level, expand, set(found), deadline, _moves(sizes) if expand else [])
             states += sum(r["new"] for r in replies)
             transitions += sum(r["transitions"] for r in replies)
             quiescent += sum(r["quiescent"] for r in replies)
             take(replies, level)
             out.workers_peak_mb = sum(r["peak_mb"] for r in replies)
-            frontier = sum(r["frontier"] for r in replies) if expand else 0
-            widest = max(r["frontier"] for r in replies)
+            sizes = [r["frontier"] for r in replies]
+            frontier = sum(sizes) if expand else 0
             level += 1
             if halt.is_set():
                 out.stopped = "interrupted (Ctrl-C)"
@@ -367,7 +462,9 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
         finish_outcome(out, states=states, transitions=transitions, depth=depth, quiescent=quiescent,
                        exhausted=frontier == 0, workers=n)
         for name, (_, rank, idx, extra, kind, why) in found.items():
-            out.discoveries[name] = discovery(props[name], why, _rebuild(model, conns, inits, rank, idx, extra), kind)
+            prop, check = props[name]
+            path, why = _rebuild(model, conns, inits, rank, idx, kind, check, extra, why)
+            out.discoveries[name] = discovery(prop, why, path, kind)
     finally:
         if old_handler is not None:
             signal.signal(signal.SIGINT, old_handler)
@@ -385,20 +482,53 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
     out.elapsed = time.perf_counter() - started
 
 
-def _rebuild(model, conns, inits: list, rank: int, idx: int, extra: int | None) -> list:
-    """Follow parent links across workers to an initial state, then re-execute the path,
-    checking each state's fingerprint."""
-    chain = []  # (fp, action index) from the state back to the root's child
+def _rebuild(model, conns, inits: list, rank: int, idx: int, kind: str, check, extra: int | None, why: str) -> tuple[list, str]:
+    """The path to a discovery and its reason, computed again on the state the path reaches.
+
+    Follows the parent links across workers to an initial state, then re-executes the path; in
+    each state the action is the stored one if its successor has the stored fingerprint, else
+    (with symmetry: the stored index is an action of the canonical world) the first action whose
+    successor does."""
+    chain = []  # fingerprint per step, from the discovery's state back to the root's child
     while True:
         conns[rank].send(("links", [idx]))
-        (prank, pidx, action, fp), = conns[rank].recv()
+        reply = conns[rank].recv()
+        if isinstance(reply, dict) and "error" in reply:
+            raise WorkerError(f"a search worker failed:\n{reply['error']}")
+        (prank, pidx, action, fp), = reply
         if prank < 0:
             s = inits[pidx]
             break
         chain.append((fp, action))
         rank, idx = prank, pidx
     chain.reverse()
-    path, end = reexecute(model, s, chain)
-    if extra is not None:
-        path.append(model.actions(end)[extra])
-    return path
+    canon = model.canonical
+
+    def fingerprint(t) -> int:
+        return hash(canon(t) if canon else t)
+
+    path = []
+    for fp, i in chain:
+        acts = model.actions(s)
+        order = [i, *(k for k in range(len(acts)) if k != i)] if i < len(acts) else range(len(acts))
+        for k in order:
+            t = model.next_state(s, acts[k])
+            if fingerprint(t) == fp:
+                break
+        else:
+            raise FingerprintCollision("a state on a stored path re-executed to another fingerprint")
+        path.append(acts[k])
+        s = t
+    if kind == "sometimes":
+        acts = model.actions(s)
+        order = [extra, *(k for k in range(len(acts)) if k != extra)] if extra < len(acts) else range(len(acts))
+        for k in order:
+            again = check(s, acts[k], model.next_state(s, acts[k]))
+            if again is not None:
+                path.append(acts[k])
+                return path, again
+        raise FingerprintCollision("the state of a stored discovery re-executed to one without it")
+    again = check(s)
+    if again is None:
+        raise FingerprintCollision("the state of a stored discovery re-executed to one without it")
+    return path, again

@@ -35,32 +35,54 @@ def test_fingerprint_store_finds_the_exact_stores_path_and_two_workers_one_as_sh
     assert len(par.path) == len(exact.path)
 
 
-def test_parallel_search_is_deterministic_and_reports_every_figure():
+def test_parallel_search_is_deterministic_whatever_the_number_of_workers_and_reports_every_figure():
+    """Which worker keeps a new world depends on timing; the results must not: the parent
+    links and the discoveries are chosen by fingerprint, so two, three and again two workers
+    give the very same counterexamples, action for action, and the counts of one process."""
     sc = scope("forward-2x2", max_checkpoints=1, max_failures=0, max_declines=1, max_lost_notifications=0)
     a = explore(Spec(BASELINE, sc), store="fingerprint", workers=2)
     b = explore(Spec(BASELINE, sc), store="fingerprint", workers=2)
+    c = explore(Spec(BASELINE, sc), store="fingerprint", workers=3)
     one = explore(Spec(BASELINE, sc), store="fingerprint")
     assert (a.states, a.transitions, a.depth, a.quiescent_states) == (one.states, one.transitions, one.depth, one.quiescent_states)
-    assert {k: v.path for k, v in a.discoveries.items()} == {k: v.path for k, v in b.discoveries.items()}
+    assert (c.states, c.transitions, c.depth, c.quiescent_states) == (one.states, one.transitions, one.depth, one.quiescent_states)
+    assert a.discoveries and {k: (v.path, v.reason) for k, v in a.discoveries.items()} == {
+        k: (v.path, v.reason) for k, v in b.discoveries.items()} == {k: (v.path, v.reason) for k, v in c.discoveries.items()}
     assert {k: len(v.path) for k, v in a.discoveries.items()} == {k: len(v.path) for k, v in one.discoveries.items()}
     assert a.workers == 2 and a.complete and a.collision_probability == collision_probability(a.states, a.transitions)
 
 
-def test_sliced_levels_count_what_one_exchange_per_level_counts(monkeypatch):
-    """A wide level is expanded in slices, each with its own exchange, to bound the memory of
-    the successors held at once.  With slices of 50 states (a few hundred exchanges), the counts,
-    the depth and the discovery lengths must be those of one exchange per level, and a state
-    claimed in one slice must not be claimed again in a later one (the counts would grow)."""
+def test_batches_of_one_state_count_what_large_batches_count(monkeypatch):
+    """A worker sends the fingerprints it does not own in batches and answers its peers between
+    expansions.  With a batch and a look at the inbox after every state (thousands of
+    messages, answers crossing questions), the counts, the depth and the counterexamples must
+    be those of large batches: a state claimed twice would be counted twice, a lost answer
+    would lose a state, and a late lesser claim that did not become the parent link would
+    change a path."""
     from ckptcheck.checks import parallel
 
     sc = scope("forward-2x2", max_checkpoints=1, max_failures=0, max_declines=1, max_lost_notifications=0)
     whole = explore(Spec(BASELINE, sc), workers=2)
-    monkeypatch.setattr(parallel, "SLICE", 50)
-    sliced = explore(Spec(BASELINE, sc), workers=2)
-    assert (sliced.states, sliced.transitions, sliced.depth, sliced.quiescent_states) == (
+    monkeypatch.setattr(parallel, "FLUSH", 1)
+    monkeypatch.setattr(parallel, "POLL", 1)
+    small = explore(Spec(BASELINE, sc), workers=2)
+    assert (small.states, small.transitions, small.depth, small.quiescent_states) == (
         whole.states, whole.transitions, whole.depth, whole.quiescent_states)
-    assert sliced.states == 25752
-    assert {k: len(v.path) for k, v in sliced.discoveries.items()} == {k: len(v.path) for k, v in whole.discoveries.items()}
+    assert small.states == 25752
+    assert {k: v.path for k, v in small.discoveries.items()} == {k: v.path for k, v in whole.discoveries.items()}
+
+
+def test_uneven_frontiers_are_evened_out_by_moving_the_excess():
+    from ckptcheck.checks.parallel import _moves
+
+    assert _moves([10, 0]) == [(0, 1, 5)]
+    assert _moves([7, 1, 1]) == [(0, 1, 2), (0, 2, 2)]
+    assert _moves([3, 3]) == []
+    sizes = [13, 0, 5, 2]
+    for src, dst, k in _moves(sizes):
+        sizes[src] -= k
+        sizes[dst] += k
+    assert max(sizes) - min(sizes) <= 1 and sum(sizes) == 20
 
 
 def test_bounds_end_a_parallel_search_incomplete():
