@@ -45,6 +45,7 @@ from .bfs import Bounds, FingerprintCollision, finish_outcome, successors_of
 
 FLUSH = 256  # frontier states a worker expands between two batches of fingerprints to each owner
 POLL = 32  # frontier states between two looks at the inbox (answering owners' questions early)
+STEAL_MIN = 64  # a busy worker gives an idle one half of what it has left if that is more than this
 
 
 class WorkerError(RuntimeError):
@@ -77,6 +78,9 @@ class _Worker:
         self.batch_id = 0
         self.done_from: set[int] = set()
         self.moved_from: set[int] = set()
+        self.work: list | None = None  # the list being expanded, up to ``end``; ``cursor``: the next state
+        self.end = self.cursor = 0
+        self.loot: list | None = None  # work taken from a busy worker ([]: it had none to give)
         self.found: dict[str, tuple] = {}  # property -> (key, kind, reason, rank, idx, extra): least key
         self.always = list(model.always)
         self.eventually = list(model.eventually)
@@ -151,6 +155,17 @@ class _Worker:
             for k in range(0, len(won), 2):
                 t, fp = worlds[won[k]]
                 self._new(t, fp, won[k + 1])
+        elif kind == "idle":  # a worker with nothing left to expand: give it half of what is left
+            work, end = self.work, self.end
+            if work is not None and end - self.cursor > STEAL_MIN:
+                mid = (self.cursor + end + 1) // 2
+                self._post(sender, "work", work[mid:end])
+                del work[mid:end]
+                self.end = mid
+            else:
+                self._post(sender, "work", [])
+        elif kind == "work":
+            self.loot = payload
         elif kind == "done":
             self.done_from.add(sender)
         elif kind == "move":
@@ -233,12 +248,31 @@ class _Worker:
         frontier.extend(self.nxt)
         self.nxt = []
         # 2. expansion
-        stats = self._expand(frontier if expand else [], deadline)
+        stats = list(self._expand(frontier if expand else [], deadline))
         del frontier
-        # 3. the level's end: every batch answered, then every other worker done
+        # 3. the level's end: take half of what a busy worker has left while it has enough,
+        # then (every batch answered) tell the others, and wait until every other is done
+        victims = [(self.rank + k) % self.n for k in range(1, self.n)] if expand else []
+        asked = None  # the worker asked for work, until it answers
         sent_done = False
         while True:
-            if not sent_done and not any(self.pending):
+            if self.loot is not None:
+                work, self.loot = self.loot, None
+                if work:
+                    more = self._expand(work, deadline)
+                    stats = [stats[0] + more[0], stats[1] + more[1], stats[2] or more[2], stats[3] or more[3]]
+                else:
+                    victims.remove(asked)
+                asked = None
+                continue
+            if stats[2] or stats[3]:
+                victims = []
+            if asked is None:
+                victims = [v for v in victims if v not in self.done_from]  # done: it has nothing left
+                if victims:
+                    asked = victims[0]
+                    self._post(asked, "idle", None)
+            if asked is None and not sent_done and not any(self.pending):
                 for o in range(self.n):
                     if o != self.rank:
                         self._post(o, "done", None)
@@ -257,19 +291,25 @@ class _Worker:
         trans = quiescent = 0
         halted = timed_out = False
         sometimes, eventually = self.sometimes, self.eventually
-        for count in range(len(frontier)):
-            s, sfp, sidx = frontier[count]
-            frontier[count] = None  # expanded worlds die with their successors' batches
+        self.work, self.end = frontier, len(frontier)
+        count = -1
+        while True:
+            count += 1
             if count % POLL == POLL - 1:
                 if count % FLUSH == FLUSH - 1:
                     self._flush(boxes)
-                self._drain()
+                self.cursor = count
+                self._drain()  # an idle worker may take the tail: self.end moves
                 if self.halt.is_set():
                     halted = True
                     break
                 if deadline is not None and time.perf_counter() > deadline:
                     timed_out = True
                     break
+            if count >= self.end:
+                break
+            s, sfp, sidx = frontier[count]
+            frontier[count] = None  # expanded worlds die with their successors' batches
             has_progress = False
             for i, (a, t) in enumerate(successors(s)):
                 trans += 1
@@ -301,6 +341,7 @@ class _Worker:
                     why = check(s)
                     if why is not None:
                         self._note(prop.name, (sfp,), "eventually", why, sfp % n, sidx, None)
+        self.work = None
         self._flush(boxes)
         return trans, quiescent, halted, timed_out
 
@@ -311,6 +352,10 @@ class _Worker:
 def _serve(model, rank: int, n: int, inboxes, halt, conn) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
     gc.disable()
+    # A message is written to its pipe by the queue's feeder thread, which waits for the GIL: at
+    # the default switch interval (5 ms) every answer to a peer that is still expanding came
+    # 5 ms late, a few seconds a search in the waits at level ends.
+    sys.setswitchinterval(0.0002)
     w = _Worker(model, rank, n, inboxes, halt)
     while True:
         msg = conn.recv()

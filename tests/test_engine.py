@@ -53,18 +53,19 @@ def test_parallel_search_is_deterministic_whatever_the_number_of_workers_and_rep
 
 
 def test_batches_of_one_state_count_what_large_batches_count(monkeypatch):
-    """A worker sends the fingerprints it does not own in batches and answers its peers between
-    expansions.  With a batch and a look at the inbox after every state (thousands of
-    messages, answers crossing questions), the counts, the depth and the counterexamples must
-    be those of large batches: a state claimed twice would be counted twice, a lost answer
-    would lose a state, and a late lesser claim that did not become the parent link would
-    change a path."""
+    """A worker sends the fingerprints it does not own in batches, answers its peers between
+    expansions, and gives an idle peer half of what it has left.  With a batch, a look at the
+    inbox and a handover offered after every state (thousands of messages, answers crossing
+    questions), the counts, the depth and the counterexamples must be those of large batches:
+    a state claimed twice would be counted twice, a lost answer or handover would lose states,
+    and a late lesser claim that did not become the parent link would change a path."""
     from ckptcheck.checks import parallel
 
     sc = scope("forward-2x2", max_checkpoints=1, max_failures=0, max_declines=1, max_lost_notifications=0)
     whole = explore(Spec(BASELINE, sc), workers=2)
     monkeypatch.setattr(parallel, "FLUSH", 1)
     monkeypatch.setattr(parallel, "POLL", 1)
+    monkeypatch.setattr(parallel, "STEAL_MIN", 0)
     small = explore(Spec(BASELINE, sc), workers=2)
     assert (small.states, small.transitions, small.depth, small.quiescent_states) == (
         whole.states, whole.transitions, whole.depth, whole.quiescent_states)
