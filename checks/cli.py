@@ -251,6 +251,8 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
                    help="the user may restart the job from its latest checkpoint with VERTEX at parallelism P (repeatable)")
     g.add_argument("--keys-per-split", type=_nonneg, default=None,
                    help="0: every record its own key (default); K: the records of a split share K keys, and per-key order is checked")
+    g.add_argument("--staggered-triggers", action=argparse.BooleanOptionalAction, default=None,
+                   help="each task's trigger RPC arrives in a step of its own (default: as in the design's default scope)")
     g.add_argument("--rescales", type=_nonneg, default=None,
                    help="restarts at another parallelism (default 1 with --rescale; each toggles between the two)")
 
@@ -294,6 +296,7 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
         rescale=tuple(args.rescale) if args.rescale else (d.rescale if args.job is None else ()),
         max_rescales=pick(args.rescales, (1 if args.rescale else d.max_rescales if args.job is None else 0)),
         keys_per_split=pick(args.keys_per_split, d.keys_per_split),
+        staggered_triggers=pick(args.staggered_triggers, d.staggered_triggers),
     )
 
 

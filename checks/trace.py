@@ -150,10 +150,11 @@ def scope_from_trace(d: Any, source: str) -> Scope:
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise InputError(source, f"scope.{k}", f"expected a non-negative integer, got {v!r}")
             kwargs[k] = v
-    if "bounded" in d:
-        if not isinstance(d["bounded"], bool):
-            raise InputError(source, "scope.bounded", f"expected true or false, got {d['bounded']!r}")
-        kwargs["bounded"] = d["bounded"]
+    for k in ("bounded", "staggered_triggers"):
+        if k in d:
+            if not isinstance(d[k], bool):
+                raise InputError(source, f"scope.{k}", f"expected true or false, got {d[k]!r}")
+            kwargs[k] = d[k]
     if d.get("rescale"):
         r = d["rescale"]
         if not isinstance(r, list) or not all(isinstance(x, list) and len(x) == 2 for x in r):

@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from .topology import Expanded
+from .world import NOTIFY_NAMES
 
 
 class ActionError(ValueError):
@@ -105,7 +106,8 @@ class Ack(Action):
 
 @dataclass(frozen=True, slots=True)
 class Notify(Action):
-    """A coordinator RPC (``complete`` or ``abort``) reaches a subtask."""
+    """A coordinator RPC (``complete``, ``abort``, FLIP-600's ``fallback``, or with staggered
+    triggers ``trigger``) reaches a subtask."""
 
     task: int
     checkpoint: int
@@ -237,8 +239,8 @@ def action_from_json(data: Any, topo: Expanded, where: str = "action") -> Action
             except KeyError:
                 raise ActionError(f"{where}.{f.name}", f"no channel named {v!r} in this job") from None
         elif f.name == "kind":
-            if v not in ("complete", "abort", "fallback"):
-                raise ActionError(f"{where}.kind", f"expected 'complete', 'abort' or 'fallback', got {v!r}")
+            if v not in NOTIFY_NAMES:
+                raise ActionError(f"{where}.kind", f"expected one of {', '.join(repr(k) for k in NOTIFY_NAMES)}, got {v!r}")
         else:
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ActionError(f"{where}.{f.name}", f"expected a non-negative integer, got {v!r}")

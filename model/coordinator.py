@@ -33,6 +33,7 @@ from .world import (
     FINISHED_SNAPSHOT,
     NOTIFY_ABORT,
     NOTIFY_COMPLETE,
+    NOTIFY_TRIGGER,
     RUNNING,
     Completed,
     Pending,
@@ -122,19 +123,33 @@ class CheckpointCoordinator(Component):
         """``triggerCheckpoint``: a new pending checkpoint; the operator coordinators snapshot
         first (their checkpoint futures), then the tasks of the plan.
 
-        Abstraction: every task of the plan is triggered in this one step, where Flink sends
-        one ``triggerCheckpointAsync`` RPC per task and they arrive at different times.  What
-        it hides: a source triggered later can still send records behind which another
-        source's unaligned barrier already reached the consumer; with local channels
-        (``input_buffers`` 0) and aligned-checkpoint-timeout 0 the model never records such a
-        record as input channel state (``flink-unaligned``'s default scope does not reach
-        ``input-channel-state-recorded``)."""
+        Flink sends one ``triggerCheckpointAsync`` RPC per task (``Execution.triggerCheckpoint``)
+        and they arrive at different times.  With the scope's ``staggered_triggers`` each RPC
+        goes to its task's inbox, behind the notifications already there, and arrives in a
+        step of its own (``Task.on_trigger_rpc``).  Without it (the aligned presets' scopes)
+        every task of the plan is triggered in this one step.  What that abstraction hides: a
+        source triggered later can still send records behind which another source's unaligned
+        barrier already reached the consumer, so with local channels (``input_buffers`` 0) and
+        every checkpoint unaligned no record would ever be input channel state; the unaligned
+        presets' scopes therefore stagger.  It also lets a trigger overtake a notification
+        already queued for the task, which Flink's ordered RPCs and mailbox do not (a source
+        snapshots checkpoint 2 before it learns that 1 completed or was aborted), orders that
+        can show a violation Flink cannot have.  Staggering removes those orders, and in the unaligned default scope that
+        outweighs the interleavings it adds (579,729 states against 582,199; 605,851 against
+        1,172,500 with the alignment timeout)."""
         coord = tx.coord
         cp = coord.next_id
         to_trigger, waiting, finished = self.tasks_to_trigger(tx.tasks)
         global_only = self.regional.must_be_global(tx)
         pending = Pending(cp, waiting, finished, (), 0, global_only, coord.unassigned)
         tx.coord = coord._replace(next_id=cp + 1, pending=pending)
+        if self.scope.staggered_triggers:
+            msg = (NOTIFY_TRIGGER, cp, 0, 0)
+            for t in to_trigger:
+                ts = tx.tasks[t]
+                tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+            self.store.retain(tx)
+            return
         not_ready = []
         for t in to_trigger:
             if self.model.unaligned and self.task.is_recovering(tx.channels, t):

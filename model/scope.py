@@ -24,14 +24,18 @@ class Scope:
     rescale: tuple = ()  # ((vertex name, new parallelism), ...): the parallelism a ``Rescale`` restarts the job with
     max_rescales: int = 0  # restarts at another parallelism (each one toggles between the job's and ``rescale``'s)
     keys_per_split: int = 0  # 0: every record its own key; k: record (s, o) has key 1000*s + o % k (per-key order is checked)
+    staggered_triggers: bool = False  # each task's trigger RPC arrives in a step of its own (False: all in the trigger's step)
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            if f.name in ("job", "job_name", "bounded", "rescale"):
+            if f.name in ("job", "job_name", "bounded", "rescale", "staggered_triggers"):
                 continue
             v = getattr(self, f.name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ValueError(f"scope.{f.name}: expected a non-negative integer, got {v!r}")
+        for name in ("bounded", "staggered_triggers"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"scope.{name}: expected true or false, got {getattr(self, name)!r}")
         if self.records_per_split < 0:
             raise ValueError("scope.records_per_split: must be >= 0")
         self._check_rescale()
@@ -97,11 +101,12 @@ class Scope:
             + (f"; subpartitions hold {self.channel_capacity} record(s)" if self.channel_capacity else "")
             + (f"; the records of a split share {self.keys_per_split} key(s)" if self.keys_per_split else "")
             + (f", input channels {self.input_buffers}" if self.input_buffers else "")
+            + ("; trigger RPCs arrive one task at a time" if self.staggered_triggers else "")
             + (f"; at most {self.max_rescales} rescale(s) to " + ", ".join(f"{n} at {p}" for n, p in self.rescale)
                if self.max_rescales else "")
         )
 
 
 SCOPE_LIMITS = tuple(
-    f.name for f in fields(Scope) if f.name not in ("job", "job_name", "bounded", "rescale")
+    f.name for f in fields(Scope) if f.name not in ("job", "job_name", "bounded", "rescale", "staggered_triggers")
 )

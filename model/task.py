@@ -38,6 +38,7 @@ from .world import (
     FINISHED,
     NOTIFY_COMPLETE,
     NOTIFY_FALLBACK,
+    NOTIFY_TRIGGER,
     REC,
     RUNNING,
     Snapshot,
@@ -334,6 +335,8 @@ class StreamTask(Component):
         ts = tx.tasks[t]
         if ts.status != RUNNING or not ts.ended or ts.eop != self.model.all_inputs_mask[t]:
             return
+        if any(m[0] == NOTIFY_TRIGGER for m in ts.inbox):
+            return  # abstraction: a queued trigger RPC is served first (the mailbox drains before the task ends)
         if self.design.checkpoints_after_tasks_finish:
             if not self.final_checkpoint_done(ts) or not self.all_data_processed(tx, t):
                 return
@@ -357,6 +360,9 @@ class StreamTask(Component):
         tx.tasks[t] = ts._replace(inbox=ts.inbox[1:])
         if subsumed:
             self.file_merging_manager.notify_subsumed(tx, t, subsumed)
+        if kind == NOTIFY_TRIGGER:
+            self.on_trigger_rpc(tx, t, cp)
+            return
         if kind == NOTIFY_COMPLETE:
             self.on_complete(tx, t, cp)
         elif kind == NOTIFY_FALLBACK:
@@ -367,6 +373,17 @@ class StreamTask(Component):
             ts = tx.tasks[t]
             tx.tasks[t] = ts._replace(aborted=max(ts.aborted, cp))
         self.maybe_finish(tx, t)
+
+    def on_trigger_rpc(self, tx: Tx, t: int, cp: int) -> None:
+        """A staggered trigger RPC arrives (``Task.triggerCheckpointBarrier``): a subtask still
+        reading recovered channel state declines it as not ready (FLINK-20654,
+        ``CHECKPOINT_DECLINED_TASK_NOT_READY``, not counted as a failure); otherwise it is
+        triggered.  An RPC for a checkpoint aborted meanwhile still triggers: its abort notice
+        is behind it in the inbox, as in Flink's mailbox."""
+        if self.model.unaligned and self.is_recovering(tx.channels, t):
+            self.model.coordinator.receive_decline(tx, t, cp, counted=False)
+        else:
+            self.trigger(tx, t, cp)
 
     def on_fallback(self, tx: Tx, t: int, cp: int, own: int) -> None:
         """FLIP-600's notice to a failed-region task: regional checkpoint ``cp`` completed with

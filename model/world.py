@@ -59,7 +59,8 @@ EMPTY_SNAPSHOT = Snapshot(False, 0, (), ())
 NOTIFY_COMPLETE = 0
 NOTIFY_ABORT = 1
 NOTIFY_FALLBACK = 2  # FLIP-600: complete, but this task's state is the fallback checkpoint's
-NOTIFY_NAMES = ("complete", "abort", "fallback")
+NOTIFY_TRIGGER = 3  # the trigger RPC itself, when the scope staggers triggers (``Scope.staggered_triggers``)
+NOTIFY_NAMES = ("complete", "abort", "fallback", "trigger")
 
 
 class TaskState(NamedTuple):

@@ -44,7 +44,7 @@ def unaligned_scope() -> Scope:
     subtask records one channel while waiting for the other's barrier), one record per split,
     one checkpoint before end of input plus the final ones, one failure and one decline."""
     return scope("keyed-2x1", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=1,
-                 max_timeouts=0, max_lost_notifications=0)
+                 max_timeouts=0, max_lost_notifications=0, staggered_triggers=True)
 
 
 def default_scope_for(design) -> Scope:

@@ -11,10 +11,11 @@ import pytest
 
 from ckptcheck.checks.api import check
 from ckptcheck.checks.results import HIT
-from ckptcheck.model.actions import AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, Restore, TriggerCheckpoint
+from ckptcheck.model.actions import (AlignmentTimeout, Decline, Deliver, EmitRecord, EndOfInput, FailTask, LoseNotification, Notify,
+                                     Restore, TriggerCheckpoint)
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.tx import consumer_end
-from ckptcheck.model.world import BARRIER, CANCEL, EOD, REC
+from ckptcheck.model.world import BARRIER, CANCEL, EOD, FINISHED, NOTIFY_TRIGGER, REC
 from ckptcheck.specs.designs import BASELINE, UNALIGNED, UNALIGNED_TIMEOUT
 from ckptcheck.specs.catalog import CATALOG
 from ckptcheck.specs.properties import channel_state, consistent_cut
@@ -78,6 +79,46 @@ def test_a_task_records_a_channel_until_its_barrier_and_acks_only_then():
     assert Deliver(c1) in r2.m.enabled(r2.w)
     r2.do(Deliver(c1))  # the barrier: source[1]'s record is behind it, not recorded
     assert next(s for t, cp, s in r2.w.acks if t == sink).inputs == ((), ())
+
+
+def test_staggered_trigger_rpcs_let_a_later_sources_record_become_input_state():
+    """With one trigger RPC per task arriving on its own (``CheckpointCoordinator.triggerTasks``
+    sends one ``triggerCheckpointAsync`` per task), the sink can take source[0]'s barrier while
+    source[1], not yet triggered, still sends a record ahead of its own barrier: that record
+    is processed and recorded as input channel state.  Triggered in one step, both priority
+    barriers would head their channels first and no record could be input state."""
+    r = Run(model(records_per_split=1, staggered_triggers=True))
+    src0, src1, sink = r.t("source[0]"), r.t("source[1]"), r.t("sink[0]")
+    c0, c1 = r.c("source[0]->sink[0]"), r.c("source[1]->sink[0]")
+    r.do(TriggerCheckpoint(1))
+    assert r.w.channels[c0] == () and not r.w.acks, "nothing is snapshotted before an RPC arrives"
+    assert [m[:2] for m in r.w.tasks[src0].inbox] == [(NOTIFY_TRIGGER, 1)] == [m[:2] for m in r.w.tasks[src1].inbox]
+    assert not any(isinstance(a, LoseNotification) for a in r.m.enabled(r.w)), "trigger RPCs are not lost"
+    r.do(Notify(src0, 1, "trigger")).do(Deliver(c0))  # the sink starts its unaligned checkpoint
+    assert r.w.tasks[sink].uc
+    r.do(EmitRecord(src1)).do(Deliver(c1))  # source[1]'s record, ahead of its barrier
+    r.do(Notify(src1, 1, "trigger")).do(Deliver(c1))
+    snap = next(s for t, cp, s in r.w.acks if t == sink)
+    assert snap.inputs == ((), ((1, 0),)) and snap.processed == ()
+
+
+def test_a_task_with_a_trigger_rpc_queued_does_not_finish_before_serving_it():
+    m = model(records_per_split=0, max_checkpoints=0, staggered_triggers=True)
+    r = Run(m)
+    src0 = r.t("source[0]")
+    r.do(EndOfInput(src0)).do(EndOfInput(r.t("source[1]")))
+    r.drain("source[0]->sink[0]").drain("source[1]->sink[0]")  # its consumer processed all its data
+    r.do(TriggerCheckpoint(1))  # the final checkpoint
+    ts = r.w.tasks[src0]
+    assert ts.ended and ts.inbox and not m.task.final_checkpoint_done(ts)
+    w = r.w
+    tasks = list(w.tasks)
+    tasks[src0] = ts._replace(notified=1, final_cp=1)  # as if its final checkpoint were done
+    from ckptcheck.model.tx import Tx
+
+    tx = Tx(w._replace(tasks=tuple(tasks)))
+    m.task.maybe_finish(tx, src0)
+    assert tx.tasks[src0].status != FINISHED, "the queued trigger RPC is served first"
 
 
 def test_records_read_after_the_snapshot_before_the_channels_barrier_are_input_state():
