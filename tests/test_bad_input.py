@@ -216,3 +216,12 @@ def test_spark_generate_of_a_python_variant_is_refused(tmp_path, capsys, monkeyp
         "class S(CompletedCheckpointStore):\n    pass\nD = BASELINE.with_(name='d', store=S)\n")
     monkeypatch.chdir(tmp_path)
     refused(["spark", "generate", "--design", "v:D", "--walks", "1", "--out", "o"], capsys, "components.store", "importable on every worker")
+
+
+@pytest.mark.parametrize("field, value", [("staggered_triggers", "yes"), ("bounded", 1)])
+def test_trace_scope_flags_must_be_true_or_false(tmp_path, capsys, field, value):
+    doc = json.loads(TRACE.read_text())
+    doc["scope"][field] = value
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(doc))
+    refused(["replay", str(p)], capsys, f"t.json: scope.{field}: expected true or false, got {value!r}")
