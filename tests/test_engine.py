@@ -37,19 +37,31 @@ def test_fingerprint_store_finds_the_exact_stores_path_and_two_workers_one_as_sh
 
 def test_parallel_search_is_deterministic_whatever_the_number_of_workers_and_reports_every_figure():
     """Which worker keeps a new world depends on timing; the results must not: the parent
-    links and the discoveries are chosen by fingerprint, so two, three and again two workers
-    give the very same counterexamples, action for action, and the counts of one process."""
-    sc = scope("forward-2x2", max_checkpoints=1, max_failures=0, max_declines=1, max_lost_notifications=0)
-    a = explore(Spec(BASELINE, sc), store="fingerprint", workers=2)
-    b = explore(Spec(BASELINE, sc), store="fingerprint", workers=2)
-    c = explore(Spec(BASELINE, sc), store="fingerprint", workers=3)
-    one = explore(Spec(BASELINE, sc), store="fingerprint")
-    assert (a.states, a.transitions, a.depth, a.quiescent_states) == (one.states, one.transitions, one.depth, one.quiescent_states)
-    assert (c.states, c.transitions, c.depth, c.quiescent_states) == (one.states, one.transitions, one.depth, one.quiescent_states)
-    assert a.discoveries and {k: (v.path, v.reason) for k, v in a.discoveries.items()} == {
-        k: (v.path, v.reason) for k, v in b.discoveries.items()} == {k: (v.path, v.reason) for k, v in c.discoveries.items()}
-    assert {k: len(v.path) for k, v in a.discoveries.items()} == {k: len(v.path) for k, v in one.discoveries.items()}
-    assert a.workers == 2 and a.complete and a.collision_probability == collision_probability(a.states, a.transitions)
+    links and the discoveries are chosen by fingerprint, so two and three workers give the
+    very same counterexamples, action for action, and the counts of one process.  With
+    symmetry too, where the stored action indexes are those of canonical worlds and the
+    rebuilt path must find, in each concrete state, an action that reaches the stored
+    fingerprint (a violation's path is replayed and its reason computed again)."""
+    sc = scope("keyed-2x1", max_checkpoints=1, max_failures=0, max_declines=1, max_lost_notifications=0)
+    sym = scope("forward-2x2", max_checkpoints=1, max_failures=0, max_declines=1, max_lost_notifications=0)
+    flawed = entry("commit-at-pre-commit")
+    for spec in (Spec(BASELINE, sc), Spec(flawed.design, sym, symmetry=True)):
+        a = explore(spec, store="fingerprint", workers=2)
+        c = explore(spec, store="fingerprint", workers=3)
+        one = explore(spec, store="fingerprint")
+        figures = (one.states, one.transitions, one.depth, one.quiescent_states)
+        assert (a.states, a.transitions, a.depth, a.quiescent_states) == figures == (c.states, c.transitions, c.depth, c.quiescent_states)
+        assert len(a.discoveries) >= 5 and {k: (v.path, v.reason) for k, v in a.discoveries.items()} == {
+            k: (v.path, v.reason) for k, v in c.discoveries.items()}
+        assert {k: len(v.path) for k, v in a.discoveries.items()} == {k: len(v.path) for k, v in one.discoveries.items()}
+        assert a.workers == 2 and a.collision_probability == collision_probability(a.states, a.transitions)
+    bad = a.discoveries[flawed.violates]
+    w = spec.initial_states()[0]
+    for act in bad.path:
+        assert act in spec.actions(w)
+        w = spec.next_state(w, act)
+    check_of = {prop.name: check for prop, check in spec.always}
+    assert check_of[flawed.violates](w) == bad.reason
 
 
 def test_batches_of_one_state_count_what_large_batches_count(monkeypatch):
@@ -61,7 +73,7 @@ def test_batches_of_one_state_count_what_large_batches_count(monkeypatch):
     and a late lesser claim that did not become the parent link would change a path."""
     from ckptcheck.checks import parallel
 
-    sc = scope("forward-2x2", max_checkpoints=1, max_failures=0, max_declines=1, max_lost_notifications=0)
+    sc = scope("keyed-2x1", max_checkpoints=1, max_failures=0, max_declines=1, max_lost_notifications=0)
     whole = explore(Spec(BASELINE, sc), workers=2)
     monkeypatch.setattr(parallel, "FLUSH", 1)
     monkeypatch.setattr(parallel, "POLL", 1)
@@ -69,7 +81,7 @@ def test_batches_of_one_state_count_what_large_batches_count(monkeypatch):
     small = explore(Spec(BASELINE, sc), workers=2)
     assert (small.states, small.transitions, small.depth, small.quiescent_states) == (
         whole.states, whole.transitions, whole.depth, whole.quiescent_states)
-    assert small.states == 25752
+    assert small.states == 10641
     assert {k: v.path for k, v in small.discoveries.items()} == {k: v.path for k, v in whole.discoveries.items()}
 
 
