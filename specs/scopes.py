@@ -24,7 +24,7 @@ def regional_scope() -> Scope:
     """FLIP-600's default: two independent regions (forward-2x2), one record per split, two
     checkpoints before end of input plus the final one (three in a run), one decline and one
     failure: a regional checkpoint completes, is restored from, and a forced global one
-    follows.  3.6 million symmetry classes of states, about 7 minutes and 1.2 GB on two cores."""
+    follows.  3.6 million symmetry classes of states, about 5.5 minutes and 1 GB on two cores."""
     return scope("forward-2x2", records_per_split=1, max_checkpoints=2, max_failures=1, max_declines=1,
                  max_timeouts=0, max_lost_notifications=0)
 
@@ -59,10 +59,10 @@ def default_scope_for(design) -> Scope:
 # before such a search starts.
 KNOWN_FIGURES: tuple[tuple[str, Scope, bool, str], ...] = (
     ("flink-baseline", default_scope(), False, "256,884 states, about 21 s with 2 workers"),
-    ("flip600-regional", regional_scope(), True, "3,558,905 states (symmetry classes), about 7 minutes and 1.2 GB with 2 workers"),
+    ("flip600-regional", regional_scope(), True, "3,558,905 states (symmetry classes), about 5.5 minutes and 1 GB with 2 workers"),
 )
 FLIP600_WITHOUT_SYMMETRY = ("not measured in full: at least 3,558,905 states (the number of symmetry classes; about twice that"
-                            " is expected, as with one checkpoint), so more than 7 minutes and 1.2 GB")
+                            " is expected, as with one checkpoint), so more than 5.5 minutes and 1 GB")
 
 
 def known_figures(design, scope: Scope, symmetry: bool = False) -> str | None:
@@ -73,6 +73,6 @@ def known_figures(design, scope: Scope, symmetry: bool = False) -> str | None:
             return f"{name} in this scope: {figures}"
     if scope == regional_scope():
         if symmetry:
-            return "the FLIP-600 default scope: flip600-regional has 3,558,905 symmetry classes here (about 7 minutes and 1.2 GB with 2 workers)"
+            return "the FLIP-600 default scope: flip600-regional has 3,558,905 symmetry classes here (about 5.5 minutes and 1 GB with 2 workers)"
         return f"the FLIP-600 default scope without symmetry reduction: {FLIP600_WITHOUT_SYMMETRY}"
     return None

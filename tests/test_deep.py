@@ -71,7 +71,7 @@ def test_flip600_regional_holds_in_its_default_scope_with_every_regional_witness
     """Issue 4's bar: two independent regions, three checkpoints in a run, a decline and a
     failover; a regional checkpoint completes, is restored from, and a forced global one
     follows.  With symmetry reduction (the command line's default on this job), 3,558,905
-    states, about 7 minutes and 1.2 GB on two cores."""
+    states, about 5.5 minutes and 1 GB on two cores."""
     from ckptcheck.specs.designs import FLIP600
     from ckptcheck.specs.scopes import regional_scope
 
