@@ -235,13 +235,9 @@ class StreamTask(Component):
         outputs = list(snap.outputs)
         split = self.model.split
         for i, c in enumerate(self.model.all_out[t]):
-            items = tx.channels[c]
-            j = self.queued_barrier(items, cp) if split[c] else -1
-            if j < 0:
-                continue
-            k = consumer_end(items, self.scope.input_buffers)
-            outputs[i] = self.output_state(tuple((x[1], x[2]) for x in items[k:j] if x[0] == REC))
-            tx.channels[c] = items[:k] + ((BARRIER, cp, 1),) + items[k:j] + items[j + 1:]
+            j = self.queued_barrier(tx.channels[c], cp) if split[c] else -1
+            if j >= 0:
+                outputs[i] = self.put_priority_barrier(tx, c, cp, queued_at=j)
         tx.tasks[t] = tx.tasks[t]._replace(sending=(cp, snap._replace(outputs=tuple(outputs))))
         self.maybe_sent(tx, t)
 
@@ -270,15 +266,26 @@ class StreamTask(Component):
         split = self.model.split
         for c in self.model.all_out[t]:
             if split[c]:
-                k = consumer_end(tx.channels[c], self.scope.input_buffers)
-                outputs.append(self.output_state(tuple((x[1], x[2]) for x in tx.channels[c][k:] if x[0] == REC)))
-                tx.insert(c, k, (BARRIER, cp, 1))  # PipelinedSubpartition.processPriorityBuffer
+                outputs.append(self.put_priority_barrier(tx, c, cp))
             else:
                 outputs.append(())
                 tx.push((c,), (BARRIER, cp))
         n_in = len(self.topo.inputs[t])
         ts = tx.tasks[t]
         tx.tasks[t] = ts._replace(uc=(snap._replace(outputs=tuple(outputs)), ((),) * n_in))
+
+    def put_priority_barrier(self, tx: Tx, c: int, cp: int, queued_at: int | None = None) -> tuple:
+        """An unaligned barrier of ``cp`` at the head of subpartition ``c``, behind what the
+        input channel already holds (``PipelinedSubpartition.processPriorityBuffer``); what it
+        overtakes is returned as output channel state: every record queued, or with
+        ``queued_at`` the records in front of the timeoutable barrier at that position, which
+        it replaces (the sender's alignment timer, FLINK-27251)."""
+        items = tx.channels[c]
+        k = consumer_end(items, self.scope.input_buffers)
+        end = len(items) if queued_at is None else queued_at
+        state = self.output_state(tuple((x[1], x[2]) for x in items[k:end] if x[0] == REC))
+        tx.channels[c] = items[:k] + ((BARRIER, cp, 1),) + items[k:end] + items[end + (queued_at is not None):]
+        return state
 
     def output_state(self, queued: tuple) -> tuple:
         """What the task persists of the records a priority barrier overtook in one of its

@@ -42,11 +42,6 @@ class Tx:
         for c in cids:
             self.channels[c] = self.channels[c] + (item,)
 
-    def insert(self, c: int, k: int, item) -> None:
-        """Put ``item`` at position ``k`` of channel ``c``."""
-        items = self.channels[c]
-        self.channels[c] = items[:k] + (item,) + items[k:]
-
     def set_txn(self, txn: Txn | None, remove: tuple[int, int] | None = None) -> None:
         """Replace (or add) the external transaction ``txn``; drop the one keyed ``remove``."""
         by_key = {(t.task, t.seq): t for t in self.txns}
