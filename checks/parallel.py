@@ -6,9 +6,9 @@ themselves stay where they were generated.  A worker expands its share of a leve
 the fingerprints of the successors it does not own to their owners in batches (a fingerprint,
 its parent's fingerprint and link, the action's index); each owner answers, between its own
 expansions, which of them are new, and the worker that sent a new one keeps its world for the
-next level.  No world crosses between processes during a level, and no worker waits for another
-until it has nothing left to expand; at a level's end the coordinator evens out the next
-frontiers by moving the excess worlds once.
+next level.  Worlds cross between processes only when a worker with nothing left to expand takes
+half of what a busy one has left, and at a level's end, when the coordinator evens out the next
+frontiers by moving the excess once; no worker waits for another before it runs out of work.
 
 Every level is finished before the next starts, so each discovery is made at its least depth:
 counterexamples are as short as the one-process search's.  State and transition counts are
