@@ -589,6 +589,105 @@ def _pointwise_lt_parts(mutant: bool = False):
     ]
 
 
+# --- output channel state on POINTWISE edges (model.pointwise, apache/flink#28523) --------------
+
+
+def _div1(e: _Enc, a, b):
+    """``e.div`` with one quotient per term: the same floor written twice is then the same
+    variable, so a claim that repeats a condition it assumes is refuted or proved by its shape
+    rather than by nonlinear reasoning about two equal quotients (which timed out)."""
+    memo = e.__dict__.setdefault("_div1", {})
+    key = (z3.simplify(a).get_id(), z3.simplify(b).get_id())
+    if key not in memo:
+        memo[key] = e.div(a, b)
+    return memo[key]
+
+
+def _mod1(e: _Enc, a, b):
+    return a - b * _div1(e, a, b)
+
+
+def _pw_connected(e: _Enc, u, d, S, T):
+    """u -> d is an edge of POINTWISE S:T (``producersOf`` / ``consumersOf``)."""
+    return z3.And(0 <= u, u < S, 0 <= d, d < T,
+                  z3.If(S >= T, z3.And(_div1(e, d * S, T) <= u, u < _div1(e, (d + 1) * S, T)),
+                        z3.And(_div1(e, u * T + S - 1, S) <= d, d < _div1(e, (u + 1) * T + S - 1, S))))
+
+
+def _pw_restore_parts(old_pw: bool, new_pw: bool, mutant: str = ""):
+    """Old output buffer (u, d) of an edge with the old pattern goes to new downstream
+    d mod newT; new upstream U writes it iff U inherited u and (new POINTWISE) d mod newT is
+    connected to U and U is its lowest producer.  ``mutant``: "no-primary" drops the
+    primary-producer rule, "no-filter" the recovery filter and the rule.  Parallelisms in
+    [1, 32768] (Flink's maximum), where every product stays below 2^31: the integers are
+    Java's ints."""
+
+    def domain(e):
+        oS, oT, nS, nT = (e.var(x) for x in ("oldS", "oldT", "newS", "newT"))
+        for x in (oS, oT, nS, nT):
+            e.add(1 <= x, x <= M_FLINK)
+        u, d = e.var("u"), e.var("d")
+        e.add(0 <= u, u < oS, 0 <= d, d < oT)
+        if old_pw:
+            e.add(_pw_connected(e, u, d, oS, oT))
+        return oS, oT, nS, nT, u, d
+
+    def holds(e, U, u, oS, oT, nS, nT, D1, o1):
+        """U inherited old upstream u, through new downstream D1 and old downstream o1."""
+        if not new_pw:
+            return z3.And(0 <= U, U < nS, _mod1(e, u, nS) == U)  # the partitioner's ROUND_ROBIN
+        return z3.And(_pw_connected(e, U, D1, nS, nT), 0 <= o1, o1 < oT, _mod1(e, o1, nT) == D1,
+                      _pw_connected(e, u, o1, oS, oT) if old_pw else z3.BoolVal(True))
+
+    def writes(e, U, u, d, oS, oT, nS, nT, D1, o1):
+        h = holds(e, U, u, oS, oT, nS, nT, D1, o1)
+        if not new_pw or mutant == "no-filter":
+            return h
+        nd = _mod1(e, d, nT)
+        rule = [_pw_connected(e, U, nd, nS, nT)]
+        if mutant != "no-primary":
+            rule.append(U == _div1(e, nd * nS, nT))
+        return z3.And(h, *rule)
+
+    def shown(oS, oT, nS, nT, u, d, **more):
+        return {"oldS": oS, "oldT": oT, "newS": nS, "newT": nT, "u": u, "d": d, **more}
+
+    def at_least_once(e):
+        oS, oT, nS, nT, u, d = domain(e)
+        nd = _mod1(e, d, nT)
+        first = _div1(e, nd * nS, nT) if new_pw else _mod1(e, u, nS)  # the writer: D's lowest producer, or u's round-robin heir
+        e.add(z3.Not(writes(e, first, u, d, oS, oT, nS, nT, nd, d)))
+        return shown(oS, oT, nS, nT, u, d, writer=first)
+
+    def at_most_once(e):
+        oS, oT, nS, nT, u, d = domain(e)
+        U1, U2 = e.var("U1"), e.var("U2")
+        w = [(e.var("D"), e.var("o")) for _ in range(2)]
+        e.add(U1 < U2, writes(e, U1, u, d, oS, oT, nS, nT, *w[0]), writes(e, U2, u, d, oS, oT, nS, nT, *w[1]))
+        return shown(oS, oT, nS, nT, u, d, U1=U1, U2=U2)
+
+    def connected_only(e):
+        oS, oT, nS, nT, u, d = domain(e)
+        U, D1, o1 = e.var("U"), e.var("D"), e.var("o")
+        nd = _mod1(e, d, nT)
+        e.add(writes(e, U, u, d, oS, oT, nS, nT, D1, o1), z3.Not(_pw_connected(e, U, nd, nS, nT)))
+        return shown(oS, oT, nS, nT, u, d, U=U, newD=nd)
+
+    parts = [("at least once", at_least_once), ("at most once", at_most_once)]
+    if new_pw:
+        parts.append(("only to a connected downstream", connected_only))
+    return parts
+
+
+def _pw_restore_all(mutant: str = "", only: tuple[str, ...] = ("at least once", "at most once")):
+    """The parts named ``only`` of every pattern change, each part named by its change."""
+    out = []
+    for old_pw, new_pw in ((True, True), (False, True), (True, False), (False, False)):
+        change = f"{'PW' if old_pw else 'A2A'}->{'PW' if new_pw else 'A2A'}"
+        out += [(f"{change}: {name}", f) for name, f in _pw_restore_parts(old_pw, new_pw, mutant) if name in only]
+    return out
+
+
 # --- the theorems ------------------------------------------------------------------------------
 
 
@@ -715,6 +814,27 @@ THEOREMS: tuple[Theorem, ...] = (
         lambda: _all(_pointwise_lt_parts()),
         "floor instead of ceil",
         lambda: _all(_pointwise_lt_parts(mutant=True)),
+    ),
+    Theorem(
+        "pointwise-output-state-exactly-once",
+        "seed 003 / apache/flink#28523, for each pattern change A2A<->A2A, A2A<->PW, PW<->A2A, "
+        "PW<->PW and all parallelisms 1..32768 at both ends, old and new: an old output buffer "
+        "(u, d) goes to new downstream d mod newT and is written by exactly one new upstream "
+        "(one that inherited u; on a new POINTWISE edge the lowest producer of that downstream; "
+        "the general rule, which the PR replaces by the identity when nothing changes). The third "
+        "wrong rule, an old checkpoint's pattern read as the new job's, loses buffers in "
+        "tests/test_pointwise.py (refuting it here needs a quantifier over the heirs)",
+        lambda: _all(_pw_restore_all()),
+        "no primary-producer rule (every connected heir writes)",
+        lambda: _all(_pw_restore_all("no-primary", only=("at most once",))),
+    ),
+    Theorem(
+        "pointwise-output-state-connected",
+        "the same restore writes each buffer only to a new downstream connected to its writer "
+        "on the new POINTWISE edge",
+        lambda: _all(_pw_restore_all(only=("only to a connected downstream",))),
+        "no recovery filter (every heir writes)",
+        lambda: _all(_pw_restore_all("no-filter", only=("only to a connected downstream",))),
     ),
 )
 

@@ -1,0 +1,106 @@
+"""Output channel state on POINTWISE edges at a restore: the proposal of seed 003 as the open
+PR apache/flink#28523 (FLINK-39680 / FLINK-21378) implements it.
+
+Pure functions over parallelisms, with S/T the upstream/downstream parallelism and patterns
+``POINTWISE`` or ``ALL_TO_ALL`` (reference-flink-uc C.2-C.4):
+
+- ``producers_of`` / ``consumers_of``: ``PointwiseChannelMappingUtils.producersOf`` /
+  ``consumersOf``, the wiring of ``computeVertexInputInfoForPointwise`` (``keygroups``).
+- ``inherited_old_upstreams``: ``computeInheritedOldUpstreams(U)``, the old upstream subtasks
+  whose output state new upstream U reads: newUpstream -> consumersOf -> newDownstream ->
+  ROUND_ROBIN -> oldDownstream -> producersOf -> oldUpstream.  For a new ALL_TO_ALL edge the
+  partitioner's own upstream mapper applies instead (ROUND_ROBIN for ARBITRARY).
+- ``writes_recovered_output``: ``computeNewLocalSubpartitionIndex(D, U) != -1``, the recovery
+  filter (D connected to U) and the primary-producer rule (U is the lowest producer of D).
+- ``restored_output_buffers``: where each old output buffer goes: old (u, oldDown) to new
+  downstream ``oldDown mod newDownP``, written by the new upstreams that read it and pass the
+  rule.  The pattern recorded in the checkpoint (the ``EdgeDistributionPatternSnapshot``
+  master-hook state) is ``None`` for a checkpoint taken without the hook: it reads as
+  ALL_TO_ALL (``resolveOldDistributionPattern``).
+
+Input channel state needs no function here: new downstream d takes the input state of the old
+downstreams ROUND_ROBIN(d), exactly once (the ``round-robin-once`` theorem).  Abstraction: a
+buffer is one unit; the PR's local-index bookkeeping (``D mod |consumersOf(U)|``) names the
+subpartition it is written to and does not change which subtask gets it.
+"""
+
+from __future__ import annotations
+
+from .keygroups import pointwise_inputs, pointwise_outputs
+
+POINTWISE = "POINTWISE"
+ALL_TO_ALL = "ALL_TO_ALL"
+PATTERNS = (POINTWISE, ALL_TO_ALL)
+
+
+def resolve_old_pattern(recorded: str | None) -> str:
+    """``resolveOldDistributionPattern``: a checkpoint without the hook's state (or without
+    this edge in it) reads as ALL_TO_ALL."""
+    return ALL_TO_ALL if recorded is None else recorded
+
+
+def producers_of(d: int, s: int, t: int) -> list[int]:
+    return pointwise_inputs(s, t)[d]
+
+
+def consumers_of(u: int, s: int, t: int) -> list[int]:
+    return pointwise_outputs(s, t)[u]
+
+
+def connected(u: int, d: int, pattern: str, s: int, t: int) -> bool:
+    return pattern == ALL_TO_ALL or d in consumers_of(u, s, t)
+
+
+def old_subtasks_assigned_to(new: int, old_p: int, new_p: int) -> list[int]:
+    """ROUND_ROBIN: the old subtasks o with o mod newP = new."""
+    return list(range(new, old_p, new_p))
+
+
+def is_identity(old_pattern: str, new_pattern: str, old_up: int, old_down: int, new_up: int, new_down: int) -> bool:
+    return old_pattern == new_pattern and old_up == new_up and old_down == new_down
+
+
+def inherited_old_upstreams(u_new: int, old_pattern: str, new_pattern: str, old_up: int, old_down: int,
+                            new_up: int, new_down: int) -> list[int]:
+    """``computeInheritedOldUpstreams``: the old upstream subtasks whose output state new
+    upstream ``u_new`` reads (sorted; the sets of two new upstreams may overlap)."""
+    if is_identity(old_pattern, new_pattern, old_up, old_down, new_up, new_down):
+        return [u_new] if u_new < old_up else []
+    if new_pattern == ALL_TO_ALL:
+        return old_subtasks_assigned_to(u_new, old_up, new_up)
+    out: set[int] = set()
+    for d_new in consumers_of(u_new, new_up, new_down):
+        for o in old_subtasks_assigned_to(d_new, old_down, new_down):
+            out.update(producers_of(o, old_up, old_down) if old_pattern == POINTWISE else range(old_up))
+    return sorted(out)
+
+
+def writes_recovered_output(u_new: int, d_new: int, new_pattern: str, new_up: int, new_down: int) -> bool:
+    """``computeNewLocalSubpartitionIndex(D, U) != -1``: on a new POINTWISE edge U writes
+    recovered output for D only if D is connected to U and U is D's lowest producer; on a new
+    ALL_TO_ALL edge always."""
+    if new_pattern == ALL_TO_ALL:
+        return True
+    return d_new in consumers_of(u_new, new_up, new_down) and producers_of(d_new, new_up, new_down)[0] == u_new
+
+
+def restored_output_buffers(old_pattern: str, new_pattern: str, old_up: int, old_down: int, new_up: int, new_down: int,
+                            *, recorded: bool = True, resolve=resolve_old_pattern,
+                            writes=writes_recovered_output) -> dict[tuple[int, int], list[tuple[int, int]]]:
+    """Every old output buffer ``(old upstream, old downstream)`` of an edge that had
+    ``old_pattern`` -> the ``(new upstream, new downstream)`` pairs that restore it (exactly
+    one pair each, by the theorems of ``checks.proofs``).  ``recorded`` False: the checkpoint
+    was taken without the pattern hook, and the restore reads the pattern ``resolve(None)``.
+    ``resolve`` and ``writes`` are the PR's rules; the tests pass wrong ones (mutants)."""
+    old = resolve(old_pattern if recorded else None)
+    identity = is_identity(old, new_pattern, old_up, old_down, new_up, new_down)
+    holders = [inherited_old_upstreams(x, old, new_pattern, old_up, old_down, new_up, new_down) for x in range(new_up)]
+    out: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for u in range(old_up):
+        for d in range(old_down):
+            if not connected(u, d, old_pattern, old_up, old_down):
+                continue
+            d_new = d % new_down
+            out[(u, d)] = [(x, d_new) for x in range(new_up) if u in holders[x]
+                           and (identity or writes(x, d_new, new_pattern, new_up, new_down))]
+    return out

@@ -1,0 +1,87 @@
+"""Output channel state on POINTWISE edges at a restore (seed 003, the open PR
+apache/flink#28523): the PR's worked examples element for element, and every old buffer
+restored exactly once, to a downstream connected to its new producer, for every pattern change
+and every parallelism up to 6 at both ends; each wrong rule a reviewer would try loses or
+duplicates a buffer there (the symbolic proofs are in ``checks.proofs``)."""
+
+from __future__ import annotations
+
+from itertools import product
+
+from ckptcheck.model.pointwise import (
+    ALL_TO_ALL,
+    PATTERNS,
+    POINTWISE,
+    connected,
+    consumers_of,
+    inherited_old_upstreams,
+    restored_output_buffers,
+)
+
+PW, A2A = POINTWISE, ALL_TO_ALL
+
+
+def inherited(old, new, ou, od, nu, nd):
+    return [inherited_old_upstreams(u, old, new, ou, od, nu, nd) for u in range(nu)]
+
+
+def test_the_prs_worked_examples():
+    # reference-flink-uc C.5; (T): values from the PR's PointwiseChannelMappingUtilsTest
+    assert inherited(PW, PW, 3, 3, 4, 3) == [[0], [1], [2], [2]]  # (T) for U0 and U3
+    assert restored_output_buffers(PW, PW, 3, 3, 4, 3) == {(0, 0): [(0, 0)], (1, 1): [(1, 1)], (2, 2): [(2, 2)]}
+    assert inherited(PW, PW, 4, 2, 2, 4) == [[0, 1, 2, 3], []]
+    assert restored_output_buffers(PW, PW, 4, 2, 2, 4) == {
+        (0, 0): [(0, 0)], (1, 0): [(0, 0)], (2, 1): [(0, 1)], (3, 1): [(0, 1)]}
+    assert inherited(PW, PW, 2, 2, 4, 2) == [[0], [0], [1], [1]]
+    assert restored_output_buffers(PW, PW, 2, 2, 4, 2) == {(0, 0): [(0, 0)], (1, 1): [(2, 1)]}
+    assert inherited(PW, PW, 2, 4, 2, 2) == [[0, 1], [0, 1]]
+    assert restored_output_buffers(PW, PW, 2, 4, 2, 2) == {
+        (0, 0): [(0, 0)], (0, 1): [(1, 1)], (1, 2): [(0, 0)], (1, 3): [(1, 1)]}
+    assert inherited(A2A, PW, 3, 3, 4, 3) == [[0, 1, 2]] * 4  # (T)
+    assert inherited(PW, A2A, 3, 3, 4, 3) == [[0], [1], [2], []]  # the partitioner's ROUND_ROBIN, not the inherited set
+    assert inherited(A2A, PW, 2, 2, 2, 2) == [[0, 1], [0, 1]]
+    assert restored_output_buffers(A2A, PW, 2, 2, 2, 2) == {
+        (0, 0): [(0, 0)], (1, 0): [(0, 0)], (0, 1): [(1, 1)], (1, 1): [(1, 1)]}
+    assert restored_output_buffers(PW, PW, 3, 3, 3, 3) == {(u, u): [(u, u)] for u in range(3)}  # identity
+    assert consumers_of(2, 4, 6) == [3, 4]  # 4:6, u2's consumers (the PR numbers them sp0 = D4 by modulo)
+
+
+def violations(restore, bound: int = 6) -> list[str]:
+    """Every (pattern change, parallelisms) up to ``bound`` where an old buffer is restored
+    other than exactly once to a connected downstream; ``restore`` as ``restored_output_buffers``."""
+    out = []
+    for old, new, ou, od, nu, nd in product(PATTERNS, PATTERNS, *[range(1, bound + 1)] * 4):
+        for (u, d), got in restore(old, new, ou, od, nu, nd).items():
+            where = f"{old} {ou}:{od} -> {new} {nu}:{nd}, buffer of old upstream {u} for old downstream {d}"
+            if len(got) != 1:
+                out.append(f"{where}: restored {len(got)} times {got}")
+            out.extend(f"{where}: written by new upstream {x} to unconnected downstream {y}"
+                       for x, y in got if not connected(x, y, new, nu, nd))
+    return out
+
+
+def test_every_old_buffer_is_restored_exactly_once_to_a_connected_downstream():
+    assert violations(restored_output_buffers) == []
+    # a checkpoint taken without the pattern hook (an ALL_TO_ALL edge then) restores the same way
+    assert violations(lambda *a: restored_output_buffers(*a, recorded=False) if a[0] == A2A else {}) == []
+
+
+def test_the_wrong_rules_a_reviewer_would_try_lose_or_duplicate_buffers():
+    def connected_only(u, d, new, nu, nd):  # no primary-producer rule
+        return new == A2A or d in consumers_of(u, nu, nd)
+
+    no_primary = violations(lambda *a: restored_output_buffers(*a, writes=connected_only))
+    assert "POINTWISE 3:3 -> POINTWISE 4:3, buffer of old upstream 2 for old downstream 2: restored 2 times [(2, 2), (3, 2)]" in no_primary
+    assert not any("unconnected" in v for v in no_primary)
+    no_filter = violations(lambda *a: restored_output_buffers(*a, writes=lambda *_: True))
+    assert ("POINTWISE 4:2 -> POINTWISE 2:4, buffer of old upstream 2 for old downstream 1: written by new upstream 0 to"
+            " unconnected downstream 1") not in no_filter  # U0 feeds D0 and D1 at 2:4
+    assert ("POINTWISE 2:2 -> POINTWISE 4:2, buffer of old upstream 1 for old downstream 1: restored 2 times [(2, 1), (3, 1)]"
+            in no_filter)
+    assert "POINTWISE 1:2 -> POINTWISE 2:2, buffer of old upstream 0 for old downstream 1: written by new upstream 0 to unconnected downstream 1" in no_filter
+    # the pattern not recorded, and the new job's pattern assumed for the old checkpoint
+    assumed = violations(lambda old, new, *a: restored_output_buffers(old, new, *a, recorded=False, resolve=lambda p: new)
+                         if old == A2A else {})
+    assert "ALL_TO_ALL 2:2 -> POINTWISE 3:2, buffer of old upstream 0 for old downstream 1: restored 0 times []" in assumed
+    assert ("ALL_TO_ALL 2:2 -> POINTWISE 2:2, buffer of old upstream 0 for old downstream 1: written by new upstream 0 to"
+            " unconnected downstream 1") in assumed
