@@ -688,6 +688,31 @@ def _pw_restore_all(mutant: str = "", only: tuple[str, ...] = ("at least once", 
     return out
 
 
+def _pw_read_as_pointwise_loses(bound: int = 4):
+    """The wrong reading of a checkpoint taken without the pattern hook: the old edge was
+    ALL_TO_ALL (every (u, d) has a buffer) but the restore takes the new job's POINTWISE
+    pattern for it.  The claim "every buffer has a writer" is refuted by a buffer that its only
+    possible writer, the lowest producer of d mod newT, did not inherit through any new
+    downstream D and old downstream o.  That is a universal over (D, o), expanded here into a
+    conjunction for parallelisms up to ``bound`` (Z3's quantifier instantiation gave up on the
+    unbounded form): a refutation within the bound is a real counterexample."""
+
+    def lost(e):
+        oS, oT, nS, nT, u, d = (e.var(x) for x in ("oldS", "oldT", "newS", "newT", "u", "d"))
+        for x in (oS, oT, nS, nT):
+            e.add(1 <= x, x <= bound)
+        e.add(0 <= u, u < oS, 0 <= d, d < oT)
+        nd = _mod1(e, d, nT)
+        first = _div1(e, nd * nS, nT)
+        for D in range(bound):
+            for o in range(bound):
+                e.add(z3.Not(z3.And(_pw_connected(e, first, z3.IntVal(D), nS, nT), o < oT,
+                                    _mod1(e, z3.IntVal(o), nT) == D, _pw_connected(e, u, z3.IntVal(o), oS, oT))))
+        return {"oldS": oS, "oldT": oT, "newS": nS, "newT": nT, "u": u, "d": d}
+
+    return [("a buffer no heir writes", lost)]
+
+
 # --- the theorems ------------------------------------------------------------------------------
 
 
@@ -821,9 +846,7 @@ THEOREMS: tuple[Theorem, ...] = (
         "PW<->PW and all parallelisms 1..32768 at both ends, old and new: an old output buffer "
         "(u, d) goes to new downstream d mod newT and is written by exactly one new upstream "
         "(one that inherited u; on a new POINTWISE edge the lowest producer of that downstream; "
-        "the general rule, which the PR replaces by the identity when nothing changes). The third "
-        "wrong rule, an old checkpoint's pattern read as the new job's, loses buffers in "
-        "tests/test_pointwise.py (refuting it here needs a quantifier over the heirs)",
+        "the general rule, which the PR replaces by the identity when nothing changes)",
         lambda: _all(_pw_restore_all()),
         "no primary-producer rule (every connected heir writes)",
         lambda: _all(_pw_restore_all("no-primary", only=("at most once",))),
@@ -835,6 +858,15 @@ THEOREMS: tuple[Theorem, ...] = (
         lambda: _all(_pw_restore_all(only=("only to a connected downstream",))),
         "no recovery filter (every heir writes)",
         lambda: _all(_pw_restore_all("no-filter", only=("only to a connected downstream",))),
+    ),
+    Theorem(
+        "pointwise-old-checkpoint-as-all-to-all",
+        "a checkpoint taken without the pattern hook (its channel state is on ALL_TO_ALL edges: "
+        "before the proposal a POINTWISE edge fell back to aligned) read as ALL_TO_ALL restores "
+        "every buffer exactly once, whatever the new pattern and parallelisms 1..32768",
+        lambda: _all([p for p in _pw_restore_all(only=("at least once", "at most once")) if p[0].startswith("A2A")]),
+        "read as the new job's POINTWISE pattern: every buffer still has a writer (parallelisms 1..4)",
+        lambda: _all(_pw_read_as_pointwise_loses()),
     ),
 )
 
