@@ -18,10 +18,14 @@ Pure functions over parallelisms, with S/T the upstream/downstream parallelism a
   master-hook state) is ``None`` for a checkpoint taken without the hook: it reads as
   ALL_TO_ALL (``resolveOldDistributionPattern``).
 
-Input channel state needs no function here: new downstream d takes the input state of the old
-downstreams ROUND_ROBIN(d), exactly once (the ``round-robin-once`` theorem).  Abstraction: a
-buffer is one unit; the PR's local-index bookkeeping (``D mod |consumersOf(U)|``) names the
-subpartition it is written to and does not change which subtask gets it.
+Input channel state: new downstream d takes the input state of the old downstreams
+ROUND_ROBIN(d), exactly once (the ``round-robin-once`` theorem); ``input_buffer_channel`` is the
+channel a recovered input buffer is put on (``computePrimaryUpstreamMapping``: the channel of
+the first new producer that inherited the buffer's old upstream, so that the recovered input and
+output of one old upstream share a channel, input first; reference-flink-uc C.4, partly
+UNCONFIRMED there: the TM code was not read).  Abstraction: a buffer is one unit; the PR's
+local-index bookkeeping (``D mod |consumersOf(U)|``) names the subpartition it is written to and
+does not change which subtask gets it.
 """
 
 from __future__ import annotations
@@ -104,3 +108,17 @@ def restored_output_buffers(old_pattern: str, new_pattern: str, old_up: int, old
             out[(u, d)] = [(x, d_new) for x in range(new_up) if u in holders[x]
                            and (identity or writes(x, d_new, new_pattern, new_up, new_down))]
     return out
+
+
+def input_buffer_channel(o: int, c: int, old_pattern: str, new_pattern: str, old_up: int, old_down: int, new_up: int,
+                         new_down: int) -> tuple[int, int]:
+    """An old input buffer (old downstream ``o``, its local channel ``c``) -> (new downstream,
+    new upstream whose channel it is put on), or (new downstream, -1) when no new producer
+    inherited its old upstream (``computePrimaryUpstreamMapping`` returns -1)."""
+    u = producers_of(o, old_up, old_down)[c] if old_pattern == POINTWISE else c
+    d_new = o % new_down
+    candidates = producers_of(d_new, new_up, new_down) if new_pattern == POINTWISE else range(new_up)
+    for x in candidates:
+        if u in inherited_old_upstreams(x, old_pattern, new_pattern, old_up, old_down, new_up, new_down):
+            return d_new, x
+    return d_new, -1

@@ -15,6 +15,7 @@ from ckptcheck.model.pointwise import (
     connected,
     consumers_of,
     inherited_old_upstreams,
+    producers_of,
     restored_output_buffers,
 )
 
@@ -85,3 +86,39 @@ def test_the_wrong_rules_a_reviewer_would_try_lose_or_duplicate_buffers():
     assert "ALL_TO_ALL 2:2 -> POINTWISE 3:2, buffer of old upstream 0 for old downstream 1: restored 0 times []" in assumed
     assert ("ALL_TO_ALL 2:2 -> POINTWISE 2:2, buffer of old upstream 0 for old downstream 1: written by new upstream 0 to"
             " unconnected downstream 1") in assumed
+
+
+def test_claim_downstream_needs_only_round_robin_holds_for_the_assignment_not_for_the_channels():
+    """Seed 003: "Downstream: standard ROUND_ROBIN assignment, no special handling needed."
+    Verdict: holds for which new subtask gets an old downstream's input state (ROUND_ROBIN,
+    exactly once: the ``round-robin-once`` theorem), refuted for the channels.  A recovered
+    input buffer must go to the channel of the new producer that writes its old upstream's
+    recovered output to the same downstream, so that the two reach the consumer in one FIFO,
+    input first (``computePrimaryUpstreamMapping``).  With the PR's rule that holds for every
+    parallelism up to 6 and every pattern change; keeping the buffer's old local channel index
+    ("no special handling") puts it on a channel that does not exist or on another producer's."""
+    from ckptcheck.model.pointwise import input_buffer_channel
+
+    broken_plain = []
+    for old, new, ou, od, nu, nd in product(PATTERNS, PATTERNS, *[range(1, 7)] * 4):
+        out = restored_output_buffers(old, new, ou, od, nu, nd)
+        writer = {(u, got[0][1]): got[0][0] for (u, d), got in out.items()}  # (old upstream, new downstream) -> writer
+        for o in range(od):
+            ups = producers_of(o, ou, od) if old == PW else list(range(ou))
+            for c, u in enumerate(ups):
+                d_new, x = input_buffer_channel(o, c, old, new, ou, od, nu, nd)
+                where = f"{old} {ou}:{od} -> {new} {nu}:{nd}, old downstream {o} channel {c}"
+                assert x >= 0, f"{where}: no channel"
+                if (u, d_new) in writer:
+                    assert writer[(u, d_new)] == x, f"{where}: input on {x}, output by {writer[(u, d_new)]}"
+                # "no special handling": the old local index, on the new downstream's channels
+                chans = producers_of(d_new, nu, nd) if new == PW else list(range(nu))
+                plain = chans[c] if c < len(chans) else -1
+                if plain != x:
+                    broken_plain.append(f"{where}: kept on channel {c} ({'none' if plain < 0 else f'new upstream {plain}'}),"
+                                        f" its old upstream {u}'s output comes from new upstream {x}")
+    assert "POINTWISE 4:2 -> POINTWISE 4:4, old downstream 0 channel 1: kept on channel 1 (none), its old upstream 1's output comes from new upstream 0" in broken_plain
+    assert "ALL_TO_ALL 2:2 -> ALL_TO_ALL 2:1, old downstream 1 channel 0: kept on channel 0 (new upstream 0), its old upstream 0's output comes from new upstream 0" not in broken_plain
+    # a channel that exists but is another producer's: u1's recovered output could overtake its input
+    assert ("POINTWISE 2:1 -> POINTWISE 3:1, old downstream 0 channel 1: kept on channel 1 (new upstream 1), its old"
+            " upstream 1's output comes from new upstream 0") in broken_plain
