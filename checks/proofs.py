@@ -655,7 +655,8 @@ def _pw_restore_parts(old_pw: bool, new_pw: bool, mutant: str = ""):
     def at_least_once(e):
         oS, oT, nS, nT, u, d = domain(e)
         nd = _mod1(e, d, nT)
-        first = _div1(e, nd * nS, nT) if new_pw else _mod1(e, u, nS)  # the writer: D's lowest producer, or u's round-robin heir
+        # the writer: the new downstream's lowest producer, or u's round-robin heir
+        first = _div1(e, nd * nS, nT) if new_pw else _mod1(e, u, nS)
         e.add(z3.Not(writes(e, first, u, d, oS, oT, nS, nT, nd, d)))
         return shown(oS, oT, nS, nT, u, d, writer=first)
 

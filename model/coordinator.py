@@ -134,9 +134,9 @@ class CheckpointCoordinator(Component):
         presets' scopes therefore stagger.  It also lets a trigger overtake a notification
         already queued for the task, which Flink's ordered RPCs and mailbox do not (a source
         snapshots checkpoint 2 before it learns that 1 completed or was aborted), orders that
-        can show a violation Flink cannot have.  Staggering removes those orders, and in the unaligned default scope that
-        outweighs the interleavings it adds (579,729 states against 582,199; 605,851 against
-        1,172,500 with the alignment timeout)."""
+        can show a violation Flink cannot have.  Staggering removes those orders, and in the
+        unaligned default scope that outweighs the interleavings it adds (579,729 states
+        against 582,199; 605,851 against 1,172,500 with the alignment timeout)."""
         coord = tx.coord
         cp = coord.next_id
         to_trigger, waiting, finished = self.tasks_to_trigger(tx.tasks)
