@@ -55,8 +55,10 @@ class WorkerError(RuntimeError):
 class _Worker:
     """One process's share of the search."""
 
-    def __init__(self, model, rank: int, n: int, inboxes, halt) -> None:
+    def __init__(self, model, rank: int, n: int, inboxes, halt, live=None) -> None:
         self.model = model
+        self.live = live  # shared with the coordinator, for progress lines inside a level: new states, transitions, queue
+        self.level_trans = 0
         self.rank = rank
         self.n = n
         self.inboxes = inboxes
@@ -198,6 +200,7 @@ class _Worker:
 
     def _level_start(self, level_no: int) -> None:
         self.level_no = level_no
+        self.level_trans = 0
         self.done_from = set()
         self.moved_from = set()
         early, self.stash = self.stash, []
@@ -299,6 +302,10 @@ class _Worker:
                 if count % FLUSH == FLUSH - 1:
                     self._flush(boxes)
                 self.cursor = count
+                if self.live is not None:
+                    at = 3 * rank
+                    self.live[at], self.live[at + 1], self.live[at + 2] = (
+                        len(fresh), self.level_trans + trans, self.end - count + len(self.nxt))
                 self._drain()  # an idle worker may take the tail: self.end moves
                 if self.halt.is_set():
                     halted = True
@@ -343,20 +350,21 @@ class _Worker:
                         self._note(prop.name, (sfp,), "eventually", why, sfp % n, sidx, None)
         self.work = None
         self._flush(boxes)
+        self.level_trans += trans
         return trans, quiescent, halted, timed_out
 
     def link(self, idx: int) -> tuple[int, int, int, int]:
         return self.parent_rank[idx], self.parent_idx[idx], self.action[idx], self.fps[idx]
 
 
-def _serve(model, rank: int, n: int, inboxes, halt, conn) -> None:
+def _serve(model, rank: int, n: int, inboxes, halt, conn, live=None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
     gc.disable()
     # A message is written to its pipe by the queue's feeder thread, which waits for the GIL: at
     # the default switch interval (5 ms) every answer to a peer that is still expanding came
     # 5 ms late, a few seconds a search in the waits at level ends.
     sys.setswitchinterval(0.0002)
-    w = _Worker(model, rank, n, inboxes, halt)
+    w = _Worker(model, rank, n, inboxes, halt, live)
     while True:
         msg = conn.recv()
         op = msg[0]
@@ -405,10 +413,11 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
     n = workers
     inboxes = [ctx.Queue() for _ in range(n)]
     halt = ctx.Event()
+    live = ctx.RawArray("q", 3 * n)
     conns, procs = [], []
     for r in range(n):
         mine, theirs = ctx.Pipe()
-        p = ctx.Process(target=_serve, args=(model, r, n, inboxes, halt, theirs), daemon=True)
+        p = ctx.Process(target=_serve, args=(model, r, n, inboxes, halt, theirs, live), daemon=True)
         p.start()
         theirs.close()
         conns.append(mine)
@@ -420,7 +429,20 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
     next_report = started + progress_every
     inits = list(model.initial_states())
 
-    def ask(op, *args) -> list:
+    def tick(level: int) -> None:
+        """A progress line inside a level, from the counters the workers share: a level of a
+        large scope takes minutes."""
+        nonlocal next_report
+        now = time.perf_counter()
+        if progress is None or now < next_report:
+            return
+        out.states = states + sum(live[3 * r] for r in range(n))
+        out.transitions = transitions + sum(live[3 * r + 1] for r in range(n))
+        out.depth, out.elapsed = level, now - started
+        progress(out, sum(live[3 * r + 2] for r in range(n)))
+        next_report = now + progress_every
+
+    def ask(op, *args, level: int | None = None) -> list:
         """Every worker's reply to ``op``.  A worker that fails (its model raised) or dies
         fails the search at once: the others may be waiting for its answers, so waiting for
         their replies first would never end."""
@@ -430,7 +452,12 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
         while len(replies) < n:
             waiting = {conns[r]: r for r in range(n) if r not in replies}
             dead = {procs[r].sentinel: r for r in range(n) if r not in replies}
-            for ready in multiprocessing.connection.wait([*waiting, *dead]):
+            timeout = None if progress is None or level is None else max(0.0, next_report - time.perf_counter()) + 0.01
+            ready_list = multiprocessing.connection.wait([*waiting, *dead], timeout)
+            if not ready_list:
+                tick(level)
+                continue
+            for ready in ready_list:
                 if ready in waiting:
                     r = waiting[ready]
                     try:
@@ -475,7 +502,9 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
             if not expand:
                 out.stopped = f"depth bound {max_depth} reached"
             deadline = started + max_seconds if max_seconds is not None else None
-            replies = ask("level", level, expand, set(found), deadline, _moves(sizes) if expand else [])
+            for r in range(3 * n):
+                live[r] = 0
+            replies = ask("level", level, expand, set(found), deadline, _moves(sizes) if expand else [], level=level)
             states += sum(r["new"] for r in replies)
             transitions += sum(r["transitions"] for r in replies)
             quiescent += sum(r["quiescent"] for r in replies)

@@ -176,3 +176,17 @@ def test_a_worker_that_fails_alone_fails_the_search_instead_of_hanging(monkeypat
     with pytest.raises(parallel.WorkerError, match="ZeroDivisionError: only in worker 1"):
         explore(spec, workers=2)
     assert time.perf_counter() - started < 30
+
+
+def test_two_workers_report_progress_inside_a_level():
+    """A level of a large scope takes minutes; progress comes from counters the workers share,
+    so lines keep coming inside a level: two lines at one depth with different counts, counts
+    that never go back and never pass the final ones."""
+    sc = scope("keyed-2x1", max_checkpoints=1, max_failures=0, max_declines=1, max_lost_notifications=0)
+    lines = []
+    out = explore(Spec(BASELINE, sc), workers=2, progress_every=0.001,
+                  progress=lambda o, queue: lines.append((o.depth, o.states, o.transitions)))
+    assert out.complete and len(lines) > out.depth
+    assert any(a[0] == b[0] and a[1] < b[1] for a, b in zip(lines, lines[1:])), "no line inside a level"
+    assert all(a[1] <= b[1] and a[2] <= b[2] for a, b in zip(lines, lines[1:]))
+    assert lines[-1][1] <= out.states and lines[-1][2] <= out.transitions
