@@ -100,6 +100,7 @@ def _outline(result) -> tuple:
     return s["states"], s["transitions"], s["depth"], s["quiescent_states"], result.complete, lengths
 
 
+@pytest.mark.deep
 def test_spark_engine_searches_the_same_space_as_the_local_engine(tmp_path):
     """K5 (no bound on consecutive regional checkpoints): the whole scope (2,574 states), with a violation of
     12 steps and five witnesses.  The Spark search must count the same states and transitions,
@@ -129,6 +130,11 @@ def test_spark_engine_from_the_command_line_and_its_refusals(tmp_path, capsys):
     assert code == 1
     assert "spark (BFS, exhaustive, symmetry reduction on, fingerprints, Spark local[2], 2 partitions): 955 distinct states" in out
     assert re.search(r"checkpoints-restorable +VIOLATED after 14 steps", out)
+    traces = sorted(tmp_path.rglob("*checkpoints-restorable*.trace.json"))
+    assert traces, sorted(p.name for p in tmp_path.rglob("*"))
+    from ckptcheck.checks.trace import load_trace_file, replay
+
+    assert replay(load_trace_file(str(traces[0])), str(traces[0])).reproduced, "the Spark counterexample replays"
     # options of another engine are named as ignored, never silently dropped
     assert main(["check", "--design", "K4-retention-ignores-refs", *k4_scope, "--engine", "explore", "--partitions", "2",
                  "--max-depth", "3", "--out", str(tmp_path)]) == 3
