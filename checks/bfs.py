@@ -98,18 +98,32 @@ def successors_of(model) -> Callable:
     return successors
 
 
+def stored_first(i: int, n: int) -> list[int]:
+    """Action indexes ``0..n-1`` with the stored one ``i`` first."""
+    return [i, *(k for k in range(n) if k != i)] if 0 <= i < n else list(range(n))
+
+
 def reexecute(model, s, chain: list[tuple[int, int]]) -> tuple[list, Any]:
     """The actions of ``chain`` ((fingerprint, action index) per step) from state ``s``, and the
     state they reach; each state on the way must have its stored fingerprint, or two states
-    shared one."""
+    shared one.
+
+    The stored action is taken if its successor has the stored fingerprint, else the first
+    action whose successor has it: with symmetry, the parallel engine stores action indexes of
+    canonical worlds, and the concrete state re-executed here may be another member of the
+    class.  The one-process engines store the concrete world's index, which always matches."""
     canon = model.canonical
     path = []
     for fp, i in chain:
-        a = model.actions(s)[i]
-        s = model.next_state(s, a)
-        path.append(a)
-        if hash(canon(s) if canon else s) != fp:
+        acts = model.actions(s)
+        for k in stored_first(i, len(acts)):
+            t = model.next_state(s, acts[k])
+            if hash(canon(t) if canon else t) == fp:
+                break
+        else:
             raise FingerprintCollision("a state on a stored path re-executed to another fingerprint")
+        path.append(acts[k])
+        s = t
     return path, s
 
 

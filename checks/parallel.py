@@ -40,7 +40,7 @@ import traceback
 from array import array
 from typing import Any, Callable
 
-from .bfs import Bounds, FingerprintCollision, finish_outcome, successors_of
+from .bfs import Bounds, FingerprintCollision, finish_outcome, reexecute, stored_first, successors_of
 
 
 FLUSH = 256  # frontier states a worker expands between two batches of fingerprints to each owner
@@ -535,9 +535,9 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
                 next_report = now + progress_every
         finish_outcome(out, states=states, transitions=transitions, depth=depth, quiescent=quiescent,
                        exhausted=frontier == 0, workers=n)
-        for name, (_, rank, idx, extra, kind, why) in found.items():
+        for name, (_, rank, idx, extra, kind, _why) in found.items():
             prop, check = props[name]
-            path, why = _rebuild(model, conns, inits, rank, idx, kind, check, extra, why)
+            path, why = _rebuild(model, conns, inits, rank, idx, kind, check, extra)
             out.discoveries[name] = discovery(prop, why, path, kind)
     finally:
         if old_handler is not None:
@@ -556,14 +556,13 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
     out.elapsed = time.perf_counter() - started
 
 
-def _rebuild(model, conns, inits: list, rank: int, idx: int, kind: str, check, extra: int | None, why: str) -> tuple[list, str]:
+def _rebuild(model, conns, inits: list, rank: int, idx: int, kind: str, check, extra: int | None) -> tuple[list, str]:
     """The path to a discovery and its reason, computed again on the state the path reaches.
 
-    Follows the parent links across workers to an initial state, then re-executes the path; in
-    each state the action is the stored one if its successor has the stored fingerprint, else
-    (with symmetry: the stored index is an action of the canonical world) the first action whose
-    successor does."""
-    chain = []  # fingerprint per step, from the discovery's state back to the root's child
+    Follows the parent links across workers to an initial state, then re-executes the path
+    (``bfs.reexecute``, which finds the action of a concrete state that reaches each stored
+    fingerprint)."""
+    chain = []  # (fingerprint, action index) per step, from the discovery's state back to the root's child
     while True:
         conns[rank].send(("links", [idx]))
         reply = conns[rank].recv()
@@ -576,27 +575,10 @@ def _rebuild(model, conns, inits: list, rank: int, idx: int, kind: str, check, e
         chain.append((fp, action))
         rank, idx = prank, pidx
     chain.reverse()
-    canon = model.canonical
-
-    def fingerprint(t) -> int:
-        return hash(canon(t) if canon else t)
-
-    path = []
-    for fp, i in chain:
-        acts = model.actions(s)
-        order = [i, *(k for k in range(len(acts)) if k != i)] if i < len(acts) else range(len(acts))
-        for k in order:
-            t = model.next_state(s, acts[k])
-            if fingerprint(t) == fp:
-                break
-        else:
-            raise FingerprintCollision("a state on a stored path re-executed to another fingerprint")
-        path.append(acts[k])
-        s = t
+    path, s = reexecute(model, s, chain)
     if kind == "sometimes":
         acts = model.actions(s)
-        order = [extra, *(k for k in range(len(acts)) if k != extra)] if extra < len(acts) else range(len(acts))
-        for k in order:
+        for k in stored_first(extra, len(acts)):
             again = check(s, acts[k], model.next_state(s, acts[k]))
             if again is not None:
                 path.append(acts[k])

@@ -48,6 +48,7 @@ class _Enc:
         self.s.set("timeout", timeout_ms)
         self.s.set("random_seed", seed)
         self.n = 0
+        self.quotients: dict = {}  # one quotient per term, for ``_div1``
 
     def var(self, prefix: str) -> z3.ArithRef:
         self.n += 1
@@ -596,11 +597,10 @@ def _div1(e: _Enc, a, b):
     """``e.div`` with one quotient per term: the same floor written twice is then the same
     variable, so a claim that repeats a condition it assumes is refuted or proved by its shape
     rather than by nonlinear reasoning about two equal quotients (which timed out)."""
-    memo = e.__dict__.setdefault("_div1", {})
     key = (z3.simplify(a).get_id(), z3.simplify(b).get_id())
-    if key not in memo:
-        memo[key] = e.div(a, b)
-    return memo[key]
+    if key not in e.quotients:
+        e.quotients[key] = e.div(a, b)
+    return e.quotients[key]
 
 
 def _mod1(e: _Enc, a, b):

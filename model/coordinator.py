@@ -152,8 +152,8 @@ class CheckpointCoordinator(Component):
             return
         not_ready = []
         for t in to_trigger:
-            if self.model.unaligned and self.task.is_recovering(tx.channels, t):
-                not_ready.append(t)  # FLINK-20654: still reading recovered channel state
+            if self.task.not_ready_for_trigger(tx, t):
+                not_ready.append(t)
             else:
                 self.task.trigger(tx, t, cp)
         for t in not_ready:

@@ -31,6 +31,7 @@ does not change which subtask gets it.
 from __future__ import annotations
 
 from .keygroups import pointwise_inputs, pointwise_outputs
+from .redistribution import old_subtasks
 
 POINTWISE = "POINTWISE"
 ALL_TO_ALL = "ALL_TO_ALL"
@@ -55,11 +56,6 @@ def connected(u: int, d: int, pattern: str, s: int, t: int) -> bool:
     return pattern == ALL_TO_ALL or d in consumers_of(u, s, t)
 
 
-def old_subtasks_assigned_to(new: int, old_p: int, new_p: int) -> list[int]:
-    """ROUND_ROBIN: the old subtasks o with o mod newP = new."""
-    return list(range(new, old_p, new_p))
-
-
 def is_identity(old_pattern: str, new_pattern: str, old_up: int, old_down: int, new_up: int, new_down: int) -> bool:
     return old_pattern == new_pattern and old_up == new_up and old_down == new_down
 
@@ -71,10 +67,10 @@ def inherited_old_upstreams(u_new: int, old_pattern: str, new_pattern: str, old_
     if is_identity(old_pattern, new_pattern, old_up, old_down, new_up, new_down):
         return [u_new] if u_new < old_up else []
     if new_pattern == ALL_TO_ALL:
-        return old_subtasks_assigned_to(u_new, old_up, new_up)
+        return old_subtasks("ROUND_ROBIN", u_new, old_up, new_up)
     out: set[int] = set()
     for d_new in consumers_of(u_new, new_up, new_down):
-        for o in old_subtasks_assigned_to(d_new, old_down, new_down):
+        for o in old_subtasks("ROUND_ROBIN", d_new, old_down, new_down):
             out.update(producers_of(o, old_up, old_down) if old_pattern == POINTWISE else range(old_up))
     return sorted(out)
 

@@ -291,7 +291,9 @@ class FlinkModel:
             for t, ts in enumerate(tasks):
                 if ts.inbox:
                     kind, cp = ts.inbox[0][:2]
-                    if kind != NOTIFY_TRIGGER:  # a lost trigger RPC is not modelled (its checkpoint would time out)
+                    # a lost trigger RPC is not modelled: it hides a checkpoint that can only
+                    # time out because one task never heard of it (a timeout covers its effect)
+                    if kind != NOTIFY_TRIGGER:
                         out.append(LoseNotification(t, cp, NOTIFY_NAMES[kind]))
         if self.design.no_claim_restore and self.store.may_delete_snapshot(w):
             out.append(DeleteSnapshot(1))

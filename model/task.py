@@ -133,6 +133,12 @@ class StreamTask(Component):
         """Does subtask ``t`` still have recovered input channel state to read?"""
         return any(len(x) == 4 for c in self.topo.inputs[t] for x in channels[c])
 
+    def not_ready_for_trigger(self, tx: Tx, t: int) -> bool:
+        """Does a trigger RPC reaching subtask ``t`` now get declined as not ready (FLINK-20654,
+        ``CHECKPOINT_DECLINED_TASK_NOT_READY``): unaligned, and still reading recovered channel
+        state?"""
+        return self.model.unaligned and self.is_recovering(tx.channels, t)
+
     def process(self, tx: Tx, t: int, rec: tuple) -> None:
         """``processElement``: a stateful subtask records the record's effect; a sink writes it,
         any other subtask forwards it."""
@@ -343,7 +349,10 @@ class StreamTask(Component):
         if ts.status != RUNNING or not ts.ended or ts.eop != self.model.all_inputs_mask[t]:
             return
         if any(m[0] == NOTIFY_TRIGGER for m in ts.inbox):
-            return  # abstraction: a queued trigger RPC is served first (the mailbox drains before the task ends)
+            # Abstraction: a trigger RPC queued for the task is served before it finishes (its
+            # mailbox drains).  What it can hide: a trigger that reaches a task already
+            # finished, which Flink answers by declining or failing the trigger.
+            return
         if self.design.checkpoints_after_tasks_finish:
             if not self.final_checkpoint_done(ts) or not self.all_data_processed(tx, t):
                 return
@@ -382,12 +391,11 @@ class StreamTask(Component):
         self.maybe_finish(tx, t)
 
     def on_trigger_rpc(self, tx: Tx, t: int, cp: int) -> None:
-        """A staggered trigger RPC arrives (``Task.triggerCheckpointBarrier``): a subtask still
-        reading recovered channel state declines it as not ready (FLINK-20654,
-        ``CHECKPOINT_DECLINED_TASK_NOT_READY``, not counted as a failure); otherwise it is
+        """A staggered trigger RPC arrives (``Task.triggerCheckpointBarrier``): a subtask not
+        ready for it declines it, uncounted (``not_ready_for_trigger``); otherwise it is
         triggered.  An RPC for a checkpoint aborted meanwhile still triggers: its abort notice
         is behind it in the inbox, as in Flink's mailbox."""
-        if self.model.unaligned and self.is_recovering(tx.channels, t):
+        if self.not_ready_for_trigger(tx, t):
             self.model.coordinator.receive_decline(tx, t, cp, counted=False)
         else:
             self.trigger(tx, t, cp)
