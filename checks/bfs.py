@@ -193,6 +193,7 @@ def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exa
                 continue
             has_progress = False
             nd = d + 1
+            prev = None
             for i, (a, t) in enumerate(fused(s)):
                 n_trans += 1
                 if not has_progress and is_progress(a):
@@ -206,6 +207,9 @@ def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exa
                             hit = True
                     if hit:
                         sometimes = [x for x in sometimes if x[0].name not in found]
+                if t is prev:  # a fault whose effect the model computed once: the previous action's successor
+                    continue
+                prev = t
                 k = canon(t) if canon else t
                 fp = hash(k)
                 key = k if exact else fp

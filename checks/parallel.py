@@ -318,6 +318,7 @@ class _Worker:
             s, sfp, sidx = frontier[count]
             frontier[count] = None  # expanded worlds die with their successors' batches
             has_progress = False
+            prev = None
             for i, (a, t) in enumerate(successors(s)):
                 trans += 1
                 if not has_progress and is_progress(a):
@@ -327,6 +328,9 @@ class _Worker:
                         what = check(s, a, t)
                         if what is not None:
                             self._note(prop.name, (sfp, i), "sometimes", what, sfp % n, sidx, i)
+                if t is prev:  # the previous action's very successor (a fault computed once per world):
+                    continue  # the same state, claimed already with a lesser action index
+                prev = t
                 if canon:
                     t = canon(t)
                 fp = hash(t)

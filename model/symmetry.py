@@ -183,9 +183,31 @@ class Canonical:
         best = w
         limit = self.limit
         for perm, inv_task, inv_chan, split_map, (m_task, m_chan, m_coord, m_rest) in self.perms:
-            tasks = self._parts(w.tasks, inv_task, m_task, _permute_task, split_map)
-            if tasks > best.tasks:
+            # the permuted tasks, compared with the best world's as they are built: a greater
+            # first differing task rejects the permutation there
+            bt = best.tasks
+            src = w.tasks
+            tasks = []
+            decided = False
+            for j, i in enumerate(inv_task):
+                x = src[i]
+                y = m_task.get(x)
+                if y is None:
+                    if len(m_task) > limit:
+                        m_task.clear()
+                    y = m_task[x] = _permute_task(x, split_map)
+                if not decided:
+                    b = bt[j]
+                    if y != b:
+                        if y > b:
+                            break
+                        decided = True
+                tasks.append(y)
+            else:
+                decided = True
+            if not decided:
                 continue
+            tasks = tuple(tasks)
             out = self._parts(w.channels, inv_chan, m_chan, _permute_channel, split_map)
             x = w.coord
             coord = m_coord.get(x)
