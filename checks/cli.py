@@ -249,6 +249,9 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
                    help="unaligned checkpoints: records an input channel holds before its consumer reads them (0: local channels)")
     g.add_argument("--rescale", action="append", type=_rescale_arg, default=None, metavar="VERTEX=P",
                    help="the user may restart the job from its latest checkpoint with VERTEX at parallelism P (repeatable)")
+    g.add_argument("--repattern", action="append", default=None, metavar="EDGE",
+                   help="with --rescale: the rescaled job flips EDGE (source->target, or source->target/odd for a side"
+                        " output) between POINTWISE and ALL_TO_ALL (repeatable)")
     g.add_argument("--keys-per-split", type=_nonneg, default=None,
                    help="0: every record its own key (default); K: the records of a split share K keys, and per-key order is checked")
     g.add_argument("--staggered-triggers", action=argparse.BooleanOptionalAction, default=None,
@@ -277,7 +280,8 @@ def _scope_from_args(args, design) -> Scope:
         return _scope(args, d, name, job, pick)
     except ValueError as e:  # a limit the job cannot take (--rescale naming a source, ...)
         field, _, msg = str(e).partition(": ")
-        raise InputError("options", field.replace("scope.rescale", "--rescale"), msg) from None
+        raise InputError("options", field.replace("scope.rescale", "--rescale").replace("scope.repattern", "--repattern"),
+                         msg) from None
 
 
 def _scope(args, d: Scope, name: str, job, pick) -> Scope:
@@ -295,6 +299,7 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
         input_buffers=pick(args.input_buffers, d.input_buffers),
         rescale=tuple(args.rescale) if args.rescale else (d.rescale if args.job is None else ()),
         max_rescales=pick(args.rescales, (1 if args.rescale else d.max_rescales if args.job is None else 0)),
+        repattern=tuple(args.repattern) if args.repattern else (d.repattern if args.job is None and not args.rescale else ()),
         keys_per_split=pick(args.keys_per_split, d.keys_per_split),
         staggered_triggers=pick(args.staggered_triggers, d.staggered_triggers),
     )

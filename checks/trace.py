@@ -160,6 +160,11 @@ def scope_from_trace(d: Any, source: str) -> Scope:
         if not isinstance(r, list) or not all(isinstance(x, list) and len(x) == 2 for x in r):
             raise InputError(source, "scope.rescale", f"expected a list of [vertex, parallelism] pairs, got {r!r}")
         kwargs["rescale"] = tuple(tuple(x) for x in r)
+    if d.get("repattern"):
+        r = d["repattern"]
+        if not isinstance(r, list) or not all(isinstance(x, str) for x in r):
+            raise InputError(source, "scope.repattern", f"expected a list of edge names like \"source->sink\", got {r!r}")
+        kwargs["repattern"] = tuple(r)
     try:
         return Scope(**kwargs)
     except ValueError as e:

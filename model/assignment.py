@@ -44,11 +44,14 @@ redistribution functions themselves are checked on their own).  Sources are not 
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .component import Component
 from .keygroups import operator_index_for_key_group
 from .partitioner import record_key_group
+from .pointwise import ALL_TO_ALL, POINTWISE, inherited_old_upstreams, is_identity, producers_of, resolve_old_pattern
+from .pointwise import writes_recovered_output as pr_writes_recovered_output
 from .redistribution import (
     SPLIT_DISTRIBUTE,
     ambiguous_targets,
@@ -231,15 +234,13 @@ class StateAssignmentOperation(Component):
     def _rescaled_channels(self, c: Completed, old: "FlinkModel") -> tuple[dict[int, tuple], int]:
         topo, otopo = self.topo, old.topo
         job = topo.job
-        vidx = {v.name: k for k, v in enumerate(job.vertices)}
         new_id = {(ch.edge, topo.index_of[ch.producer], topo.index_of[ch.consumer]): ch.id for ch in topo.channels}
         recovered: dict[int, list] = {}
         resent: dict[int, list] = {}
         dropped = 0
         for ek, e in enumerate(job.edges):
-            up, down = vidx[e.source], vidx[e.target]
-            up_old, up_new = len(otopo.tasks_of[up]), len(topo.tasks_of[up])
-            down_old, down_new = len(otopo.tasks_of[down]), len(topo.tasks_of[down])
+            up, down = self.vidx[e.source], self.vidx[e.target]
+            up_old, down_old = len(otopo.tasks_of[up]), len(otopo.tasks_of[down])
             ins = [[] for _ in range(down_old)]  # per old consumer: (old producer, records)
             outs = [[] for _ in range(up_old)]  # per old producer: (old consumer, records)
             for ch in otopo.channels:
@@ -256,40 +257,69 @@ class StateAssignmentOperation(Component):
                         outs[u].append((d, recs))
             if not any(ins) and not any(outs):
                 continue  # NO_STATE: the mapper is never called (FLINK-38267)
-            up_mapper, down_mapper = edge_mappers(e)
-            try:
-                check_edge_rescale(down_mapper, up_old, up_new, down_old, down_new, in_flight=True)
-            except UnsupportedRescaleError as err:
-                raise RestoreFailure(f"UnsupportedOperationException: {' '.join(str(err).split())}") from None
-            up_map = self.mapping(up_mapper, up_old, up_new)
-            down_map = self.mapping(down_mapper, down_old, down_new)
-            up_inv, down_inv = invert_mapping(up_map, up_old), invert_mapping(down_map, down_old)
-            descriptor = down_old != down_new and self.has_rescaling_descriptor(down, c, old)
-            ambiguous = ambiguous_targets(down_map) if descriptor else set()
-            # input state: the downstream mapper picks the new consumers, the upstream mapping the channels
-            per_new = reassign_channel_state([[(d, h) for h in ins[d]] for d in range(down_old)], down_mapper,
-                                             down_old, down_new, upstream_new_ps=(up_new,))
-            to_inputs = [(u2, d2, d, recs) for d2, hs in enumerate(per_new) for d, (u, recs) in hs for u2 in up_inv[u]]
-            # output state: the upstream mapper picks the new producers, the downstream mapping the subpartitions
-            per_new = reassign_channel_state([[(u, h) for h in outs[u]] for u in range(up_old)], up_mapper,
-                                             up_old, up_new)
-            peer = job.edges[self.peer_edge(ek)]
-            peer_map = down_map if peer is e else self.mapping(edge_mappers(peer)[1], down_old, down_new)
-            peer_inv = invert_mapping(peer_map, down_old)
-            to_outputs = [(u2, d2, d, recs) for u2, hs in enumerate(per_new) for u, (d, recs) in hs for d2 in peer_inv[d]]
-            for u2, d2, d, recs in to_outputs:
-                if d not in down_map[d2]:  # DemultiplexingRecordDeserializer.select: no such virtual channel
-                    raise RestoreFailure(
-                        f"IllegalStateException: Cannot select SubtaskConnectionDescriptor(oldSubtask={d}, ...):"
-                        f" {e.target}[{d2}] reads old subtasks {down_map[d2]} on its input from {e.source}"
-                        f" ({e.partitioner})")
+            to_inputs, to_outputs, lost = self.route_edge(ek, c, old, ins, outs)
+            dropped += lost
             for into, marker, routed in ((recovered, (1,), to_inputs), (resent, (), to_outputs)):
-                for u2, d2, d, recs in routed:
-                    kept = [r for r in recs if self.keeps(e, d in ambiguous, d2, r)]
-                    dropped += len(recs) - len(kept)
-                    into.setdefault(new_id[(ek, u2, d2)], []).extend((REC, r[0], r[1]) + marker for r in kept)
+                for u2, d2, recs in routed:
+                    cid = new_id.get((ek, u2, d2))
+                    if cid is None:  # a mutant's write to a downstream its writer is not connected to
+                        continue
+                    into.setdefault(cid, []).extend((REC, r[0], r[1]) + marker for r in recs)
         merged = {cid: tuple(recovered.get(cid, ())) + tuple(resent.get(cid, ())) for cid in set(recovered) | set(resent)}
         return merged, dropped
+
+    @cached_property
+    def vidx(self) -> dict[str, int]:
+        return {v.name: k for k, v in enumerate(self.topo.job.vertices)}
+
+    def route_edge(self, ek: int, c: Completed, old: "FlinkModel", ins: list, outs: list) -> tuple[list, list, int]:
+        """Where the channel state of edge ``ek`` goes at a restore of ``c`` (taken by ``old``)
+        at this parallelism: ``ins[d]`` is old consumer d's input state per old producer,
+        ``outs[u]`` old producer u's output state per old consumer.  Returns the recovered
+        input and the re-sent output as ``(new producer, new consumer, records)`` and how many
+        replicated records the ``RecordFilter`` dropped (``TaskStateAssignment``'s mappers, then
+        the task side's virtual channels).  Raises ``RestoreFailure`` where Flink refuses."""
+        topo, otopo = self.topo, old.topo
+        job = topo.job
+        e = job.edges[ek]
+        up, down = self.vidx[e.source], self.vidx[e.target]
+        up_old, up_new = len(otopo.tasks_of[up]), len(topo.tasks_of[up])
+        down_old, down_new = len(otopo.tasks_of[down]), len(topo.tasks_of[down])
+        up_mapper, down_mapper = edge_mappers(e)
+        try:
+            check_edge_rescale(down_mapper, up_old, up_new, down_old, down_new, in_flight=True)
+        except UnsupportedRescaleError as err:
+            raise RestoreFailure(f"UnsupportedOperationException: {' '.join(str(err).split())}") from None
+        up_map = self.mapping(up_mapper, up_old, up_new)
+        down_map = self.mapping(down_mapper, down_old, down_new)
+        up_inv = invert_mapping(up_map, up_old)
+        descriptor = down_old != down_new and self.has_rescaling_descriptor(down, c, old)
+        ambiguous = ambiguous_targets(down_map) if descriptor else set()
+        # input state: the downstream mapper picks the new consumers, the upstream mapping the channels
+        per_new = reassign_channel_state([[(d, h) for h in ins[d]] for d in range(down_old)], down_mapper,
+                                         down_old, down_new, upstream_new_ps=(up_new,))
+        to_inputs = [(u2, d2, d, recs) for d2, hs in enumerate(per_new) for d, (u, recs) in hs for u2 in up_inv[u]]
+        # output state: the upstream mapper picks the new producers, the downstream mapping the subpartitions
+        per_new = reassign_channel_state([[(u, h) for h in outs[u]] for u in range(up_old)], up_mapper,
+                                         up_old, up_new)
+        peer = job.edges[self.peer_edge(ek)]
+        peer_map = down_map if peer is e else self.mapping(edge_mappers(peer)[1], down_old, down_new)
+        peer_inv = invert_mapping(peer_map, down_old)
+        to_outputs = [(u2, d2, d, recs) for u2, hs in enumerate(per_new) for u, (d, recs) in hs for d2 in peer_inv[d]]
+        for u2, d2, d, recs in to_outputs:
+            if d not in down_map[d2]:  # DemultiplexingRecordDeserializer.select: no such virtual channel
+                raise RestoreFailure(
+                    f"IllegalStateException: Cannot select SubtaskConnectionDescriptor(oldSubtask={d}, ...):"
+                    f" {e.target}[{d2}] reads old subtasks {down_map[d2]} on its input from {e.source}"
+                    f" ({e.partitioner})")
+        dropped = 0
+        routed: tuple[list, list] = ([], [])
+        for into, got in zip(routed, (to_inputs, to_outputs)):
+            for u2, d2, d, recs in got:
+                kept = [r for r in recs if self.keeps(e, d in ambiguous, d2, r)]
+                dropped += len(recs) - len(kept)
+                into.append((u2, d2, kept))
+        return routed[0], routed[1], dropped
 
     def peer_edge(self, ek: int) -> int:
         """The edge whose downstream (input) mapping routes the upstream's output state of edge
@@ -322,3 +352,66 @@ class StateAssignmentOperation(Component):
             return True
         dst = self.topo.job.vertex(e.target)
         return operator_index_for_key_group(dst.max_p, dst.parallelism, record_key_group(r[0], r[1], dst.max_p, self.scope.keys_per_split)) == consumer_index
+
+
+class PointwiseStateAssignment(StateAssignmentOperation):
+    """``TaskStateAssignment`` as the open PR apache/flink#28523 (seed 003, FLINK-39680 /
+    FLINK-21378) changes it: the channel state of an edge that is POINTWISE before or after the
+    restore is redistributed by the edge's topology instead of failing
+    (reference-flink-uc C.2-C.4; the rules are ``model.pointwise``'s, proved in
+    ``checks.proofs``).  An edge ALL_TO_ALL on both sides keeps Flink's mappers.
+
+    - The old pattern is the one ``EdgeDistributionPatternHook`` recorded in the checkpoint:
+      the pattern of the job the checkpoint was taken by (``model_of``), not stored as a field
+      of the world.  ``read_pattern`` is where a checkpoint without the hook would read as
+      ALL_TO_ALL (``resolveOldDistributionPattern``); every checkpoint of a run here has it.
+    - Output state: old producer u's buffer for old consumer d goes to new consumer
+      ``d mod newDownP``, written by every new producer that inherited u
+      (``computeInheritedOldUpstreams``) and passes ``writes_recovered_output`` (connected, and
+      the lowest producer of that consumer: ``computeNewLocalSubpartitionIndex``), or by its
+      only heir when nothing changed.
+    - Input state: new consumer d takes the input state of the old consumers ROUND_ROBIN(d), each
+      buffer on the channel of the first new producer of d that inherited the buffer's old
+      producer (``computePrimaryUpstreamMapping``), so that an old producer's recovered input
+      and output share one channel, input first.  A buffer whose old producer no new producer
+      of d inherited (-1) is lost here; with the PR's rules that never happens
+      (``tests/test_pointwise.py``).
+
+    Abstraction: a buffer is a unit; the PR's local subpartition numbering
+    (``D mod |consumersOf(U)|``) names where a buffer is written and does not change which
+    subtask reads it.  A write for a downstream the writer is not connected to (only a wrong
+    rule makes one) reaches no channel: Flink would write it into another consumer's
+    subpartition or fail, which the model does not guess."""
+
+    def route_edge(self, ek: int, c: Completed, old: "FlinkModel", ins: list, outs: list) -> tuple[list, list, int]:
+        e = self.topo.job.edges[ek]
+        was, now = old.topo.job.edges[ek].pattern.value, e.pattern.value
+        if was == ALL_TO_ALL and now == ALL_TO_ALL:
+            return super().route_edge(ek, c, old, ins, outs)
+        read = self.read_pattern(was, now)
+        up, down = self.vidx[e.source], self.vidx[e.target]
+        ou, od = len(old.topo.tasks_of[up]), len(old.topo.tasks_of[down])
+        nu, nd = len(self.topo.tasks_of[up]), len(self.topo.tasks_of[down])
+        identity = is_identity(read, now, ou, od, nu, nd)
+        heirs = [inherited_old_upstreams(x, read, now, ou, od, nu, nd) for x in range(nu)]
+        to_outputs = [(x, d % nd, recs) for u, got in enumerate(outs) for d, recs in got for x in range(nu)
+                      if u in heirs[x] and (identity or self.writes_recovered_output(x, d % nd, now, nu, nd))]
+        to_inputs = []
+        for o, got in enumerate(ins):
+            d = o % nd
+            candidates = producers_of(d, nu, nd) if now == POINTWISE else range(nu)
+            for u, recs in got:
+                x = next((x for x in candidates if u in heirs[x]), -1)
+                if x >= 0:
+                    to_inputs.append((x, d, recs))
+        return to_inputs, to_outputs, 0
+
+    def read_pattern(self, recorded: str, new: str) -> str:
+        """The old pattern the restore reads: the one the checkpoint recorded
+        (``resolveOldDistributionPattern``; a checkpoint without the hook reads as ALL_TO_ALL)."""
+        return resolve_old_pattern(recorded)
+
+    def writes_recovered_output(self, u: int, d: int, pattern: str, new_up: int, new_down: int) -> bool:
+        """``computeNewLocalSubpartitionIndex(D, U) != -1``: the recovery filter and the
+        primary-producer rule."""
+        return pr_writes_recovered_output(u, d, pattern, new_up, new_down)

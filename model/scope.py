@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from .topology import JobGraph, Role, StateKind
+from .topology import JobGraph, Role, StateKind, edge_name
 
 
 @dataclass(frozen=True)
@@ -23,12 +23,13 @@ class Scope:
     input_buffers: int = 0  # unaligned: records an input channel holds before its consumer reads them (0: read from the subpartition)
     rescale: tuple = ()  # ((vertex name, new parallelism), ...): the parallelism a ``Rescale`` restarts the job with
     max_rescales: int = 0  # restarts at another parallelism (each one toggles between the job's and ``rescale``'s)
+    repattern: tuple = ()  # edge names (``topology.edge_name``) whose pattern the rescaled job flips (POINTWISE <-> ALL_TO_ALL)
     keys_per_split: int = 0  # 0: every record its own key; k: record (s, o) has key 1000*s + o % k (per-key order is checked)
     staggered_triggers: bool = False  # each task's trigger RPC arrives in a step of its own (False: all in the trigger's step)
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            if f.name in ("job", "job_name", "bounded", "rescale", "staggered_triggers"):
+            if f.name in ("job", "job_name", "bounded", "rescale", "repattern", "staggered_triggers"):
                 continue
             v = getattr(self, f.name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
@@ -77,11 +78,28 @@ class Scope:
                              " its readers' subtask ids would shift (put sources with an enumerator first)")
         if self.max_rescales and not self.rescale:
             raise ValueError("scope.max_rescales: > 0 needs scope.rescale (which vertex, at which parallelism)")
+        self._check_repattern()
+
+    def _check_repattern(self) -> None:
+        """``repattern`` names edges of the job, each once, and comes with a rescale: a pattern
+        change is a restore at another parallelism (seed 003's four pattern changes)."""
+        if not isinstance(self.repattern, tuple) or not all(isinstance(x, str) for x in self.repattern):
+            raise ValueError(f"scope.repattern: expected a tuple of edge names like 'source->sink', got {self.repattern!r}")
+        names = [edge_name(e) for e in self.job.edges]
+        for k, name in enumerate(self.repattern):
+            if name not in names:
+                raise ValueError(f"scope.repattern[{k}]: no edge named {name!r} in the job (edges: {', '.join(names)})")
+            if name in self.repattern[:k]:
+                raise ValueError(f"scope.repattern[{k}]: edge {name!r} is named twice")
+        if self.repattern and not self.rescale:
+            raise ValueError("scope.repattern: a pattern change needs scope.rescale (it happens at a restore at another parallelism)")
 
     @property
     def rescaled_job(self) -> JobGraph:
-        """The job at the parallelism ``rescale`` gives (max parallelism kept)."""
-        return self.job.rescaled(dict(self.rescale))
+        """The job at the parallelism ``rescale`` gives (max parallelism kept), with the
+        ``repattern`` edges' patterns flipped."""
+        job = self.job.rescaled(dict(self.rescale))
+        return job.repatterned(self.repattern) if self.repattern else job
 
     def with_(self, **changes: Any) -> "Scope":
         return replace(self, **changes)
@@ -90,6 +108,7 @@ class Scope:
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "job"}
         d["job"] = self.job.to_json()
         d["rescale"] = [list(x) for x in self.rescale]
+        d["repattern"] = list(self.repattern)
         return d
 
     def describe(self) -> str:
@@ -104,9 +123,10 @@ class Scope:
             + ("; trigger RPCs arrive one task at a time" if self.staggered_triggers else "")
             + (f"; at most {self.max_rescales} rescale(s) to " + ", ".join(f"{n} at {p}" for n, p in self.rescale)
                if self.max_rescales else "")
+            + (f", flipping the pattern of {', '.join(self.repattern)}" if self.max_rescales and self.repattern else "")
         )
 
 
 SCOPE_LIMITS = tuple(
-    f.name for f in fields(Scope) if f.name not in ("job", "job_name", "bounded", "rescale", "staggered_triggers")
+    f.name for f in fields(Scope) if f.name not in ("job", "job_name", "bounded", "rescale", "repattern", "staggered_triggers")
 )

@@ -93,6 +93,12 @@ class Edge:
         return self.records == "all" or (offset % 2 == 0) == (self.records == "even")
 
 
+def edge_name(e: Edge) -> str:
+    """``source->target``, with ``/even`` or ``/odd`` for a side output (two edges may join
+    one pair of vertices)."""
+    return f"{e.source}->{e.target}" + ("" if e.records == "all" else f"/{e.records}")
+
+
 @dataclass(frozen=True)
 class Channel:
     """One FIFO input channel: ``producer`` subtask -> ``consumer`` subtask over ``edge``."""
@@ -192,6 +198,19 @@ class JobGraph:
                   for v in self.vertices),
             self.edges,
         )
+
+    def repatterned(self, names: tuple[str, ...]) -> "JobGraph":
+        """This job with the named edges' distribution pattern flipped: a POINTWISE edge
+        (``forward()``/``rescale()``) becomes ALL_TO_ALL with ``rebalance()``, an ALL_TO_ALL edge
+        becomes POINTWISE (seed 003: a job upgraded with another partitioner on the edge)."""
+        flip = set(names)
+
+        def flipped(e: Edge) -> Edge:
+            if e.pattern is Pattern.POINTWISE:
+                return replace(e, pattern=Pattern.ALL_TO_ALL, partitioner="rebalance")
+            return replace(e, pattern=Pattern.POINTWISE)
+
+        return JobGraph(self.vertices, tuple(flipped(e) if edge_name(e) in flip else e for e in self.edges))
 
     def expand(self) -> "Expanded":
         return Expanded(self)

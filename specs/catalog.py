@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ckptcheck.model.assignment import StateAssignmentOperation
+from ckptcheck.model.assignment import PointwiseStateAssignment, StateAssignmentOperation
+from ckptcheck.model.pointwise import ALL_TO_ALL, consumers_of
 from ckptcheck.model.design import Design
 from ckptcheck.model.regional import RegionalCheckpointHandler
 from ckptcheck.model.sources import SourceReader
@@ -17,7 +18,7 @@ from ckptcheck.model.task import StreamTask, priority_index
 from ckptcheck.model.world import REC
 from ckptcheck.model.scope import Scope
 
-from .designs import BASELINE, FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM, PRESETS, UNALIGNED
+from .designs import BASELINE, FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM, PRESETS, UNALIGNED, UNALIGNED_POINTWISE
 from .scopes import scope
 
 
@@ -523,7 +524,67 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
     ),
 )
 
-CATALOG = CATALOG + FLIP600_CATALOG + FINDINGS + UNALIGNED_CATALOG
+
+
+class NoPrimaryProducerRule(PointwiseStateAssignment):
+    """Seed 003 without its dedup: every new upstream that inherited an old upstream's output
+    state writes it to each connected downstream (``computeNewLocalSubpartitionIndex`` without
+    the lowest-producer check)."""
+
+    def writes_recovered_output(self, u: int, d: int, pattern: str, new_up: int, new_down: int) -> bool:
+        return pattern == ALL_TO_ALL or d in consumers_of(u, new_up, new_down)
+
+
+class NoRecoveryFilter(PointwiseStateAssignment):
+    """Seed 003 without "filters at recovery time": every new upstream writes all the output
+    state it inherited, connected or not."""
+
+    def writes_recovered_output(self, u: int, d: int, pattern: str, new_up: int, new_down: int) -> bool:
+        return True
+
+
+def _pointwise_rescale_scope() -> Scope:
+    """Pointwise entries: two sources over a pointwise edge into one sink, rescaled to 2 and back
+    (so a restore crosses POINTWISE 2:2 -> 2:1, where both sources inherit both old sources'
+    output state); one record per split, unbounded, three checkpoints (the last one commits what the
+    second restore put back), no fault."""
+    return scope("pointwise-2x1", records_per_split=1, bounded=False, max_checkpoints=3, max_failures=0,
+                 max_declines=0, max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=2)
+
+
+POINTWISE_CATALOG: tuple[Entry, ...] = (
+    Entry(
+        "pointwise-no-primary-producer-rule",
+        UNALIGNED_POINTWISE.with_(
+            name="pointwise-no-primary-producer-rule",
+            assignment=NoPrimaryProducerRule,
+            description="The pointwise restore without the primary-producer rule: when the sink goes back "
+            "from 2 subtasks to 1, both sources inherit both old sources' output state and both write it "
+            "to the one sink.",
+        ),
+        "exactly-once-output",
+        _pointwise_rescale_scope(),
+        "seed 003 ('When multiple new upstreams trace to the same old upstream, a primary-producer rule "
+        "deduplicates'); apache/flink#28523 computeNewLocalSubpartitionIndex; reference-flink-uc C.4",
+        UNALIGNED_POINTWISE,
+    ),
+    Entry(
+        "pointwise-no-recovery-filter",
+        UNALIGNED_POINTWISE.with_(
+            name="pointwise-no-recovery-filter",
+            assignment=NoRecoveryFilter,
+            description="The pointwise restore without the recovery-time filter: every new upstream writes "
+            "all the output state it inherited.",
+        ),
+        "exactly-once-output",
+        _pointwise_rescale_scope(),
+        "seed 003 ('then filters at recovery time to only write buffers destined for its actually connected "
+        "downstreams'); reference-flink-uc C.4",
+        UNALIGNED_POINTWISE,
+    ),
+)
+
+CATALOG = CATALOG + FLIP600_CATALOG + FINDINGS + UNALIGNED_CATALOG + POINTWISE_CATALOG
 
 
 def entry(name: str) -> Entry:

@@ -30,6 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from ckptcheck.model.assignment import PointwiseStateAssignment
 from ckptcheck.model.design import KNOB_BY_NAME, Design
 
 from .errors import InputError, did_you_mean, read_toml
@@ -120,9 +121,24 @@ UNALIGNED_TIMEOUT = UNALIGNED.with_(
     checkpoint_mode="aligned-timeout",
 )
 
+UNALIGNED_POINTWISE = UNALIGNED.with_(
+    name="flink-unaligned-pointwise",
+    description=(
+        "Unaligned checkpoints on POINTWISE (forward/rescale) edges as seed 003 proposes and the open PR "
+        "apache/flink#28523 implements: consumers of a pointwise edge take unaligned barriers (FORCE_UNALIGNED), "
+        "each checkpoint records every edge's pattern, and a restore at another parallelism or pattern "
+        "redistributes the edge's channel state by its topology (upstream tracing, recovery filter, "
+        "primary-producer rule)."
+    ),
+    origin="seed 003; apache/flink#28523 (PointwiseChannelMappingUtils, TaskStateAssignment, "
+    "EdgeDistributionPatternHook); reference-flink-uc.md C.1-C.5",
+    unaligned_pointwise=True,
+    assignment=PointwiseStateAssignment,
+)
+
 PRESETS: dict[str, Design] = {
     d.name: d for d in (BASELINE, FLIP600, FLIP600_PROPOSED, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM,
-                        UNALIGNED, UNALIGNED_TIMEOUT)
+                        UNALIGNED, UNALIGNED_TIMEOUT, UNALIGNED_POINTWISE)
 }
 
 

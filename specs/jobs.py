@@ -120,6 +120,44 @@ JOBS: dict[str, Any] = {
         "source(1) -rebalance (even offsets)-> 2PC sink(1) and -keyBy (odd offsets)-> the same sink:"
         " two input gates reading one upstream vertex",
     ),
+    "pointwise-2x1": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 2, Role.SOURCE),
+                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+            ),
+            (Edge("source", "sink", Pattern.POINTWISE),),
+        ),
+        "source(2) -rescale()-> 2PC sink(1); one region: a pointwise edge whose consumer has two producers",
+    ),
+    "pointwise-sides-1x1": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 1, Role.SOURCE),
+                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+            ),
+            (
+                Edge("source", "sink", Pattern.POINTWISE, records="even"),
+                Edge("source", "sink", Pattern.ALL_TO_ALL, partitioner="rebalance", records="odd"),
+            ),
+        ),
+        "source(1) -forward() (even offsets)-> 2PC sink(1) and -rebalance() (odd offsets)-> the same sink: the smallest"
+        " job with a pointwise and an all-to-all input gate",
+    ),
+    "pointwise-sides-2x1": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 2, Role.SOURCE),
+                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+            ),
+            (
+                Edge("source", "sink", Pattern.POINTWISE, records="even"),
+                Edge("source", "sink", Pattern.ALL_TO_ALL, partitioner="rebalance", records="odd"),
+            ),
+        ),
+        "source(2) -rescale() (even offsets)-> 2PC sink(1) and -rebalance() (odd offsets)-> the same sink: a pointwise"
+        " and an all-to-all input gate",
+    ),
     "three-stage": (lambda: keyed_three_stage(2), "source(2) -forward-> map(2) -keyBy-> keyed 2PC sink(2)"),
     "sources-2": (
         lambda: JobGraph((Vertex("source", 2, Role.SOURCE),)),

@@ -18,7 +18,7 @@ from ckptcheck.model.actions import Ack, Action, AlignmentTimeout, Decline, Deli
 from ckptcheck.model.partitioner import record_key_group
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
-from ckptcheck.model.topology import Role, StateKind
+from ckptcheck.model.topology import Role, StateKind, edge_name
 from ckptcheck.model.task import priority_index
 from ckptcheck.model.world import CANCEL, COMMITTED, EOD, FAILED, FINISHED, REC, RUNNING, STATUS_NAMES, Completed, World
 
@@ -476,6 +476,13 @@ def _rescales(design, scope) -> bool:
     return scope.max_rescales > 0
 
 
+def _keyed_edge(scope) -> bool:
+    """Does the job (or the rescaled job) have a keyBy edge, the only one here whose mapper
+    (RANGE) replicates channel state for the ``RecordFilter``?"""
+    jobs = (scope.job, scope.rescaled_job) if scope.max_rescales else (scope.job,)
+    return any(e.pattern.value == "ALL_TO_ALL" and e.partitioner == "hash" for j in jobs for e in j.edges)
+
+
 def _capacity(design, scope) -> bool:
     return scope.channel_capacity > 0
 
@@ -585,6 +592,43 @@ def w_rescale_channel_state(m, prev: World, a, nxt: World) -> str | None:
             return (f"checkpoint {a.checkpoint}, restored at a new parallelism, put record {rec(recs[0][1:3])} of its"
                     f" channel state into {new.topo.channel_name(c)}")
     return None
+
+
+def _pattern_changes(scope) -> set[tuple[str, str]]:
+    """The (old, new) edge patterns a rescaled restore of ``scope`` can cross: from the job to
+    the rescaled job, and back when it may rescale twice."""
+    if not scope.max_rescales:
+        return set()
+    pairs = list(zip(scope.job.edges, scope.rescaled_job.edges))
+    out = {(a.pattern.value, b.pattern.value) for a, b in pairs}
+    if scope.max_rescales > 1:
+        out |= {(b.pattern.value, a.pattern.value) for a, b in pairs}
+    return out
+
+
+def _w_pattern_change(was: str, now: str) -> Callable:
+    """Witness: a restore at a new parallelism across the pattern change ``was`` -> ``now``
+    (seed 003's four cases) put channel state of such an edge back."""
+
+    def check(m, prev: World, a, nxt: World) -> str | None:
+        if type(a) is not Rescale or not m.unaligned:
+            return None
+        new = m.at(nxt)
+        for c, items in enumerate(nxt.channels):
+            recs = [x for x in items if x[0] == REC]
+            ek = new.topo.channels[c].edge
+            e_old, e_new = m.topo.job.edges[ek], new.topo.job.edges[ek]
+            if recs and e_old.pattern.value == was and e_new.pattern.value == now:
+                vs = new.topo.job.vertices
+                up = next(k for k, v in enumerate(vs) if v.name == e_new.source)
+                down = next(k for k, v in enumerate(vs) if v.name == e_new.target)
+                return (f"checkpoint {a.checkpoint}, taken with {edge_name(e_new)} {was} at"
+                        f" {len(m.topo.tasks_of[up])}:{len(m.topo.tasks_of[down])}, was restored with it {now} at"
+                        f" {len(new.topo.tasks_of[up])}:{len(new.topo.tasks_of[down])}: record {rec(recs[0][1:3])} of its"
+                        f" channel state went into {new.topo.channel_name(c)}")
+        return None
+
+    return check
 
 
 def w_replica_filtered(m, prev: World, a, nxt: World) -> str | None:
@@ -738,7 +782,7 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              w_cancel_marker_aborts, _markers_possible),
     Property("a-finish-waits-for-consumers", SOMETIMES,
              "a task whose final checkpoint completed waits until its consumers processed its data",
-             w_finish_waits_for_consumers, _unaligned),
+             w_finish_waits_for_consumers, lambda d, s: _unaligned(d, s) and s.bounded),
     Property("the-job-is-rescaled", SOMETIMES, "the job restarts from a checkpoint at a new parallelism", w_rescaled, _rescales),
     Property("a-regional-checkpoint-is-rescaled", SOMETIMES, "a regional checkpoint is restored at a new parallelism",
              w_rescale_regional, lambda d, s: _regional(d, s) and _rescales(d, s)),
@@ -746,5 +790,11 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              w_rescale_channel_state, lambda d, s: _unaligned(d, s) and _rescales(d, s)),
     Property("a-replica-is-filtered", SOMETIMES,
              "a restore at a new parallelism drops a replicated channel-state record the new partitioner sends elsewhere",
-             w_replica_filtered, lambda d, s: _unaligned(d, s) and _rescales(d, s)),
+             w_replica_filtered, lambda d, s: _unaligned(d, s) and _rescales(d, s) and _keyed_edge(s)),
+    *(Property(f"pointwise-restore-{short[was]}-to-{short[now]}", SOMETIMES,
+               f"seed 003: a rescaled restore puts back channel state of an edge that was {was} and is {now}",
+               _w_pattern_change(was, now),
+               lambda d, s, pair=(was, now): d.unaligned_pointwise and _unaligned(d, s) and pair in _pattern_changes(s))
+      for short in ({"POINTWISE": "pw", "ALL_TO_ALL": "a2a"},)
+      for was in ("POINTWISE", "ALL_TO_ALL") for now in ("POINTWISE", "ALL_TO_ALL")),
 )

@@ -225,3 +225,23 @@ def test_trace_scope_flags_must_be_true_or_false(tmp_path, capsys, field, value)
     p = tmp_path / "t.json"
     p.write_text(json.dumps(doc))
     refused(["replay", str(p)], capsys, f"t.json: scope.{field}: expected true or false, got {value!r}")
+
+
+@pytest.mark.parametrize("extra, expected", [
+    (["--rescale", "sink=1", "--repattern", "source->nowhere"],
+     "--repattern[0]: no edge named 'source->nowhere' in the job (edges: source->sink)"),
+    (["--rescale", "sink=1", "--repattern", "source->sink", "--repattern", "source->sink"],
+     "--repattern[1]: edge 'source->sink' is named twice"),
+    (["--repattern", "source->sink"], "--repattern: a pattern change needs scope.rescale"),
+])
+def test_repattern_names_an_edge_of_the_job_once_with_a_rescale(tmp_path, capsys, extra, expected):
+    refused(["check", "--out", str(tmp_path / "r"), *TINY, *extra], capsys, "options", expected)
+    assert not (tmp_path / "r").exists()
+
+
+def test_trace_repattern_must_be_a_list_of_edge_names(tmp_path, capsys):
+    doc = json.loads(TRACE.read_text())
+    doc["scope"]["repattern"] = "source->sink"
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(doc))
+    refused(["replay", str(p)], capsys, "t.json: scope.repattern: expected a list of edge names")

@@ -122,3 +122,33 @@ def test_claim_downstream_needs_only_round_robin_holds_for_the_assignment_not_fo
     # a channel that exists but is another producer's: u1's recovered output could overtake its input
     assert ("POINTWISE 2:1 -> POINTWISE 3:1, old downstream 0 channel 1: kept on channel 1 (new upstream 1), its old"
             " upstream 1's output comes from new upstream 0") in broken_plain
+
+
+# -- the proposal in the state machine ------------------------------------------------------------
+
+def test_the_proposal_holds_in_its_default_scope_across_three_pattern_changes_and_flink_2_3_cannot_restore():
+    """``flink-unaligned-pointwise`` (apache/flink#28523's ``TaskStateAssignment``) in its
+    default scope: restores at a new parallelism cross POINTWISE -> POINTWISE, ALL_TO_ALL ->
+    POINTWISE and POINTWISE -> ALL_TO_ALL with channel state on the edge, every property
+    holds, and every applicable witness is hit (ALL_TO_ALL -> ALL_TO_ALL is not applicable:
+    the scope has no edge that stays all-to-all).  The same scope with Flink 2.3's
+    redistribution (the opt-in alone) fails a restore: the scope tells the two apart."""
+    from ckptcheck.checks.api import check
+    from ckptcheck.checks.results import HIT, HOLDS, NOT_APPLICABLE, VIOLATED
+    from ckptcheck.specs.designs import UNALIGNED, UNALIGNED_POINTWISE
+    from ckptcheck.specs.scopes import default_scope_for
+
+    sc = default_scope_for(UNALIGNED_POINTWISE)
+    r = check(UNALIGNED_POINTWISE, sc, workers=2)
+    assert r.complete and r.ok and r.stats["states"] == 81294
+    for name in ("pointwise-restore-pw-to-pw", "pointwise-restore-a2a-to-pw", "pointwise-restore-pw-to-a2a"):
+        assert r.verdict(name).status == HIT, name
+    assert r.verdict("pointwise-restore-a2a-to-a2a").status == NOT_APPLICABLE
+    assert "taken with source->sink/odd ALL_TO_ALL at 1:1, was restored with it POINTWISE at 1:2" in r.verdict(
+        "pointwise-restore-a2a-to-pw").reason
+    for v in r.verdicts:
+        assert v.status in (HOLDS, HIT, NOT_APPLICABLE), (v.name, v.status)
+    flink = check(UNALIGNED.with_(name="uc-pointwise-forced", unaligned_pointwise=True), sc, workers=2,
+                  stop_at="restores-succeed")
+    assert flink.verdict("restores-succeed").status == VIOLATED
+    assert "UnsupportedOperationException" in flink.verdict("restores-succeed").reason
