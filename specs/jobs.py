@@ -54,6 +54,22 @@ def forward_pipeline(p: int = 2) -> JobGraph:
     )
 
 
+def pointwise_sides(p: int) -> JobGraph:
+    """source(P) -forward()/rescale() (even offsets)-> 2PC sink(1), and -rebalance() (odd
+    offsets)-> the same sink: one pointwise and one all-to-all input gate over one upstream
+    (seed 003's pattern changes flip the second)."""
+    return JobGraph(
+        (
+            Vertex("source", p, Role.SOURCE),
+            Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+        ),
+        (
+            Edge("source", "sink", Pattern.POINTWISE, records="even"),
+            Edge("source", "sink", Pattern.ALL_TO_ALL, partitioner="rebalance", records="odd"),
+        ),
+    )
+
+
 def keyed_three_stage(p: int = 2) -> JobGraph:
     """source(P) -forward-> map(P) -keyBy-> keyed 2PC sink(P)."""
     return JobGraph(
@@ -131,30 +147,12 @@ JOBS: dict[str, Any] = {
         "source(2) -rescale()-> 2PC sink(1); one region: a pointwise edge whose consumer has two producers",
     ),
     "pointwise-sides-1x1": (
-        lambda: JobGraph(
-            (
-                Vertex("source", 1, Role.SOURCE),
-                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
-            ),
-            (
-                Edge("source", "sink", Pattern.POINTWISE, records="even"),
-                Edge("source", "sink", Pattern.ALL_TO_ALL, partitioner="rebalance", records="odd"),
-            ),
-        ),
+        lambda: pointwise_sides(1),
         "source(1) -forward() (even offsets)-> 2PC sink(1) and -rebalance() (odd offsets)-> the same sink: the smallest"
         " job with a pointwise and an all-to-all input gate",
     ),
     "pointwise-sides-2x1": (
-        lambda: JobGraph(
-            (
-                Vertex("source", 2, Role.SOURCE),
-                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
-            ),
-            (
-                Edge("source", "sink", Pattern.POINTWISE, records="even"),
-                Edge("source", "sink", Pattern.ALL_TO_ALL, partitioner="rebalance", records="odd"),
-            ),
-        ),
+        lambda: pointwise_sides(2),
         "source(2) -rescale() (even offsets)-> 2PC sink(1) and -rebalance() (odd offsets)-> the same sink: a pointwise"
         " and an all-to-all input gate",
     ),
