@@ -92,7 +92,8 @@ class Scope:
             if name in self.repattern[:k]:
                 raise ValueError(f"scope.repattern[{k}]: edge {name!r} is named twice")
         if self.repattern and not self.rescale:
-            raise ValueError("scope.repattern: a pattern change needs scope.rescale (it happens at a restore at another parallelism)")
+            raise ValueError("scope.repattern: a pattern change needs a rescale (scope.rescale, --rescale): it happens at a restore"
+                             " at another parallelism")
 
     @property
     def rescaled_job(self) -> JobGraph:

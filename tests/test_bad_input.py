@@ -232,7 +232,7 @@ def test_trace_scope_flags_must_be_true_or_false(tmp_path, capsys, field, value)
      "--repattern[0]: no edge named 'source->nowhere' in the job (edges: source->sink)"),
     (["--rescale", "sink=1", "--repattern", "source->sink", "--repattern", "source->sink"],
      "--repattern[1]: edge 'source->sink' is named twice"),
-    (["--repattern", "source->sink"], "--repattern: a pattern change needs scope.rescale"),
+    (["--repattern", "source->sink"], "--repattern: a pattern change needs a rescale (scope.rescale, --rescale)"),
 ])
 def test_repattern_names_an_edge_of_the_job_once_with_a_rescale(tmp_path, capsys, extra, expected):
     refused(["check", "--out", str(tmp_path / "r"), *TINY, *extra], capsys, "options", expected)
