@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 from .component import Component
 from .keygroups import operator_index_for_key_group
 from .partitioner import record_key_group
-from .pointwise import ALL_TO_ALL, POINTWISE, inherited_old_upstreams, is_identity, producers_of, resolve_old_pattern
+from .pointwise import ALL_TO_ALL, heirs, primary_upstream, resolve_old_pattern, restored_output_buffers
 from .pointwise import writes_recovered_output as pr_writes_recovered_output
 from .redistribution import (
     SPLIT_DISTRIBUTE,
@@ -388,22 +388,20 @@ class PointwiseStateAssignment(StateAssignmentOperation):
         was, now = old.topo.job.edges[ek].pattern.value, e.pattern.value
         if was == ALL_TO_ALL and now == ALL_TO_ALL:
             return super().route_edge(ek, c, old, ins, outs)
-        read = self.read_pattern(was, now)
         up, down = self.vidx[e.source], self.vidx[e.target]
-        ou, od = len(old.topo.tasks_of[up]), len(old.topo.tasks_of[down])
-        nu, nd = len(self.topo.tasks_of[up]), len(self.topo.tasks_of[down])
-        identity = is_identity(read, now, ou, od, nu, nd)
-        heirs = [inherited_old_upstreams(x, read, now, ou, od, nu, nd) for x in range(nu)]
-        to_outputs = [(x, d % nd, recs) for u, got in enumerate(outs) for d, recs in got for x in range(nu)
-                      if u in heirs[x] and (identity or self.writes_recovered_output(x, d % nd, now, nu, nd))]
+        sizes = (len(old.topo.tasks_of[up]), len(old.topo.tasks_of[down]), len(self.topo.tasks_of[up]),
+                 len(self.topo.tasks_of[down]))
+        targets = restored_output_buffers(was, now, *sizes, resolve=lambda p: self.read_pattern(p, now),
+                                          writes=self.writes_recovered_output)
+        to_outputs = [(x, y, recs) for u, got in enumerate(outs) for d, recs in got for x, y in targets[(u, d)]]
+        held = heirs(self.read_pattern(was, now), now, *sizes)
+        nu, nd = sizes[2:]
         to_inputs = []
         for o, got in enumerate(ins):
-            d = o % nd
-            candidates = producers_of(d, nu, nd) if now == POINTWISE else range(nu)
             for u, recs in got:
-                x = next((x for x in candidates if u in heirs[x]), -1)
+                x = primary_upstream(u, o % nd, held, now, nu, nd)
                 if x >= 0:
-                    to_inputs.append((x, d, recs))
+                    to_inputs.append((x, o % nd, recs))
         return to_inputs, to_outputs, 0
 
     def read_pattern(self, recorded: str, new: str) -> str:

@@ -75,6 +75,18 @@ def inherited_old_upstreams(u_new: int, old_pattern: str, new_pattern: str, old_
     return sorted(out)
 
 
+def heirs(old_pattern: str, new_pattern: str, old_up: int, old_down: int, new_up: int, new_down: int) -> list[list[int]]:
+    """Per new upstream, ``inherited_old_upstreams``."""
+    return [inherited_old_upstreams(x, old_pattern, new_pattern, old_up, old_down, new_up, new_down) for x in range(new_up)]
+
+
+def primary_upstream(u: int, d_new: int, held: list[list[int]], new_pattern: str, new_up: int, new_down: int) -> int:
+    """``computePrimaryUpstreamMapping(D)[u]``: the first new producer of ``d_new`` (in
+    ascending order) whose inherited set ``held[x]`` contains old upstream ``u``, or -1."""
+    candidates = producers_of(d_new, new_up, new_down) if new_pattern == POINTWISE else range(new_up)
+    return next((x for x in candidates if u in held[x]), -1)
+
+
 def writes_recovered_output(u_new: int, d_new: int, new_pattern: str, new_up: int, new_down: int) -> bool:
     """``computeNewLocalSubpartitionIndex(D, U) != -1``: on a new POINTWISE edge U writes
     recovered output for D only if D is connected to U and U is D's lowest producer; on a new
@@ -94,7 +106,7 @@ def restored_output_buffers(old_pattern: str, new_pattern: str, old_up: int, old
     ``resolve`` and ``writes`` are the PR's rules; the tests pass wrong ones (mutants)."""
     old = resolve(old_pattern if recorded else None)
     identity = is_identity(old, new_pattern, old_up, old_down, new_up, new_down)
-    holders = [inherited_old_upstreams(x, old, new_pattern, old_up, old_down, new_up, new_down) for x in range(new_up)]
+    holders = heirs(old, new_pattern, old_up, old_down, new_up, new_down)
     out: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for u in range(old_up):
         for d in range(old_down):
@@ -113,8 +125,5 @@ def input_buffer_channel(o: int, c: int, old_pattern: str, new_pattern: str, old
     inherited its old upstream (``computePrimaryUpstreamMapping`` returns -1)."""
     u = producers_of(o, old_up, old_down)[c] if old_pattern == POINTWISE else c
     d_new = o % new_down
-    candidates = producers_of(d_new, new_up, new_down) if new_pattern == POINTWISE else range(new_up)
-    for x in candidates:
-        if u in inherited_old_upstreams(x, old_pattern, new_pattern, old_up, old_down, new_up, new_down):
-            return d_new, x
-    return d_new, -1
+    held = heirs(old_pattern, new_pattern, old_up, old_down, new_up, new_down)
+    return d_new, primary_upstream(u, d_new, held, new_pattern, new_up, new_down)
