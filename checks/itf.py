@@ -7,7 +7,7 @@ Each state carries the world's variables plus ``action``, the action that led to
 
 from __future__ import annotations
 
-from ckptcheck.model.world import BARRIER, CANCEL, COMMITTED, EOD, NOTIFY_NAMES, REC, STATUS_NAMES, World
+from ckptcheck.model.world import BARRIER, CANCEL, COMMITTED, EOD, NOTIFY_NAMES, REC, RECOVERED_INPUT, STATUS_NAMES, World
 
 from .trace import ReplayOutcome
 
@@ -18,7 +18,9 @@ def _tup(xs) -> dict:
 
 def _item(it) -> dict | str:
     if it[0] == REC:
-        return {"recoveredRecord": _tup(it[1:3])} if len(it) == 4 else {"record": _tup(it[1:])}
+        if len(it) == 4:
+            return {"recoveredRecord" if it[3] == RECOVERED_INPUT else "resentRecord": _tup(it[1:3])}
+        return {"record": _tup(it[1:])}
     if it[0] == BARRIER:
         return {"unalignedBarrier": it[1]} if len(it) == 3 else {"barrier": it[1]}
     if it[0] == CANCEL:

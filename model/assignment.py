@@ -65,7 +65,7 @@ from .redistribution import (
     rescale_mappings,
 )
 from .topology import Pattern, StateKind
-from .world import EMPTY_SNAPSHOT, FINISHED_SNAPSHOT, REC, Completed, Snapshot
+from .world import EMPTY_SNAPSHOT, FINISHED_SNAPSHOT, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, Completed, Snapshot
 
 if TYPE_CHECKING:  # pragma: no cover
     from .protocol import FlinkModel
@@ -204,8 +204,9 @@ class StateAssignmentOperation(Component):
     # -- channel state --------------------------------------------------------------------------
     def channel_state(self, c: Completed) -> dict[int, tuple]:
         """Per channel of this parallelism, what a restore of ``c`` puts into it before any new
-        data (reference-flink-uc B.1): the consumer's recovered input state (marked, read first),
-        then the producer's recovered output state."""
+        data (reference-flink-uc B.1): the consumer's recovered input state (marked
+        ``RECOVERED_INPUT``, read first), then the producer's recovered output state (marked
+        ``RECOVERED_OUTPUT``, which ends the gate's recovery once read on every channel)."""
         return self._channels(c)[0]
 
     def filtered(self, c: Completed) -> int:
@@ -225,8 +226,8 @@ class StateAssignmentOperation(Component):
         for ch in self.topo.channels:
             inp = c.snapshots[ch.consumer].inputs
             outp = c.snapshots[ch.producer].outputs
-            recovered = tuple((REC, r[0], r[1], 1) for r in (inp[ch.input_index] if inp else ()))
-            resent = tuple((REC, r[0], r[1]) for r in (outp[all_out[ch.producer].index(ch.id)] if outp else ()))
+            recovered = tuple((REC, r[0], r[1], RECOVERED_INPUT) for r in (inp[ch.input_index] if inp else ()))
+            resent = tuple((REC, r[0], r[1], RECOVERED_OUTPUT) for r in (outp[all_out[ch.producer].index(ch.id)] if outp else ()))
             if recovered or resent:
                 out[ch.id] = recovered + resent
         return out
@@ -259,12 +260,12 @@ class StateAssignmentOperation(Component):
                 continue  # NO_STATE: the mapper is never called (FLINK-38267)
             to_inputs, to_outputs, lost = self.route_edge(ek, c, old, ins, outs)
             dropped += lost
-            for into, marker, routed in ((recovered, (1,), to_inputs), (resent, (), to_outputs)):
+            for into, marker, routed in ((recovered, RECOVERED_INPUT, to_inputs), (resent, RECOVERED_OUTPUT, to_outputs)):
                 for u2, d2, recs in routed:
                     cid = new_id.get((ek, u2, d2))
                     if cid is None:  # a mutant's write to a downstream its writer is not connected to
                         continue
-                    into.setdefault(cid, []).extend((REC, r[0], r[1]) + marker for r in recs)
+                    into.setdefault(cid, []).extend((REC, r[0], r[1], marker) for r in recs)
         merged = {cid: tuple(recovered.get(cid, ())) + tuple(resent.get(cid, ())) for cid in set(recovered) | set(resent)}
         return merged, dropped
 

@@ -113,9 +113,10 @@ class FailoverStrategy(Component):
         """Unaligned checkpoints (reference-flink-uc B.1): each restored channel holds, in this
         order, the consumer's recovered input state (``RecoveredInputChannel``, read before any
         new data), then the producer's recovered output state (written into its subpartition
-        before its operators open), then what the restored producer emits.  Recovered input
-        records are marked, so that the consumer reads them first and declines checkpoints
-        until it has (FLINK-20654).  ``StateAssignmentOperation.channel_state`` says what each
+        before its operators open), then what the restored producer emits.  Both kinds of
+        recovered record are marked: the consumer reads the input ones first and declines
+        checkpoints until it has (FLINK-20654), and reads no new item on any channel while some
+        channel still holds re-sent output (FLINK-19856).  ``StateAssignmentOperation.channel_state`` says what each
         channel gets (redistributed when the checkpoint was taken at another parallelism)."""
         topo = self.topo
         for cid, items in self.assignment.channel_state(latest).items():

@@ -50,7 +50,7 @@ from .scope import Scope
 from .task import priority_index
 from .topology import Exchange, Expanded, Pattern, Role
 from .tx import Tx
-from .world import EMPTY_SNAPSHOT, FAILED, NOTIFY_NAMES, NOTIFY_TRIGGER, REC, RUNNING, Budget, Coordinator, World
+from .world import EMPTY_SNAPSHOT, FAILED, NOTIFY_NAMES, NOTIFY_TRIGGER, REC, RECOVERED_INPUT, RUNNING, Budget, Coordinator, World
 
 
 @dataclass(frozen=True, eq=False)
@@ -301,8 +301,10 @@ class FlinkModel:
 
     def _enabled_unaligned(self, w: World, out: list[Action]) -> None:
         """Input actions with unaligned checkpoints on.  A subtask reads its recovered input
-        channel state first, then a priority barrier before anything else, then the heads of
-        its channels; a record needs room downstream.  An aligning subtask's timer may fire."""
+        channel state first, then its upstreams' re-sent output state on the channels that still
+        hold some (the others are blocked until all are done, ``UpstreamRecoveryTracker``),
+        then a priority barrier before anything else, then the heads of its channels; a record
+        needs room downstream.  An aligning subtask's timer may fire."""
         tasks = w.tasks
         channels = w.channels
         topo = self.topo
@@ -315,9 +317,23 @@ class FlinkModel:
                 out.append(AlignmentTimeout(t, ts.sending[0]))  # the sender's timer
             if not ins:
                 continue
-            if self.task.is_recovering(channels, t):
+            phase = self.task.recovery_phase(channels, t)
+            if phase == RECOVERED_INPUT:
                 if self.has_room(w, t):
                     out.extend(Deliver(c) for c in ins if channels[c] and len(channels[c][0]) == 4)
+                continue
+            if phase:  # RECOVERED_OUTPUT: only the channels still re-sending are open
+                room = None
+                for c in ins:
+                    items = channels[c]
+                    if not any(len(x) == 4 for x in items):
+                        continue
+                    if priority_index(items) < 0:  # the head is a re-sent record
+                        if room is None:
+                            room = self.has_room(w, t)
+                        if not room:
+                            continue
+                    out.append(Deliver(c))
                 continue
             prio = [c for c in ins if priority_index(channels[c]) >= 0]
             if prio:

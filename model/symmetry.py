@@ -115,7 +115,7 @@ def _permute_task(ts, split_map):
 
 
 def _permute_channel(items: tuple, split_map) -> tuple:
-    return tuple((it[0], split_map[it[1]], it[2]) if it[0] == 0 else it for it in items)
+    return tuple((it[0], split_map[it[1]]) + it[2:] if it[0] == 0 else it for it in items)
 
 
 def permute(w: World, perm: Perm) -> World:

@@ -22,7 +22,15 @@ Abstractions:
 - A task's inputs form one gate: after a restore it reads its recovered input channel state
   before any new item on any channel (``StreamTask.restoreStateAndGates`` requests partitions
   once every channel's state is consumed), and declines a checkpoint triggered meanwhile
-  (FLINK-20654, TASK_NOT_READY).
+  (FLINK-20654, TASK_NOT_READY).  Then it reads its upstreams' re-sent output state, and no new
+  item on any channel until every channel delivered its re-sent state: FLINK-19856's
+  ``UpstreamRecoveryTracker`` resumes the subpartitions, which block after their
+  ``EndOfChannelStateEvent``, only once that event arrived on every channel of the gate.  A
+  channel still re-sending delivers its priority barrier first, as any channel does; a
+  blocked one delivers nothing.  Abstraction: a rescaled task
+  (``RescalingStreamTaskNetworkInput.prepareSnapshot``) declines a barrier that arrives
+  before END_OF_RECOVERY as TASK_NOT_READY; the model lets it take the checkpoint, so it
+  explores more runs than Flink, never fewer (a ``Decline`` fault covers the decline).
 """
 
 from __future__ import annotations
@@ -40,6 +48,8 @@ from .world import (
     NOTIFY_FALLBACK,
     NOTIFY_TRIGGER,
     REC,
+    RECOVERED_INPUT,
+    RECOVERED_OUTPUT,
     RUNNING,
     Snapshot,
     TaskState,
@@ -129,9 +139,23 @@ class StreamTask(Component):
         inputs = inputs[:i] + (inputs[i] + records,) + inputs[i + 1:]
         tx.tasks[t] = ts._replace(uc=(snap, inputs))
 
+    def recovery_phase(self, channels: tuple, t: int) -> int:
+        """Where subtask ``t``'s gate is in its recovery: ``RECOVERED_INPUT`` while it still has
+        recovered input channel state to read, ``RECOVERED_OUTPUT`` while some channel still
+        holds re-sent output state (``UpstreamRecoveryTracker``: not every channel has delivered
+        its ``EndOfChannelStateEvent``), else 0."""
+        phase = 0
+        for c in self.topo.inputs[t]:
+            for x in channels[c]:
+                if len(x) == 4:
+                    if x[3] == RECOVERED_INPUT:
+                        return RECOVERED_INPUT
+                    phase = RECOVERED_OUTPUT
+        return phase
+
     def is_recovering(self, channels: tuple, t: int) -> bool:
         """Does subtask ``t`` still have recovered input channel state to read?"""
-        return any(len(x) == 4 for c in self.topo.inputs[t] for x in channels[c])
+        return self.recovery_phase(channels, t) == RECOVERED_INPUT
 
     def not_ready_for_trigger(self, tx: Tx, t: int) -> bool:
         """Does a trigger RPC reaching subtask ``t`` now get declined as not ready (FLINK-20654,
@@ -144,7 +168,7 @@ class StreamTask(Component):
         any other subtask forwards it."""
         ts = tx.tasks[t]
         r = (rec[1], rec[2])
-        if len(rec) == 4:  # recovered input channel state: forwarded as an ordinary record
+        if len(rec) == 4:  # recovered channel state: forwarded as an ordinary record
             rec = rec[:3]
         if self.model.stateful[t]:
             ts = ts._replace(processed=add_sorted(ts.processed, r))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from operator import is_
 
-from .world import REC, Txn, World
+from .world import REC, RECOVERED_INPUT, Txn, World
 
 
 class Tx:
@@ -72,7 +72,7 @@ def consumer_end(items: tuple, buffers: int) -> int:
     channel's contents, so no action and no state is spent on the network."""
     k = 0
     n = len(items)
-    while k < n and len(items[k]) == 4:  # recovered input channel state
+    while k < n and len(items[k]) == 4 and items[k][3] == RECOVERED_INPUT:  # in the RecoveredInputChannel
         k += 1
     for _ in range(buffers):
         while k < n and items[k][0] != REC:

@@ -12,7 +12,10 @@ Channel items are small tuples: ``(REC, split, offset)``, ``(BARRIER, checkpoint
 (``CancelCheckpointMarker``).  With unaligned checkpoints two more appear: a priority
 (unaligned) barrier ``(BARRIER, checkpoint, 1)``, and a recovered record
 ``(REC, split, offset, 1)``: input channel state put back into the channel at a restore, which
-the consumer reads before anything new (``RecoveredInputChannel``).
+the consumer reads before anything new (``RecoveredInputChannel``), and a re-sent record
+``(REC, split, offset, 2)``: the producer's output channel state put back into its subpartition
+at a restore, ahead of its new records.  The marker tells the consumer when its gate has
+delivered all recovered state (``EndOfChannelStateEvent``, FLINK-19856); a snapshot strips it.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ STATUS_NAMES = ("RUNNING", "FAILED", "FINISHED")
 
 # channel item kinds
 REC = 0
+RECOVERED_INPUT = 1  # fourth field of a recovered record: the consumer's input channel state
+RECOVERED_OUTPUT = 2  # ... the producer's output channel state, re-sent
 BARRIER = 1
 EOD = (2,)
 EOP = (3,)

@@ -28,7 +28,8 @@ from ckptcheck.model.actions import (
     TriggerCheckpoint,
 )
 from ckptcheck.model.topology import Role
-from ckptcheck.model.world import BARRIER, COMMITTED, EOD, FAILED, FINISHED, REC, World
+from ckptcheck.model.task import priority_index
+from ckptcheck.model.world import BARRIER, COMMITTED, EOD, FAILED, FINISHED, REC, RECOVERED_INPUT, World
 
 COORDINATOR = "coordinator"
 
@@ -108,14 +109,25 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         return f"{names[a.task]} reaches the end of its split and emits EndOfData", ev
     if kind is Deliver:
         ch = topo.channels[a.channel]
-        item = w.channels[a.channel][0]
+        items = w.channels[a.channel]
+        i = priority_index(items)
+        item = items[max(i, 0)]  # a priority barrier is delivered before the head
         src, dst = names[ch.producer], names[ch.consumer]
         if item[0] == REC:
             ev.append(Event(src, dst, _rec(item), "data"))
             what = "writes it into its open transaction" if topo.vertex(ch.consumer).role is Role.SINK else "processes it"
-            return f"{dst} receives {_record_words(item)} from {src} and {what}", ev
+            origin = ""
+            if len(item) == 4:
+                origin = (" (its recovered input channel state)" if item[3] == RECOVERED_INPUT
+                          else " (re-sent from the producer's recovered output channel state)")
+            return f"{dst} receives {_record_words(item)}{origin} from {src} and {what}", ev
         if item[0] == BARRIER:
             ev.append(Event(src, dst, f"barrier {item[1]}", "barrier"))
+            if len(item) == 3:
+                c = ch.consumer
+                started = not w.tasks[c].uc and (nxt.tasks[c].uc or any(t == c for t, _ in _new_acks(w, nxt)))
+                then = "; it snapshots at once and sends the barrier ahead of its own output" if started else ""
+                return f"{dst} receives unaligned barrier {item[1]} from {src}, ahead of the records queued on that channel{then}", ev
             snapped = [cp for t, cp in _new_acks(w, nxt) if t == ch.consumer]
             if snapped:
                 return f"{dst} receives barrier {item[1]} from {src}: aligned, it snapshots checkpoint {item[1]} and forwards the barrier", ev

@@ -20,7 +20,7 @@ from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
 from ckptcheck.model.topology import Role, StateKind, edge_name
 from ckptcheck.model.task import priority_index
-from ckptcheck.model.world import CANCEL, COMMITTED, EOD, FAILED, FINISHED, REC, RUNNING, STATUS_NAMES, Completed, World
+from ckptcheck.model.world import CANCEL, COMMITTED, EOD, FAILED, FINISHED, REC, RECOVERED_INPUT, RUNNING, STATUS_NAMES, Completed, World
 
 ALWAYS = "always"
 EVENTUALLY = "eventually"
@@ -558,7 +558,7 @@ def w_channel_state_restored(m, prev: World, a, nxt: World) -> str | None:
     for cid, items in sorted(m.assignment.channel_state(c).items()):
         ch = m.topo.channels[cid]
         if ch.consumer in failed or ch.producer in failed:
-            side = "input" if len(items[0]) == 4 else "output"
+            side = "input" if items[0][3] == RECOVERED_INPUT else "output"
             return (f"restored from checkpoint {a.checkpoint}: {m.topo.channel_name(cid)} gets record"
                     f" {rec(items[0][1:3])} of its {side} channel state back")
     return None

@@ -18,7 +18,7 @@ from ckptcheck.model.assignment import StateAssignmentOperation
 from ckptcheck.model.keygroups import operator_index_for_key_group
 from ckptcheck.model.partitioner import record_key_group
 from ckptcheck.model.protocol import FlinkModel
-from ckptcheck.model.world import COMMITTED, REC, RUNNING
+from ckptcheck.model.world import COMMITTED, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, RUNNING
 from ckptcheck.specs.catalog import NoRecordFilter
 from ckptcheck.specs.designs import BASELINE, UNALIGNED
 from ckptcheck.specs.scopes import scope
@@ -99,7 +99,7 @@ def test_channel_state_is_replicated_by_the_range_mapper_and_filtered_by_the_new
     r.do(Rescale(1))
     new = r.m.at(r.w)
     got = {new.topo.channel_name(ch): items for ch, items in enumerate(r.w.channels) if items}
-    want = {f"source[{r_[0]}]->sink[{owner(r_)}]": ((REC, r_[0], r_[1]),) for r_ in ((0, 0), (1, 0))}
+    want = {f"source[{r_[0]}]->sink[{owner(r_)}]": ((REC, r_[0], r_[1], RECOVERED_OUTPUT),) for r_ in ((0, 0), (1, 0))}
     assert got == want, "each record on the one channel to the subtask that owns its key"
     assert new.assignment.filtered(c) == 2, "old subtask sink[0] is read by both new ones: one copy each dropped"
 
@@ -118,7 +118,7 @@ def test_input_channel_state_goes_to_the_new_consumers_and_is_read_first():
     new = r.m.at(r.w)
     for r_ in ((0, 0), (1, 0)):
         ch = r.c(f"source[{r_[0]}]->sink[{owner(r_)}]")
-        assert r.w.channels[ch][0] == (REC, r_[0], r_[1], 1), "recovered input state, marked, at the head"
+        assert r.w.channels[ch][0] == (REC, r_[0], r_[1], RECOVERED_INPUT), "recovered input state, marked, at the head"
     assert sum(len(items) for items in r.w.channels) == 2
     assert new.task.is_recovering(r.w.channels, r.t(f"sink[{owner((0, 0))}]"))
 
