@@ -237,7 +237,10 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--job", default=None, help=f"job preset ({', '.join(JOBS)}) or a TOML job file")
     g.add_argument("--records", type=_nonneg, default=None, help="records per source split")
-    g.add_argument("--unbounded", action="store_true", help="sources never reach end of input")
+    ends = g.add_mutually_exclusive_group()
+    ends.add_argument("--unbounded", action="store_true", help="sources never reach end of input")
+    ends.add_argument("--bounded", action="store_true",
+                      help="sources reach end of input (the default, except where the design's default scope is unbounded)")
     g.add_argument("--checkpoints", type=_nonneg, default=None, help="checkpoints triggered before end of input")
     g.add_argument("--failures", type=_nonneg, default=None, help="task failures")
     g.add_argument("--declines", type=_nonneg, default=None, help="checkpoint declines")
@@ -289,7 +292,7 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
         job=job,
         job_name=name,
         records_per_split=pick(args.records, d.records_per_split),
-        bounded=not args.unbounded,
+        bounded=True if args.bounded else False if args.unbounded else d.bounded,
         max_checkpoints=pick(args.checkpoints, d.max_checkpoints),
         max_failures=pick(args.failures, d.max_failures),
         max_declines=pick(args.declines, d.max_declines),

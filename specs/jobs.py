@@ -70,6 +70,25 @@ def pointwise_sides(p: int) -> JobGraph:
     )
 
 
+def pointwise_sides_map() -> JobGraph:
+    """source(1) -forward() (even offsets)-> stateless map(1) and -rebalance() (odd offsets)->
+    the same map, then map -rebalance()-> 2PC sink(1): rescaling the map rescales all three
+    edges, one pointwise, one all-to-all that seed 003's pattern changes flip, and one that
+    stays all-to-all."""
+    return JobGraph(
+        (
+            Vertex("source", 1, Role.SOURCE),
+            Vertex("map", 1, Role.OPERATOR),
+            Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+        ),
+        (
+            Edge("source", "map", Pattern.POINTWISE, records="even"),
+            Edge("source", "map", Pattern.ALL_TO_ALL, partitioner="rebalance", records="odd"),
+            Edge("map", "sink", Pattern.ALL_TO_ALL, partitioner="rebalance"),
+        ),
+    )
+
+
 def keyed_three_stage(p: int = 2) -> JobGraph:
     """source(P) -forward-> map(P) -keyBy-> keyed 2PC sink(P)."""
     return JobGraph(
@@ -155,6 +174,11 @@ JOBS: dict[str, Any] = {
         lambda: pointwise_sides(2),
         "source(2) -rescale() (even offsets)-> 2PC sink(1) and -rebalance() (odd offsets)-> the same sink: a pointwise"
         " and an all-to-all input gate",
+    ),
+    "pointwise-sides-map": (
+        pointwise_sides_map,
+        "source(1) -forward() (even offsets)-> map(1) and -rebalance() (odd offsets)-> the same map -rebalance()-> 2PC"
+        " sink(1): a rescale of the map crosses a pointwise, an all-to-all and a second all-to-all edge",
     ),
     "three-stage": (lambda: keyed_three_stage(2), "source(2) -forward-> map(2) -keyBy-> keyed 2PC sink(2)"),
     "sources-2": (

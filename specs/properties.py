@@ -608,7 +608,8 @@ def _pattern_changes(scope) -> set[tuple[str, str]]:
 
 def _w_pattern_change(was: str, now: str) -> Callable:
     """Witness: a restore at a new parallelism across the pattern change ``was`` -> ``now``
-    (seed 003's four cases) put channel state of such an edge back."""
+    (seed 003's four cases) put channel state of such an edge back, the edge itself rescaled
+    (one of its ends at a new parallelism)."""
 
     def check(m, prev: World, a, nxt: World) -> str | None:
         if type(a) is not Rescale or not m.unaligned:
@@ -622,9 +623,12 @@ def _w_pattern_change(was: str, now: str) -> Callable:
                 vs = new.topo.job.vertices
                 up = next(k for k, v in enumerate(vs) if v.name == e_new.source)
                 down = next(k for k, v in enumerate(vs) if v.name == e_new.target)
-                return (f"checkpoint {a.checkpoint}, taken with {edge_name(e_new)} {was} at"
-                        f" {len(m.topo.tasks_of[up])}:{len(m.topo.tasks_of[down])}, was restored with it {now} at"
-                        f" {len(new.topo.tasks_of[up])}:{len(new.topo.tasks_of[down])}: record {rec(recs[0][1:3])} of its"
+                old_p = (len(m.topo.tasks_of[up]), len(m.topo.tasks_of[down]))
+                new_p = (len(new.topo.tasks_of[up]), len(new.topo.tasks_of[down]))
+                if old_p == new_p:
+                    continue
+                return (f"checkpoint {a.checkpoint}, taken with {edge_name(e_new)} {was} at {old_p[0]}:{old_p[1]},"
+                        f" was restored with it {now} at {new_p[0]}:{new_p[1]}: record {rec(recs[0][1:3])} of its"
                         f" channel state went into {new.topo.channel_name(c)}")
         return None
 

@@ -204,14 +204,20 @@ def test_unbounded_scope_marks_termination_not_applicable(tmp_path, capsys):
 
 
 def test_scope_defaults_follow_the_design():
-    """Regional designs default to the FLIP-600 scope (two independent regions); options override."""
+    """Regional designs default to the FLIP-600 scope (two independent regions), every design to
+    its own default scope, bounded or not; options override."""
     from ckptcheck.checks.cli import _scope_from_args, build_parser
-    from ckptcheck.specs.designs import BASELINE, FLIP600
-    from ckptcheck.specs.scopes import default_scope, regional_scope
+    from ckptcheck.specs.designs import BASELINE, FLIP600, PRESETS
+    from ckptcheck.specs.scopes import default_scope, default_scope_for, regional_scope
 
     p = build_parser()
     assert _scope_from_args(p.parse_args(["check", "--design", "flip600-regional"]), FLIP600) == regional_scope()
     assert _scope_from_args(p.parse_args(["check"]), BASELINE) == default_scope()
+    for name, design in PRESETS.items():
+        assert _scope_from_args(p.parse_args(["check", "--design", name]), design) == default_scope_for(design), name
+    pw = PRESETS["flink-unaligned-pointwise"]
+    assert not default_scope_for(pw).bounded
+    assert _scope_from_args(p.parse_args(["check", "--design", pw.name, "--bounded"]), pw).bounded
     sc = _scope_from_args(p.parse_args(["check", "--checkpoints", "1", "--job", "enumerator-2x2"]), FLIP600)
     assert sc.max_checkpoints == 1 and sc.job_name == "enumerator-2x2" and sc.max_declines == regional_scope().max_declines
 

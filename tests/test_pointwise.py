@@ -126,13 +126,12 @@ def test_claim_downstream_needs_only_round_robin_holds_for_the_assignment_not_fo
 
 # -- the proposal in the state machine ------------------------------------------------------------
 
-def test_the_proposal_holds_in_its_default_scope_across_three_pattern_changes_and_flink_2_3_cannot_restore():
+def test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes_and_flink_2_3_cannot_restore():
     """``flink-unaligned-pointwise`` (apache/flink#28523's ``TaskStateAssignment``) in its
     default scope: restores at a new parallelism cross POINTWISE -> POINTWISE, ALL_TO_ALL ->
-    POINTWISE and POINTWISE -> ALL_TO_ALL with channel state on the edge, every property
-    holds, and every applicable witness is hit (ALL_TO_ALL -> ALL_TO_ALL is not applicable:
-    the scope has no edge that stays all-to-all).  The same scope with Flink 2.3's
-    redistribution (the opt-in alone) fails a restore: the scope tells the two apart."""
+    POINTWISE, POINTWISE -> ALL_TO_ALL and ALL_TO_ALL -> ALL_TO_ALL with channel state on a
+    rescaled edge, every property holds, and every witness is hit.  The same scope with Flink
+    2.3's redistribution (the opt-in alone) fails a restore: the scope tells the two apart."""
     from ckptcheck.checks.api import check
     from ckptcheck.checks.results import HIT, HOLDS, NOT_APPLICABLE, VIOLATED
     from ckptcheck.specs.designs import UNALIGNED, UNALIGNED_POINTWISE
@@ -140,12 +139,14 @@ def test_the_proposal_holds_in_its_default_scope_across_three_pattern_changes_an
 
     sc = default_scope_for(UNALIGNED_POINTWISE)
     r = check(UNALIGNED_POINTWISE, sc, workers=2)
-    assert r.complete and r.ok and r.stats["states"] == 82130
-    for name in ("pointwise-restore-pw-to-pw", "pointwise-restore-a2a-to-pw", "pointwise-restore-pw-to-a2a"):
+    assert r.complete and r.ok and r.stats["states"] == 195020
+    for name in ("pointwise-restore-pw-to-pw", "pointwise-restore-a2a-to-pw", "pointwise-restore-pw-to-a2a",
+                 "pointwise-restore-a2a-to-a2a"):
         assert r.verdict(name).status == HIT, name
-    assert r.verdict("pointwise-restore-a2a-to-a2a").status == NOT_APPLICABLE
-    assert "taken with source->sink/odd ALL_TO_ALL at 1:1, was restored with it POINTWISE at 1:2" in r.verdict(
+    assert "taken with source->map/odd ALL_TO_ALL at 1:1, was restored with it POINTWISE at 1:2" in r.verdict(
         "pointwise-restore-a2a-to-pw").reason
+    assert "taken with map->sink ALL_TO_ALL at 1:1, was restored with it ALL_TO_ALL at 2:1" in r.verdict(
+        "pointwise-restore-a2a-to-a2a").reason
     for v in r.verdicts:
         assert v.status in (HOLDS, HIT, NOT_APPLICABLE), (v.name, v.status)
     flink = check(UNALIGNED.with_(name="uc-pointwise-forced", unaligned_pointwise=True), sc, workers=2,
