@@ -228,10 +228,25 @@ class StreamTask(Component):
         then the barrier downstream, FIFO behind the data, and the acknowledgement.  With
         ``aligned-timeout`` a barrier to a node that takes unaligned ones is timeoutable: the
         acknowledgement waits until each such barrier has left the subpartition, or the
-        sender's timer fired (``PipelinedSubpartition``'s channel-state future, FLINK-27251)."""
+        sender's timer fired (``PipelinedSubpartition``'s channel-state future, FLINK-27251).
+        With aligned-checkpoint-timeout 0 a node that had to align (FORCED_ALIGNED, a
+        POINTWISE input) sends unaligned barriers again on its outputs that take them
+        (``SubtaskCheckpointCoordinatorImpl.checkpointState``: ``withUnalignedSupported``,
+        reference-flink-uc A.5 step 3), and what they overtake is its output channel state."""
         snap = self.operator_snapshot(tx, t, cp)
         tx.tasks[t] = tx.tasks[t]._replace(aligning=0, blocked=0)
         if snap is None:
+            return
+        if self.design.checkpoint_mode == "unaligned":
+            split = self.model.split
+            outputs = []
+            for c in self.model.all_out[t]:
+                if split[c]:
+                    outputs.append(self.put_priority_barrier(tx, c, cp))
+                else:
+                    outputs.append(())
+                    tx.push((c,), (BARRIER, cp))
+            self.acknowledge(tx, t, cp, snap._replace(outputs=tuple(outputs)) if any(split) else snap)
             return
         tx.push(self.model.all_out[t], (BARRIER, cp))
         if self.model.timeoutable_out[t]:

@@ -15,7 +15,7 @@ from ckptcheck.model.regional import RegionalCheckpointHandler
 from ckptcheck.model.sources import SourceReader
 from ckptcheck.model.store import CompletedCheckpointStore
 from ckptcheck.model.task import StreamTask, priority_index
-from ckptcheck.model.world import REC
+from ckptcheck.model.world import REC, RECOVERED_INPUT
 from ckptcheck.model.scope import Scope
 
 from .designs import BASELINE, FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM, PRESETS, UNALIGNED, UNALIGNED_POINTWISE
@@ -543,6 +543,25 @@ class NoRecoveryFilter(PointwiseStateAssignment):
         return True
 
 
+class NoUpstreamRecoveryTracker(StreamTask):
+    """A restored gate without FLINK-19856's ``UpstreamRecoveryTracker``: each channel resumes
+    on its own once it delivered its ``EndOfChannelStateEvent``, so a new record on one channel
+    can overtake the recovered output an upstream re-sends on another channel of the gate."""
+
+    def recovery_phase(self, channels: tuple, t: int) -> int:
+        phase = super().recovery_phase(channels, t)
+        return phase if phase == RECOVERED_INPUT else 0
+
+
+def keyed_order_scope() -> Scope:
+    """Per-key order across a pointwise rescale (FLINK-21936's concern): ``three-stage-2x2x1``
+    (source(2) -forward-> map(2) -keyBy-> keyed sink(1)), the map rescaled to 1, two records per
+    split sharing one key, one checkpoint, unbounded, no fault."""
+    return scope("three-stage-2x2x1", records_per_split=2, bounded=False, max_checkpoints=1, max_failures=0,
+                 max_declines=0, max_timeouts=0, max_lost_notifications=0, rescale=(("map", 1),), max_rescales=1,
+                 keys_per_split=1)
+
+
 def _pointwise_rescale_scope() -> Scope:
     """Pointwise entries: two sources over a pointwise edge into one sink, rescaled to 2 and back
     (so a restore crosses POINTWISE 2:2 -> 2:1, where both sources inherit both old sources'
@@ -580,6 +599,21 @@ POINTWISE_CATALOG: tuple[Entry, ...] = (
         _pointwise_rescale_scope(),
         "seed 003 ('then filters at recovery time to only write buffers destined for its actually connected "
         "downstreams'); reference-flink-uc C.4",
+        UNALIGNED_POINTWISE,
+    ),
+    Entry(
+        "pointwise-no-upstream-recovery-tracker",
+        UNALIGNED_POINTWISE.with_(
+            name="pointwise-no-upstream-recovery-tracker",
+            task=NoUpstreamRecoveryTracker,
+            description="The pointwise restore with gates that resume each channel on its own: the primary-producer "
+            "rule puts source[1]'s recovered record on source[0]'s channel, and the map reads source[1]'s next "
+            "record of the same key first.",
+        ),
+        "per-key-order",
+        keyed_order_scope(),
+        "FLINK-19856 (UpstreamRecoveryTracker: a gate resumes its channels only once every one delivered "
+        "EndOfChannelStateEvent); FLINK-21936's keyed-order concern; reference-flink-uc B.1, C.4",
         UNALIGNED_POINTWISE,
     ),
 )

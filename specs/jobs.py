@@ -89,13 +89,13 @@ def pointwise_sides_map() -> JobGraph:
     )
 
 
-def keyed_three_stage(p: int = 2) -> JobGraph:
-    """source(P) -forward-> map(P) -keyBy-> keyed 2PC sink(P)."""
+def keyed_three_stage(p: int = 2, sink_p: int | None = None) -> JobGraph:
+    """source(P) -forward-> map(P) -keyBy-> keyed 2PC sink(P, or ``sink_p``)."""
     return JobGraph(
         (
             Vertex("source", p, Role.SOURCE),
             Vertex("map", p, Role.OPERATOR, state=frozenset({StateKind.LIST})),
-            Vertex("sink", p, Role.SINK, state=frozenset({StateKind.KEYED}), two_phase_commit=True),
+            Vertex("sink", p if sink_p is None else sink_p, Role.SINK, state=frozenset({StateKind.KEYED}), two_phase_commit=True),
         ),
         (Edge("source", "map", Pattern.POINTWISE), Edge("map", "sink", Pattern.ALL_TO_ALL)),
     )
@@ -181,6 +181,10 @@ JOBS: dict[str, Any] = {
         " sink(1): a rescale of the map crosses a pointwise, an all-to-all and a second all-to-all edge",
     ),
     "three-stage": (lambda: keyed_three_stage(2), "source(2) -forward-> map(2) -keyBy-> keyed 2PC sink(2)"),
+    "three-stage-2x2x1": (
+        lambda: keyed_three_stage(2, sink_p=1),
+        "source(2) -forward-> map(2) -keyBy-> keyed 2PC sink(1): rescaling the map to 1 merges two pointwise channels",
+    ),
     "sources-2": (
         lambda: JobGraph((Vertex("source", 2, Role.SOURCE),)),
         "source(2) alone: two regions of one subtask, for checkpoint bookkeeping (refs, retention, files)",

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from itertools import product
 
+import pytest
+
 from ckptcheck.model.pointwise import (
     ALL_TO_ALL,
     PATTERNS,
@@ -153,3 +155,29 @@ def test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes
                   stop_at="restores-succeed")
     assert flink.verdict("restores-succeed").status == VIOLATED
     assert "UnsupportedOperationException" in flink.verdict("restores-succeed").reason
+
+
+@pytest.mark.deep
+def test_claim_flink_21936_keyed_order_holds_in_its_scope_and_breaks_without_the_gate_wide_recovery():
+    """FLINK-21936 ("UC recovery with parallelism changes may redistribute data ... breaking
+    ordering assumptions on KeyedStreams"), as seed 003 repeats it.  In ``keyed_order_scope``
+    (the map behind a forward edge rescaled 2 -> 1, two records of one key per split) the
+    proposal keeps the per-key order, exhaustively, and so does today's aligned fallback.  The
+    order rests on FLINK-19856: without the gate-wide recovery the primary-producer rule's
+    re-sent record is overtaken (the catalog's ``pointwise-no-upstream-recovery-tracker``)."""
+    from ckptcheck.checks.api import check
+    from ckptcheck.checks.results import HOLDS, VIOLATED
+    from ckptcheck.specs.catalog import entry, keyed_order_scope
+    from ckptcheck.specs.designs import UNALIGNED, UNALIGNED_POINTWISE
+
+    sc = keyed_order_scope()
+    for design, states in ((UNALIGNED_POINTWISE, 463741), (UNALIGNED, None)):
+        r = check(design, sc, workers=2)
+        assert r.complete and r.ok and r.verdict("per-key-order").status == HOLDS, design.name
+        if states:
+            assert r.stats["states"] == states
+            assert r.verdict("pointwise-restore-pw-to-pw").status == "hit"
+    e = entry("pointwise-no-upstream-recovery-tracker")
+    bad = check(e.design, sc, workers=2, stop_at="per-key-order").verdict("per-key-order")
+    assert bad.status == VIOLATED and len(bad.trace) == 15
+    assert "record (split 1, offset 1) but not the earlier record (split 1, offset 0) of the same key" in bad.reason

@@ -210,6 +210,20 @@ def test_no_new_record_on_any_channel_of_a_gate_until_every_channel_delivered_it
     assert Deliver(c1) in r.m.enabled(r.w), "every channel delivered its re-sent state: the gate resumes"
 
 
+def test_a_node_that_had_to_align_sends_unaligned_barriers_again_on_its_keyed_output():
+    """Reference-flink-uc A.5 step 3: the map aligns on its forward input (FORCED_ALIGNED), then
+    ``withUnalignedSupported`` makes its own barrier on the keyBy edge a priority one, which
+    overtakes the record queued there; that record is the map's output channel state."""
+    r = Run(model(job="three-stage-2x2x1", records_per_split=1))
+    s0, m0 = r.t("source[0]"), r.t("map[0]")
+    c_in, c_out = r.c("source[0]->map[0]"), r.c("map[0]->sink[0]")
+    r.do(EmitRecord(s0)).do(Deliver(c_in)).do(TriggerCheckpoint(1))
+    assert r.w.channels[c_in] == ((BARRIER, 1),), "a forward edge: FORCED_ALIGNED, FIFO"
+    r.do(Deliver(c_in))
+    assert r.w.channels[c_out] == ((BARRIER, 1, 1), (REC, 0, 0)), "the keyBy edge: a priority barrier ahead of the record"
+    assert next(s for t, cp, s in r.w.acks if t == m0).outputs == (((0, 0),),)
+
+
 def test_one_channel_restores_the_consumers_input_state_before_the_producers_output_state():
     r = Run(model(input_buffers=1, max_failures=1))
     src, ch = r.t("source[0]"), r.c("source[0]->sink[0]")
