@@ -237,8 +237,8 @@ class StreamTask(Component):
         tx.tasks[t] = tx.tasks[t]._replace(aligning=0, blocked=0)
         if snap is None:
             return
-        if self.design.checkpoint_mode == "unaligned":
-            split = self.model.split
+        split = self.model.split
+        if self.design.checkpoint_mode == "unaligned" and any(split[c] for c in self.model.all_out[t]):
             outputs = []
             for c in self.model.all_out[t]:
                 if split[c]:
@@ -246,7 +246,7 @@ class StreamTask(Component):
                 else:
                     outputs.append(())
                     tx.push((c,), (BARRIER, cp))
-            self.acknowledge(tx, t, cp, snap._replace(outputs=tuple(outputs)) if any(split) else snap)
+            self.acknowledge(tx, t, cp, snap._replace(outputs=tuple(outputs)))
             return
         tx.push(self.model.all_out[t], (BARRIER, cp))
         if self.model.timeoutable_out[t]:

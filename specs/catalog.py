@@ -553,6 +553,15 @@ class NoUpstreamRecoveryTracker(StreamTask):
         return phase if phase == RECOVERED_INPUT else 0
 
 
+class UnrecordedPattern(PointwiseStateAssignment):
+    """Seed 003 without the pattern hook's record: the restore reads the new job's pattern as
+    the old one (``resolveOldDistributionPattern`` given the new pattern instead of the recorded
+    one, or ALL_TO_ALL)."""
+
+    def read_pattern(self, recorded: str, new: str) -> str:
+        return new
+
+
 def keyed_order_scope() -> Scope:
     """Per-key order across a pointwise rescale (FLINK-21936's concern): ``three-stage-2x2x1``
     (source(2) -forward-> map(2) -keyBy-> keyed sink(1)), the map rescaled to 1, two records per
@@ -599,6 +608,24 @@ POINTWISE_CATALOG: tuple[Entry, ...] = (
         _pointwise_rescale_scope(),
         "seed 003 ('then filters at recovery time to only write buffers destined for its actually connected "
         "downstreams'); reference-flink-uc C.4",
+        UNALIGNED_POINTWISE,
+    ),
+    Entry(
+        "pointwise-pattern-not-recorded",
+        UNALIGNED_POINTWISE.with_(
+            name="pointwise-pattern-not-recorded",
+            assignment=UnrecordedPattern,
+            description="The pointwise restore reading the new job's pattern for the checkpoint's edge: an edge "
+            "that was ALL_TO_ALL at 2:3 is restored as if it had been POINTWISE, and an old source's buffer for a "
+            "sink it was connected to has no writer.",
+        ),
+        "rescaled-channel-state-exact",
+        scope("rebalance-2x3", records_per_split=2, bounded=False, max_checkpoints=1, max_failures=0, max_declines=0,
+              max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1,
+              repattern=("source->sink",)),
+        "seed 003 ('the computation requires knowing the distribution pattern of edges in both old and new job "
+        "versions. We leverage the MasterHook mechanism to record each edge's pattern'); apache/flink#28523 "
+        "EdgeDistributionPatternHook; reference-flink-uc C.2",
         UNALIGNED_POINTWISE,
     ),
     Entry(

@@ -180,6 +180,14 @@ JOBS: dict[str, Any] = {
         "source(1) -forward() (even offsets)-> map(1) and -rebalance() (odd offsets)-> the same map -rebalance()-> 2PC"
         " sink(1): a rescale of the map crosses a pointwise, an all-to-all and a second all-to-all edge",
     ),
+    "rebalance-2x3": (
+        lambda: JobGraph(
+            (Vertex("source", 2, Role.SOURCE), Vertex("sink", 3, Role.SINK, two_phase_commit=True)),
+            (Edge("source", "sink", Pattern.ALL_TO_ALL, partitioner="rebalance"),),
+        ),
+        "source(2) -rebalance()-> 2PC sink(3); one region: rescaled to a sink of 2 with the edge turned pointwise, the"
+        " smallest restore where reading the new pattern for the old loses a buffer",
+    ),
     "three-stage": (lambda: keyed_three_stage(2), "source(2) -forward-> map(2) -keyBy-> keyed 2PC sink(2)"),
     "three-stage-2x2x1": (
         lambda: keyed_three_stage(2, sink_p=1),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
+from ckptcheck.model.assignment import RestoreFailure
 from ckptcheck.model.actions import Ack, Action, AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, Notify, Rescale, Restore
 from ckptcheck.model.partitioner import record_key_group
 from ckptcheck.model.protocol import FlinkModel
@@ -122,6 +123,56 @@ def channel_state(m: FlinkModel, c: Completed) -> tuple[tuple[int, str, tuple], 
             if recs:
                 out.append((topo.vertex_of[ch.consumer], f"output channel state of {topo.names[ch.producer]} on {name}", recs))
     return tuple(out)
+
+
+def rescaled_channel_state_exact(m: FlinkModel, w: World) -> str | None:
+    """Every retained checkpoint's channel state, redistributed to each other parallelism the
+    scope may restart the job at (``StateAssignmentOperation.channel_state`` of that
+    configuration), puts every record of it back exactly once: seed 003's "no buffer is lost or
+    restored twice", checked on the checkpoint before any restart needs it.  A restore Flink
+    refuses is ``restores-succeed``'s verdict, not this one's."""
+    configs = m.configs
+    if len(configs) < 2:
+        return None
+    for c in w.coord.store:
+        own = m.model_of(c)
+        for new in configs:
+            if new is not own:
+                why = _restore_verdict(new, own, c)
+                if why:
+                    return why
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _restore_verdict(new: FlinkModel, old: FlinkModel, c: Completed) -> str | None:
+    try:
+        restored = new.assignment.channel_state(c)
+    except RestoreFailure:
+        return None
+    want: dict[tuple, list[str]] = {}
+    for _, where, recs in channel_state(old, c):
+        for r in recs:
+            want.setdefault(r, []).append(where)
+    got: dict[tuple, list[str]] = {}
+    for cid, items in sorted(restored.items()):
+        for x in items:
+            got.setdefault((x[1], x[2]), []).append(new.topo.channel_name(cid))
+    changed = ", ".join(
+        f"{v.name} {len(old.topo.tasks_of[k])} -> {len(new.topo.tasks_of[k])}"
+        for k, v in enumerate(new.topo.job.vertices) if len(old.topo.tasks_of[k]) != len(new.topo.tasks_of[k]))
+    patterns = ", ".join(
+        f"{edge_name(b)} {a.pattern.value} -> {b.pattern.value}"
+        for a, b in zip(old.topo.job.edges, new.topo.job.edges) if a.pattern is not b.pattern)
+    at = f"restored at {changed}" + (f" with {patterns}" if patterns else "")
+    for r in sorted(set(want) | set(got)):
+        n, k = len(got.get(r, ())), len(want.get(r, ()))
+        if n > k:
+            held = f" ({want[r][0]})" if k else " (in none of its channel state)"
+            return f"checkpoint {c.id}, {at}, puts record {rec(r)}{held} back {n} times: into {' and '.join(got[r])}"
+        if n < k:
+            return f"checkpoint {c.id}, {at}, loses record {rec(r)} ({want[r][0]}): no channel gets it back"
+    return None
 
 
 @lru_cache(maxsize=4096)
@@ -723,6 +774,13 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
         "every restore at a new parallelism can deploy the job from its checkpoint (no restore fails on state it cannot redistribute)",
         restores_succeed,
         lambda design, scope: scope.max_rescales > 0,
+    ),
+    Property(
+        "rescaled-channel-state-exact",
+        ALWAYS,
+        "every retained checkpoint's channel state, redistributed to the other parallelism the scope may restart at, puts every record back exactly once",
+        rescaled_channel_state_exact,
+        lambda design, scope: scope.max_rescales > 0 and design.checkpoint_mode != "aligned",
     ),
     Property(
         "per-key-order",

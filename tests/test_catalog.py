@@ -53,6 +53,8 @@ DEEP_ENTRIES = ("F2-commit-past-own-state",)
 DEEP_ENTRIES += ("pointwise-no-primary-producer-rule", "pointwise-no-recovery-filter")
 # the tracker entry's correct design searches 463,741 states (34 s); its own test below finds it
 DEEP_ENTRIES += ("pointwise-no-upstream-recovery-tracker",)
+# the unrecorded pattern's correct design searches about 200,000 states (30 s)
+DEEP_ENTRIES += ("pointwise-pattern-not-recorded",)
 # entries whose correct design's exhaustive pass takes 5 s or more on two cores (the baseline's
 # 2x2 scope with a failure: 12 s; FLINK-40016's keyed-2x1 with a buffer per input channel:
 # 136,244 states, 12 s; K2's and F1's flip600-regional scopes: 6 s and 5 s): it runs in the deep

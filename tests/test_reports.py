@@ -24,7 +24,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 # entries whose counterexample takes long to find (the pointwise ones: 25 steps, 206,058 states,
 # 18 s each on two cores): rendered in the deep run
-SLOW_TO_FIND = ("pointwise-no-primary-producer-rule", "pointwise-no-recovery-filter", "pointwise-no-upstream-recovery-tracker")
+SLOW_TO_FIND = ("pointwise-no-primary-producer-rule", "pointwise-no-recovery-filter", "pointwise-no-upstream-recovery-tracker",
+                "pointwise-pattern-not-recorded")
 
 
 @lru_cache(maxsize=None)
