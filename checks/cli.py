@@ -669,7 +669,9 @@ def cmd_report(args) -> int:
 
 
 def cmd_prove(args) -> int:
-    from .proofs import PROVED, THEOREMS
+    """Prove each theorem, then refute its mutant (a proof whose wrong variant Z3 cannot
+    refute proves nothing): a theorem counts as proved only when both hold."""
+    from .proofs import PROVED, REFUTED, THEOREMS
 
     report_dir = out_dir(args.report, "--report") if args.report else None
     names = args.names or [t.name for t in THEOREMS]
@@ -694,7 +696,17 @@ def cmd_prove(args) -> int:
             shown = ", ".join(f"{k} = {v}" for k, v in o.counterexample.items())
             label = "counterexample" if ok else "COUNTEREXAMPLE"
             _say(f"         {'':34}          {label}: {shown}")
-    _say(f"RESULT: {len(names) - failed}/{len(names)} theorems proved in {total:.1f}s")
+        if t.mutant_statement:
+            mo = t.mutant()
+            total += mo.seconds
+            refuted = mo.verdict == REFUTED
+            failed += ok and not refuted
+            mark = "refuted" if refuted else f"NOT REFUTED ({mo.verdict})"
+            _say(f"         mutant {mark} in {mo.seconds:.2f}s: {t.mutant_statement}")
+            if mo.counterexample:
+                _say(f"         {'':34}          counterexample: "
+                     + ", ".join(f"{k} = {v}" for k, v in mo.counterexample.items()))
+    _say(f"RESULT: {len(names) - failed}/{len(names)} theorems proved, each mutant refuted, in {total:.1f}s")
     if report_dir is not None:
         from ckptcheck.reports.render import build_report, write_reports
 

@@ -25,7 +25,7 @@ from .assignment import RestoreFailure
 from .component import Component
 from .topology import Role
 from .tx import Tx
-from .world import EMPTY_SNAPSHOT, EOD, EOP, FAILED, FINISHED, Snapshot, World, remove_sorted
+from .world import EMPTY_SNAPSHOT, EOD, EOP, FAILED, FINISHED, World, remove_sorted
 
 
 class FailoverStrategy(Component):
@@ -67,14 +67,8 @@ class FailoverStrategy(Component):
     def restore(self, tx: Tx) -> None:
         """Redeploy every failed task with the latest completed checkpoint's state.
 
-        A vertex whose every subtask is FINISHED in that checkpoint is deployed
-        ``FINISHED_ON_RESTORE`` (``TaskStateAssignment.isFullyFinished``, reference-flink-uc
-        D.4): each subtask emits EndOfData and EndOfPartition at once.  A finished subtask of a
-        partly finished vertex restarts as a regular task with empty state
-        (``FinishedOperatorSubtaskState``, ``finished_subtask_state``).  Abstraction: Flink's
-        FINISHED_ON_RESTORE task still runs (``FinishedOperatorChain``), takes part in the next
-        checkpoint and emits EndOfPartition only once one completed; the model finishes it at
-        once, which hides a checkpoint that such a task declines.  A source resumes at its stored position
+        A task FINISHED in that checkpoint is deployed ``FINISHED_ON_RESTORE`` (ref §5): it
+        emits EndOfData and EndOfPartition at once.  A source resumes at its stored position
         (``SourceReader.restore_position``); the split enumerator resets or takes splits back
         (``SplitEnumerator.on_restore``); a 2PC sink recovers-and-commits
         (``TwoPhaseCommitSink.initialize_state``).
@@ -100,39 +94,20 @@ class FailoverStrategy(Component):
         all_out = self.model.all_out
         if latest is not None and self.model.unaligned:
             self.restore_channel_state(tx, latest, set(victims))
-        fully = self.fully_finished(snaps) if latest else ()
         for t in victims:
             snap = snaps[t] if latest else EMPTY_SNAPSHOT
             old = tx.tasks[t]
             if snap.finished:
-                if fully[self.topo.vertex_of[t]]:
-                    tx.tasks[t] = old._replace(status=FINISHED, ended=True, inbox=())
-                    tx.push(all_out[t], EOD)
-                    tx.push(all_out[t], EOP)
-                    continue
-                snap = self.finished_subtask_state(t)
+                tx.tasks[t] = old._replace(status=FINISHED, ended=True, inbox=())
+                tx.push(all_out[t], EOD)
+                tx.push(all_out[t], EOP)
+                continue
             if self.model.roles[t] is Role.SOURCE:
                 snap = snap._replace(position=self.source.restore_position(snap.position))
             next_txn = old.txn
             if self.model.two_pc[t]:
                 next_txn = self.sink.initialize_state(tx, t, snap)
             tx.tasks[t] = self.task.fresh(t, snap, cp, next_txn)
-
-    def fully_finished(self, snaps: tuple) -> tuple[bool, ...]:
-        """Per vertex: is every subtask of it finished in the checkpoint
-        (``TaskStateAssignment.isFullyFinished``)?"""
-        return tuple(all(snaps[t].finished for t in tasks) for tasks in self.topo.tasks_of)
-
-    def finished_subtask_state(self, t: int) -> Snapshot:
-        """The state a finished subtask of a partly finished vertex restarts with: the empty
-        ``FinishedOperatorSubtaskState`` (reference-flink-uc D.4).  A source reader gets no
-        split back: a fixed split's reader (a FLIP-27 source whose enumerator knows the split
-        is done) is at the end of it, and an enumerator's reader holds none.  A legacy
-        ``SourceFunction`` would restart at offset 0 and read its split again (seed 004's
-        warning); the model's sources are FLIP-27 ones."""
-        if self.model.roles[t] is Role.SOURCE and t not in self.enumerator.readers:
-            return EMPTY_SNAPSHOT._replace(position=self.scope.records_per_split)
-        return EMPTY_SNAPSHOT
 
     def restore_channel_state(self, tx: Tx, latest, victims: set[int]) -> None:
         """Unaligned checkpoints (reference-flink-uc B.1): each restored channel holds, in this

@@ -21,7 +21,7 @@ from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
 from ckptcheck.model.topology import Role, StateKind, edge_name
 from ckptcheck.model.task import priority_index
-from ckptcheck.model.world import CANCEL, COMMITTED, EOD, FAILED, FINISHED, REC, RECOVERED_INPUT, RUNNING, STATUS_NAMES, Completed, World
+from ckptcheck.model.world import CANCEL, COMMITTED, EOD, FAILED, FINISHED, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, RUNNING, STATUS_NAMES, Completed, World
 
 ALWAYS = "always"
 EVENTUALLY = "eventually"
@@ -534,6 +534,34 @@ def _keyed_edge(scope) -> bool:
     return any(e.pattern.value == "ALL_TO_ALL" and e.partitioner == "hash" for j in jobs for e in j.edges)
 
 
+def w_gate_waits_for_resent_output(m, prev: World, a, nxt: World) -> str | None:
+    """FLINK-19856: after a restore a gate holds a new record on one channel back while another
+    channel still re-sends its producer's recovered output (``UpstreamRecoveryTracker``)."""
+    if not m.unaligned:
+        return None
+    cur = m.at(nxt)
+    topo = cur.topo
+    for t, ts in enumerate(nxt.tasks):
+        if ts.status != RUNNING or len(topo.inputs[t]) < 2:
+            continue
+        if cur.task.recovery_phase(nxt.channels, t) != RECOVERED_OUTPUT:
+            continue
+        resending = [c for c in topo.inputs[t] if any(len(x) == 4 for x in nxt.channels[c])]
+        for c in topo.inputs[t]:
+            items = nxt.channels[c]
+            if c not in resending and any(x[0] == REC for x in items):
+                r = next(x for x in items if x[0] == REC)
+                return (f"{topo.names[t]} holds record {rec(r[1:3])} on {topo.channel_name(c)} back until"
+                        f" {topo.channel_name(resending[0])} has delivered its re-sent output state")
+    return None
+
+
+def _two_input_subtask(scope) -> bool:
+    """Does a subtask of the job (or the rescaled job) read two or more channels?"""
+    jobs = (scope.job, scope.rescaled_job) if scope.max_rescales else (scope.job,)
+    return any(len(ins) >= 2 for j in jobs for ins in j.expand().inputs)
+
+
 def _capacity(design, scope) -> bool:
     return scope.channel_capacity > 0
 
@@ -845,6 +873,10 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("a-finish-waits-for-consumers", SOMETIMES,
              "a task whose final checkpoint completed waits until its consumers processed its data",
              w_finish_waits_for_consumers, lambda d, s: _unaligned(d, s) and s.bounded),
+    Property("a-gate-waits-for-resent-output", SOMETIMES,
+             "after a restore a gate holds a new record back until every channel delivered its re-sent output state",
+             w_gate_waits_for_resent_output,
+             lambda d, s: _unaligned(d, s) and (s.max_failures > 0 or s.max_rescales > 0) and _two_input_subtask(s)),
     Property("the-job-is-rescaled", SOMETIMES, "the job restarts from a checkpoint at a new parallelism", w_rescaled, _rescales),
     Property("a-regional-checkpoint-is-rescaled", SOMETIMES, "a regional checkpoint is restored at a new parallelism",
              w_rescale_regional, lambda d, s: _regional(d, s) and _rescales(d, s)),

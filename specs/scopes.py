@@ -55,14 +55,16 @@ def pointwise_scope() -> Scope:
     at 2 and turns the source's rebalance edge into a pointwise one; the job may be rescaled
     twice (there and back).  So restores cross POINTWISE -> POINTWISE (the forward edge),
     ALL_TO_ALL -> POINTWISE and back (the flipped edge) and ALL_TO_ALL -> ALL_TO_ALL (map ->
-    sink), each with its ends at a new parallelism.  Two records, one per side output (an
-    input channel of one buffer, so both kinds of channel state occur), two checkpoints, one
-    failure and one decline.  Unbounded sources: with the model's FLIP-147 restore (a finished
-    subtask of a partly finished vertex comes back finished, unlike Flink) a bounded job would
-    show a loss that Flink does not have (the README's notes on this preset).  About 195,000
-    states, 20 s with 2 workers."""
+    sink), each with its ends at a new parallelism.  Two records, one per side output; local
+    channels (``input_buffers`` 0), so a record in a channel at the source's snapshot is its
+    output state, and one the map reads after its first barrier its input state, and after a
+    restore the map's gate holds a new record back behind the other channel's re-sent output.
+    Two checkpoints, one failure and one decline.  Unbounded sources: with the model's FLIP-147
+    restore (a finished subtask of a partly finished vertex comes back finished, unlike Flink)
+    a bounded job shows a loss that Flink does not have (the README's notes on this preset).
+    About 201,000 states, 20 s with 2 workers."""
     return scope("pointwise-sides-map", records_per_split=2, bounded=False, max_checkpoints=2, max_failures=1,
-                 max_declines=1, max_timeouts=0, max_lost_notifications=0, input_buffers=1,
+                 max_declines=1, max_timeouts=0, max_lost_notifications=0, input_buffers=0,
                  rescale=(("map", 2),), max_rescales=2, repattern=("source->map/odd",))
 
 

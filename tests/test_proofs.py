@@ -46,7 +46,8 @@ def test_first_java_int_break_is_46341():
 def test_prove_command(capsys):
     assert main(["prove", "even-split", "pointwise-upstream-smaller"]) == 0
     out = capsys.readouterr().out
-    assert "PROVED   even-split" in out and "RESULT: 2/2 theorems proved" in out
+    assert "PROVED   even-split" in out and "RESULT: 2/2 theorems proved, each mutant refuted" in out
+    assert "mutant refuted in" in out and "floor instead of ceil" in out
 
 
 def test_prove_unknown_theorem_is_bad_input(capsys):
