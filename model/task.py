@@ -237,16 +237,8 @@ class StreamTask(Component):
         tx.tasks[t] = tx.tasks[t]._replace(aligning=0, blocked=0)
         if snap is None:
             return
-        split = self.model.split
-        if self.design.checkpoint_mode == "unaligned" and any(split[c] for c in self.model.all_out[t]):
-            outputs = []
-            for c in self.model.all_out[t]:
-                if split[c]:
-                    outputs.append(self.put_priority_barrier(tx, c, cp))
-                else:
-                    outputs.append(())
-                    tx.push((c,), (BARRIER, cp))
-            self.acknowledge(tx, t, cp, snap._replace(outputs=tuple(outputs)))
+        if self.design.checkpoint_mode == "unaligned" and any(self.model.split[c] for c in self.model.all_out[t]):
+            self.acknowledge(tx, t, cp, snap._replace(outputs=self.send_unaligned_barriers(tx, t, cp)))
             return
         tx.push(self.model.all_out[t], (BARRIER, cp))
         if self.model.timeoutable_out[t]:
@@ -307,6 +299,15 @@ class StreamTask(Component):
         snap = self.operator_snapshot(tx, t, cp)
         if snap is None:
             return
+        outputs = self.send_unaligned_barriers(tx, t, cp)
+        n_in = len(self.topo.inputs[t])
+        ts = tx.tasks[t]
+        tx.tasks[t] = ts._replace(uc=(snap._replace(outputs=outputs), ((),) * n_in))
+
+    def send_unaligned_barriers(self, tx: Tx, t: int, cp: int) -> tuple:
+        """Barrier ``cp`` on every output of ``t``: a priority one where the consumer takes
+        unaligned barriers, returning what it overtook (the output channel state per output),
+        a FORCED_ALIGNED one, FIFO and with no output state, elsewhere (A.10)."""
         outputs = []
         split = self.model.split
         for c in self.model.all_out[t]:
@@ -315,9 +316,7 @@ class StreamTask(Component):
             else:
                 outputs.append(())
                 tx.push((c,), (BARRIER, cp))
-        n_in = len(self.topo.inputs[t])
-        ts = tx.tasks[t]
-        tx.tasks[t] = ts._replace(uc=(snap._replace(outputs=tuple(outputs)), ((),) * n_in))
+        return tuple(outputs)
 
     def put_priority_barrier(self, tx: Tx, c: int, cp: int, queued_at: int | None = None) -> tuple:
         """An unaligned barrier of ``cp`` at the head of subpartition ``c``, behind what the
