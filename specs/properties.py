@@ -556,6 +556,31 @@ def w_gate_waits_for_resent_output(m, prev: World, a, nxt: World) -> str | None:
     return None
 
 
+def w_aligned_node_sends_unaligned(m, prev: World, a, nxt: World) -> str | None:
+    """Reference-flink-uc A.5 step 3: a node that had to align (a POINTWISE input) acknowledges
+    with output channel state, overtaken by the unaligned barriers it sent downstream."""
+    if type(a) is not Deliver or m.design.checkpoint_mode != "unaligned":
+        return None
+    cur = m.at(nxt)
+    for t, cp, snap in nxt.acks:
+        if not cur.uc_inputs[t] and snap.outputs and any(snap.outputs) and (t, cp, snap) not in prev.acks:
+            r = next(x for xs in snap.outputs for x in xs)
+            return (f"{cur.topo.names[t]} aligned its inputs for checkpoint {cp} and acknowledged with record {rec(r)}"
+                    " as output channel state")
+    return None
+
+
+def _forced_aligned_node(design, scope) -> bool:
+    """With aligned-checkpoint-timeout 0, does a vertex align on a POINTWISE input and send on an
+    edge whose consumer takes unaligned barriers?"""
+    if design.checkpoint_mode != "unaligned" or design.unaligned_pointwise:
+        return False
+    job = scope.job
+    aligned = {e.target for e in job.edges if e.pattern.value != "ALL_TO_ALL"}
+    uc_ok = {v.name for v in job.vertices if v.name not in aligned}
+    return any(e.source in aligned and e.target in uc_ok for e in job.edges)
+
+
 def _two_input_subtask(scope) -> bool:
     """Does a subtask of the job (or the rescaled job) read two or more channels?"""
     jobs = (scope.job, scope.rescaled_job) if scope.max_rescales else (scope.job,)
@@ -870,6 +895,9 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("a-source-is-backpressured", SOMETIMES, "a full channel stops a source", w_backpressure, _capacity),
     Property("a-cancel-marker-aborts", SOMETIMES, "a cancellation marker aborts the alignment of the checkpoint its consumer collects",
              w_cancel_marker_aborts, _markers_possible),
+    Property("an-aligned-node-sends-unaligned-barriers", SOMETIMES,
+             "a node that had to align (POINTWISE input) sends unaligned barriers downstream and records output channel state",
+             w_aligned_node_sends_unaligned, _forced_aligned_node),
     Property("a-finish-waits-for-consumers", SOMETIMES,
              "a task whose final checkpoint completed waits until its consumers processed its data",
              w_finish_waits_for_consumers, lambda d, s: _unaligned(d, s) and s.bounded),
