@@ -22,6 +22,7 @@ from .failover import FailoverStrategy
 from .partitioner import StreamPartitioner
 from .regional import RegionalCheckpointHandler
 from .sinks import TwoPhaseCommitSink
+from .sinkv2 import CommitterOperator, GlobalCommitterOperator, SinkWriterOperator
 from .sources import SourceReader, SplitEnumerator
 from .store import CompletedCheckpointStore, FileMergingSnapshotManager
 from .task import StreamTask
@@ -203,6 +204,9 @@ COMPONENTS: dict[str, type[Component]] = {
     "enumerator": SplitEnumerator,
     "barriers": CheckpointBarrierHandler,
     "sink": TwoPhaseCommitSink,
+    "writer": SinkWriterOperator,
+    "committer": CommitterOperator,
+    "global_committer": GlobalCommitterOperator,
     "task": StreamTask,
     "coordinator": CheckpointCoordinator,
     "regional": RegionalCheckpointHandler,
@@ -259,6 +263,9 @@ class Design:
     enumerator: type[SplitEnumerator] = field(default=SplitEnumerator, compare=False)
     barriers: type[CheckpointBarrierHandler] = field(default=CheckpointBarrierHandler, compare=False)
     sink: type[TwoPhaseCommitSink] = field(default=TwoPhaseCommitSink, compare=False)
+    writer: type[SinkWriterOperator] = field(default=SinkWriterOperator, compare=False)
+    committer: type[CommitterOperator] = field(default=CommitterOperator, compare=False)
+    global_committer: type[GlobalCommitterOperator] = field(default=GlobalCommitterOperator, compare=False)
     task: type[StreamTask] = field(default=StreamTask, compare=False)
     coordinator: type[CheckpointCoordinator] = field(default=CheckpointCoordinator, compare=False)
     regional: type[RegionalCheckpointHandler] = field(default=RegionalCheckpointHandler, compare=False)

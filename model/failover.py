@@ -23,6 +23,7 @@ from functools import cached_property
 
 from .assignment import RestoreFailure
 from .component import Component
+from .sinkv2 import COMMITTER, GLOBAL_COMMITTER
 from .topology import Role
 from .tx import Tx
 from .world import EMPTY_SNAPSHOT, EOD, EOP, FAILED, FINISHED, World, remove_sorted
@@ -71,7 +72,8 @@ class FailoverStrategy(Component):
         emits EndOfData and EndOfPartition at once.  A source resumes at its stored position
         (``SourceReader.restore_position``); the split enumerator resets or takes splits back
         (``SplitEnumerator.on_restore``); a 2PC sink recovers-and-commits
-        (``TwoPhaseCommitSink.initialize_state``).
+        (``TwoPhaseCommitSink.initialize_state``); a Sink V2 committer and global committer
+        commit their restored committables at once (``initializeState``).
 
         A restore Flink cannot carry out (``RestoreFailure``: a rescaled edge whose channel state
         cannot be redistributed) deploys nothing: the tasks stay failed and the coordinator
@@ -108,6 +110,11 @@ class FailoverStrategy(Component):
             if self.model.two_pc[t]:
                 next_txn = self.sink.initialize_state(tx, t, snap)
             tx.tasks[t] = self.task.fresh(t, snap, cp, next_txn)
+            part = self.model.sink_v2[t]
+            if part == COMMITTER:
+                self.committer.commit_and_emit(tx, t, cp)
+            elif part == GLOBAL_COMMITTER:
+                self.global_committer.commit(tx, t, cp)
 
     def restore_channel_state(self, tx: Tx, latest, victims: set[int]) -> None:
         """Unaligned checkpoints (reference-flink-uc B.1): each restored channel holds, in this

@@ -10,6 +10,9 @@ composed of the components that hold its rules, one module per Flink component:
 | ``barriers``           | ``CheckpointBarrierHandler`` | ``barriers.py``   | SingleCheckpointBarrierHandler          |
 | ``task``               | ``StreamTask``               | ``task.py``       | StreamTask, SubtaskCheckpointCoordinator|
 | ``sink``               | ``TwoPhaseCommitSink``       | ``sinks.py``      | TwoPhaseCommitSinkFunction              |
+| ``writer``             | ``SinkWriterOperator``       | ``sinkv2.py``     | Sink V2 SinkWriterOperator              |
+| ``committer``          | ``CommitterOperator``        | ``sinkv2.py``     | Sink V2 CommitterOperator               |
+| ``global_committer``   | ``GlobalCommitterOperator``  | ``sinkv2.py``     | Sink V2 GlobalCommitterOperator         |
 | ``source``             | ``SourceReader``             | ``sources.py``    | SourceOperator / SourceReader           |
 | ``enumerator``         | ``SplitEnumerator``          | ``sources.py``    | SourceCoordinator, SplitEnumerator      |
 | ``failover``           | ``FailoverStrategy``         | ``failover.py``   | failover strategy, restore              |
@@ -143,13 +146,25 @@ class FlinkModel:
         return tuple(self.topo.vertex(t).two_phase_commit for t in range(self.topo.n_tasks))
 
     @cached_property
+    def sink_v2(self) -> tuple[str, ...]:
+        """Per subtask: its Sink V2 part ("writer", "committer", "global-committer") or ""."""
+        return tuple(self.topo.vertex(t).sink_v2 for t in range(self.topo.n_tasks))
+
+    @cached_property
     def stateful(self) -> tuple[bool, ...]:
-        """Subtasks whose state holds record effects: sinks and operators with state."""
+        """Subtasks whose state holds record effects: sinks, operators with state and Sink V2
+        committers.  A Sink V2 writer's committables leave it before each barrier, and a
+        global committer's state trails the checkpoints (``model.sinkv2``), so neither
+        holds a record effect a checkpoint must account for."""
         topo = self.topo
-        return tuple(
-            topo.vertex(t).role is Role.SINK or (topo.vertex(t).role is Role.OPERATOR and bool(topo.vertex(t).state))
-            for t in range(topo.n_tasks)
-        )
+        out = []
+        for t in range(topo.n_tasks):
+            v = topo.vertex(t)
+            if v.sink_v2:
+                out.append(v.sink_v2 == "committer")
+            else:
+                out.append(v.role is Role.SINK or (v.role is Role.OPERATOR and bool(v.state)))
+        return tuple(out)
 
     @cached_property
     def all_out(self) -> tuple[tuple[int, ...], ...]:
@@ -165,6 +180,8 @@ class FlinkModel:
         """Per subtask: may its inputs take unaligned barriers?  Only if every input edge of its
         vertex supports them (``StreamPartitioner.isSupportsUnalignedCheckpoint``: not
         POINTWISE, not broadcast; and PIPELINED), else the whole node aligns (FLINK-21945).
+        A Sink V2 committer's and global committer's inputs never do (sink-internal edges,
+        reference-flink-uc A.10).
         The design knob ``unaligned_pointwise`` (seed 003's FORCE_UNALIGNED opt-in) lets
         POINTWISE edges take them too."""
         topo = self.topo
@@ -172,7 +189,8 @@ class FlinkModel:
         ok = []
         for t in range(topo.n_tasks):
             edges = [topo.job.edges[topo.channels[c].edge] for c in topo.inputs[t]]
-            ok.append(self.unaligned and bool(edges) and all(
+            internal = topo.vertex(t).sink_v2 in ("committer", "global-committer")  # A.10: sink-internal edges
+            ok.append(self.unaligned and bool(edges) and not internal and all(
                 (e.pattern is Pattern.ALL_TO_ALL or pointwise_ok) and e.exchange is Exchange.PIPELINED for e in edges))
         return tuple(ok)
 

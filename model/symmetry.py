@@ -29,6 +29,8 @@ def permutations(topo: Expanded) -> list[Perm]:
         return []
     if any(v.coordinator for v in job.vertices):  # the enumerator assigns splits by index order
         return []
+    if any(v.sink_v2 for v in job.vertices):  # committables name their writer and committer by index
+        return []
     (p,) = ps
     if p < 2:
         return []

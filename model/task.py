@@ -36,11 +36,13 @@ Abstractions:
 from __future__ import annotations
 
 from .component import Component
+from .sinkv2 import COMMITTER, GLOBAL_COMMITTER, WRITER
 from .topology import Role
 from .tx import Tx, consumer_end
 from .world import (
     BARRIER,
     CANCEL,
+    COMMITTABLE,
     EOD,
     EOP,
     FINISHED,
@@ -82,7 +84,19 @@ class StreamTask(Component):
             rr=(0,) * n_out,
             inbox=(),
             split=snap.split,
+            sink=self.sink_operator_state(t, snap, restored_from),
         )
+
+    def sink_operator_state(self, t: int, snap: Snapshot, restored_from: int) -> tuple:
+        """A Sink V2 operator's working state after ``initializeState`` (``model.sinkv2``)."""
+        part = self.model.sink_v2[t]
+        if not part:
+            return ()
+        return self.sink_v2_part(part).state(snap, restored_from)
+
+    def sink_v2_part(self, part: str):
+        """The component holding the rules of Sink V2 operator ``part``."""
+        return {WRITER: self.writer, COMMITTER: self.committer, GLOBAL_COMMITTER: self.global_committer}[part]
 
 
     # input ------------------------------------------------------------------------------------
@@ -106,10 +120,14 @@ class StreamTask(Component):
         if tx.tasks[ch.producer].sending:  # a barrier behind this item may have left the subpartition
             self.maybe_sent(tx, ch.producer)
         kind = item[0]
+        if (kind == REC or kind == COMMITTABLE) and tx.tasks[t].ended:
+            return  # FinishedDataOutput: after EndOfData on every input, data is dropped (A.9 item 4)
         if kind == REC:
             if self.persists_on_poll(tx.tasks[t], bit, (item[1], item[2])):
                 self.record_input(tx, t, bit, ((item[1], item[2]),))
             self.process(tx, t, item)
+        elif kind == COMMITTABLE:
+            self.sink_v2_part(self.model.sink_v2[t]).receive(tx, t, item)
         elif kind == BARRIER:
             self.barriers.on_barrier(tx, t, item[1], bit)
         elif kind == CANCEL:
@@ -170,6 +188,9 @@ class StreamTask(Component):
         r = (rec[1], rec[2])
         if len(rec) == 4:  # recovered channel state: forwarded as an ordinary record
             rec = rec[:3]
+        if self.model.sink_v2[t] == WRITER:
+            self.writer.write(tx, t, r)
+            return
         if self.model.stateful[t]:
             ts = ts._replace(processed=add_sorted(ts.processed, r))
         if self.model.roles[t] is Role.SINK:
@@ -182,13 +203,19 @@ class StreamTask(Component):
 
     def on_end_of_data(self, tx: Tx, t: int, bit: int) -> None:
         """EndOfData on one input; once every input delivered it, the operators ``finish()``
-        and the task forwards EndOfData (FLIP-147)."""
+        (a Sink V2 writer's ``endInput`` emits its last committables) and the task forwards
+        EndOfData (FLIP-147; a Sink V2 committer may hold it back, FLINK-38614)."""
         ts = tx.tasks[t]
         eod = ts.eod | bit
         ts = ts._replace(eod=eod)
         tx.tasks[t] = ts
         if eod == self.model.all_inputs_mask[t] and not ts.ended:
             tx.tasks[t] = ts._replace(ended=True)
+            part = self.model.sink_v2[t]
+            if part == WRITER:
+                self.writer.end_input(tx, t)
+            elif part == COMMITTER and not self.committer.forwards_end_of_data(tx, t):
+                return
             tx.push(self.model.all_out[t], EOD)
 
     def on_end_of_partition(self, tx: Tx, t: int, bit: int) -> None:
@@ -204,19 +231,25 @@ class StreamTask(Component):
         """The synchronous part of ``SubtaskCheckpointCoordinatorImpl.checkpointState`` for
         ``cp``: the operators' state, or ``None`` for a checkpoint the task was already told is
         aborted (then it sends a ``CancelCheckpointMarker`` instead of the barrier).  A 2PC
-        sink pre-commits (``TwoPhaseCommitSink.snapshot_state``).  The first checkpoint
+        sink pre-commits (``TwoPhaseCommitSink.snapshot_state``); a Sink V2 writer emits its
+        committables first (``prepareSnapshotPreBarrier``).  The first checkpoint
         snapshotted after end of data is the task's final checkpoint (FLIP-147)."""
         ts = tx.tasks[t]
         if cp <= ts.aborted:
             tx.tasks[t] = ts._replace(aligning=0, blocked=0, last_barrier=cp)
             tx.push(self.model.all_out[t], (CANCEL, cp))
             return None
+        part = self.model.sink_v2[t]
+        if part == WRITER:
+            self.writer.prepare_snapshot_pre_barrier(tx, t, cp)
+            ts = tx.tasks[t]
         pending, txn = ts.pending, ts.txn
         if self.model.two_pc[t]:
             pending, txn = self.sink.snapshot_state(tx, t, ts, cp)
         final_cp = ts.final_cp or (cp if ts.ended else 0)
         tx.tasks[t] = ts._replace(pending=pending, txn=txn, final_cp=final_cp, last_barrier=cp)
-        return Snapshot(False, ts.position, ts.processed, pending, ts.split)
+        sink = self.sink_v2_part(part).snapshot_state(ts) if part else ()
+        return Snapshot(False, ts.position, ts.processed, pending, ts.split, sink=sink)
 
     def acknowledge(self, tx: Tx, t: int, cp: int, snap: Snapshot) -> None:
         """The snapshot is written: its acknowledgement goes to the coordinator."""
@@ -391,6 +424,8 @@ class StreamTask(Component):
             # mailbox drains).  What it can hide: a trigger that reaches a task already
             # finished, which Flink answers by declining or failing the trigger.
             return
+        if self.model.sink_v2[t] == COMMITTER and self.committer.holds_end_of_data(ts):
+            return
         if self.design.checkpoints_after_tasks_finish:
             if not self.final_checkpoint_done(ts) or not self.all_data_processed(tx, t):
                 return
@@ -456,7 +491,10 @@ class StreamTask(Component):
         ts = tx.tasks[t]
         if cp <= ts.notified:
             return
-        self.sink.commit_up_to(tx, t, cp if commit_upto is None else commit_upto)
+        upto = cp if commit_upto is None else commit_upto
+        self.sink.commit_up_to(tx, t, upto)
+        if self.model.sink_v2[t] == COMMITTER:
+            self.committer.commit_and_emit(tx, t, upto)
         tx.tasks[t] = tx.tasks[t]._replace(notified=cp)
 
 

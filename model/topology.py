@@ -29,6 +29,9 @@ class Role(str, Enum):
     SINK = "sink"
 
 
+SINK_V2_PARTS = ("", "writer", "committer", "global-committer")
+
+
 class Pattern(str, Enum):
     ALL_TO_ALL = "ALL_TO_ALL"
     POINTWISE = "POINTWISE"
@@ -64,6 +67,9 @@ class Vertex:
     state: frozenset[StateKind] = frozenset()
     two_phase_commit: bool = False  # sinks: TwoPhaseCommitSinkFunction-style transactions
     coordinator: bool = False  # has an operator coordinator (e.g. a split enumerator)
+    # Sink V2 (``model.sinkv2``): "writer" (SinkWriterOperator), "committer" (CommitterOperator)
+    # or "global-committer" (GlobalCommitterOperator); "" for any other vertex
+    sink_v2: str = ""
 
     @cached_property
     def max_p(self) -> int:
@@ -145,6 +151,10 @@ class JobGraph:
                 raise TopologyError(f"{where}.parallelism", f"{v.parallelism} exceeds max parallelism {v.max_p}")
             if v.two_phase_commit and v.role is not Role.SINK:
                 raise TopologyError(f"{where}.two_phase_commit", "only sinks commit transactions")
+            if v.sink_v2 not in SINK_V2_PARTS:
+                raise TopologyError(f"{where}.sink_v2", f"expected one of {', '.join(map(repr, SINK_V2_PARTS))}, got {v.sink_v2!r}")
+            if v.sink_v2 and (v.two_phase_commit or v.state or v.coordinator):
+                raise TopologyError(f"{where}.sink_v2", "a Sink V2 operator has no 2PC transactions, declared state or coordinator of its own")
         pairs: dict[tuple[str, str], set[str]] = {}
         for k, e in enumerate(self.edges):
             where = f"edges[{k}]"
@@ -176,6 +186,33 @@ class JobGraph:
                 raise TopologyError(f"vertices.{v.name}.role", "a sink cannot have outputs")
             if v.role is Role.OPERATOR and not outs:
                 raise TopologyError(f"vertices.{v.name}.role", "an operator needs an output: its records would go nowhere (make it a sink)")
+        self._validate_sink_v2()
+
+    def _validate_sink_v2(self) -> None:
+        """A Sink V2 sink is a writer feeding a committer by a forward edge, and optionally a
+        committer feeding a global committer of parallelism 1 (``SinkTransformationTranslator``,
+        ``StandardSinkTopologies.addGlobalCommitter``)."""
+        by_name = {v.name: v for v in self.vertices}
+        expect = {"writer": ("committer",), "committer": ("global-committer",), "global-committer": ()}
+        feeds = {"committer": "writer", "global-committer": "committer"}
+        for v in self.vertices:
+            if not v.sink_v2:
+                continue
+            where = f"vertices.{v.name}.sink_v2"
+            outs = [e for e in self.edges if e.source == v.name]
+            ins = [e for e in self.edges if e.target == v.name]
+            if v.sink_v2 == "writer" and (len(outs) != 1 or by_name[outs[0].target].sink_v2 != "committer"):
+                raise TopologyError(where, "a writer has exactly one output, to its committer")
+            for e in outs:
+                if by_name[e.target].sink_v2 not in expect[v.sink_v2]:
+                    raise TopologyError(where, f"a {v.sink_v2} feeds only {' or '.join(expect[v.sink_v2]) or 'nothing'}, not {e.target!r}")
+            if v.sink_v2 in feeds and any(by_name[e.source].sink_v2 != feeds[v.sink_v2] for e in ins):
+                raise TopologyError(where, f"a {v.sink_v2} reads only from a {feeds[v.sink_v2]}")
+            if v.sink_v2 == "committer" and any(
+                    e.pattern is not Pattern.POINTWISE or by_name[e.source].parallelism != v.parallelism for e in ins):
+                raise TopologyError(where, "a committer reads its writer by a forward edge: POINTWISE, at the writer's parallelism")
+            if v.sink_v2 == "global-committer" and v.parallelism != 1:
+                raise TopologyError(f"vertices.{v.name}.parallelism", "a global committer runs at parallelism 1")
 
     @cached_property
     def graph(self) -> nx.DiGraph:
@@ -232,6 +269,7 @@ class JobGraph:
                     "state": sorted(s.value for s in v.state),
                     "two_phase_commit": v.two_phase_commit,
                     "coordinator": v.coordinator,
+                    "sink_v2": v.sink_v2,
                 }
                 for v in self.vertices
             ],

@@ -8,8 +8,9 @@ totally ordered (symmetry reduction picks the least permutation) and gives them 
 in every process (no ``None`` or ``str`` inside, whose hashes vary per process in Python 3.11).
 
 Channel items are small tuples: ``(REC, split, offset)``, ``(BARRIER, checkpoint)``,
-``EOD`` (EndOfData), ``EOP`` (EndOfPartition) and ``(CANCEL, checkpoint)``
-(``CancelCheckpointMarker``).  With unaligned checkpoints two more appear: a priority
+``EOD`` (EndOfData), ``EOP`` (EndOfPartition), ``(CANCEL, checkpoint)``
+(``CancelCheckpointMarker``) and, between the operators of a Sink V2 sink,
+``(COMMITTABLE, checkpoint, payload)`` (a ``CommittableSummary`` with its committables).  With unaligned checkpoints two more appear: a priority
 (unaligned) barrier ``(BARRIER, checkpoint, 1)``, and a recovered record
 ``(REC, split, offset, 1)``: input channel state put back into the channel at a restore, which
 the consumer reads before anything new (``RecoveredInputChannel``), and a re-sent record
@@ -36,6 +37,7 @@ BARRIER = 1
 EOD = (2,)
 EOP = (3,)
 CANCEL = 4
+COMMITTABLE = 5  # Sink V2: (COMMITTABLE, checkpoint, payload), see ``model.sinkv2``
 
 # external transaction status (a pre-committed transaction is still OPEN to the outside)
 OPEN = 0
@@ -55,6 +57,7 @@ class Snapshot(NamedTuple):
     inputs: tuple = ()  # unaligned: input channel state, per input index: the records, in order
     outputs: tuple = ()  # unaligned: output channel state, per output channel (``all_out`` order): the records
     owners: tuple = ()  # 2PC sinks restored at a new parallelism: the old subtasks (global ids) whose sink state this one got
+    sink: tuple = ()  # Sink V2 operators: their operator state (``model.sinkv2`` says what each keeps)
 
 
 FINISHED_SNAPSHOT = Snapshot(True, 0, (), ())
@@ -88,6 +91,7 @@ class TaskState(NamedTuple):
     split: int = -1  # readers of a source with a split enumerator: the split being read (-1: none)
     uc: tuple = ()  # an unaligned checkpoint started, its barriers still arriving: (Snapshot, input state per input index)
     sending: tuple = ()  # aligned-timeout: (checkpoint, Snapshot) taken, acknowledged once its timeoutable barriers left the subpartitions
+    sink: tuple = ()  # Sink V2 operators: their working state (``model.sinkv2`` says what each keeps)
 
 
 class Pending(NamedTuple):

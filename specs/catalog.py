@@ -12,6 +12,7 @@ from ckptcheck.model.assignment import PointwiseStateAssignment, StateAssignment
 from ckptcheck.model.pointwise import ALL_TO_ALL, consumers_of
 from ckptcheck.model.design import Design
 from ckptcheck.model.regional import RegionalCheckpointHandler
+from ckptcheck.model.sinkv2 import CommitterOperator
 from ckptcheck.model.sources import SourceReader
 from ckptcheck.model.store import CompletedCheckpointStore
 from ckptcheck.model.task import StreamTask, priority_index
@@ -645,7 +646,43 @@ POINTWISE_CATALOG: tuple[Entry, ...] = (
     ),
 )
 
-CATALOG = CATALOG + FLIP600_CATALOG + FINDINGS + UNALIGNED_CATALOG + POINTWISE_CATALOG
+
+
+class EndOfDataBeforeCommittables(CommitterOperator):
+    """FLINK-38614 as released (before apache/flink#28476): the committer task finishes its
+    operators and broadcasts EndOfData as soon as its input ended; the final checkpoint's
+    committables, emitted on ``notifyCheckpointComplete`` after it, reach a global committer
+    that has already seen EndOfData and drops them (reference-flink-uc D.6)."""
+
+    def forwards_end_of_data(self, tx, t: int) -> bool:
+        return True
+
+
+def sink_v2_scope(job: str = "sink-v2-global", checkpoints: int = 0, failures: int = 0) -> Scope:
+    """Sink V2 entries: one record, ``checkpoints`` checkpoints before end of input (by default
+    only the final ones) and ``failures`` failures, nothing else."""
+    return scope(job, records_per_split=1, max_checkpoints=checkpoints, max_failures=failures, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0)
+
+
+SINK_V2_CATALOG: tuple[Entry, ...] = (
+    Entry(
+        "FLINK-38614-end-of-data-before-committables",
+        BASELINE.with_(
+            name="FLINK-38614-end-of-data-before-committables",
+            committer=EndOfDataBeforeCommittables,
+            description="Flink 2.3 as released: the Sink V2 committer task broadcasts EndOfData when its "
+            "input ends, before the final checkpoint completes; the final committables it emits on that "
+            "completion arrive at the global committer after EndOfData and are dropped.",
+        ),
+        "no-data-after-end-of-data",
+        sink_v2_scope(),
+        "FLINK-38614 (apache/flink#28476, open: 'Defer EndOfData until final checkpoint committables are "
+        "emitted'); reference-flink-uc D.6",
+    ),
+)
+
+CATALOG = CATALOG + FLIP600_CATALOG + FINDINGS + UNALIGNED_CATALOG + POINTWISE_CATALOG + SINK_V2_CATALOG
 
 
 def entry(name: str) -> Entry:

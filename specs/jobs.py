@@ -29,6 +29,26 @@ from ckptcheck.model.topology import Edge, Exchange, JobGraph, Pattern, Role, St
 from .errors import InputError, read_toml
 
 
+def sink_v2_pipeline(p: int = 1, global_committer: bool = True, keyed: bool = False) -> JobGraph:
+    """source(P) -> Sink V2 writer(P) -forward-> committer(P) [-> global committer(1)], as
+    ``SinkTransformationTranslator`` expands a ``Sink`` (``SupportsCommitter``, and
+    ``SupportsPostCommitTopology`` with ``StandardSinkTopologies.addGlobalCommitter``).  The
+    source feeds the writer by a forward edge, or with ``keyed`` by a keyBy exchange."""
+    vertices = [
+        Vertex("source", p, Role.SOURCE),
+        Vertex("writer", p, Role.OPERATOR, sink_v2="writer"),
+        Vertex("committer", p, Role.OPERATOR if global_committer else Role.SINK, sink_v2="committer"),
+    ]
+    edges = [
+        Edge("source", "writer", Pattern.ALL_TO_ALL if keyed else Pattern.POINTWISE),
+        Edge("writer", "committer", Pattern.POINTWISE),
+    ]
+    if global_committer:
+        vertices.append(Vertex("global-committer", 1, Role.SINK, sink_v2="global-committer"))
+        edges.append(Edge("committer", "global-committer", Pattern.ALL_TO_ALL, partitioner="rebalance"))
+    return JobGraph(tuple(vertices), tuple(edges))
+
+
 def keyed_pipeline(p: int = 2) -> JobGraph:
     """source(P) -keyBy-> keyed 2PC sink(P): every record crosses an ALL_TO_ALL keyed exchange.
 
@@ -219,6 +239,15 @@ JOBS: dict[str, Any] = {
         ),
         "FLIP-27 source(1) with a split enumerator -forward-> 2PC sink(1), and a separate source side(1): two regions",
     ),
+    "sink-v2": (
+        lambda: sink_v2_pipeline(1, global_committer=False),
+        "source(1) -forward-> Sink V2 writer(1) -forward-> committer(1): the committer commits on notifyCheckpointComplete",
+    ),
+    "sink-v2-global": (
+        lambda: sink_v2_pipeline(1),
+        "source(1) -forward-> Sink V2 writer(1) -forward-> committer(1) -> global committer(1): the committer emits"
+        " what it committed to the global committer, which commits on input",
+    ),
     "enumerator-2x2": (
         lambda: enumerator_pipeline(2),
         "FLIP-27 source(2) with a split enumerator -forward-> 2PC sink(2); two regions",
@@ -230,7 +259,7 @@ def job_by_name(name: str) -> JobGraph:
     return JOBS[name][0]()
 
 
-_VERTEX_FIELDS = {"name", "parallelism", "max_parallelism", "role", "state", "two_phase_commit", "coordinator"}
+_VERTEX_FIELDS = {"name", "parallelism", "max_parallelism", "role", "state", "two_phase_commit", "coordinator", "sink_v2"}
 _EDGE_FIELDS = {"source", "target", "pattern", "exchange", "partitioner", "records"}
 
 
@@ -298,6 +327,7 @@ def job_from_dict(data: dict, path: str) -> JobGraph:
                 state=frozenset(_enum(StateKind, s, f"{where}.state", path) for s in state),
                 two_phase_commit=_typed(rv.get("two_phase_commit", False), bool, f"{where}.two_phase_commit", path, ""),
                 coordinator=_typed(rv.get("coordinator", False), bool, f"{where}.coordinator", path, ""),
+                sink_v2=_typed(rv.get("sink_v2", ""), str, f"{where}.sink_v2", path, "'writer', 'committer' or 'global-committer'"),
             )
         )
     edges = []

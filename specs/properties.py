@@ -21,7 +21,7 @@ from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
 from ckptcheck.model.topology import Role, StateKind, edge_name
 from ckptcheck.model.task import priority_index
-from ckptcheck.model.world import CANCEL, COMMITTED, EOD, FAILED, FINISHED, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, RUNNING, STATUS_NAMES, Completed, World
+from ckptcheck.model.world import CANCEL, COMMITTABLE, COMMITTED, EOD, FAILED, FINISHED, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, RUNNING, STATUS_NAMES, Completed, World
 
 ALWAYS = "always"
 EVENTUALLY = "eventually"
@@ -379,6 +379,46 @@ def committed_output_covered(m: FlinkModel, w: World) -> str | None:
     return None
 
 
+def _data_item(x: tuple) -> bool:
+    return x[0] == REC or x[0] == COMMITTABLE
+
+
+def describe_item(m: FlinkModel, producer: int, x: tuple) -> str:
+    """A record, or a Sink V2 committable message from subtask ``producer``, in words."""
+    if x[0] != COMMITTABLE:
+        return f"record {rec((x[1], x[2]))}"
+    names = m.global_names
+
+    def one(w: int, recs: tuple) -> str:
+        return f"{names[w]}'s committable (records {', '.join(rec(r) for r in recs) or 'none'})"
+
+    if m.sink_v2[producer] == "writer":
+        return f"the committable of checkpoint {x[1]}: {one(*x[2])}"
+    return f"the committed committables of checkpoint {x[1]}: {'; '.join(one(w, recs) for w, recs in x[2][1])}"
+
+
+def no_data_after_end_of_data(m: FlinkModel, w: World) -> str | None:
+    """No record or committable travels behind EndOfData: a task that has seen EndOfData on
+    every input drops whatever still arrives (``FinishedDataOutput``, reference-flink-uc A.9
+    item 4), silently.  Checked on the channel, before the drop: an item behind EndOfData in
+    a channel, or in a channel whose EndOfData its consumer already took."""
+    topo = m.topo
+    names = topo.names
+    for ch in topo.channels:
+        items = w.channels[ch.id]
+        if not items:
+            continue
+        after = items.index(EOD) + 1 if EOD in items else (0 if w.tasks[ch.consumer].eod >> ch.input_index & 1 else len(items))
+        late = next((x for x in items[after:] if _data_item(x)), None)
+        if late is not None:
+            return (
+                f"{names[ch.producer]} sent {describe_item(m, ch.producer, late)} to {names[ch.consumer]} after its EndOfData:"
+                f" {names[ch.consumer]} drops it once its input ended (FinishedDataOutput), so its records are never"
+                f" committed: data loss"
+            )
+    return None
+
+
 def finished_sinks_committed(m: FlinkModel, w: World) -> str | None:
     """A 2PC sink that finished has committed everything it wrote: it received the completion
     of a checkpoint taken after its finish, holding its own state, before it went away (seed
@@ -478,6 +518,58 @@ def w_sink_commit(m, prev: World, a, nxt: World) -> str | None:
     before = sum(1 for t in prev.txns if t.status == COMMITTED)
     after = sum(1 for t in nxt.txns if t.status == COMMITTED)
     return "a sink transaction was committed" if after > before else None
+
+
+def _sink_v2(design, scope) -> bool:
+    return any(v.sink_v2 for v in scope.job.vertices)
+
+
+def _post_commit(design, scope) -> bool:
+    return any(v.sink_v2 == "global-committer" for v in scope.job.vertices)
+
+
+def _new_commits(prev: World, nxt: World) -> list:
+    if nxt.txns is prev.txns:
+        return []
+    old = {(x.task, x.seq): x for x in prev.txns}
+    return [x for x in nxt.txns if x.status == COMMITTED and old.get((x.task, x.seq)) != x]
+
+
+def w_end_of_input_committables(m, prev: World, a, nxt: World) -> str | None:
+    """A Sink V2 committable a writer emitted at its end of input (tagged
+    ``lastKnownCheckpointId + 1``) is committed."""
+    lid = m.lid
+    for x in _new_commits(prev, nxt):
+        t = lid.get(x.task)
+        if t is None or m.sink_v2[t] != "writer":
+            continue
+        last, eoi, _ = nxt.tasks[t].sink
+        if eoi and last == x.seq:
+            return (f"{m.global_names[x.task]}'s end-of-input committable (checkpoint {x.seq}, record"
+                    f" {rec(x.records[0])}) was committed")
+    return None
+
+
+def w_committer_holds_end_of_data(m, prev: World, a, nxt: World) -> str | None:
+    """A Sink V2 committer holds EndOfData back until its final committables were emitted
+    (the fix of FLINK-38614)."""
+    for t, part in enumerate(m.sink_v2):
+        if part == "committer" and nxt.tasks[t].sink[1] and not prev.tasks[t].sink[1]:
+            return f"{m.topo.names[t]} holds EndOfData back: committables of checkpoint {nxt.tasks[t].sink[0][0][0]} not yet emitted"
+    return None
+
+
+def w_committables_recommitted(m, prev: World, a, nxt: World) -> str | None:
+    """A restore re-commits (or re-emits to the global committer) the committables in a Sink V2
+    committer's restored state (``CommitterOperator.initializeState``)."""
+    if type(a) is not Restore:
+        return None
+    if _new_commits(prev, nxt):
+        return f"the restore from checkpoint {a.checkpoint} re-committed restored committables"
+    for t, part in enumerate(m.sink_v2):
+        if part == "committer" and any(x[0] == COMMITTABLE for c in m.all_out[t] for x in nxt.channels[c]):
+            return f"the restore from checkpoint {a.checkpoint} re-emitted {m.topo.names[t]}'s restored committables"
+    return None
 
 
 def w_job_finished(m, prev: World, a, nxt: World) -> str | None:
@@ -856,6 +948,13 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
         _bounded,
     ),
     Property(
+        "no-data-after-end-of-data",
+        ALWAYS,
+        "no record or committable is sent behind EndOfData, where its consumer would drop it (FinishedDataOutput)",
+        no_data_after_end_of_data,
+        lambda design, scope: any(v.sink_v2 for v in scope.job.vertices),
+    ),
+    Property(
         "bounded-job-completes",
         EVENTUALLY,
         "a bounded job terminates, with every record committed (checked where no progress is possible)",
@@ -870,6 +969,15 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("an-ack-overtakes", SOMETIMES, "acknowledgements of different subtasks arrive out of subtask order", w_ack_overtakes),
     Property("a-sink-commits", SOMETIMES, "a sink commits a transaction", w_sink_commit),
     Property("the-job-finishes", SOMETIMES, "every subtask finishes", w_job_finished, _bounded),
+    Property("end-of-input-committables-committed", SOMETIMES,
+             "a Sink V2 writer's end-of-input committables (lastKnownCheckpointId + 1) are committed",
+             w_end_of_input_committables, lambda d, s: _sink_v2(d, s) and s.bounded),
+    Property("a-committer-holds-end-of-data", SOMETIMES,
+             "a Sink V2 committer holds EndOfData back until its final committables were emitted (FLINK-38614)",
+             w_committer_holds_end_of_data, lambda d, s: _post_commit(d, s) and s.bounded),
+    Property("restored-committables-recommitted", SOMETIMES,
+             "a restore re-commits the committables in a Sink V2 committer's state",
+             w_committables_recommitted, lambda d, s: _sink_v2(d, s) and s.max_failures > 0),
     Property(
         "split-ownership-consistent",
         ALWAYS,
