@@ -134,8 +134,9 @@ class StateAssignmentOperation(Component):
         """The snapshots of vertex ``k``'s new subtasks from its old subtasks' ``olds``."""
         v = self.topo.job.vertices[k]
         new_p = v.parallelism
+        gone = tuple(sorted({r for s in olds for r in s.discarded}))  # the ghost goes along, to the first subtask
         if all(s.finished for s in olds):
-            return [FINISHED_SNAPSHOT] * new_p
+            return [FINISHED_SNAPSHOT._replace(discarded=gone)] + [FINISHED_SNAPSHOT] * (new_p - 1)
         if any(s.finished for s in olds):  # pragma: no cover - Rescale is not enabled then
             raise ValueError(f"{v.name} is partially finished in the checkpoint: it cannot be rescaled")
         first = self.topo.tasks_of[k][0]
@@ -155,7 +156,7 @@ class StateAssignmentOperation(Component):
         else:
             sink = [((), ())] * new_p
         return [
-            Snapshot(False, 0, tuple(sorted(processed[i])), sink[i][1], owners=sink[i][0])
+            Snapshot(False, 0, tuple(sorted(processed[i])), sink[i][1], owners=sink[i][0], discarded=() if i else gone)
             for i in range(new_p)
         ]
 

@@ -219,7 +219,8 @@ class CheckpointCoordinator(Component):
         n = self.topo.n_tasks
         acked = dict(pending.acked)
         snaps = tuple(
-            FINISHED_SNAPSHOT if pending.finished >> t & 1 else acked.get(t, EMPTY_SNAPSHOT) for t in range(n)
+            self.task.finished_snapshot(tx.tasks[t]) if pending.finished >> t & 1 else acked.get(t, EMPTY_SNAPSHOT)
+            for t in range(n)
         )
         files = tuple((pending.id, t) for t in sorted(acked))
         enum, assignments = self.enumerator.state_in_checkpoint(tx.coord, pending, set(), 0)

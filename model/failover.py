@@ -26,7 +26,7 @@ from .component import Component
 from .sinkv2 import COMMITTER, GLOBAL_COMMITTER
 from .topology import Role
 from .tx import Tx
-from .world import EMPTY_SNAPSHOT, EOD, EOP, FAILED, FINISHED, World, remove_sorted
+from .world import EMPTY_SNAPSHOT, EOD, FAILED, FINISHED, Snapshot, World, remove_sorted
 
 
 class FailoverStrategy(Component):
@@ -68,8 +68,13 @@ class FailoverStrategy(Component):
     def restore(self, tx: Tx) -> None:
         """Redeploy every failed task with the latest completed checkpoint's state.
 
-        A task FINISHED in that checkpoint is deployed ``FINISHED_ON_RESTORE`` (ref §5): it
-        emits EndOfData and EndOfPartition at once.  A source resumes at its stored position
+        A vertex whose every subtask is FINISHED in that checkpoint is deployed
+        ``FINISHED_ON_RESTORE`` (``TaskStateAssignment.isFullyFinished``, reference-flink-uc
+        D.4): each subtask emits EndOfData at once, still runs (``FinishedOperatorChain``),
+        takes part in the next checkpoints as finished, and emits EndOfPartition once one of
+        them completed (``StreamTask.finished_on_restore``).  A finished subtask of a partly
+        finished vertex restarts as a regular task with empty state
+        (``FinishedOperatorSubtaskState``, ``finished_subtask_state``).  A source resumes at its stored position
         (``SourceReader.restore_position``); the split enumerator resets or takes splits back
         (``SplitEnumerator.on_restore``); a 2PC sink recovers-and-commits
         (``TwoPhaseCommitSink.initialize_state``); a Sink V2 committer and global committer
@@ -96,14 +101,16 @@ class FailoverStrategy(Component):
         all_out = self.model.all_out
         if latest is not None and self.model.unaligned:
             self.restore_channel_state(tx, latest, set(victims))
+        fully = self.fully_finished(snaps) if latest else ()
         for t in victims:
             snap = snaps[t] if latest else EMPTY_SNAPSHOT
             old = tx.tasks[t]
             if snap.finished:
-                tx.tasks[t] = old._replace(status=FINISHED, ended=True, inbox=())
-                tx.push(all_out[t], EOD)
-                tx.push(all_out[t], EOP)
-                continue
+                if fully[self.topo.vertex_of[t]]:
+                    tx.tasks[t] = self.task.finished_on_restore(t, snap, cp)
+                    tx.push(all_out[t], EOD)
+                    continue
+                snap = self.finished_subtask_state(t, snap)
             if self.model.roles[t] is Role.SOURCE:
                 snap = snap._replace(position=self.source.restore_position(snap.position))
             next_txn = old.txn
@@ -115,6 +122,23 @@ class FailoverStrategy(Component):
                 self.committer.commit_and_emit(tx, t, cp)
             elif part == GLOBAL_COMMITTER:
                 self.global_committer.commit(tx, t, cp)
+
+    def fully_finished(self, snaps: tuple) -> tuple[bool, ...]:
+        """Per vertex: is every subtask of it finished in the checkpoint
+        (``TaskStateAssignment.isFullyFinished``)?"""
+        return tuple(all(snaps[t].finished for t in tasks) for tasks in self.topo.tasks_of)
+
+    def finished_subtask_state(self, t: int, snap: Snapshot) -> Snapshot:
+        """The state a finished subtask of a partly finished vertex restarts with: the empty
+        ``FinishedOperatorSubtaskState`` (reference-flink-uc D.4).  A source reader gets no
+        split back: a fixed split's reader (a FLIP-27 source whose enumerator knows the split
+        is done) is at the end of it, and an enumerator's reader holds none.  A legacy
+        ``SourceFunction`` would restart at offset 0 and read its split again (seed 004's
+        warning); the model's sources are FLIP-27 ones.  The ghost ``discarded`` of ``snap``
+        goes along: the records whose effect was in the finished subtask's state."""
+        if self.model.roles[t] is Role.SOURCE and t not in self.enumerator.readers:
+            return EMPTY_SNAPSHOT._replace(position=self.scope.records_per_split, discarded=snap.discarded)
+        return EMPTY_SNAPSHOT._replace(discarded=snap.discarded)
 
     def restore_channel_state(self, tx: Tx, latest, victims: set[int]) -> None:
         """Unaligned checkpoints (reference-flink-uc B.1): each restored channel holds, in this

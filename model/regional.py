@@ -128,7 +128,7 @@ class RegionalCheckpointHandler(Component):
         snaps, refs, files = [], [], set()
         for t in range(self.topo.n_tasks):
             if pending.finished >> t & 1:
-                snaps.append(FINISHED_SNAPSHOT)
+                snaps.append(self.task.finished_snapshot(tx.tasks[t]))
                 refs.append(0)
             elif t in in_failed:
                 snap, its_files = self.assignment.fallback_state(fallback, t)

@@ -69,6 +69,8 @@ def _recs(rs, split_map) -> tuple:
 
 
 def _snap(s: Snapshot, split_map) -> Snapshot:
+    if s.discarded:
+        return s._replace(processed=_recs(s.processed, split_map), discarded=_recs(s.discarded, split_map))
     return s._replace(processed=_recs(s.processed, split_map))
 
 
@@ -113,6 +115,8 @@ def _permute_rest(rest: tuple, perm: Perm) -> tuple:
 
 
 def _permute_task(ts, split_map):
+    if ts.discarded:
+        return ts._replace(processed=_recs(ts.processed, split_map), discarded=_recs(ts.discarded, split_map))
     return ts._replace(processed=_recs(ts.processed, split_map))
 
 

@@ -53,6 +53,7 @@ from .world import (
     RECOVERED_INPUT,
     RECOVERED_OUTPUT,
     RUNNING,
+    FINISHED_SNAPSHOT,
     Snapshot,
     TaskState,
     add_sorted,
@@ -85,7 +86,23 @@ class StreamTask(Component):
             inbox=(),
             split=snap.split,
             sink=self.sink_operator_state(t, snap, restored_from),
+            discarded=snap.discarded,
         )
+
+    def finished_on_restore(self, t: int, snap: Snapshot, restored_from: int) -> TaskState:
+        """A subtask of a fully finished vertex, deployed ``FINISHED_ON_RESTORE``
+        (reference-flink-uc D.4): it runs ``FinishedOperatorChain``, whose operators are never
+        opened; its inputs end at once and it broadcasts EndOfData; it takes part in
+        checkpoints, acknowledging them as finished, and finishes (EndOfPartition) like any
+        task once a checkpoint after its end completed."""
+        return self.fresh(t, snap._replace(finished=False), restored_from, 0)._replace(
+            ended=True, eod=self.model.all_inputs_mask[t], finished_on_restore=True, sink=())
+
+    def finished_snapshot(self, ts: TaskState) -> Snapshot:
+        """The state of a subtask in a checkpoint it is finished in: the empty
+        ``FinishedOperatorSubtaskState`` (the ghost ``discarded`` keeps what its state held)."""
+        gone = ts.discarded + ts.processed if ts.processed else ts.discarded
+        return FINISHED_SNAPSHOT._replace(discarded=tuple(sorted(set(gone)))) if gone else FINISHED_SNAPSHOT
 
     def sink_operator_state(self, t: int, snap: Snapshot, restored_from: int) -> tuple:
         """A Sink V2 operator's working state after ``initializeState`` (``model.sinkv2``)."""
@@ -239,6 +256,9 @@ class StreamTask(Component):
             tx.tasks[t] = ts._replace(aligning=0, blocked=0, last_barrier=cp)
             tx.push(self.model.all_out[t], (CANCEL, cp))
             return None
+        if ts.finished_on_restore:  # AsyncCheckpointRunnable.finalizedFinishedSnapshots: acked FINISHED_ON_RESTORE
+            tx.tasks[t] = ts._replace(final_cp=ts.final_cp or cp, last_barrier=cp)
+            return self.finished_snapshot(ts)
         part = self.model.sink_v2[t]
         if part == WRITER:
             self.writer.prepare_snapshot_pre_barrier(tx, t, cp)
@@ -249,7 +269,7 @@ class StreamTask(Component):
         final_cp = ts.final_cp or (cp if ts.ended else 0)
         tx.tasks[t] = ts._replace(pending=pending, txn=txn, final_cp=final_cp, last_barrier=cp)
         sink = self.sink_v2_part(part).snapshot_state(ts) if part else ()
-        return Snapshot(False, ts.position, ts.processed, pending, ts.split, sink=sink)
+        return Snapshot(False, ts.position, ts.processed, pending, ts.split, sink=sink, discarded=ts.discarded)
 
     def acknowledge(self, tx: Tx, t: int, cp: int, snap: Snapshot) -> None:
         """The snapshot is written: its acknowledgement goes to the coordinator."""
@@ -490,6 +510,9 @@ class StreamTask(Component):
         counts as complete for the task."""
         ts = tx.tasks[t]
         if cp <= ts.notified:
+            return
+        if ts.finished_on_restore:  # FinishedOperatorChain: notifications reach no operator
+            tx.tasks[t] = ts._replace(notified=cp)
             return
         upto = cp if commit_upto is None else commit_upto
         self.sink.commit_up_to(tx, t, upto)

@@ -58,6 +58,10 @@ class Snapshot(NamedTuple):
     outputs: tuple = ()  # unaligned: output channel state, per output channel (``all_out`` order): the records
     owners: tuple = ()  # 2PC sinks restored at a new parallelism: the old subtasks (global ids) whose sink state this one got
     sink: tuple = ()  # Sink V2 operators: their operator state (``model.sinkv2`` says what each keeps)
+    # ghost (for the properties only, no rule reads it): records whose effect FLIP-147 discarded
+    # with the state of a finished subtask (``FinishedOperatorSubtaskState`` is empty), kept
+    # with the subtask that restarted from it (``FailoverStrategy.finished_subtask_state``)
+    discarded: tuple = ()
 
 
 FINISHED_SNAPSHOT = Snapshot(True, 0, (), ())
@@ -92,6 +96,8 @@ class TaskState(NamedTuple):
     uc: tuple = ()  # an unaligned checkpoint started, its barriers still arriving: (Snapshot, input state per input index)
     sending: tuple = ()  # aligned-timeout: (checkpoint, Snapshot) taken, acknowledged once its timeoutable barriers left the subpartitions
     sink: tuple = ()  # Sink V2 operators: their working state (``model.sinkv2`` says what each keeps)
+    discarded: tuple = ()  # ghost: see ``Snapshot.discarded``
+    finished_on_restore: bool = False  # deployed FINISHED_ON_RESTORE: runs ``FinishedOperatorChain`` until a checkpoint completes
 
 
 class Pending(NamedTuple):

@@ -29,13 +29,14 @@ from ckptcheck.model.topology import Edge, Exchange, JobGraph, Pattern, Role, St
 from .errors import InputError, read_toml
 
 
-def sink_v2_pipeline(p: int = 1, global_committer: bool = True, keyed: bool = False) -> JobGraph:
+def sink_v2_pipeline(p: int = 1, global_committer: bool = True, keyed: bool = False, sources: int | None = None) -> JobGraph:
     """source(P) -> Sink V2 writer(P) -forward-> committer(P) [-> global committer(1)], as
     ``SinkTransformationTranslator`` expands a ``Sink`` (``SupportsCommitter``, and
     ``SupportsPostCommitTopology`` with ``StandardSinkTopologies.addGlobalCommitter``).  The
-    source feeds the writer by a forward edge, or with ``keyed`` by a keyBy exchange."""
+    source (of parallelism ``sources``, by default P) feeds the writer by a forward edge, or
+    with ``keyed`` by a keyBy exchange."""
     vertices = [
-        Vertex("source", p, Role.SOURCE),
+        Vertex("source", p if sources is None else sources, Role.SOURCE),
         Vertex("writer", p, Role.OPERATOR, sink_v2="writer"),
         Vertex("committer", p, Role.OPERATOR if global_committer else Role.SINK, sink_v2="committer"),
     ]
@@ -247,6 +248,16 @@ JOBS: dict[str, Any] = {
         lambda: sink_v2_pipeline(1),
         "source(1) -forward-> Sink V2 writer(1) -forward-> committer(1) -> global committer(1): the committer emits"
         " what it committed to the global committer, which commits on input",
+    ),
+    "sink-v2-2x2": (
+        lambda: sink_v2_pipeline(2),
+        "source(2) -forward-> Sink V2 writer(2) -forward-> committer(2) -> global committer(1): two pipelines that"
+        " finish at their own pace into one global committer",
+    ),
+    "sink-v2-keyed-2x1": (
+        lambda: sink_v2_pipeline(1, keyed=True, sources=2),
+        "source(2) -keyBy-> Sink V2 writer(1) -forward-> committer(1) -> global committer(1): the sources finish at"
+        " their own pace (FLIP-147's default job)",
     ),
     "enumerator-2x2": (
         lambda: enumerator_pipeline(2),

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Callable
 
 from ckptcheck.model.assignment import RestoreFailure
-from ckptcheck.model.actions import Ack, Action, AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, Notify, Rescale, Restore
+from ckptcheck.model.actions import Ack, Action, AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, Notify, Rescale, Restore, TriggerCheckpoint
 from ckptcheck.model.partitioner import record_key_group
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
@@ -180,7 +180,10 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
     """A record before its source's restore position has its effect in exactly one place on
     the way to each stateful vertex: the vertex's state, or the channel state of a channel
     into the vertex or into a vertex between the source and it (reference-flink-uc A.6); a
-    record at or after the position is in none of them (the source replays it)."""
+    record at or after the position is in none of them (the source replays it).  A finished
+    subtask's state is empty in Flink (FLIP-147 discards it), and a subtask of a partly
+    finished vertex restarts from that empty state: the record's effect then counts as held
+    by that discarded state (the ghost ``Snapshot.discarded``), once, as any other place."""
     topo = m.topo
     n_rec = m.scope.records_per_split
     names = topo.names
@@ -201,6 +204,8 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
             for off in range(n_rec):
                 r = (sp, off)
                 holders = [f"the state of {names[t]}" for t, s in zip(tasks, snaps) if r in s.processed]
+                holders.extend(f"the finished state of {names[t]} (FLIP-147 discarded it)"
+                               for t, s in zip(tasks, snaps) if r in s.discarded)
                 for where, recs in on_the_way:
                     holders.extend(where for x in recs if x == r)
                 before = off < pos[sp]
@@ -520,6 +525,10 @@ def w_sink_commit(m, prev: World, a, nxt: World) -> str | None:
     return "a sink transaction was committed" if after > before else None
 
 
+def _parallel(scope) -> bool:
+    return any(v.parallelism > 1 for v in scope.job.vertices)
+
+
 def _sink_v2(design, scope) -> bool:
     return any(v.sink_v2 for v in scope.job.vertices)
 
@@ -569,6 +578,52 @@ def w_committables_recommitted(m, prev: World, a, nxt: World) -> str | None:
     for t, part in enumerate(m.sink_v2):
         if part == "committer" and any(x[0] == COMMITTABLE for c in m.all_out[t] for x in nxt.channels[c]):
             return f"the restore from checkpoint {a.checkpoint} re-emitted {m.topo.names[t]}'s restored committables"
+    return None
+
+
+def w_triggered_after_producers_finished(m, prev: World, a, nxt: World) -> str | None:
+    """FLIP-147: the plan triggers a non-source task by RPC because its producers finished."""
+    if type(a) is not TriggerCheckpoint:
+        return None
+    to_trigger, _, _ = m.coordinator.tasks_to_trigger(prev.tasks)
+    roles = m.roles
+    t = next((t for t in to_trigger if roles[t] is not Role.SOURCE), None)
+    if t is None:
+        return None
+    return f"checkpoint {a.checkpoint} triggers {m.topo.names[t]} by RPC: its producers finished"
+
+
+def w_partly_finished_checkpoint(m, prev: World, a, nxt: World) -> str | None:
+    """FLIP-147: a checkpoint completes while a vertex is partly finished."""
+    if nxt.coord.completed_count <= prev.coord.completed_count:
+        return None
+    c = nxt.coord.store[-1]
+    topo = m.model_of(c).topo
+    for v, tasks in enumerate(topo.tasks_of):
+        done = [c.snapshots[t].finished for t in tasks]
+        if any(done) and not all(done):
+            return f"checkpoint {c.id} completed with {topo.job.vertices[v].name} partly finished ({sum(done)} of {len(done)} subtasks)"
+    return None
+
+
+def w_finished_on_restore(m, prev: World, a, nxt: World) -> str | None:
+    """A fully finished vertex is deployed FINISHED_ON_RESTORE at a restore."""
+    if type(a) is not Restore:
+        return None
+    t = next((t for t, ts in enumerate(nxt.tasks) if ts.finished_on_restore and not prev.tasks[t].finished_on_restore), None)
+    return None if t is None else f"{m.topo.names[t]} restored FINISHED_ON_RESTORE from checkpoint {a.checkpoint}"
+
+
+def w_finished_subtask_restarts(m, prev: World, a, nxt: World) -> str | None:
+    """A finished subtask of a partly finished vertex restarts as a regular task."""
+    if type(a) is not Restore or not a.checkpoint:
+        return None
+    c = nxt.coord.store[-1]
+    if len(c.snapshots) != len(nxt.tasks):
+        return None
+    for t, ts in enumerate(nxt.tasks):
+        if c.snapshots[t].finished and prev.tasks[t].status == FAILED and ts.status == RUNNING and not ts.finished_on_restore:
+            return f"{m.topo.names[t]}, finished in checkpoint {c.id}, restarts with empty state (its vertex is partly finished)"
     return None
 
 
@@ -969,6 +1024,19 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("an-ack-overtakes", SOMETIMES, "acknowledgements of different subtasks arrive out of subtask order", w_ack_overtakes),
     Property("a-sink-commits", SOMETIMES, "a sink commits a transaction", w_sink_commit),
     Property("the-job-finishes", SOMETIMES, "every subtask finishes", w_job_finished, _bounded),
+    Property("a-task-triggered-after-its-producers-finished", SOMETIMES,
+             "FLIP-147: the plan triggers a non-source task by RPC because its producers finished",
+             w_triggered_after_producers_finished, lambda d, s: s.bounded and d.checkpoints_after_tasks_finish),
+    Property("a-checkpoint-with-a-partly-finished-vertex", SOMETIMES,
+             "FLIP-147: a checkpoint completes while some subtasks of a vertex finished and others run",
+             w_partly_finished_checkpoint, lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and _parallel(s)),
+    Property("a-vertex-restored-finished", SOMETIMES,
+             "FLIP-147: a fully finished vertex is deployed FINISHED_ON_RESTORE",
+             w_finished_on_restore, lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and s.max_failures > 0),
+    Property("a-finished-subtask-restarts", SOMETIMES,
+             "FLIP-147: a finished subtask of a partly finished vertex restarts as a regular task with empty state",
+             w_finished_subtask_restarts,
+             lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and s.max_failures > 0 and _parallel(s)),
     Property("end-of-input-committables-committed", SOMETIMES,
              "a Sink V2 writer's end-of-input committables (lastKnownCheckpointId + 1) are committed",
              w_end_of_input_committables, lambda d, s: _sink_v2(d, s) and s.bounded),

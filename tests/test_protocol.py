@@ -194,6 +194,35 @@ def test_flip147_plan_triggers_a_task_whose_pointwise_producer_finished():
     assert pending.waiting == ((1 << len(r.w.tasks)) - 1) & ~(1 << src0)
 
 
+def test_a_finished_subtask_of_a_partly_finished_vertex_restarts_as_a_regular_task():
+    """reference-flink-uc D.4: only a fully finished vertex is deployed FINISHED_ON_RESTORE.
+    source[0] finished before checkpoint 2, source[1] did not: after a failure, source[0]
+    restarts RUNNING with the empty ``FinishedOperatorSubtaskState`` (a FLIP-27 reader whose
+    split is done: at its end) and ends its input again; the vertex is not finished at once."""
+    m = FlinkModel(BASELINE, scope("three-stage", max_checkpoints=2, records_per_split=0, max_failures=1))
+    r = Run(m)
+    every = ("source[0]->map[0]", "source[1]->map[1]", "map[0]->sink[0]", "map[1]->sink[0]", "map[0]->sink[1]", "map[1]->sink[1]")
+    r.do(EndOfInput(r.t("source[0]"))).do(EndOfInput(r.t("source[1]")))
+    for ch in every:
+        r.drain(ch)
+    r.do(TriggerCheckpoint(1))
+    for ch in every:
+        r.drain(ch)
+    r.acks()
+    src0, src1 = r.t("source[0]"), r.t("source[1]")
+    r.do(Notify(src0, 1, "complete"))
+    assert r.w.tasks[src0].status == FINISHED
+    r.do(TriggerCheckpoint(2))
+    for ch in every:
+        r.drain(ch)
+    r.acks()
+    assert r.w.coord.store[-1].id == 2 and r.w.coord.store[-1].snapshots[src0].finished
+    r.do(FailTask(src1)).do(Restore(2))
+    assert r.w.tasks[src0].status == RUNNING and not r.w.tasks[src0].ended, "restarted, not FINISHED_ON_RESTORE"
+    assert r.w.channels[r.c("source[0]->map[0]")] == (), "no EndOfData until it ends its input again"
+    assert EndOfInput(src0) in r.m.enabled(r.w) and EmitRecord(src0) not in r.m.enabled(r.w)
+
+
 def test_three_stage_job_wiring():
     x = keyed_three_stage().expand()
     assert [x.channel_name(c) for c in x.inputs[x.task_id("map[0]")]] == ["source[0]->map[0]"]

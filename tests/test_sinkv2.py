@@ -11,7 +11,7 @@ from ckptcheck.model.actions import Ack, Deliver, EmitRecord, EndOfInput, FailTa
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.sinkv2 import CommitterOperator, SinkWriterOperator
 from ckptcheck.model.topology import JobGraph, Role, TopologyError, Vertex, Edge, Pattern
-from ckptcheck.model.world import BARRIER, COMMITTABLE, COMMITTED, EOD
+from ckptcheck.model.world import BARRIER, COMMITTABLE, COMMITTED, EOD, FINISHED, RUNNING
 from ckptcheck.specs.catalog import entry, sink_v2_scope
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.jobs import sink_v2_pipeline
@@ -107,7 +107,7 @@ def test_golden_sink_v2_global_default_scope():
     """Pinned: source -> writer -> committer -> global committer, 1 record, 1 checkpoint,
     1 failure; every Sink V2 witness hit."""
     res = check(BASELINE, sink_v2_scope(checkpoints=1, failures=1), workers=2)
-    assert res.complete and res.stats["states"] == 30_788
+    assert res.complete and res.stats["states"] == 31_292
     for w in ("end-of-input-committables-committed", "a-committer-holds-end-of-data", "restored-committables-recommitted"):
         assert res.verdict(w).status == "hit", w
 
@@ -121,3 +121,40 @@ def test_a_sink_v2_topology_flink_would_not_build_is_refused(job, field):
     with pytest.raises(TopologyError) as e:
         job()
     assert field in str(e.value)
+
+
+def settle(r: Run) -> Run:
+    """Deliver, acknowledge and notify until none of those is enabled (no trigger, no fault)."""
+    while True:
+        step = next((a for a in r.m.enabled(r.w) if type(a) in (Deliver, Ack, Notify)), None)
+        if step is None:
+            return r
+        r.do(step)
+
+
+def test_a_fully_finished_vertex_runs_finished_on_restore_until_a_checkpoint_completes():
+    """reference-flink-uc D.4: the global committer's final checkpoint (2) comes after the
+    others finished; it fails before it learns that 2 completed.  The restore deploys source,
+    writer and committer FINISHED_ON_RESTORE: running, input ended, EndOfData sent; they
+    acknowledge checkpoint 3 as finished and finish only once it completed."""
+    r = run(checkpoints=0, failures=1)
+    src, glob = r.t("source[0]"), r.t("global-committer[0]")
+    r.do(EmitRecord(src)).do(EndOfInput(src)).do(TriggerCheckpoint(1))
+    settle(r)
+    assert [ts.status for ts in r.w.tasks[:3]] == [FINISHED] * 3 and r.w.tasks[glob].status == RUNNING
+    r.do(TriggerCheckpoint(2))
+    while r.w.acks or r.w.coord.pending:
+        r.do(next(a for a in r.m.enabled(r.w) if type(a) in (Deliver, Ack)))
+    assert r.w.coord.store[-1].id == 2 and r.w.coord.store[-1].snapshots[src].finished
+    r.do(FailTask(glob)).do(Restore(2))
+    for t in range(3):
+        ts = r.w.tasks[t]
+        assert ts.status == RUNNING and ts.finished_on_restore and ts.ended, r.names[t]
+    assert r.w.channels[r.c("source[0]->writer[0]")] == (EOD,)
+    settle(r)
+    assert r.w.tasks[src].status == RUNNING, "a FINISHED_ON_RESTORE task waits for a checkpoint"
+    r.do(TriggerCheckpoint(3))
+    settle(r)
+    assert r.w.coord.store[-1].id == 3 and all(r.w.coord.store[-1].snapshots[t].finished for t in range(3))
+    assert all(ts.status == FINISHED for ts in r.w.tasks)
+    assert [x.records for x in r.w.txns if x.status == COMMITTED] == [((0, 0),)]
