@@ -24,7 +24,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from .component import Component
-from .topology import Pattern
+from .topology import Pattern, StateKind
 from .tx import Tx
 from .world import (
     EMPTY_SNAPSHOT,
@@ -209,8 +209,37 @@ class CheckpointCoordinator(Component):
             return
         if pending.declined:
             self.regional.try_complete(tx, pending)
+        elif self.partly_finished_union_vertex(tx, pending) is not None:
+            self.abort(tx, counted=False)  # PartialFinishingNotSupportedByStateException: CHECKPOINT_DECLINED_TASK_CLOSING
         else:
             self.complete(tx, pending)
+
+    @cached_property
+    def union_vertices(self) -> tuple[int, ...]:
+        """Vertices with operator union list state."""
+        return tuple(v for v, x in enumerate(self.topo.job.vertices) if StateKind.UNION in x.state)
+
+    def partly_finished_union_vertex(self, tx: Tx, pending: Pending) -> int | None:
+        """``DefaultCheckpointPlan.fulfillFinishedTaskStatus`` at ``finalizeCheckpoint``
+        (reference-flink-uc D.3): a vertex with union list state may not be partly finished in
+        a checkpoint.  Check A: some of its subtasks FINISHED, not all.  Check B: some acked
+        with their operators finished (``isTaskFinished``: ended before their snapshot), not
+        all.  Returns the offending vertex (the checkpoint then aborts, TASK_CLOSING, not
+        counted), else ``None``.  So the fast subtasks of such a vertex wait: only a
+        checkpoint taken after every subtask ended can complete, and they share it."""
+        if not self.design.checkpoints_after_tasks_finish:
+            return None
+        acked = dict(pending.acked)
+        for v in self.union_vertices:
+            tasks = self.topo.tasks_of[v]
+            done = sum(1 for t in tasks if pending.finished >> t & 1)
+            if 0 < done < len(tasks):
+                return v
+            ended = sum(1 for t in tasks if t in acked and not acked[t].finished
+                        and 0 < tx.tasks[t].final_cp <= pending.id)
+            if 0 < ended < len(tasks):
+                return v
+        return None
 
     # completion and abort -----------------------------------------------------------------------
     def complete(self, tx: Tx, pending: Pending) -> None:

@@ -131,13 +131,12 @@ class FailoverStrategy(Component):
     def finished_subtask_state(self, t: int, snap: Snapshot) -> Snapshot:
         """The state a finished subtask of a partly finished vertex restarts with: the empty
         ``FinishedOperatorSubtaskState`` (reference-flink-uc D.4).  A source reader gets no
-        split back: a fixed split's reader (a FLIP-27 source whose enumerator knows the split
-        is done) is at the end of it, and an enumerator's reader holds none.  A legacy
-        ``SourceFunction`` would restart at offset 0 and read its split again (seed 004's
-        warning); the model's sources are FLIP-27 ones.  The ghost ``discarded`` of ``snap``
+        split back: a fixed split's reader resumes where ``SourceReader.finished_split_position``
+        says (a FLIP-27 reader: at the end), and an enumerator's reader holds none.  The ghost
+        ``discarded`` of ``snap``
         goes along: the records whose effect was in the finished subtask's state."""
         if self.model.roles[t] is Role.SOURCE and t not in self.enumerator.readers:
-            return EMPTY_SNAPSHOT._replace(position=self.scope.records_per_split, discarded=snap.discarded)
+            return EMPTY_SNAPSHOT._replace(position=self.source.finished_split_position(), discarded=snap.discarded)
         return EMPTY_SNAPSHOT._replace(discarded=snap.discarded)
 
     def restore_channel_state(self, tx: Tx, latest, victims: set[int]) -> None:

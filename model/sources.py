@@ -77,6 +77,16 @@ class SourceReader(Component):
         """The offset a restored source resumes at: the one stored in its split state."""
         return snapshot_position
 
+    def finished_split_position(self) -> int:
+        """Where the split of a source subtask that had finished resumes when its vertex is
+        restored partly finished (the subtask restarts with the empty
+        ``FinishedOperatorSubtaskState``): a FLIP-27 reader has no split left, the enumerator
+        having recorded the split as done, so at its end.  Seed 004: a legacy
+        ``SourceFunction`` keeps each split's progress in union list state, which FLIP-147
+        discards with the finished subtask, so it would read the split again from the start
+        (catalog ``LegacySourceFunction``)."""
+        return self.scope.records_per_split
+
     def restore_positions(self, c: Completed) -> dict[int, int]:
         """Where a restore of checkpoint ``c`` resumes each split (``FailoverStrategy.restore``
         and ``SplitEnumerator.on_restore``).  A fixed split: its source's position (the end when
@@ -90,7 +100,12 @@ class SourceReader(Component):
             if t in readers:
                 continue
             s = c.snapshots[t]
-            pos[self.topo.split_of[t]] = n_rec if s.finished else s.position
+            if not s.finished:
+                pos[self.topo.split_of[t]] = s.position
+            elif all(c.snapshots[u].finished for u in self.topo.tasks_of[self.topo.vertex_of[t]]):
+                pos[self.topo.split_of[t]] = n_rec  # FINISHED_ON_RESTORE: the reader never runs
+            else:
+                pos[self.topo.split_of[t]] = self.finished_split_position()
         for sp in self.enumerator.all_splits:
             held = [s.position for t, s in enumerate(c.snapshots) if t in readers and s.split == sp]
             pos[sp] = held[0] if held else 0 if sp in c.enum else n_rec

@@ -240,6 +240,14 @@ JOBS: dict[str, Any] = {
         ),
         "FLIP-27 source(1) with a split enumerator -forward-> 2PC sink(1), and a separate source side(1): two regions",
     ),
+    "union-2x2": (
+        lambda: JobGraph(
+            (Vertex("source", 2, Role.SOURCE), Vertex("sink", 2, Role.SINK, state=frozenset({StateKind.UNION}), two_phase_commit=True)),
+            (Edge("source", "sink", Pattern.POINTWISE),),
+        ),
+        "source(2) -forward-> 2PC sink(2) with union list state: the pipelines end at their own pace, and FLIP-147"
+        " does not let a union-state vertex finish partly",
+    ),
     "sink-v2": (
         lambda: sink_v2_pipeline(1, global_committer=False),
         "source(1) -forward-> Sink V2 writer(1) -forward-> committer(1): the committer commits on notifyCheckpointComplete",

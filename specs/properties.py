@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
+import networkx as nx
+
 from ckptcheck.model.assignment import RestoreFailure
 from ckptcheck.model.actions import Ack, Action, AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, Notify, Rescale, Restore, TriggerCheckpoint
 from ckptcheck.model.partitioner import record_key_group
@@ -196,6 +198,12 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
             continue
         snaps = [c.snapshots[t] for t in tasks]
         partly_finished = any(s.finished for s in snaps)
+        # union list state is a global view: a finished subtask's part of it is lost with the
+        # discarded state (seed 004, "UnionListState"), which is why Flink does not let such a
+        # vertex finish partly (CheckpointCoordinator.partly_finished_union_vertex)
+        union = StateKind.UNION in topo.job.vertices[v].state
+        if union and partly_finished and all(s.finished for s in snaps):
+            continue
         upstream_splits = [
             sp for sp, st in src_split.items() if v in topo.downstream_vertices[topo.vertex_of[st]]
         ]
@@ -204,15 +212,16 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
             for off in range(n_rec):
                 r = (sp, off)
                 holders = [f"the state of {names[t]}" for t, s in zip(tasks, snaps) if r in s.processed]
-                holders.extend(f"the finished state of {names[t]} (FLIP-147 discarded it)"
-                               for t, s in zip(tasks, snaps) if r in s.discarded)
+                if not union:
+                    holders.extend(f"the finished state of {names[t]} (FLIP-147 discarded it)"
+                                   for t, s in zip(tasks, snaps) if r in s.discarded)
                 for where, recs in on_the_way:
                     holders.extend(where for x in recs if x == r)
                 before = off < pos[sp]
                 if len(holders) > 1:
                     return (f"checkpoint {c.id} is not a consistent cut: record {rec(r)} is in {holders[0]} and in"
                             f" {holders[1]}: a restore applies it twice")
-                if partly_finished:
+                if partly_finished and not union:
                     continue
                 src = names[src_split[sp]]
                 if holders and not before:
@@ -222,6 +231,13 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
                     )
                 if before and not holders:
                     vname = topo.job.vertices[v].name
+                    gone = next((names[t] for t, s in zip(tasks, snaps) if r in s.discarded), None)
+                    if gone is not None:
+                        return (
+                            f"checkpoint {c.id} is not a consistent cut: record {rec(r)} is before {src}'s position"
+                            f" {pos[sp]} but in no state of {vname}: it was in the union list state of {gone}, which"
+                            f" finished, and FLIP-147 discarded that state, so a restore loses it"
+                        )
                     return (
                         f"checkpoint {c.id} is not a consistent cut: record {rec(r)} is before {src}'s"
                         f" position {pos[sp]} but in no state of {vname}, so a restore loses it"
@@ -525,6 +541,21 @@ def w_sink_commit(m, prev: World, a, nxt: World) -> str | None:
     return "a sink transaction was committed" if after > before else None
 
 
+def _outlives_upstream(design, scope) -> bool:
+    """Can a task still need a checkpoint after a whole vertex upstream of it (or beside it)
+    finished?  Only then can the plan trigger a non-source task by RPC, or a checkpoint hold a
+    fully finished vertex next to a running one.  A task's final checkpoint is otherwise its
+    upstream's (EndOfData reaches it ahead of that checkpoint's barrier, and both learn of the
+    completion together), so it needs one of: a Sink V2 global committer (the committer holds
+    EndOfData until its final checkpoint completed), a lost notification, or vertices that do
+    not feed each other (two parts of the job graph)."""
+    if not (scope.bounded and design.checkpoints_after_tasks_finish):
+        return False
+    job = scope.job
+    return (any(v.sink_v2 == "global-committer" for v in job.vertices) or scope.max_lost_notifications > 0
+            or not nx.is_weakly_connected(job.graph))
+
+
 def _parallel(scope) -> bool:
     return any(v.parallelism > 1 for v in scope.job.vertices)
 
@@ -625,6 +656,31 @@ def w_finished_subtask_restarts(m, prev: World, a, nxt: World) -> str | None:
         if c.snapshots[t].finished and prev.tasks[t].status == FAILED and ts.status == RUNNING and not ts.finished_on_restore:
             return f"{m.topo.names[t]}, finished in checkpoint {c.id}, restarts with empty state (its vertex is partly finished)"
     return None
+
+
+def w_checkpoint_survives_a_finish(m, prev: World, a, nxt: World) -> str | None:
+    """Seed 004, "Do Not Cancel Pending Checkpoint on Finish": a checkpoint completes although a
+    task it was triggered with finished while it was pending."""
+    if nxt.coord.completed_count <= prev.coord.completed_count or not prev.coord.pending:
+        return None
+    p = prev.coord.pending
+    t = next((t for t, ts in enumerate(nxt.tasks) if p.waiting >> t & 1 and ts.status == FINISHED), None)
+    if t is None:
+        return None
+    return f"checkpoint {p.id} completed after {m.topo.names[t]}, running when it was triggered, finished"
+
+
+def w_union_state_abort(m, prev: World, a, nxt: World) -> str | None:
+    """A checkpoint every task acknowledged aborts: a vertex with union list state would be
+    partly finished in it (``PartialFinishingNotSupportedByStateException``, TASK_CLOSING).
+    An acknowledgement aborts a checkpoint for no other reason."""
+    if type(a) is not Ack or not prev.coord.pending or nxt.coord.pending:
+        return None
+    if nxt.coord.completed_count > prev.coord.completed_count:
+        return None
+    union = [m.topo.job.vertices[v].name for v in m.coordinator.union_vertices]
+    return (f"checkpoint {prev.coord.pending.id} aborts at its last acknowledgement (TASK_CLOSING): union-state"
+            f" vertex {' or '.join(union)} would be partly finished in it")
 
 
 def w_job_finished(m, prev: World, a, nxt: World) -> str | None:
@@ -1026,17 +1082,25 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("the-job-finishes", SOMETIMES, "every subtask finishes", w_job_finished, _bounded),
     Property("a-task-triggered-after-its-producers-finished", SOMETIMES,
              "FLIP-147: the plan triggers a non-source task by RPC because its producers finished",
-             w_triggered_after_producers_finished, lambda d, s: s.bounded and d.checkpoints_after_tasks_finish),
+             w_triggered_after_producers_finished, _outlives_upstream),
     Property("a-checkpoint-with-a-partly-finished-vertex", SOMETIMES,
              "FLIP-147: a checkpoint completes while some subtasks of a vertex finished and others run",
              w_partly_finished_checkpoint, lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and _parallel(s)),
     Property("a-vertex-restored-finished", SOMETIMES,
              "FLIP-147: a fully finished vertex is deployed FINISHED_ON_RESTORE",
-             w_finished_on_restore, lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and s.max_failures > 0),
+             w_finished_on_restore, lambda d, s: _outlives_upstream(d, s) and s.max_failures > 0),
     Property("a-finished-subtask-restarts", SOMETIMES,
              "FLIP-147: a finished subtask of a partly finished vertex restarts as a regular task with empty state",
              w_finished_subtask_restarts,
              lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and s.max_failures > 0 and _parallel(s)),
+    Property("a-checkpoint-survives-a-finish", SOMETIMES,
+             "FLIP-147: a checkpoint completes although a task it was triggered with finished while it was pending",
+             w_checkpoint_survives_a_finish, lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and _parallel(s)),
+    Property("a-union-state-abort", SOMETIMES,
+             "FLIP-147: a checkpoint aborts because a vertex with union list state would be partly finished in it",
+             w_union_state_abort,
+             lambda d, s: s.bounded and d.checkpoints_after_tasks_finish
+             and any(StateKind.UNION in v.state and v.parallelism > 1 for v in s.job.vertices)),
     Property("end-of-input-committables-committed", SOMETIMES,
              "a Sink V2 writer's end-of-input committables (lastKnownCheckpointId + 1) are committed",
              w_end_of_input_committables, lambda d, s: _sink_v2(d, s) and s.bounded),

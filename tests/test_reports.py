@@ -208,7 +208,7 @@ def test_screenshot_of_the_longest_counterexample_keeps_legend_and_reason_inside
     width = max(c.diagram.width for c in report.counterexamples) + 80
     common = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-              f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={width},12000", "--force-device-scale-factor=1"]
+              f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={width},16000", "--force-device-scale-factor=1"]
     dom = subprocess.run([*common, "--dump-dom", html_path.resolve().as_uri()], capture_output=True, text=True,
                          timeout=120, check=False).stdout
     attrs = dict(re.findall(r'data-([a-z-]+)="(\d+)"', dom.split("<body", 1)[1].split(">", 1)[0]))

@@ -12,7 +12,7 @@ from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.sinkv2 import CommitterOperator, SinkWriterOperator
 from ckptcheck.model.topology import JobGraph, Role, TopologyError, Vertex, Edge, Pattern
 from ckptcheck.model.world import BARRIER, COMMITTABLE, COMMITTED, EOD, FINISHED, RUNNING
-from ckptcheck.specs.catalog import entry, sink_v2_scope
+from ckptcheck.specs.catalog import entry, flip147_scope
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.jobs import sink_v2_pipeline
 
@@ -20,7 +20,7 @@ from test_protocol import Run
 
 
 def run(job: str = "sink-v2-global", checkpoints: int = 1, failures: int = 0) -> Run:
-    return Run(FlinkModel(BASELINE, sink_v2_scope(job, checkpoints=checkpoints, failures=failures)))
+    return Run(FlinkModel(BASELINE, flip147_scope(job, checkpoints=checkpoints, failures=failures)))
 
 
 def to_end_of_input(r: Run) -> Run:
@@ -97,7 +97,7 @@ class EmitsAfterTheBarrier(SinkWriterOperator):
     (BASELINE.with_(name="emits-after-the-barrier", writer=EmitsAfterTheBarrier), "checkpoints-consistent"),
 ])
 def test_wrong_sinks_are_caught_where_the_sink_passes(variant, violates):
-    sc = sink_v2_scope("sink-v2", checkpoints=1, failures=1)
+    sc = flip147_scope("sink-v2", checkpoints=1, failures=1)
     assert check(variant, sc, workers=2).verdict(violates).status == VIOLATED
     good = check(BASELINE, sc, workers=2)
     assert good.verdict(violates).status == HOLDS and good.complete
@@ -106,7 +106,7 @@ def test_wrong_sinks_are_caught_where_the_sink_passes(variant, violates):
 def test_golden_sink_v2_global_default_scope():
     """Pinned: source -> writer -> committer -> global committer, 1 record, 1 checkpoint,
     1 failure; every Sink V2 witness hit."""
-    res = check(BASELINE, sink_v2_scope(checkpoints=1, failures=1), workers=2)
+    res = check(BASELINE, flip147_scope(checkpoints=1, failures=1), workers=2)
     assert res.complete and res.stats["states"] == 31_292
     for w in ("end-of-input-committables-committed", "a-committer-holds-end-of-data", "restored-committables-recommitted"):
         assert res.verdict(w).status == "hit", w
