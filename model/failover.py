@@ -47,14 +47,21 @@ class FailoverStrategy(Component):
         return self.failover_sets[t]
 
     def fail(self, tx: Tx, victims: frozenset[int]) -> None:
-        """Cancel ``victims``: the pending checkpoint aborts (``JOB_FAILOVER_REGION``, not
-        counted), their channels are cleared, RPCs to them and acks from them are lost."""
-        self.coordinator.abort_for_failover(tx, victims)
+        """Cancel ``victims``: their channels are cleared and RPCs to them are lost.  The pending
+        checkpoint is not aborted here but at the restore (``SchedulerBase.restoreState``,
+        reference-flink-uc D / issue 14): acknowledgements a victim sent before it failed still
+        arrive and count (the pending checkpoint waits for that execution attempt), so a
+        checkpoint may complete between a failure and its restore, and the restore then uses
+        it.  A victim's acks of a checkpoint no longer pending, which the coordinator would
+        discard, are dropped with it.  A cancelled task reports no decline (``AsyncCheckpointRunnable`` does not decline
+        once cancelled)."""
         for t in victims:
             tx.tasks[t] = tx.tasks[t]._replace(status=FAILED, inbox=())
-        dropped = [a for a in tx.acks if a[0] in victims]
-        if dropped:
-            tx.acks = tuple(a for a in tx.acks if a[0] not in victims)
+        pending = tx.coord.pending
+        keep = pending.id if pending else -1
+        dropped = [a for a in tx.acks if a[0] in victims and a[1] != keep]
+        if dropped:  # acks of a checkpoint no longer pending: discarded when they arrive, dropped here
+            tx.acks = tuple(a for a in tx.acks if a[0] not in victims or a[1] == keep)
             tx.files = remove_sorted(tx.files, *((a[1], a[0]) for a in dropped))
         for ch in self.topo.channels:
             if ch.producer in victims or ch.consumer in victims:
@@ -85,6 +92,7 @@ class FailoverStrategy(Component):
         keeps the reason, which ``restores-succeed`` reports.  Flink then restarts the job
         again and again from the same checkpoint, failing each time.
         """
+        self.coordinator.abort_for_failover(tx, frozenset(t for t, ts in enumerate(tx.tasks) if ts.status == FAILED))
         store = tx.coord.store
         latest = store[-1] if store else None
         cp = latest.id if latest else 0
@@ -169,10 +177,14 @@ class FailoverStrategy(Component):
         return not any(s.finished for t, s in enumerate(latest.snapshots) if old.topo.vertex(t).name in rescaled)
 
     def rescale(self, w: World) -> World:
-        """``Rescale``: cancel every subtask (the pending checkpoint aborts, channels empty), then
-        deploy the job at the other parallelism from the latest completed checkpoint."""
+        """``Rescale``: cancel every subtask (the pending checkpoint aborts, channels empty, acks
+        in flight are lost with the job), then deploy the job at the other parallelism from the
+        latest completed checkpoint."""
         tx = Tx(w)
-        self.fail(tx, frozenset(range(self.topo.n_tasks)))
+        everyone = frozenset(range(self.topo.n_tasks))
+        self.fail(tx, everyone)
+        self.coordinator.abort_for_failover(tx, everyone)
+        tx.files = remove_sorted(tx.files, *((cp, t) for t, cp, _ in tx.acks))  # the old job's acks are gone with it
         gone = tx.freeze()
         new = self.model.configs[(w.used.rescales + 1) % len(self.model.configs)]
         nxt = World(

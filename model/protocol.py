@@ -297,7 +297,7 @@ class FlinkModel:
         pending = w.coord.pending
         if pending and used.declines < scope.max_declines:
             for t, cp, _ in w.acks:
-                if cp == pending.id:
+                if cp == pending.id and tasks[t].status == RUNNING:
                     out.append(Decline(t, cp))
         if pending and used.timeouts < scope.max_timeouts:
             out.append(Timeout(pending.id))

@@ -670,6 +670,17 @@ def w_checkpoint_survives_a_finish(m, prev: World, a, nxt: World) -> str | None:
     return f"checkpoint {p.id} completed after {m.topo.names[t]}, running when it was triggered, finished"
 
 
+def w_completes_before_restore(m, prev: World, a, nxt: World) -> str | None:
+    """A checkpoint completes after a failure and before its restore (the restore, not the
+    failure, aborts the pending checkpoint)."""
+    if nxt.coord.completed_count <= prev.coord.completed_count:
+        return None
+    t = next((t for t, ts in enumerate(nxt.tasks) if ts.status == FAILED), None)
+    if t is None:
+        return None
+    return f"checkpoint {nxt.coord.store[-1].id} completed while {m.topo.names[t]} had failed, before the restore"
+
+
 def w_union_state_abort(m, prev: World, a, nxt: World) -> str | None:
     """A checkpoint every task acknowledged aborts: a vertex with union list state would be
     partly finished in it (``PartialFinishingNotSupportedByStateException``, TASK_CLOSING).
@@ -1093,6 +1104,9 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              "FLIP-147: a finished subtask of a partly finished vertex restarts as a regular task with empty state",
              w_finished_subtask_restarts,
              lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and s.max_failures > 0 and _parallel(s)),
+    Property("a-checkpoint-completes-before-the-restore", SOMETIMES,
+             "a checkpoint completes after a failure and before its restore (the restore aborts the pending checkpoint)",
+             w_completes_before_restore, lambda d, s: s.max_failures > 0 and not d.regional_checkpoints),
     Property("a-checkpoint-survives-a-finish", SOMETIMES,
              "FLIP-147: a checkpoint completes although a task it was triggered with finished while it was pending",
              w_checkpoint_survives_a_finish, lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and _parallel(s)),

@@ -135,12 +135,12 @@ def test_the_design_as_proposed_fails_every_finding_scope():
         v = check(FLIP600_PROPOSED, e.scope, stop_at=e.violates).verdict(e.violates)
         assert v.status == VIOLATED, e.name
     # F2: in the proposal the fallback notice counts as the completion, so the abort replay
-    # commits past the task's own state only after that notice was lost (BFS shortest, 17 steps,
+    # commits past the task's own state only after that notice was lost (BFS shortest, 18 steps,
     # F2's scope plus one lost notification; kept as a trace)
     path = Path(__file__).parent / "data" / "flip600-proposed--committed-output-covered.trace.json"
     outcome = replay(load_trace_file(str(path)), str(path))
     assert outcome.reproduced and outcome.spec.design == FLIP600_PROPOSED
-    assert outcome.violation["property"] == "committed-output-covered" and outcome.violation["step"] == 17
+    assert outcome.violation["property"] == "committed-output-covered" and outcome.violation["step"] == 18
     assert any(type(a).__name__ == "LoseNotification" for a in outcome.actions)
 
 

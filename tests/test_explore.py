@@ -14,7 +14,7 @@ from ckptcheck.specs.twophase import TwoPhase
 
 # Golden distinct-state counts: any change to the model's semantics moves them.
 GOLDEN = [
-    ("keyed-2x2", dict(max_checkpoints=0, max_failures=1, max_declines=0, max_lost_notifications=0), 3416),
+    ("keyed-2x2", dict(max_checkpoints=0, max_failures=1, max_declines=0, max_lost_notifications=0), 10111),
     ("forward-2x2", dict(max_checkpoints=1, max_failures=0, max_declines=1, max_lost_notifications=0), 25752),
     ("three-stage", dict(max_checkpoints=0, max_failures=0, max_declines=0, max_lost_notifications=0), 5248),
 ]

@@ -188,7 +188,7 @@ def test_f1_and_f2_render_in_all_three_formats():
     assert "carries latest completed checkpoint 2" in texts[-1] and "sink[0] commits txn 1 = {(0,0)}" in texts[-1]
     for c in report.counterexamples:
         assert f'id="{c.id}"' in html and c.property in md
-    assert "17. ⚠ `Notify(sink[0], 3, abort)`" in md
+    assert "18. ⚠ `Notify(sink[0], 3, abort)`" in md
     assert max(len(line) for line in md.splitlines() if not line.startswith(("Command:", "Replay with:"))) <= 104
     ET.fromstring(junit)
 

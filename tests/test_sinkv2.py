@@ -107,7 +107,7 @@ def test_golden_sink_v2_global_default_scope():
     """Pinned: source -> writer -> committer -> global committer, 1 record, 1 checkpoint,
     1 failure; every Sink V2 witness hit."""
     res = check(BASELINE, flip147_scope(checkpoints=1, failures=1), workers=2)
-    assert res.complete and res.stats["states"] == 31_292
+    assert res.complete and res.stats["states"] == 46_494
     for w in ("end-of-input-committables-committed", "a-committer-holds-end-of-data", "restored-committables-recommitted"):
         assert res.verdict(w).status == "hit", w
 

@@ -263,7 +263,7 @@ def test_the_whole_node_aligns_when_one_input_edge_cannot_take_unaligned_barrier
 UC_GOLDEN = [
     (UNALIGNED, dict(), 3812),
     (UNALIGNED_TIMEOUT, dict(), 10565),
-    (UNALIGNED, dict(max_failures=1), 34151),
+    (UNALIGNED, dict(max_failures=1), 45143),
     pytest.param(UNALIGNED_TIMEOUT, dict(max_failures=1), 70987, marks=pytest.mark.deep),
 ]
 
