@@ -30,7 +30,6 @@ from .world import (
     EMPTY_SNAPSHOT,
     FAILED,
     FINISHED,
-    FINISHED_SNAPSHOT,
     NOTIFY_ABORT,
     NOTIFY_COMPLETE,
     NOTIFY_TRIGGER,

@@ -20,7 +20,6 @@ from .tx import Tx
 from .world import (
     EMPTY_SNAPSHOT,
     FINISHED,
-    FINISHED_SNAPSHOT,
     NOTIFY_COMPLETE,
     NOTIFY_FALLBACK,
     RUNNING,

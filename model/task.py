@@ -46,6 +46,8 @@ from .world import (
     EOD,
     EOP,
     FINISHED,
+    FINISHED_SNAPSHOT,
+    NOTIFY_ABORT,
     NOTIFY_COMPLETE,
     NOTIFY_FALLBACK,
     NOTIFY_TRIGGER,
@@ -53,7 +55,6 @@ from .world import (
     RECOVERED_INPUT,
     RECOVERED_OUTPUT,
     RUNNING,
-    FINISHED_SNAPSHOT,
     Snapshot,
     TaskState,
     add_sorted,
@@ -114,7 +115,6 @@ class StreamTask(Component):
     def sink_v2_part(self, part: str):
         """The component holding the rules of Sink V2 operator ``part``."""
         return {WRITER: self.writer, COMMITTER: self.committer, GLOBAL_COMMITTER: self.global_committer}[part]
-
 
     # input ------------------------------------------------------------------------------------
     def deliver(self, tx: Tx, c: int) -> None:
@@ -399,8 +399,9 @@ class StreamTask(Component):
 
     # finishing --------------------------------------------------------------------------------
     def needs_final_checkpoint(self, ts: TaskState) -> bool:
-        """A running task that reached end of input and has no completed (or announced)
-        checkpoint taken after it.  A task whose input has not ended yet does not count: it
+        """A running task that reached end of input and has no completed (or announced: a
+        completion, or an abort notice carrying a completion, in its inbox) checkpoint taken
+        after it.  A task whose input has not ended yet does not count: it
         must first read its input (an RPC-triggered snapshot taken before it read a pending
         EndOfData is not its final checkpoint, and a scheduler that kept triggering instead
         of delivering would never end)."""
@@ -410,7 +411,10 @@ class StreamTask(Component):
             return True
         if ts.notified >= ts.final_cp:
             return False
-        return not any(m[0] == NOTIFY_COMPLETE and m[1] >= ts.final_cp for m in ts.inbox)
+        # an abort notice replays the latest completion it carries (FLINK-21080): announced too
+        final = ts.final_cp
+        return not any(m[0] == NOTIFY_COMPLETE and m[1] >= final or m[0] == NOTIFY_ABORT and m[2] >= final
+                       for m in ts.inbox)
 
     def final_checkpoint_done(self, ts: TaskState) -> bool:
         """FLIP-147: has a checkpoint snapshotted after this task's end of data (its final

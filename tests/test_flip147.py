@@ -4,11 +4,13 @@ FLIP-147 section lists them."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from ckptcheck.checks.api import check
-from ckptcheck.checks.results import HOLDS, VIOLATED
-from ckptcheck.specs.catalog import entry
+from ckptcheck.checks.results import VIOLATED
+from ckptcheck.specs.catalog import entry, flip147_scope
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.scopes import flip147_default_scope
 
@@ -80,3 +82,16 @@ def test_flip147_default_scope_holds_with_every_witness():
               "a-vertex-restored-finished", "a-finished-subtask-restarts", "end-of-input-committables-committed",
               "a-committer-holds-end-of-data", "restored-committables-recommitted", "a-checkpoint-survives-a-finish"):
         assert r.verdict(w).status == "hit", w
+
+
+def test_a_union_abort_carrying_the_latest_completion_ends_the_wait_for_a_final_checkpoint():
+    """FLINK-21080 (reference-flink-uc D.3): sink[1] lost the completion of its final
+    checkpoint while sink[0] finished; every later checkpoint aborts (sink is a partly
+    finished union-state vertex), and each abort notice carries the latest completed id, whose
+    replay finishes sink[1].  The search is finite only because an abort notice carrying that
+    id counts as the announced completion (``StreamTask.needs_final_checkpoint``): otherwise the
+    coordinator could trigger new checkpoints forever before sink[1] reads its inbox."""
+    sc = dataclasses.replace(flip147_scope("union-2x2"), records_per_split=0, max_lost_notifications=1)
+    r = check(BASELINE, sc, workers=1, max_seconds=60)
+    assert r.complete and r.ok and r.stats["states"] == 3221
+    assert r.verdict("a-union-state-abort").status == "hit"

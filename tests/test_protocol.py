@@ -169,22 +169,32 @@ def test_tasks_wait_for_a_final_checkpoint_before_finishing():
     assert sorted(rec for x in r.w.txns if x.status == COMMITTED for rec in x.records) == [(0, 0), (1, 0)]
 
 
-def test_flip147_plan_triggers_a_task_whose_pointwise_producer_finished():
-    """ref section 5: trigger(v,i) iff running, every ALL_TO_ALL upstream vertex fully finished
-    and no pointwise-connected producer running.  source -forward-> map -keyBy-> sink."""
-    m = FlinkModel(BASELINE, scope("three-stage", max_checkpoints=2, records_per_split=0))
-    r = Run(m)
-    every = ("source[0]->map[0]", "source[1]->map[1]", "map[0]->sink[0]", "map[1]->sink[0]", "map[0]->sink[1]", "map[1]->sink[1]")
+THREE_STAGE_CHANNELS = ("source[0]->map[0]", "source[1]->map[1]", "map[0]->sink[0]", "map[1]->sink[0]",
+                        "map[0]->sink[1]", "map[1]->sink[1]")
+
+
+def _three_stage_with_source0_finished(max_failures: int) -> Run:
+    """three-stage with no records: both sources end, checkpoint 1 (their final one) completes,
+    and only source[0] learns of it, so it alone finishes."""
+    r = Run(FlinkModel(BASELINE, scope("three-stage", max_checkpoints=2, records_per_split=0, max_failures=max_failures)))
     r.do(EndOfInput(r.t("source[0]"))).do(EndOfInput(r.t("source[1]")))
-    for ch in every:
+    for ch in THREE_STAGE_CHANNELS:
         r.drain(ch)
     r.do(TriggerCheckpoint(1))
-    for ch in every:
+    for ch in THREE_STAGE_CHANNELS:
         r.drain(ch)
     r.acks()
     src0 = r.t("source[0]")
-    r.do(Notify(src0, 1, "complete"))  # only source[0] learns that its final checkpoint completed
+    r.do(Notify(src0, 1, "complete"))
     assert r.w.tasks[src0].status == FINISHED
+    return r
+
+
+def test_flip147_plan_triggers_a_task_whose_pointwise_producer_finished():
+    """ref section 5: trigger(v,i) iff running, every ALL_TO_ALL upstream vertex fully finished
+    and no pointwise-connected producer running.  source -forward-> map -keyBy-> sink."""
+    r = _three_stage_with_source0_finished(max_failures=0)
+    src0 = r.t("source[0]")
     r.drain("source[0]->map[0]")  # its EndOfPartition
     r.do(TriggerCheckpoint(2))
     triggered = sorted(r.names[t] for t, cp, _ in r.w.acks if cp == 2)
@@ -199,21 +209,10 @@ def test_a_finished_subtask_of_a_partly_finished_vertex_restarts_as_a_regular_ta
     source[0] finished before checkpoint 2, source[1] did not: after a failure, source[0]
     restarts RUNNING with the empty ``FinishedOperatorSubtaskState`` (a FLIP-27 reader whose
     split is done: at its end) and ends its input again; the vertex is not finished at once."""
-    m = FlinkModel(BASELINE, scope("three-stage", max_checkpoints=2, records_per_split=0, max_failures=1))
-    r = Run(m)
-    every = ("source[0]->map[0]", "source[1]->map[1]", "map[0]->sink[0]", "map[1]->sink[0]", "map[0]->sink[1]", "map[1]->sink[1]")
-    r.do(EndOfInput(r.t("source[0]"))).do(EndOfInput(r.t("source[1]")))
-    for ch in every:
-        r.drain(ch)
-    r.do(TriggerCheckpoint(1))
-    for ch in every:
-        r.drain(ch)
-    r.acks()
+    r = _three_stage_with_source0_finished(max_failures=1)
     src0, src1 = r.t("source[0]"), r.t("source[1]")
-    r.do(Notify(src0, 1, "complete"))
-    assert r.w.tasks[src0].status == FINISHED
     r.do(TriggerCheckpoint(2))
-    for ch in every:
+    for ch in THREE_STAGE_CHANNELS:
         r.drain(ch)
     r.acks()
     assert r.w.coord.store[-1].id == 2 and r.w.coord.store[-1].snapshots[src0].finished
@@ -305,3 +304,20 @@ def test_a_variant_that_overrides_a_decline_rule_is_not_computed_once():
 
     assert model(job="forward-2x2")._decline_memo
     assert not model(BASELINE.with_(name="names-decliner", coordinator=NamesTheDecliner), job="forward-2x2")._decline_memo
+
+
+def test_a_checkpoint_completes_between_a_failure_and_its_restore():
+    """Review row 24: the restore aborts the pending checkpoint (``SchedulerBase.restoreState``),
+    not the failure.  source[0] and sink[0] acked checkpoint 1 before source[0] failed; the acks
+    still arrive and complete it, and the restore then uses it."""
+    r = Run(model(job="keyed-1x1", max_checkpoints=1, max_failures=1))
+    src, sink = r.t("source[0]"), r.t("sink[0]")
+    r.do(EmitRecord(src)).do(TriggerCheckpoint(1)).drain("source[0]->sink[0]")
+    assert {t for t, cp, _ in r.w.acks} == {src, sink} and r.w.coord.pending
+    r.do(FailTask(src))
+    assert r.w.coord.pending, "still pending after the failure"
+    r.acks()
+    assert r.w.coord.store[-1].id == 1 and not r.w.coord.pending
+    assert Restore(1) in r.m.enabled(r.w)
+    r.do(Restore(1))
+    assert r.w.tasks[src].position == 1, "resumes after the record checkpoint 1 covers"
