@@ -75,7 +75,7 @@ def test_flip147_default_scope_holds_with_every_witness():
     committer; one record per split, one checkpoint, one failure, one decline)."""
     r = check(BASELINE, flip147_default_scope(), workers=2)
     assert r.complete and r.ok, [v.reason for v in r.violated]
-    assert r.stats["states"] == 862_860
+    assert r.stats["states"] == 1_337_457
     missing = [v.property for v in r.verdicts if v.kind == "sometimes" and v.status != "hit" and v.status != "not applicable"]
     assert not missing, missing
     for w in ("a-task-triggered-after-its-producers-finished", "a-checkpoint-with-a-partly-finished-vertex",
