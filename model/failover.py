@@ -48,13 +48,15 @@ class FailoverStrategy(Component):
 
     def fail(self, tx: Tx, victims: frozenset[int]) -> None:
         """Cancel ``victims``: their channels are cleared and RPCs to them are lost.  The pending
-        checkpoint is not aborted here but at the restore (``SchedulerBase.restoreState``,
-        reference-flink-uc D / issue 14): acknowledgements a victim sent before it failed still
-        arrive and count (the pending checkpoint waits for that execution attempt), so a
-        checkpoint may complete between a failure and its restore, and the restore then uses
-        it.  A victim's acks of a checkpoint no longer pending, which the coordinator would
-        discard, are dropped with it.  A cancelled task reports no decline (``AsyncCheckpointRunnable`` does not decline
-        once cancelled)."""
+        checkpoint is not aborted here but at the restore (``SchedulerBase.restoreState`` calls
+        ``abortPendingCheckpoints(JOB_FAILOVER_REGION)``, reference-flink-mechanics section 6,
+        review row 24): acknowledgements a victim sent before it failed still arrive and count
+        (the pending checkpoint waits for that execution attempt), so a checkpoint may complete
+        between a failure and its restore, and the restore then uses it.  A victim's acks of a
+        checkpoint no longer pending, which the coordinator would discard, are dropped with it.
+        A cancelled task reports no decline (``AsyncCheckpointRunnable`` does not decline once
+        cancelled).  Abstraction: the restart delay is not modelled, so a timeout of the pending
+        checkpoint before the restore is possible only within the scope's timeout budget."""
         for t in victims:
             tx.tasks[t] = tx.tasks[t]._replace(status=FAILED, inbox=())
         pending = tx.coord.pending
@@ -81,8 +83,8 @@ class FailoverStrategy(Component):
         takes part in the next checkpoints as finished, and emits EndOfPartition once one of
         them completed (``StreamTask.finished_on_restore``).  A finished subtask of a partly
         finished vertex restarts as a regular task with empty state
-        (``FinishedOperatorSubtaskState``, ``finished_subtask_state``).  A source resumes at its stored position
-        (``SourceReader.restore_position``); the split enumerator resets or takes splits back
+        (``FinishedOperatorSubtaskState``, ``finished_subtask_state``).  A source resumes at its
+        stored position (``SourceReader.restore_position``); the split enumerator resets or takes splits back
         (``SplitEnumerator.on_restore``); a 2PC sink recovers-and-commits
         (``TwoPhaseCommitSink.initialize_state``); a Sink V2 committer and global committer
         commit their restored committables at once (``initializeState``).
@@ -141,8 +143,8 @@ class FailoverStrategy(Component):
         ``FinishedOperatorSubtaskState`` (reference-flink-uc D.4).  A source reader gets no
         split back: a fixed split's reader resumes where ``SourceReader.finished_split_position``
         says (a FLIP-27 reader: at the end), and an enumerator's reader holds none.  The ghost
-        ``discarded`` of ``snap``
-        goes along: the records whose effect was in the finished subtask's state."""
+        ``discarded`` of ``snap`` goes along: the records whose effect was in the finished
+        subtask's state."""
         if self.model.roles[t] is Role.SOURCE and t not in self.enumerator.readers:
             return EMPTY_SNAPSHOT._replace(position=self.source.finished_split_position(), discarded=snap.discarded)
         return EMPTY_SNAPSHOT._replace(discarded=snap.discarded)

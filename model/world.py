@@ -10,7 +10,8 @@ in every process (no ``None`` or ``str`` inside, whose hashes vary per process i
 Channel items are small tuples: ``(REC, split, offset)``, ``(BARRIER, checkpoint)``,
 ``EOD`` (EndOfData), ``EOP`` (EndOfPartition), ``(CANCEL, checkpoint)``
 (``CancelCheckpointMarker``) and, between the operators of a Sink V2 sink,
-``(COMMITTABLE, checkpoint, payload)`` (a ``CommittableSummary`` with its committables).  With unaligned checkpoints two more appear: a priority
+``(COMMITTABLE, checkpoint, payload)`` (a ``CommittableSummary`` with its committables).
+With unaligned checkpoints two more appear: a priority
 (unaligned) barrier ``(BARRIER, checkpoint, 1)``, and a recovered record
 ``(REC, split, offset, 1)``: input channel state put back into the channel at a restore, which
 the consumer reads before anything new (``RecoveredInputChannel``), and a re-sent record

@@ -29,7 +29,7 @@ from ckptcheck.model.actions import (
 )
 from ckptcheck.model.topology import Role
 from ckptcheck.model.task import priority_index
-from ckptcheck.model.world import BARRIER, COMMITTED, EOD, FAILED, FINISHED, REC, RECOVERED_INPUT, World
+from ckptcheck.model.world import BARRIER, COMMITTABLE, COMMITTED, EOD, FAILED, FINISHED, REC, RECOVERED_INPUT, World
 
 COORDINATOR = "coordinator"
 
@@ -49,6 +49,15 @@ class Step:
     action: str
     text: str
     events: list[Event] = field(default_factory=list)
+
+
+def _committables(model, producer: int, item: tuple) -> str:
+    """A Sink V2 committable message from subtask ``producer``, in words."""
+    names = model.global_names
+    if model.sink_v2[producer] == "writer":
+        w, recs = item[2]
+        return f"the committable of checkpoint {item[1]} ({_recs(recs) if recs else 'no record'})"
+    return f"the committed committables of checkpoint {item[1]} ({'; '.join(f'{names[w]}: {_recs(r) if r else chr(45)}' for w, r in item[2][1])})"
 
 
 def _rec(item) -> str:
@@ -115,7 +124,9 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         src, dst = names[ch.producer], names[ch.consumer]
         if item[0] == REC:
             ev.append(Event(src, dst, _rec(item), "data"))
-            what = "writes it into its open transaction" if topo.vertex(ch.consumer).role is Role.SINK else "processes it"
+            what = ("writes it into its open transaction" if topo.vertex(ch.consumer).role is Role.SINK
+                    else "writes it into its in-progress output" if topo.vertex(ch.consumer).sink_v2 == "writer"
+                    else "processes it")
             origin = ""
             if len(item) == 4:
                 origin = (" (its recovered input channel state)" if item[3] == RECOVERED_INPUT
@@ -136,7 +147,17 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
             return f"{dst} receives barrier {item[1]} from {src}", ev
         if item == EOD:
             ev.append(Event(src, dst, "EndOfData", "control"))
+            out = [x for c in model.all_out[ch.consumer] for x in nxt.channels[c][len(w.channels[c]):]]
+            sent = [x for x in out if x[0] == COMMITTABLE]
+            if sent:
+                return f"{dst} receives EndOfData from {src}; its endInput emits {_committables(model, ch.consumer, sent[0])}", ev
+            if model.sink_v2[ch.consumer] == "committer" and nxt.tasks[ch.consumer].ended and EOD not in out and model.all_out[ch.consumer]:
+                return f"{dst} receives EndOfData from {src} and holds it back until its committables have been emitted", ev
             return f"{dst} receives EndOfData from {src}", ev
+        if item[0] == COMMITTABLE:
+            ev.append(Event(src, dst, f"committables {item[1]}", "data"))
+            dropped = " and drops them: its input has ended" if w.tasks[ch.consumer].ended else ""
+            return f"{dst} receives {_committables(model, ch.producer, item)} from {src}{dropped}", ev
         ev.append(Event(src, dst, "EndOfPartition", "control"))
         return f"{dst} receives EndOfPartition from {src}", ev
     if kind is TriggerCheckpoint:
@@ -165,6 +186,11 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         tone = {"complete": "complete", "abort": "control", "fallback": "regional"}[a.kind]
         ev.append(Event(COORDINATOR, names[a.task], label, tone))
         tail = f"; its task manager discards its merged segments of checkpoints <= {subsumed} (subsumed)" if subsumed else ""
+        sent = [x for c in model.all_out[a.task] for x in nxt.channels[c][len(w.channels[c]):] if x[0] == COMMITTABLE]
+        if sent:
+            tail += "; it commits and emits " + ", ".join(_committables(model, a.task, x) for x in sent)
+        if any(x == EOD for c in model.all_out[a.task] for x in nxt.channels[c][len(w.channels[c]):]):
+            tail += ", then the EndOfData it held back"
         return f"{names[a.task]} learns that checkpoint {a.checkpoint} {verb}{tail}", ev
     if kind is Rescale:
         new = model.configs[nxt.used.rescales % len(model.configs)]
@@ -187,9 +213,9 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         resumes = []
         for t in failed:
             y = nxt.tasks[t]
-            if y.status == FINISHED:
+            if y.finished_on_restore:
                 ev.append(Event(names[t], None, f"restore {a.checkpoint or '-'}: FINISHED_ON_RESTORE", "restore"))
-                resumes.append(f"{names[t]} is finished in it (FINISHED_ON_RESTORE)")
+                resumes.append(f"{names[t]} is finished in it: deployed FINISHED_ON_RESTORE, it ends its input at once and finishes once a checkpoint completes")
             elif topo.vertex(t).role is Role.SOURCE:
                 reader = t in model.enumerator.readers
                 ev.append(Event(names[t], None, f"restore {a.checkpoint or '-'} @ offset {y.position}", "restore"))

@@ -158,3 +158,18 @@ def test_a_fully_finished_vertex_runs_finished_on_restore_until_a_checkpoint_com
     assert r.w.coord.store[-1].id == 3 and all(r.w.coord.store[-1].snapshots[t].finished for t in range(3))
     assert all(ts.status == FINISHED for ts in r.w.tasks)
     assert [x.records for x in r.w.txns if x.status == COMMITTED] == [((0, 0),)]
+
+
+def test_the_flink_38614_trace_reads_as_the_bug():
+    """The narration names the committables: the writer's endInput emits them, the committer
+    commits and emits them after its EndOfData went out."""
+    from ckptcheck.reports.render import build_report, render_markdown
+    from ckptcheck.specs.spec import Spec
+
+    from conftest import catalog_run
+
+    e = entry("FLINK-38614-end-of-data-before-committables")
+    md = render_markdown(build_report([(catalog_run(e.name), Spec(e.design, e.scope))], title="t", command="c"))
+    flat = md.replace("\n    ", " ")
+    assert "its endInput emits the committable of checkpoint 1 ({(0,0)})" in flat
+    assert "commits and emits the committed committables of checkpoint 1" in flat
