@@ -583,8 +583,8 @@ def w_end_of_input_committables(m, prev: World, a, nxt: World) -> str | None:
         t = lid.get(x.task)
         if t is None or m.sink_v2[t] != "writer":
             continue
-        last, eoi, _ = nxt.tasks[t].sink
-        if eoi and last == x.seq:
+        sink = nxt.tasks[t].sink  # () while deployed FINISHED_ON_RESTORE
+        if sink and sink[1] and sink[0] == x.seq:
             return (f"{m.global_names[x.task]}'s end-of-input committable (checkpoint {x.seq}, record"
                     f" {rec(x.records[0])}) was committed")
     return None
@@ -594,7 +594,7 @@ def w_committer_holds_end_of_data(m, prev: World, a, nxt: World) -> str | None:
     """A Sink V2 committer holds EndOfData back until its final committables were emitted
     (the fix of FLINK-38614)."""
     for t, part in enumerate(m.sink_v2):
-        if part == "committer" and nxt.tasks[t].sink[1] and not prev.tasks[t].sink[1]:
+        if part == "committer" and m.committer.holds_end_of_data(nxt.tasks[t]) and not m.committer.holds_end_of_data(prev.tasks[t]):
             return f"{m.topo.names[t]} holds EndOfData back: committables of checkpoint {nxt.tasks[t].sink[0][0][0]} not yet emitted"
     return None
 
