@@ -50,6 +50,7 @@ from .actions import (
 )
 from .design import COMPONENTS, Design
 from .scope import Scope
+from .sinkv2 import COMMITTER, GLOBAL_COMMITTER
 from .task import priority_index
 from .topology import Exchange, Expanded, Pattern, Role
 from .tx import Tx
@@ -161,7 +162,7 @@ class FlinkModel:
         for t in range(topo.n_tasks):
             v = topo.vertex(t)
             if v.sink_v2:
-                out.append(v.sink_v2 == "committer")
+                out.append(v.sink_v2 == COMMITTER)
             else:
                 out.append(v.role is Role.SINK or (v.role is Role.OPERATOR and bool(v.state)))
         return tuple(out)
@@ -189,7 +190,7 @@ class FlinkModel:
         ok = []
         for t in range(topo.n_tasks):
             edges = [topo.job.edges[topo.channels[c].edge] for c in topo.inputs[t]]
-            internal = topo.vertex(t).sink_v2 in ("committer", "global-committer")  # A.10: sink-internal edges
+            internal = topo.vertex(t).sink_v2 in (COMMITTER, GLOBAL_COMMITTER)  # A.10: sink-internal edges
             ok.append(self.unaligned and bool(edges) and not internal and all(
                 (e.pattern is Pattern.ALL_TO_ALL or pointwise_ok) and e.exchange is Exchange.PIPELINED for e in edges))
         return tuple(ok)

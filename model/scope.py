@@ -44,7 +44,8 @@ class Scope:
     def _check_rescale(self) -> None:
         """``rescale`` names non-source vertices of the job and a new parallelism for each, within
         its max parallelism (which a restore keeps, as Flink requires); union state is refused
-        (its restore depends on what the operator selects from the whole list), and so is a
+        (its restore depends on what the operator selects from the whole list), so is a Sink V2
+        operator (``model.sinkv2``: committables name their writer by subtask), and so is a
         vertex with a split enumerator after a rescaled one (the enumerator names its readers by
         subtask id)."""
         if not isinstance(self.rescale, tuple):
@@ -66,6 +67,8 @@ class Scope:
                 raise ValueError(f"{where}: {name!r} is a source; rescaling sources (split reassignment) is not modelled")
             if StateKind.UNION in v.state:
                 raise ValueError(f"{where}: {name!r} has union list state; rescaling it is not modelled")
+            if v.sink_v2:
+                raise ValueError(f"{where}: {name!r} is the {v.sink_v2} of a Sink V2 sink; rescaling it is not modelled")
             if not 1 <= p <= v.max_p:
                 raise ValueError(f"{where}: parallelism must be in 1..{v.max_p} (the max parallelism of {name!r}), got {p}")
             if p == v.parallelism:

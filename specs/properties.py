@@ -552,8 +552,7 @@ def _outlives_upstream(design, scope) -> bool:
     if not (scope.bounded and design.checkpoints_after_tasks_finish):
         return False
     job = scope.job
-    return (any(v.sink_v2 == "global-committer" for v in job.vertices) or scope.max_lost_notifications > 0
-            or not nx.is_weakly_connected(job.graph))
+    return _post_commit(design, scope) or scope.max_lost_notifications > 0 or not nx.is_weakly_connected(job.graph)
 
 
 def _parallel(scope) -> bool:
@@ -684,8 +683,9 @@ def w_completes_before_restore(m, prev: World, a, nxt: World) -> str | None:
 def w_union_state_abort(m, prev: World, a, nxt: World) -> str | None:
     """A checkpoint every task acknowledged aborts: a vertex with union list state would be
     partly finished in it (``PartialFinishingNotSupportedByStateException``, TASK_CLOSING).
-    An acknowledgement aborts a checkpoint for no other reason."""
-    if type(a) is not Ack or not prev.coord.pending or nxt.coord.pending:
+    Without declines (a regional checkpoint may abort at its last acknowledgement,
+    ``RegionalCheckpointHandler.try_complete``) an acknowledgement aborts for no other reason."""
+    if type(a) is not Ack or not prev.coord.pending or nxt.coord.pending or prev.coord.pending.declined:
         return None
     if nxt.coord.completed_count > prev.coord.completed_count:
         return None

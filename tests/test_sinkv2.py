@@ -173,3 +173,11 @@ def test_the_flink_38614_trace_reads_as_the_bug():
     flat = md.replace("\n    ", " ")
     assert "its endInput emits the committable of checkpoint 1 ({(0,0)})" in flat
     assert "commits and emits the committed committables of checkpoint 1" in flat
+
+
+def test_a_scope_that_rescales_a_sink_v2_operator_is_refused():
+    """``model.sinkv2`` does not model rescaling a Sink V2 sink; the scope says so at once."""
+    from ckptcheck.specs.scopes import scope
+
+    with pytest.raises(ValueError, match="committer of a Sink V2 sink; rescaling it is not modelled"):
+        scope("sink-v2-2x2", rescale=(("committer", 1),), max_rescales=1)
