@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from ckptcheck.model.design import KNOBS
+from ckptcheck.model.protocol import scope_conflict
 from ckptcheck.model.scope import Scope
 from ckptcheck.specs.catalog import CATALOG, all_designs
 from ckptcheck.specs.designs import PRESETS, load_design
@@ -259,6 +260,8 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
                    help="0: every record its own key (default); K: the records of a split share K keys, and per-key order is checked")
     g.add_argument("--staggered-triggers", action=argparse.BooleanOptionalAction, default=None,
                    help="each task's trigger RPC arrives in a step of its own (default: as in the design's default scope)")
+    g.add_argument("--stop-with-savepoint", choices=("drain", "no-drain"), default=None,
+                   help="the user may stop the job once with a savepoint, with --drain or without (then resume from it)")
     g.add_argument("--rescales", type=_nonneg, default=None,
                    help="restarts at another parallelism (default 1 with --rescale; each toggles between the two)")
 
@@ -280,7 +283,11 @@ def _scope_from_args(args, design) -> Scope:
         return default if value is None else value
 
     try:
-        return _scope(args, d, name, job, pick)
+        scope = _scope(args, d, name, job, pick)
+        problem = scope_conflict(design, scope)
+        if problem:
+            raise ValueError(problem.replace("scope.stop_with_savepoint", "--stop-with-savepoint"))
+        return scope
     except ValueError as e:  # a limit the job cannot take (--rescale naming a source, ...)
         field, _, msg = str(e).partition(": ")
         raise InputError("options", field.replace("scope.rescale", "--rescale").replace("scope.repattern", "--repattern"),
@@ -305,6 +312,7 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
         repattern=tuple(args.repattern) if args.repattern else (d.repattern if args.job is None and not args.rescale else ()),
         keys_per_split=pick(args.keys_per_split, d.keys_per_split),
         staggered_triggers=pick(args.staggered_triggers, d.staggered_triggers),
+        stop_with_savepoint=pick(args.stop_with_savepoint, d.stop_with_savepoint),
     )
 
 

@@ -7,7 +7,7 @@ Each state carries the world's variables plus ``action``, the action that led to
 
 from __future__ import annotations
 
-from ckptcheck.model.world import BARRIER, CANCEL, COMMITTED, EOD, NOTIFY_NAMES, REC, RECOVERED_INPUT, STATUS_NAMES, World
+from ckptcheck.model.world import BARRIER, CANCEL, COMMITTED, EOD, EOD_NO_DRAIN, NOTIFY_NAMES, REC, RECOVERED_INPUT, STATUS_NAMES, World
 
 from .trace import ReplayOutcome
 
@@ -25,6 +25,8 @@ def _item(it) -> dict | str:
         return {"unalignedBarrier": it[1]} if len(it) == 3 else {"barrier": it[1]}
     if it[0] == CANCEL:
         return {"cancelCheckpointMarker": it[1]}
+    if it == EOD_NO_DRAIN:
+        return "EndOfData(NO_DRAIN)"
     return "EndOfData" if it == EOD else "EndOfPartition"
 
 
@@ -65,7 +67,7 @@ def world_to_itf(topo, w: World) -> dict:
         "channels": {topo.channel_name(c): [_item(it) for it in items] for c, items in enumerate(w.channels)},
         "coordinator": {
             "nextId": w.coord.next_id,
-            "pending": {"id": pend.id, "acked": [names[t] for t, _ in pend.acked]} if pend else {},
+            "pending": [{"id": p.id, "acked": [names[t] for t, _ in p.acked]} for p in pend],
             "store": [
                 {
                     "id": c.id,

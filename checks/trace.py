@@ -17,7 +17,7 @@ from typing import Any
 
 from ckptcheck.model.actions import Rescale
 from ckptcheck.model.design import COMPONENTS, Design
-from ckptcheck.model.scope import SCOPE_LIMITS, Scope
+from ckptcheck.model.scope import SCOPE_LIMITS, STOP_MODES, Scope
 from ckptcheck.specs.designs import BASELINE, check_knob
 from ckptcheck.specs.errors import InputError, did_you_mean
 from ckptcheck.specs.jobs import job_from_dict
@@ -155,6 +155,11 @@ def scope_from_trace(d: Any, source: str) -> Scope:
             if not isinstance(d[k], bool):
                 raise InputError(source, f"scope.{k}", f"expected true or false, got {d[k]!r}")
             kwargs[k] = d[k]
+    if "stop_with_savepoint" in d:
+        if d["stop_with_savepoint"] not in STOP_MODES:
+            raise InputError(source, "scope.stop_with_savepoint",
+                             f"expected one of {', '.join(repr(x) for x in STOP_MODES)}, got {d['stop_with_savepoint']!r}")
+        kwargs["stop_with_savepoint"] = d["stop_with_savepoint"]
     if d.get("rescale"):
         r = d["rescale"]
         if not isinstance(r, list) or not all(isinstance(x, list) and len(x) == 2 for x in r):

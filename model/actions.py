@@ -116,6 +116,32 @@ class Notify(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class TriggerAfterClose(Action):
+    """A subtask that is ready to finish closes its mailbox before the trigger RPC of
+    ``checkpoint`` reaches it (staggered triggers): it finishes, and declines the RPC
+    (TASK_CLOSING, not counted)."""
+
+    task: int
+    checkpoint: int
+    _task_fields: ClassVar = ("task",)
+
+
+@dataclass(frozen=True, slots=True)
+class StopWithSavepoint(Action):
+    """The user stops the job with a savepoint (``flink stop``, with ``--drain`` or without, as
+    the scope says): the coordinator triggers synchronous savepoint ``checkpoint``."""
+
+    checkpoint: int
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeFromSavepoint(Action):
+    """The user starts the job again from the stop's savepoint ``checkpoint``."""
+
+    checkpoint: int
+
+
+@dataclass(frozen=True, slots=True)
 class Restore(Action):
     """Failed subtasks are redeployed with the state of checkpoint ``checkpoint`` (0: none)."""
 
@@ -199,6 +225,9 @@ ACTION_TYPES: dict[str, type[Action]] = {
         TriggerCheckpoint,
         Ack,
         Notify,
+        TriggerAfterClose,
+        StopWithSavepoint,
+        ResumeFromSavepoint,
         Restore,
         Rescale,
         Decline,

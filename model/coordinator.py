@@ -9,11 +9,20 @@ Abstractions (each keeps the behaviour the properties can observe):
   loses no observable ordering).  Barriers are then carried by the channels, FIFO behind data.
 - The checkpoint id, the trigger plan and the failure counter are exact (ref §5, §6); timers
   are not modelled: a timeout is a fault action that may fire while a checkpoint is pending.
-- Only ``max-concurrent-checkpoints = 1`` (Flink's default) is modelled.
+- ``max-concurrent-checkpoints`` is the design's ``max_concurrent_checkpoints`` (Flink's default
+  1); ``min-pause`` is 0 (no clocks).  With more than one, a completion aborts every older
+  pending checkpoint (``dropSubsumedCheckpoints``, CHECKPOINT_SUBSUMED, not counted) before it
+  notifies the tasks.  Not modelled together: FLIP-600's regional handler (its force flag is
+  per coordinator) and the aligned-timeout mode (a task keeps one snapshot waiting for its
+  timeoutable barriers to leave); designs combining them are refused.
 - Acknowledgements in flight are a set: each is an RPC of its own (``acknowledgeCheckpoint``
   from the task's ``AsyncCheckpointRunnable``), so the coordinator may receive those of
-  different tasks in any order; a task's own acks arrive in checkpoint order.  The model keeps
-  them sorted by (task, checkpoint) and offers ``Ack`` for each task's first one.  (An earlier
+  different tasks in any order.  With one concurrent checkpoint a task's own acks arrive in
+  checkpoint order: the model keeps them sorted by (task, checkpoint) and offers ``Ack`` for
+  each task's first one (a second one in flight is for a checkpoint already aborted, discarded
+  in either order).  With more, the asynchronous parts of one task's snapshots run on a thread
+  pool (``SubtaskCheckpointCoordinatorImpl.asyncOperationsThreadPool``), so any ack in flight
+  may arrive next, and a later checkpoint can complete first and subsume an older one.  (An earlier
   version queued them in one FIFO in snapshot order; at a trigger that order was subtask index
   order, a tie-break Flink does not have, which also made symmetry reduction unsound.)
 - The operator coordinators (split enumerators) snapshot at trigger, before the tasks.
@@ -27,7 +36,9 @@ from .component import Component
 from .topology import Pattern, StateKind
 from .tx import Tx
 from .world import (
+    DRAIN,
     EMPTY_SNAPSHOT,
+    NO_DRAIN,
     FAILED,
     FINISHED,
     NOTIFY_ABORT,
@@ -35,6 +46,7 @@ from .world import (
     NOTIFY_TRIGGER,
     RUNNING,
     Completed,
+    Coordinator,
     Pending,
     Snapshot,
     World,
@@ -96,7 +108,9 @@ class CheckpointCoordinator(Component):
         count, so every such extra trigger follows a fault (a lost notification, an abort, a
         failure) and their number is bounded by the fault budget.
         """
-        if w.coord.pending:  # max-concurrent-checkpoints = 1
+        if len(w.coord.pending) >= self.design.max_concurrent_checkpoints:  # CheckpointRequestDecider
+            return False
+        if w.coord.stop:  # a stop-with-savepoint stopped the checkpoint scheduler
             return False
         tasks = w.tasks
         running = False
@@ -141,23 +155,69 @@ class CheckpointCoordinator(Component):
         to_trigger, waiting, finished = self.tasks_to_trigger(tx.tasks)
         global_only = self.regional.must_be_global(tx)
         pending = Pending(cp, waiting, finished, (), 0, global_only, coord.unassigned)
-        tx.coord = coord._replace(next_id=cp + 1, pending=pending)
+        tx.coord = coord._replace(next_id=cp + 1, pending=coord.pending + (pending,))
+        self.trigger_tasks(tx, to_trigger, cp, 0)
+        self.store.retain(tx)
+
+    def trigger_tasks(self, tx: Tx, to_trigger: list[int], cp: int, savepoint: int) -> None:
+        """``triggerTasks``: the trigger RPC to each task of the plan, carrying the checkpoint
+        type (``savepoint``: 0, or a stop's DRAIN or NO_DRAIN); queued when staggered."""
         if self.scope.staggered_triggers:
-            msg = (NOTIFY_TRIGGER, cp, 0, 0)
+            msg = (NOTIFY_TRIGGER, cp, savepoint, 0)
             for t in to_trigger:
                 ts = tx.tasks[t]
                 tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
-            self.store.retain(tx)
             return
         not_ready = []
         for t in to_trigger:
             if self.task.not_ready_for_trigger(tx, t):
                 not_ready.append(t)
             else:
-                self.task.trigger(tx, t, cp)
+                self.task.trigger(tx, t, cp, savepoint)
         for t in not_ready:
             self.receive_decline(tx, t, cp, counted=False)  # CHECKPOINT_DECLINED_TASK_NOT_READY
+
+    # stop-with-savepoint ------------------------------------------------------------------------
+    def can_stop(self, w: World) -> bool:
+        """May the user stop the job with a savepoint now?  Once per scope that allows it, with
+        every task that has not finished RUNNING (``checkTasksStarted``) and one running."""
+        if not self.scope.stop_with_savepoint or w.used.stops or w.coord.stop:
+            return False
+        running = False
+        for ts in w.tasks:
+            if ts.status == FAILED:
+                return False
+            running = running or ts.status == RUNNING
+        return running
+
+    def stop_with_savepoint(self, tx: Tx) -> None:
+        """``SchedulerBase.stopWithSavepoint``: stop the checkpoint scheduler, which aborts every
+        pending checkpoint (``CHECKPOINT_COORDINATOR_SUSPEND``, not counted, the tasks told),
+        then ``triggerSynchronousSavepoint``: a savepoint of type terminate (``--drain``) or
+        suspend, always aligned, triggered like a checkpoint (the plan's sources, or tasks
+        whose producers finished).  A source that gets it stops reading
+        (``SourceOperatorStreamTask.triggerStopWithSavepointAsync``), sends EndOfData with the
+        stop mode, then the barrier (``SourceReader.stop``).  The records no source will read
+        any more are kept in ``Coordinator.stop``: with ``--drain`` the job ends without them.
+        Abstraction: the savepoint is never queued behind a trigger in flight (the trigger is
+        atomic here)."""
+        for p in tx.coord.pending:
+            self.notify_aborted(tx, p)
+        coord = tx.coord
+        mode = DRAIN if self.scope.stop_with_savepoint == "drain" else NO_DRAIN
+        cp = coord.next_id
+        to_trigger, waiting, finished = self.tasks_to_trigger(tx.tasks)
+        pending = Pending(cp, waiting, finished, (), 0, False, coord.unassigned, mode)
+        tx.coord = coord._replace(next_id=cp + 1, pending=(pending,), stop=(cp, mode, ()))
+        tx.used = tx.used._replace(stops=tx.used.stops + 1)
+        self.trigger_tasks(tx, to_trigger, cp, mode)
         self.store.retain(tx)
+
+    def stop_failed(self, tx: Tx) -> None:
+        """The stop's savepoint was aborted: ``StopWithSavepointTerminationHandlerImpl``
+        restarts the checkpoint scheduler (``terminateExceptionally``) and the job runs on;
+        its sources read again after the restore that follows."""
+        tx.coord = tx.coord._replace(stop=())
 
     # acks and declines --------------------------------------------------------------------------
     def drop_ack(self, tx: Tx, t: int, cp: int, keep_file: bool = False) -> Snapshot | None:
@@ -178,13 +238,13 @@ class CheckpointCoordinator(Component):
         """``receiveAcknowledgeMessage``: an ack for an unknown or aborted checkpoint discards
         its state (ref §6); the last ack completes the checkpoint."""
         snap = self.drop_ack(tx, t, cp, keep_file=True)
-        pending = tx.coord.pending
-        if not pending or pending.id != cp or not pending.waiting >> t & 1:
+        pending = pending_of(tx.coord, cp)
+        if pending is None or not pending.waiting >> t & 1:
             tx.files = remove_sorted(tx.files, (cp, t))
             return
         acked = tuple(sorted(pending.acked + ((t, snap),)))
-        tx.coord = tx.coord._replace(pending=pending._replace(acked=acked))
-        self.maybe_finalize(tx)
+        put_pending(tx, pending._replace(acked=acked))
+        self.maybe_finalize(tx, cp)
 
     def receive_decline(self, tx: Tx, t: int, cp: int, counted: bool = True) -> None:
         """``receiveDeclineMessage``: the pending checkpoint aborts, unless regional checkpoints
@@ -192,24 +252,25 @@ class CheckpointCoordinator(Component):
         failed snapshot (``counted``), not a decline on a cancellation marker, a subsumed
         checkpoint or a task not ready (ref §6).  A decline of a checkpoint no longer pending
         is ignored."""
-        pending = tx.coord.pending
-        if not pending or pending.id != cp or not pending.waiting >> t & 1:
+        pending = pending_of(tx.coord, cp)
+        if pending is None or not pending.waiting >> t & 1:
             return
         self.drop_ack(tx, t, cp)
         if self.design.regional_checkpoints:
-            self.regional.on_decline(tx, t)
+            self.regional.on_decline(tx, t, cp)
         else:
-            self.abort(tx, counted=counted)
+            self.abort(tx, cp, counted=counted)
 
-    def maybe_finalize(self, tx: Tx) -> None:
-        """Every task of the plan acked (or, regionally, acked or declined): complete."""
-        pending = tx.coord.pending
+    def maybe_finalize(self, tx: Tx, cp: int) -> None:
+        """Every task of checkpoint ``cp``'s plan acked (or, regionally, acked or declined):
+        complete."""
+        pending = pending_of(tx.coord, cp)
         if len(pending.acked) + bin(pending.declined).count("1") != bin(pending.waiting).count("1"):
             return
         if pending.declined:
             self.regional.try_complete(tx, pending)
         elif self.partly_finished_union_vertex(tx, pending) is not None:
-            self.abort(tx, counted=False)  # PartialFinishingNotSupportedByStateException: CHECKPOINT_DECLINED_TASK_CLOSING
+            self.abort(tx, cp, counted=False)  # PartialFinishingNotSupportedByStateException: CHECKPOINT_DECLINED_TASK_CLOSING
         else:
             self.complete(tx, pending)
 
@@ -243,7 +304,9 @@ class CheckpointCoordinator(Component):
     # completion and abort -----------------------------------------------------------------------
     def complete(self, tx: Tx, pending: Pending) -> None:
         """``completePendingCheckpoint`` (ref §6): store, subsume, reset the failure counter,
-        then ``notifyCheckpointComplete`` to every task of the plan."""
+        abort the older pending checkpoints (``dropSubsumedCheckpoints``: CHECKPOINT_SUBSUMED,
+        not counted, their tasks told), then ``notifyCheckpointComplete`` to every task of the
+        plan."""
         n = self.topo.n_tasks
         acked = dict(pending.acked)
         snaps = tuple(
@@ -253,15 +316,29 @@ class CheckpointCoordinator(Component):
         files = tuple((pending.id, t) for t in sorted(acked))
         enum, assignments = self.enumerator.state_in_checkpoint(tx.coord, pending, set(), 0)
         coord = tx.coord
+        if pending.savepoint:
+            # a savepoint is not added to the store; a synchronous one still notifies the tasks
+            # (``cleanupAfterCompletedCheckpoint``), which commit and finish
+            tx.coord = coord._replace(assignments=assignments, pending=tuple(p for p in coord.pending if p.id != pending.id),
+                                      savepoint=Completed(pending.id, snaps, files, (), False, enum))
+            msg = (NOTIFY_COMPLETE, pending.id, 0, 0)
+            for t in range(n):
+                if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
+                    ts = tx.tasks[t]
+                    tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+            return
         tx.coord = coord._replace(
             assignments=assignments,
-            pending=(),
+            pending=tuple(p for p in coord.pending if p.id > pending.id),
             store=coord.store + (Completed(pending.id, snaps, files, (), False, enum),),
             failed_count=0,
             completed_count=coord.completed_count + 1,
             consecutive_regional=0,
             force_global=False,
         )
+        for older in coord.pending:
+            if older.id < pending.id:
+                self.notify_aborted(tx, older)
         subsumed = self.store.retain(tx)
         msg = (NOTIFY_COMPLETE, pending.id, 0, subsumed)
         for t in range(n):
@@ -299,19 +376,38 @@ class CheckpointCoordinator(Component):
                 msg = (NOTIFY_ABORT, pending.id, self.latest_completed_for(store, t), 0)
                 tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
 
-    def abort(self, tx: Tx, counted: bool) -> None:
-        """``abortPendingCheckpoint``: tell the tasks, and let the ``CheckpointFailureManager``
-        count it; past ``tolerable_failed_checkpoints`` the job fails over globally."""
+    def abort(self, tx: Tx, cp: int, counted: bool) -> None:
+        """``abortPendingCheckpoint`` of ``cp``: tell the tasks, and let the
+        ``CheckpointFailureManager`` count it; past ``tolerable_failed_checkpoints`` the job
+        fails over globally."""
         coord = tx.coord
+        if pending_of(coord, cp).savepoint:
+            self.abort_savepoint(tx, cp)
+            return
         failed = coord.failed_count + (1 if counted else 0)
         fails_job = self.over_tolerable(failed)
         # the global failover below empties every inbox: its notices would be dropped unread
-        self.notify_aborted(tx, coord.pending, skip=self.everyone if fails_job else frozenset())
-        tx.coord = coord._replace(pending=(), failed_count=failed)
+        self.notify_aborted(tx, pending_of(coord, cp), skip=self.everyone if fails_job else frozenset())
+        tx.coord = coord._replace(pending=tuple(p for p in coord.pending if p.id != cp), failed_count=failed)
         if fails_job:
             # "Exceeded checkpoint tolerable failure threshold": the job fails over globally
             tx.coord = tx.coord._replace(failed_count=0)
             self.failover.fail(tx, self.everyone)
+        self.store.retain(tx)
+
+    def abort_savepoint(self, tx: Tx, cp: int) -> None:
+        """The stop's synchronous savepoint aborts (a decline, or its timeout).  A task-level
+        failure fails the job (``CheckpointFailureManager.handleTaskLevelCheckpointException``:
+        a synchronous savepoint calls ``failJob``, uncounted); a job-level one (expired) is
+        not counted, but its abort notices make every task that registered the savepoint
+        fail (``StreamTask.notifyCheckpointAbortAsync``: "Stop-with-savepoint failed").
+        Either way the model fails the job over globally.  Abstraction: in a job of several
+        regions, a timeout may restart only the regions whose tasks had seen the savepoint."""
+        p = pending_of(tx.coord, cp)
+        tx.files = remove_sorted(tx.files, *((cp, t) for t, _ in p.acked))
+        tx.coord = tx.coord._replace(pending=tuple(x for x in tx.coord.pending if x.id != cp))
+        self.stop_failed(tx)
+        self.failover.fail(tx, self.everyone)
         self.store.retain(tx)
 
     @cached_property
@@ -324,24 +420,43 @@ class CheckpointCoordinator(Component):
         ``tolerable_failed_checkpoints`` (the job then fails over globally)?"""
         return failed > self.design.tolerable_failed_checkpoints
 
-    def decline_fails_job(self, w: World) -> bool:
+    def decline_fails_job(self, w: World, cp: int) -> bool:
         """Does a counted decline of the pending checkpoint fail the whole job over, whichever
         subtask declines?  A decline aborts it (FLIP-600: only a forced global one) and the
         abort goes over ``tolerable_failed_checkpoints``.  Then the successor does not depend
         on who declined: the failover cancels every subtask and drops every ack in flight,
         the decliner's too; ``FlinkModel.step`` computes such declines once per world."""
-        if self.design.regional_checkpoints and not w.coord.pending.global_only:
+        if self.design.regional_checkpoints and not pending_of(w.coord, cp).global_only:
             return False
         return self.over_tolerable(w.coord.failed_count + 1)
 
-    def on_timeout(self, tx: Tx) -> None:
-        """The pending checkpoint's timer fires (``CHECKPOINT_EXPIRED``): abort, counted."""
-        self.abort(tx, counted=True)
+    def on_timeout(self, tx: Tx, cp: int) -> None:
+        """Pending checkpoint ``cp``'s timer fires (``CHECKPOINT_EXPIRED``): abort, counted."""
+        self.abort(tx, cp, counted=True)
 
     def abort_for_failover(self, tx: Tx, victims: frozenset[int]) -> None:
-        """``abortPendingCheckpoints(JOB_FAILOVER_REGION)`` on a failover: not counted by the
-        failure manager; the cancelled tasks are not told."""
-        pending = tx.coord.pending
-        if pending:
+        """``abortPendingCheckpoints(JOB_FAILOVER_REGION)`` on a failover: every pending
+        checkpoint, not counted by the failure manager; the cancelled tasks are not told."""
+        if any(p.savepoint for p in tx.coord.pending):
+            # the stop's savepoint fails: every task that registered it fails on the abort
+            # notice ("Stop-with-savepoint failed"), and the scheduler runs checkpoints again
+            self.stop_failed(tx)
+            self.failover.fail(tx, frozenset(t for t, ts in enumerate(tx.tasks) if ts.status == RUNNING))
+            victims = frozenset(t for t, ts in enumerate(tx.tasks) if ts.status == FAILED)
+        for pending in tx.coord.pending:
             self.notify_aborted(tx, pending, skip=victims)
+        if tx.coord.pending:
             tx.coord = tx.coord._replace(pending=())
+
+
+def pending_of(coord: Coordinator, cp: int) -> Pending | None:
+    """The pending checkpoint ``cp``, or ``None`` (completed, aborted or never triggered)."""
+    for p in coord.pending:
+        if p.id == cp:
+            return p
+    return None
+
+
+def put_pending(tx: Tx, p: Pending) -> None:
+    """Replace the pending checkpoint with ``p``'s id by ``p``."""
+    tx.coord = tx.coord._replace(pending=tuple(p if x.id == p.id else x for x in tx.coord.pending))

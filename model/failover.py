@@ -26,7 +26,7 @@ from .component import Component
 from .sinkv2 import COMMITTER, GLOBAL_COMMITTER
 from .topology import Role
 from .tx import Tx
-from .world import EMPTY_SNAPSHOT, EOD, FAILED, FINISHED, Snapshot, World, remove_sorted
+from .world import EMPTY_SNAPSHOT, EOD, FAILED, FINISHED, NO_DRAIN, Snapshot, World, remove_sorted
 
 
 class FailoverStrategy(Component):
@@ -59,15 +59,40 @@ class FailoverStrategy(Component):
         checkpoint before the restore is possible only within the scope's timeout budget."""
         for t in victims:
             tx.tasks[t] = tx.tasks[t]._replace(status=FAILED, inbox=())
-        pending = tx.coord.pending
-        keep = pending.id if pending else -1
-        dropped = [a for a in tx.acks if a[0] in victims and a[1] != keep]
+        keep = {p.id for p in tx.coord.pending}
+        dropped = [a for a in tx.acks if a[0] in victims and a[1] not in keep]
         if dropped:  # acks of a checkpoint no longer pending: discarded when they arrive, dropped here
-            tx.acks = tuple(a for a in tx.acks if a[0] not in victims or a[1] == keep)
+            tx.acks = tuple(a for a in tx.acks if a[0] not in victims or a[1] in keep)
             tx.files = remove_sorted(tx.files, *((a[1], a[0]) for a in dropped))
         for ch in self.topo.channels:
             if ch.producer in victims or ch.consumer in victims:
                 tx.channels[ch.id] = ()
+
+    def may_resume_from_savepoint(self, w: World) -> bool:
+        """After the stop's savepoint completed: the user resumes from it once the job stopped
+        without ``--drain`` (every subtask finished), or once a failure ended the job: a task
+        that does not finish after the savepoint fails the job for good
+        (``StopWithSavepointTerminationHandlerImpl``: ``StopWithSavepointStoppingException``,
+        not recoverable; its message asks the user to restart from the savepoint)."""
+        tasks = w.tasks
+        if any(ts.status == FAILED for ts in tasks):
+            return True
+        return w.coord.stop[1] == NO_DRAIN and all(ts.status == FINISHED for ts in tasks)
+
+    def resume_from_savepoint(self, tx: Tx) -> None:
+        """The user runs the job again from the stop's savepoint (``--fromSavepoint``, NO_CLAIM:
+        Flink never deletes its files): a new job whose store holds only the savepoint, every
+        subtask deployed with its state (``restore``); the old job's acknowledgements and
+        records in flight are gone, and checkpoint ids continue after the savepoint."""
+        sp = tx.coord.savepoint
+        for t, ts in enumerate(tx.tasks):
+            tx.tasks[t] = ts._replace(status=FAILED, inbox=())
+        for c in range(len(tx.channels)):
+            tx.channels[c] = ()
+        tx.files = remove_sorted(tx.files, *((cp, t) for t, cp, _ in tx.acks))
+        tx.acks = ()
+        tx.coord = tx.coord._replace(store=(sp._replace(unclaimed=True),), pending=(), stop=(), savepoint=(), failed_count=0)
+        self.restore(tx)
 
     def restore_checkpoint(self, w: World) -> int:
         """The checkpoint failed subtasks are restored from: the latest completed (0: none)."""

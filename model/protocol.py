@@ -45,7 +45,10 @@ from .actions import (
     Notify,
     Rescale,
     Restore,
+    ResumeFromSavepoint,
+    StopWithSavepoint,
     Timeout,
+    TriggerAfterClose,
     TriggerCheckpoint,
 )
 from .design import COMPONENTS, Design
@@ -55,6 +58,21 @@ from .task import priority_index
 from .topology import Exchange, Expanded, Pattern, Role
 from .tx import Tx
 from .world import EMPTY_SNAPSHOT, FAILED, NOTIFY_NAMES, NOTIFY_TRIGGER, REC, RECOVERED_INPUT, RUNNING, Budget, Coordinator, World
+
+
+def scope_conflict(design: Design, scope: Scope) -> str:
+    """Why the model cannot check ``design`` in ``scope``, or "".  A stop-with-savepoint is
+    modelled for aligned designs without FLIP-600 that take checkpoints after tasks finish: a
+    savepoint is always aligned (``CheckpointOptions.forConfig``), which the unaligned modes'
+    barriers do not record, and the regional handler has no rule for a synchronous savepoint."""
+    if scope.stop_with_savepoint:
+        if design.checkpoint_mode != "aligned":
+            return f"scope.stop_with_savepoint: not modelled with checkpoint_mode {design.checkpoint_mode!r} (use an aligned design)"
+        if design.regional_checkpoints:
+            return "scope.stop_with_savepoint: not modelled with regional_checkpoints"
+        if not design.checkpoints_after_tasks_finish:
+            return "scope.stop_with_savepoint: not modelled without checkpoints_after_tasks_finish"
+    return ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +92,9 @@ class FlinkModel:
         # fails the job over globally not on t at all: the successors of one world for the same
         # effect are computed once (the last world's, by identity)
         object.__setattr__(self, "_fail_memo", (None, {}))
+        problem = scope_conflict(self.design, self.scope)
+        if problem:
+            raise ValueError(problem)
         parts = {name: getattr(self.design, name)(self) for name in COMPONENTS}
         for part in parts.values():
             for name, peer in parts.items():
@@ -277,7 +298,9 @@ class FlinkModel:
                 out.append(Deliver(ch.id))
         if self.coordinator.can_trigger(w):
             out.append(TriggerCheckpoint(w.coord.next_id))
-        if w.acks:
+        if w.acks and self.design.max_concurrent_checkpoints > 1:
+            out.extend(Ack(t, cp) for t, cp, _ in w.acks)  # concurrent async parts: any order
+        elif w.acks:
             first: dict[int, int] = {}
             for t, cp, _ in w.acks:
                 if t not in first:
@@ -288,20 +311,28 @@ class FlinkModel:
             if ts.inbox:
                 kind, cp = ts.inbox[0][:2]
                 out.append(Notify(t, cp, NOTIFY_NAMES[kind]))
+                if kind == NOTIFY_TRIGGER and self.task.ready_to_finish(w, t):
+                    out.append(TriggerAfterClose(t, cp))
         any_failed = any(ts.status == FAILED for ts in tasks)
-        if any_failed:
+        if w.coord.savepoint:  # the stop's savepoint completed: a failure now ends the job
+            if self.failover.may_resume_from_savepoint(w):
+                out.append(ResumeFromSavepoint(w.coord.savepoint.id))
+        elif any_failed:
             out.append(Restore(self.failover.restore_checkpoint(w)))
+        if self.coordinator.can_stop(w):
+            out.append(StopWithSavepoint(w.coord.next_id))
         used = w.used
         if used.rescales < scope.max_rescales and self.failover.may_rescale(w):
             out.append(Rescale(w.coord.store[-1].id))
         # faults
         pending = w.coord.pending
         if pending and used.declines < scope.max_declines:
+            ids = {p.id for p in pending}
             for t, cp, _ in w.acks:
-                if cp == pending.id and tasks[t].status == RUNNING:
+                if cp in ids and tasks[t].status == RUNNING:
                     out.append(Decline(t, cp))
         if pending and used.timeouts < scope.max_timeouts:
-            out.append(Timeout(pending.id))
+            out.extend(Timeout(p.id) for p in pending)
         if used.failures < scope.max_failures and not any_failed:
             for t, ts in enumerate(tasks):
                 if ts.status == RUNNING:
@@ -416,6 +447,12 @@ class FlinkModel:
             self.coordinator.receive_acknowledge(tx, a.task, a.checkpoint)
         elif kind is Notify:
             self.task.notify(tx, a.task)
+        elif kind is TriggerAfterClose:
+            self.task.trigger_after_close(tx, a.task)
+        elif kind is StopWithSavepoint:
+            self.coordinator.stop_with_savepoint(tx)
+        elif kind is ResumeFromSavepoint:
+            self.failover.resume_from_savepoint(tx)
         elif kind is TriggerCheckpoint:
             self.coordinator.trigger(tx)
         elif kind is EndOfInput:
@@ -427,7 +464,7 @@ class FlinkModel:
         elif kind is AssignSplit:
             self.enumerator.assign(tx, a.task, a.split)
         elif kind is Decline:
-            key = "global decline" if self._decline_memo and self.coordinator.decline_fails_job(w) else None
+            key = ("global decline", a.checkpoint) if self._decline_memo and self.coordinator.decline_fails_job(w, a.checkpoint) else None
             if key is not None:
                 memo = self._fail_memo
                 if memo[0] is w and key in memo[1]:
@@ -438,7 +475,7 @@ class FlinkModel:
                 return self._remember(w, key, tx.freeze())
         elif kind is Timeout:
             tx.used = tx.used._replace(timeouts=tx.used.timeouts + 1)
-            self.coordinator.on_timeout(tx)
+            self.coordinator.on_timeout(tx, a.checkpoint)
         elif kind is FailTask:
             victims = self.failover.tasks_to_restart(a.task)
             memo = self._fail_memo

@@ -8,7 +8,8 @@ region takes its state (and files) from the latest completed checkpoint, tagged
 checkpoint global (tier 1); a forced global checkpoint that fails aborts (tier 2); once every
 source is exhausted the next checkpoint must be global.
 
-Abstractions: a decline is the only regional failure (a timeout always aborts); the failure
+Abstractions: one pending checkpoint at a time (``max_concurrent_checkpoints`` 1: designs with
+more are refused, since the force flags are per coordinator, review row 39); a decline is the only regional failure (a timeout always aborts); the failure
 ratio counts the regions of ``regions()``; the enumerator's state correction is
 ``SplitEnumerator.state_in_checkpoint``.
 """
@@ -16,6 +17,7 @@ ratio counts the regions of ``regions()``; the enumerator's state correction is
 from __future__ import annotations
 
 from .component import Component
+from .coordinator import pending_of, put_pending
 from .tx import Tx
 from .world import (
     EMPTY_SNAPSHOT,
@@ -56,19 +58,19 @@ class RegionalCheckpointHandler(Component):
             tasks[t].ended or tasks[t].status == FINISHED for t in self.topo.sources
         )
 
-    def on_decline(self, tx: Tx, t: int) -> None:
+    def on_decline(self, tx: Tx, t: int, cp: int) -> None:
         """A decline in regional mode.  A forced global checkpoint aborts; tier 2 (seed 000: "the
         checkpoint is aborted normally ... The counter is then reset") resets the counter when
         ``forced_global_failure_resets_counter``.  Otherwise the checkpoint waits until every
         task acked or declined."""
-        pending = tx.coord.pending
+        pending = pending_of(tx.coord, cp)
         if pending.global_only:
             if tx.coord.force_global and self.design.forced_global_failure_resets_counter:
                 tx.coord = tx.coord._replace(consecutive_regional=0, force_global=False)
-            self.coordinator.abort(tx, counted=True)
+            self.coordinator.abort(tx, cp, counted=True)
             return
-        tx.coord = tx.coord._replace(pending=pending._replace(declined=pending.declined | 1 << t))
-        self.coordinator.maybe_finalize(tx)
+        put_pending(tx, pending._replace(declined=pending.declined | 1 << t))
+        self.coordinator.maybe_finalize(tx, cp)
 
     def try_complete(self, tx: Tx, pending: Pending) -> None:
         """``tryCompleteRegionalCheckpoint`` (reference 8.1).
@@ -84,12 +86,12 @@ class RegionalCheckpointHandler(Component):
         failed = [r for r in regions if any(pending.declined >> t & 1 for t in r)]
         store = tx.coord.store
         if len(regions) <= 1 or 100 * len(failed) > self.design.max_failed_region_percent * len(regions) or not store:
-            self.coordinator.abort(tx, counted=True)
+            self.coordinator.abort(tx, pending.id, counted=True)
             return
         in_failed = set().union(*failed)
         failed_readers = in_failed.intersection(self.enumerator.readers)
         if failed_readers and self.design.coordinator_region_fallback == "abort":
-            self.coordinator.abort(tx, counted=True)
+            self.coordinator.abort(tx, pending.id, counted=True)
             return
         fallback = store[-1]
         snaps, refs, files = self.mixed_state(tx, pending, in_failed, fallback)
@@ -100,7 +102,7 @@ class RegionalCheckpointHandler(Component):
         count = coord.consecutive_regional + 1
         tx.coord = coord._replace(
             assignments=assignments,
-            pending=(),
+            pending=tuple(p for p in coord.pending if p.id != pending.id),
             store=coord.store + (Completed(pending.id, tuple(snaps), tuple(sorted(files)), tuple(refs), False, enum),),
             failed_count=0,
             completed_count=coord.completed_count + 1,

@@ -8,6 +8,11 @@ from typing import Any
 from .topology import JobGraph, Role, StateKind, edge_name
 
 
+# scope fields that are not non-negative limits
+NOT_LIMITS = ("job", "job_name", "bounded", "rescale", "repattern", "staggered_triggers", "stop_with_savepoint")
+STOP_MODES = ("", "drain", "no-drain")
+
+
 @dataclass(frozen=True)
 class Scope:
     job: JobGraph
@@ -26,10 +31,11 @@ class Scope:
     repattern: tuple = ()  # edge names (``topology.edge_name``) whose pattern the rescaled job flips (POINTWISE <-> ALL_TO_ALL)
     keys_per_split: int = 0  # 0: every record its own key; k: record (s, o) has key 1000*s + o % k (per-key order is checked)
     staggered_triggers: bool = False  # each task's trigger RPC arrives in a step of its own (False: all in the trigger's step)
+    stop_with_savepoint: str = ""  # "drain" / "no-drain": the user may stop the job once with a savepoint ("": never)
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            if f.name in ("job", "job_name", "bounded", "rescale", "repattern", "staggered_triggers"):
+            if f.name in NOT_LIMITS:
                 continue
             v = getattr(self, f.name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
@@ -37,6 +43,9 @@ class Scope:
         for name in ("bounded", "staggered_triggers"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"scope.{name}: expected true or false, got {getattr(self, name)!r}")
+        if self.stop_with_savepoint not in STOP_MODES:
+            raise ValueError(f"scope.stop_with_savepoint: expected one of {', '.join(repr(x) for x in STOP_MODES)},"
+                             f" got {self.stop_with_savepoint!r}")
         if self.records_per_split < 0:
             raise ValueError("scope.records_per_split: must be >= 0")
         self._check_rescale()
@@ -125,12 +134,12 @@ class Scope:
             + (f"; the records of a split share {self.keys_per_split} key(s)" if self.keys_per_split else "")
             + (f", input channels {self.input_buffers}" if self.input_buffers else "")
             + ("; trigger RPCs arrive one task at a time" if self.staggered_triggers else "")
+            + (f"; the user may stop the job with a savepoint ({'--drain' if self.stop_with_savepoint == 'drain' else 'without --drain'})"
+               if self.stop_with_savepoint else "")
             + (f"; at most {self.max_rescales} rescale(s) to " + ", ".join(f"{n} at {p}" for n, p in self.rescale)
                if self.max_rescales else "")
             + (f", flipping the pattern of {', '.join(self.repattern)}" if self.max_rescales and self.repattern else "")
         )
 
 
-SCOPE_LIMITS = tuple(
-    f.name for f in fields(Scope) if f.name not in ("job", "job_name", "bounded", "rescale", "repattern", "staggered_triggers")
-)
+SCOPE_LIMITS = tuple(f.name for f in fields(Scope) if f.name not in NOT_LIMITS)

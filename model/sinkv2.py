@@ -67,7 +67,7 @@ from __future__ import annotations
 
 from .component import Component
 from .tx import Tx
-from .world import COMMITTABLE, COMMITTED, EOD, Snapshot, TaskState, Txn, add_sorted
+from .world import COMMITTABLE, COMMITTED, Snapshot, TaskState, Txn, add_sorted
 
 WRITER = "writer"
 COMMITTER = "committer"
@@ -189,7 +189,7 @@ class CommitterOperator(Component):
         collector, held = ts.sink
         if held and not collector:
             tx.tasks[t] = ts._replace(sink=((), False))
-            tx.push(self.model.all_out[t], EOD)
+            tx.push(self.model.all_out[t], self.task.end_of_data_item(ts))
 
     def holds_end_of_data(self, ts: TaskState) -> bool:
         """Is EndOfData held back (the task may not finish: its consumers would never get it)?"""

@@ -22,7 +22,7 @@ from .actions import Action, AssignSplit, EmitRecord, EndOfInput
 from .component import Component
 from .topology import Role
 from .tx import Tx
-from .world import EOD, REC, RUNNING, Completed, Coordinator, Pending, World, add_sorted, remove_sorted
+from .world import DRAIN, EOD, EOD_NO_DRAIN, REC, RUNNING, Completed, Coordinator, Pending, World, add_sorted, remove_sorted
 
 
 class SourceReader(Component):
@@ -72,6 +72,29 @@ class SourceReader(Component):
         tx.push(self.model.all_out[t], EOD)
         tx.tasks[t] = tx.tasks[t]._replace(ended=True)
         self.task.maybe_finish(tx, t)
+
+    def stop(self, tx: Tx, t: int, mode: int) -> None:
+        """A stop-with-savepoint's trigger reaches a source that still reads
+        (``SourceOperatorStreamTask.triggerStopWithSavepointAsync`` -> ``SourceOperator.stop``):
+        it stops reading and sends EndOfData with the stop mode ahead of the savepoint's
+        barrier.  With DRAIN the downstream operators ``endInput`` and ``finish``, as at end
+        of input, and the records not read are never read (kept in ``Coordinator.stop``, with
+        the splits no reader of this source will take); with NO_DRAIN they do neither, and the
+        job resumes from the savepoint where the sources stopped."""
+        ts = tx.tasks[t]
+        if ts.ended:
+            return
+        if mode == DRAIN:
+            n_rec = self.scope.records_per_split
+            readers = self.enumerator.readers
+            split = ts.split if t in readers else self.topo.split_of[t]
+            unread = [(split, o) for o in range(ts.position, n_rec)] if split >= 0 else []
+            if t in readers and all(tx.tasks[u].ended or u == t for u in readers if readers[u] == readers[t]):
+                unread += [(sp, o) for sp in tx.coord.unassigned if sp in readers[t] for o in range(n_rec)]
+            cp, m, gone = tx.coord.stop
+            tx.coord = tx.coord._replace(stop=(cp, m, add_sorted(gone, *unread)))
+        tx.push(self.model.all_out[t], EOD if mode == DRAIN else EOD_NO_DRAIN)
+        tx.tasks[t] = ts._replace(ended=True, stopped=mode != DRAIN)
 
     def restore_position(self, snapshot_position: int) -> int:
         """The offset a restored source resumes at: the one stored in its split state."""

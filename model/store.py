@@ -86,7 +86,7 @@ class CompletedCheckpointStore(Component):
         otherwise)."""
         coord = tx.coord
         ids = tuple(c.id for c in coord.store)
-        pend = (coord.pending.id,) if coord.pending else ()
+        pend = tuple(p.id for p in coord.pending)
         keep = tuple(self.retained_ids(ids, self.design.num_retained))
         last_subsumed = self.file_merging_manager.last_subsumed(ids, keep)
         if self.design.retention_follows_refs:

@@ -76,30 +76,39 @@ def _snap(s: Snapshot, split_map) -> Snapshot:
 
 def _permute_coord(coord, perm: Perm, n: int):
     task_map, _chan_map, split_map = perm
-    pending = coord.pending
-    if pending:
-        pending = pending._replace(
-            waiting=_mask(pending.waiting, task_map),
-            finished=_mask(pending.finished, task_map),
-            acked=tuple(sorted((task_map[t], _snap(s, split_map)) for t, s in pending.acked)),
-            declined=_mask(pending.declined, task_map),
+    pending = tuple(
+        p._replace(
+            waiting=_mask(p.waiting, task_map),
+            finished=_mask(p.finished, task_map),
+            acked=tuple(sorted((task_map[t], _snap(s, split_map)) for t, s in p.acked)),
+            declined=_mask(p.declined, task_map),
         )
-    store = []
-    for c in coord.store:
-        snaps = [None] * n
-        refs = [0] * n if c.refs else None
-        for t, s in enumerate(c.snapshots):
-            snaps[task_map[t]] = _snap(s, split_map)
-            if refs is not None:
-                refs[task_map[t]] = c.refs[t]
-        store.append(
-            c._replace(
-                snapshots=tuple(snaps),
-                files=tuple(sorted((cp, task_map[t]) for cp, t in c.files)),
-                refs=tuple(refs) if refs is not None else (),
-            )
-        )
-    return coord._replace(pending=pending, store=tuple(store))
+        for p in coord.pending
+    )
+    store = tuple(_permute_completed(c, task_map, split_map, n) for c in coord.store)
+    if not coord.stop:
+        return coord._replace(pending=pending, store=store)
+    cp, mode, unread = coord.stop
+    return coord._replace(
+        pending=pending,
+        store=store,
+        stop=(cp, mode, _recs(unread, split_map)),
+        savepoint=_permute_completed(coord.savepoint, task_map, split_map, n) if coord.savepoint else (),
+    )
+
+
+def _permute_completed(c, task_map, split_map, n: int):
+    snaps = [None] * n
+    refs = [0] * n if c.refs else None
+    for t, s in enumerate(c.snapshots):
+        snaps[task_map[t]] = _snap(s, split_map)
+        if refs is not None:
+            refs[task_map[t]] = c.refs[t]
+    return c._replace(
+        snapshots=tuple(snaps),
+        files=tuple(sorted((cp, task_map[t]) for cp, t in c.files)),
+        refs=tuple(refs) if refs is not None else (),
+    )
 
 
 def _permute_rest(rest: tuple, perm: Perm) -> tuple:

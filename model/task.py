@@ -44,6 +44,7 @@ from .world import (
     CANCEL,
     COMMITTABLE,
     EOD,
+    EOD_NO_DRAIN,
     EOP,
     FINISHED,
     FINISHED_SNAPSHOT,
@@ -57,6 +58,7 @@ from .world import (
     RUNNING,
     Snapshot,
     TaskState,
+    World,
     add_sorted,
 )
 
@@ -137,7 +139,7 @@ class StreamTask(Component):
         if tx.tasks[ch.producer].sending:  # a barrier behind this item may have left the subpartition
             self.maybe_sent(tx, ch.producer)
         kind = item[0]
-        if (kind == REC or kind == COMMITTABLE) and tx.tasks[t].ended:
+        if (kind == REC or kind == COMMITTABLE) and tx.tasks[t].ended and not tx.tasks[t].stopped:
             return  # FinishedDataOutput: after EndOfData on every input, data is dropped (A.9 item 4)
         if kind == REC:
             if self.persists_on_poll(tx.tasks[t], bit, (item[1], item[2])):
@@ -149,8 +151,8 @@ class StreamTask(Component):
             self.barriers.on_barrier(tx, t, item[1], bit)
         elif kind == CANCEL:
             self.barriers.on_cancel(tx, t, item[1])
-        elif item == EOD:
-            self.on_end_of_data(tx, t, bit)
+        elif item == EOD or item == EOD_NO_DRAIN:
+            self.on_end_of_data(tx, t, bit, item == EOD_NO_DRAIN)
             self.maybe_finish(tx, ch.producer)  # its downstream processed all its data
         else:
             self.on_end_of_partition(tx, t, bit)
@@ -218,22 +220,39 @@ class StreamTask(Component):
             ts = ts._replace(rr=rr)
         tx.tasks[t] = ts
 
-    def on_end_of_data(self, tx: Tx, t: int, bit: int) -> None:
+    def on_end_of_data(self, tx: Tx, t: int, bit: int, stop: bool = False) -> None:
         """EndOfData on one input; once every input delivered it, the operators ``finish()``
         (a Sink V2 writer's ``endInput`` emits its last committables) and the task forwards
-        EndOfData (FLIP-147; a Sink V2 committer may hold it back, FLINK-38614)."""
+        EndOfData (FLIP-147; a Sink V2 committer may hold it back, FLINK-38614).
+
+        ``stop``: EndOfData of a stop-with-savepoint without ``--drain`` (StopMode.NO_DRAIN).
+        One such input makes the gate's mode NO_DRAIN (``SingleInputGate``:
+        ``shouldDrainOnEndOfData &= mode == DRAIN``): the operators neither ``endInput`` nor
+        ``finish`` (``StreamOperatorWrapper.finish`` returns at once), the task forwards the
+        NO_DRAIN EndOfData, and its input stays open: the status is STOPPED, not END_OF_DATA,
+        so ``StreamOneInputProcessor`` does not switch to ``FinishedDataOutput`` (a writer's
+        committables for the savepoint, sent after it, still arrive)."""
         ts = tx.tasks[t]
         eod = ts.eod | bit
-        ts = ts._replace(eod=eod)
+        ts = ts._replace(eod=eod, stopped=ts.stopped or stop)
         tx.tasks[t] = ts
         if eod == self.model.all_inputs_mask[t] and not ts.ended:
             tx.tasks[t] = ts._replace(ended=True)
             part = self.model.sink_v2[t]
+            if ts.stopped:
+                if part == COMMITTER and not self.committer.forwards_end_of_data(tx, t):
+                    return
+                tx.push(self.model.all_out[t], EOD_NO_DRAIN)
+                return
             if part == WRITER:
                 self.writer.end_input(tx, t)
             elif part == COMMITTER and not self.committer.forwards_end_of_data(tx, t):
                 return
             tx.push(self.model.all_out[t], EOD)
+
+    def end_of_data_item(self, ts: TaskState) -> tuple:
+        """The EndOfData event a task forwards: NO_DRAIN after a stop without ``--drain``."""
+        return EOD_NO_DRAIN if ts.stopped else EOD
 
     def on_end_of_partition(self, tx: Tx, t: int, bit: int) -> None:
         """EndOfPartition on one input: it no longer takes part in alignment, and the task may
@@ -331,10 +350,15 @@ class StreamTask(Component):
         tx.tasks[t] = tx.tasks[t]._replace(sending=(cp, snap._replace(outputs=tuple(outputs))))
         self.maybe_sent(tx, t)
 
-    def trigger(self, tx: Tx, t: int, cp: int) -> None:
+    def trigger(self, tx: Tx, t: int, cp: int, savepoint: int = 0) -> None:
         """The coordinator's trigger RPC (``triggerCheckpointAsync``): sources, and tasks whose
         upstreams all finished (FLIP-147), snapshot at once; in ``unaligned`` mode the barriers
-        they send are priority ones and the records they overtake are output state."""
+        they send are priority ones and the records they overtake are output state.  A stop's
+        synchronous savepoint (``savepoint``: its stop mode) first stops a source that still
+        reads (``SourceReader.stop``); savepoints are aligned (stop-with-savepoint is modelled
+        with aligned designs only)."""
+        if savepoint and t in self.topo.sources:
+            self.source.stop(tx, t, savepoint)
         if self.design.checkpoint_mode == "unaligned":
             ts = tx.tasks[t]
             live = self.model.all_inputs_mask[t] & ~ts.eop
@@ -428,35 +452,59 @@ class StreamTask(Component):
         unaligned checkpoints this matters: a final checkpoint can complete while records the
         task sent are still in flight, as channel state."""
         channels = tx.channels
-        return not any(EOD in channels[c] for c in self.model.all_out[t])
+        return not any(EOD in channels[c] or EOD_NO_DRAIN in channels[c] for c in self.model.all_out[t])
+
+    def ready_to_finish(self, tx: Tx | World, t: int) -> bool:
+        """Would the task finish now, but for a trigger RPC queued for it?  It ended, every
+        input delivered EndOfPartition, a Sink V2 committer no longer holds EndOfData back, and
+        (FLIP-147) a checkpoint taken after its end of data completed and its consumers
+        processed all its data (``StreamTask.afterInvoke``, A.9 item 3)."""
+        ts = tx.tasks[t]
+        if ts.status != RUNNING or not ts.ended or ts.eop != self.model.all_inputs_mask[t]:
+            return False
+        if self.model.sink_v2[t] == COMMITTER and self.committer.holds_end_of_data(ts):
+            return False
+        if self.design.checkpoints_after_tasks_finish:
+            return self.final_checkpoint_done(ts) and self.all_data_processed(tx, t)
+        return True
 
     def maybe_finish(self, tx: Tx, t: int) -> None:
-        """A task finishes once it ended, every input delivered EndOfPartition and (FLIP-147)
-        a checkpoint taken after its end of data completed and its consumers processed all its
-        data (``StreamTask.afterInvoke``, A.9 item 3): then it emits EndOfPartition.
+        """A task finishes once ``ready_to_finish``: then it emits EndOfPartition.
 
         Seed 004: "shutdown the task immediately after seeing first notifyCheckpointComplete(X),
         where X is any triggered checkpoint AFTER finish()".  Without FLIP-147 the task
         finishes as soon as its input ends, and a 2PC sink aborts its open transaction on
-        close().
+        close().  A trigger RPC queued for the task is served first: ``afterInvoke`` drains the
+        mailbox (``prepareClose``) while the task still runs, so a trigger that reached it
+        before is carried out (the task snapshots and acknowledges).  One that arrives after
+        the mailbox closed is declined (``TriggerAfterClose``).
         """
+        if not self.ready_to_finish(tx, t):
+            return
+        if any(m[0] == NOTIFY_TRIGGER for m in tx.tasks[t].inbox):
+            return
+        self.finish(tx, t)
+
+    def finish(self, tx: Tx, t: int) -> None:
+        """The task closes: FINISHED, its RPCs are gone, EndOfPartition on every output."""
         ts = tx.tasks[t]
-        if ts.status != RUNNING or not ts.ended or ts.eop != self.model.all_inputs_mask[t]:
-            return
-        if any(m[0] == NOTIFY_TRIGGER for m in ts.inbox):
-            # Abstraction: a trigger RPC queued for the task is served before it finishes (its
-            # mailbox drains).  What it can hide: a trigger that reaches a task already
-            # finished, which Flink answers by declining or failing the trigger.
-            return
-        if self.model.sink_v2[t] == COMMITTER and self.committer.holds_end_of_data(ts):
-            return
-        if self.design.checkpoints_after_tasks_finish:
-            if not self.final_checkpoint_done(ts) or not self.all_data_processed(tx, t):
-                return
-        elif self.model.two_pc[t]:
+        if not self.design.checkpoints_after_tasks_finish and self.model.two_pc[t]:
             self.sink.close_without_final_checkpoint(tx, t, ts)
         tx.tasks[t] = ts._replace(status=FINISHED, inbox=())
         tx.push(self.model.all_out[t], EOP)
+
+    def trigger_after_close(self, tx: Tx, t: int) -> None:
+        """The task's mailbox closed (``StreamTask.afterInvoke``: the task finishes) before the
+        trigger RPC at the head of its inbox arrived.  The RPC is declined, uncounted:
+        ``CHECKPOINT_DECLINED_TASK_CLOSING`` (``Task.triggerCheckpointBarrier``: the mailbox
+        rejects the mail), or ``TASK_CHECKPOINT_FAILURE`` once the task manager no longer knows
+        the task (``TaskExecutor.triggerCheckpoint``); either way the pending checkpoint aborts
+        and the failure manager does not count it (reference-flink-mechanics section 6,
+        "Task finishing while a checkpoint is pending").  The plan was computed while the task
+        ran: its status changed between the plan and the trigger."""
+        cp = tx.tasks[t].inbox[0][1]
+        self.finish(tx, t)
+        self.coordinator.receive_decline(tx, t, cp, counted=False)
 
     # notifications ----------------------------------------------------------------------------
     def notify(self, tx: Tx, t: int) -> None:
@@ -474,7 +522,7 @@ class StreamTask(Component):
         if subsumed:
             self.file_merging_manager.notify_subsumed(tx, t, subsumed)
         if kind == NOTIFY_TRIGGER:
-            self.on_trigger_rpc(tx, t, cp)
+            self.on_trigger_rpc(tx, t, cp, latest)  # a trigger's third field: its savepoint type
             return
         if kind == NOTIFY_COMPLETE:
             self.on_complete(tx, t, cp)
@@ -487,7 +535,7 @@ class StreamTask(Component):
             tx.tasks[t] = ts._replace(aborted=max(ts.aborted, cp))
         self.maybe_finish(tx, t)
 
-    def on_trigger_rpc(self, tx: Tx, t: int, cp: int) -> None:
+    def on_trigger_rpc(self, tx: Tx, t: int, cp: int, savepoint: int = 0) -> None:
         """A staggered trigger RPC arrives (``Task.triggerCheckpointBarrier``): a subtask not
         ready for it declines it, uncounted (``not_ready_for_trigger``); otherwise it is
         triggered.  An RPC for a checkpoint aborted meanwhile still triggers: its abort notice
@@ -495,7 +543,7 @@ class StreamTask(Component):
         if self.not_ready_for_trigger(tx, t):
             self.model.coordinator.receive_decline(tx, t, cp, counted=False)
         else:
-            self.trigger(tx, t, cp)
+            self.trigger(tx, t, cp, savepoint)
 
     def on_fallback(self, tx: Tx, t: int, cp: int, own: int) -> None:
         """FLIP-600's notice to a failed-region task: regional checkpoint ``cp`` completed with

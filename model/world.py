@@ -8,7 +8,8 @@ totally ordered (symmetry reduction picks the least permutation) and gives them 
 in every process (no ``None`` or ``str`` inside, whose hashes vary per process in Python 3.11).
 
 Channel items are small tuples: ``(REC, split, offset)``, ``(BARRIER, checkpoint)``,
-``EOD`` (EndOfData), ``EOP`` (EndOfPartition), ``(CANCEL, checkpoint)``
+``EOD`` (EndOfData), ``EOD_NO_DRAIN`` (EndOfData of a stop-with-savepoint without
+``--drain``), ``EOP`` (EndOfPartition), ``(CANCEL, checkpoint)``
 (``CancelCheckpointMarker``) and, between the operators of a Sink V2 sink,
 ``(COMMITTABLE, checkpoint, payload)`` (a ``CommittableSummary`` with its committables).
 With unaligned checkpoints two more appear: a priority
@@ -36,9 +37,14 @@ RECOVERED_INPUT = 1  # fourth field of a recovered record: the consumer's input 
 RECOVERED_OUTPUT = 2  # ... the producer's output channel state, re-sent
 BARRIER = 1
 EOD = (2,)
+EOD_NO_DRAIN = (2, 1)  # EndOfData(StopMode.NO_DRAIN): stop-with-savepoint without --drain
 EOP = (3,)
 CANCEL = 4
 COMMITTABLE = 5  # Sink V2: (COMMITTABLE, checkpoint, payload), see ``model.sinkv2``
+
+# stop modes of a stop-with-savepoint (``Pending.savepoint``, ``Coordinator.stop``)
+DRAIN = 1  # --drain: SavepointType.terminate, EndOfData(StopMode.DRAIN)
+NO_DRAIN = 2  # SavepointType.suspend, EndOfData(StopMode.NO_DRAIN)
 
 # external transaction status (a pre-committed transaction is still OPEN to the outside)
 OPEN = 0
@@ -99,6 +105,7 @@ class TaskState(NamedTuple):
     sink: tuple = ()  # Sink V2 operators: their working state (``model.sinkv2`` says what each keeps)
     discarded: tuple = ()  # ghost: see ``Snapshot.discarded``
     finished_on_restore: bool = False  # deployed FINISHED_ON_RESTORE: runs ``FinishedOperatorChain`` until a checkpoint completes
+    stopped: bool = False  # its end of data is a stop without --drain (StopMode.NO_DRAIN): no endInput/finish, data still processed
 
 
 class Pending(NamedTuple):
@@ -109,6 +116,7 @@ class Pending(NamedTuple):
     declined: int = 0  # FLIP-600: bitmask of tasks that declined (regional mode only)
     global_only: bool = False  # FLIP-600: this checkpoint may not complete regionally
     enum: tuple = ()  # the split enumerator's snapshot, taken at trigger (unassigned splits)
+    savepoint: int = 0  # a stop-with-savepoint's synchronous savepoint: DRAIN (terminate) or NO_DRAIN (suspend); 0: a checkpoint
 
 
 class Completed(NamedTuple):
@@ -122,7 +130,7 @@ class Completed(NamedTuple):
 
 class Coordinator(NamedTuple):
     next_id: int
-    pending: Pending | tuple  # () when no checkpoint is pending
+    pending: tuple  # the pending checkpoints (``Pending``), oldest first; () when none
     store: tuple  # Completed, oldest first (the CompletedCheckpointStore)
     failed_count: int  # CheckpointFailureManager's continuous failure counter
     completed_count: int
@@ -131,6 +139,8 @@ class Coordinator(NamedTuple):
     unassigned: tuple = ()  # split enumerator: splits not assigned to any reader (sorted)
     assignments: tuple = ()  # SplitAssignmentTracker: ((epoch, reader, split), ...) not yet covered by a completed checkpoint
     restore_failure: str = ""  # why the last restore could not deploy the job (Flink's exception), or ""
+    stop: tuple = ()  # a stop-with-savepoint under way or done: (savepoint id, DRAIN or NO_DRAIN, records its sources never read)
+    savepoint: tuple = ()  # the stop's completed synchronous savepoint (a ``Completed``, never in the store), or ()
 
 
 class Txn(NamedTuple):
@@ -146,6 +156,7 @@ class Budget(NamedTuple):
     timeouts: int = 0
     lost: int = 0
     rescales: int = 0  # restarts at another parallelism so far: the world's parallelism is the job's when even
+    stops: int = 0  # stop-with-savepoint requests so far
 
 
 class World(NamedTuple):

@@ -24,12 +24,15 @@ from ckptcheck.model.actions import (
     Notify,
     Rescale,
     Restore,
+    ResumeFromSavepoint,
+    StopWithSavepoint,
     Timeout,
+    TriggerAfterClose,
     TriggerCheckpoint,
 )
 from ckptcheck.model.topology import Role
 from ckptcheck.model.task import priority_index
-from ckptcheck.model.world import BARRIER, COMMITTABLE, COMMITTED, EOD, FAILED, FINISHED, REC, RECOVERED_INPUT, World
+from ckptcheck.model.world import BARRIER, COMMITTABLE, COMMITTED, EOD, EOD_NO_DRAIN, FAILED, FINISHED, REC, RECOVERED_INPUT, World
 
 COORDINATOR = "coordinator"
 
@@ -156,8 +159,11 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
             return f"{dst} receives EndOfData from {src}", ev
         if item[0] == COMMITTABLE:
             ev.append(Event(src, dst, f"committables {item[1]}", "data"))
-            dropped = " and drops them: its input has ended" if w.tasks[ch.consumer].ended else ""
+            dropped = " and drops them: its input has ended" if w.tasks[ch.consumer].ended and not w.tasks[ch.consumer].stopped else ""
             return f"{dst} receives {_committables(model, ch.producer, item)} from {src}{dropped}", ev
+        if item == EOD_NO_DRAIN:
+            ev.append(Event(src, dst, "EndOfData (no drain)", "control"))
+            return f"{dst} receives EndOfData without drain from {src}: its operators neither endInput nor finish", ev
         ev.append(Event(src, dst, "EndOfPartition", "control"))
         return f"{dst} receives EndOfPartition from {src}", ev
     if kind is TriggerCheckpoint:
@@ -168,8 +174,7 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         return f"the coordinator triggers checkpoint {a.checkpoint}; {who} snapshot at once and emit the barrier", ev
     if kind is Ack:
         ev.append(Event(names[a.task], COORDINATOR, f"ack {a.checkpoint}", "control"))
-        pend = w.coord.pending
-        if not pend or pend.id != a.checkpoint:
+        if not any(p.id == a.checkpoint for p in w.coord.pending):
             return f"the coordinator receives {names[a.task]}'s late ack of checkpoint {a.checkpoint} and discards its state", ev
         return f"the coordinator receives {names[a.task]}'s ack of checkpoint {a.checkpoint}", ev
     if kind is Notify:
@@ -243,6 +248,19 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
     if kind is LoseNotification:
         ev.append(Event(COORDINATOR, names[a.task], f"{a.kind} {a.checkpoint} (lost)", "fault"))
         return f"FAULT: the {a.kind} notification of checkpoint {a.checkpoint} to {names[a.task]} is lost", ev
+    if kind is StopWithSavepoint:
+        mode = "--drain" if nxt.coord.stop and nxt.coord.stop[1] == 1 else "without --drain"
+        ev.append(Event(COORDINATOR, None, f"stop-with-savepoint {a.checkpoint} ({mode})", "control"))
+        return (f"the user stops the job with savepoint {a.checkpoint} ({mode}): pending checkpoints are aborted, the"
+                f" sources stop reading and send EndOfData ahead of the savepoint's barrier"), ev
+    if kind is ResumeFromSavepoint:
+        ev.append(Event(COORDINATOR, None, f"resume from savepoint {a.checkpoint}", "restore"))
+        return f"the user starts the job again from savepoint {a.checkpoint}", ev
+    if kind is TriggerAfterClose:
+        ev.append(Event(COORDINATOR, names[a.task], f"trigger {a.checkpoint} (after close)", "control"))
+        ev.append(Event(names[a.task], COORDINATOR, f"decline {a.checkpoint}: TASK_CLOSING", "fault"))
+        return (f"{names[a.task]} finishes before the trigger RPC of checkpoint {a.checkpoint} reaches it; the RPC"
+                f" is declined (TASK_CLOSING, not counted) and checkpoint {a.checkpoint} aborts"), ev
     if kind is AssignSplit:
         ev.append(Event(COORDINATOR, names[a.task], f"assign split {a.split}", "control"))
         return f"the split enumerator assigns split {a.split} to {names[a.task]}", ev
@@ -280,9 +298,13 @@ def _side_effects(model, names, w: World, nxt: World, a: Action) -> list[Event]:
                             f"checkpoint {c.id} completes regionally: {who} (refCheckpointId)"))
         else:
             ev.append(Event(COORDINATOR, None, f"checkpoint {c.id} complete", "complete", f"checkpoint {c.id} completes"))
-    elif w.coord.pending and not nxt.coord.pending:
-        ev.append(Event(COORDINATOR, None, f"checkpoint {w.coord.pending.id} aborted", "fault",
-                        f"checkpoint {w.coord.pending.id} is aborted"))
+    still = {p.id for p in nxt.coord.pending}
+    done = nxt.coord.store[-1].id if nxt.coord.completed_count > w.coord.completed_count else 0
+    for p in w.coord.pending:
+        if p.id not in still and p.id != done:
+            why = f" (subsumed by checkpoint {done})" if done > p.id else ""
+            ev.append(Event(COORDINATOR, None, f"checkpoint {p.id} aborted{why}", "fault",
+                            f"checkpoint {p.id} is aborted{why}"))
     before = {(x.task, x.seq): x for x in w.txns}
     after = {(x.task, x.seq): x for x in nxt.txns}
     verb = "recovers and commits" if type(a) in (Restore, Rescale) else "commits"

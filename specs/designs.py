@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ckptcheck.model.assignment import PointwiseStateAssignment
-from ckptcheck.model.design import KNOB_BY_NAME, Design
+from ckptcheck.model.design import KNOB_BY_NAME, Design, knob_conflict
 
 from .errors import InputError, did_you_mean, read_toml
 
@@ -190,6 +190,9 @@ def design_from_dict(data: dict, source: str, default_name: str, bases: dict[str
         if key in ("based_on", "name", "description"):
             continue
         knobs[key] = check_knob(key, value, source)
+    problem = knob_conflict({**bases[base_name].knobs(), **knobs})
+    if problem:
+        raise InputError(source, "max_concurrent_checkpoints", problem)
     unchanged = [k for k, v in knobs.items() if getattr(bases[base_name], k) == v]
     if warn is not None and len(unchanged) == len(knobs):
         what = f"sets {', '.join(unchanged)} to {base_name}'s own value" if unchanged else "sets no knob"

@@ -17,13 +17,14 @@ from typing import Callable
 import networkx as nx
 
 from ckptcheck.model.assignment import RestoreFailure
-from ckptcheck.model.actions import Ack, Action, AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, Notify, Rescale, Restore, TriggerCheckpoint
+from ckptcheck.model.coordinator import pending_of
+from ckptcheck.model.actions import Ack, Action, AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, Notify, Rescale, Restore, ResumeFromSavepoint, TriggerAfterClose, TriggerCheckpoint
 from ckptcheck.model.partitioner import record_key_group
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
 from ckptcheck.model.topology import Role, StateKind, edge_name
 from ckptcheck.model.task import priority_index
-from ckptcheck.model.world import CANCEL, COMMITTABLE, COMMITTED, EOD, FAILED, FINISHED, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, RUNNING, STATUS_NAMES, Completed, World
+from ckptcheck.model.world import CANCEL, COMMITTABLE, COMMITTED, DRAIN, EOD, FAILED, FINISHED, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, RUNNING, STATUS_NAMES, Completed, World
 
 ALWAYS = "always"
 EVENTUALLY = "eventually"
@@ -381,8 +382,11 @@ def ref_chain_bounded(m: FlinkModel, w: World) -> str | None:
 def committed_output_covered(m: FlinkModel, w: World) -> str | None:
     """Every record a 2PC sink committed is covered by the latest completed checkpoint (the one
     a restore uses): it lies before its split's position there, so no restore reads it again.
-    A commit the restore point does not cover is a duplicate waiting for a failover."""
+    A commit the restore point does not cover is a duplicate waiting for a failover.  Once a
+    stop's savepoint completed, the restore point is that savepoint (the job resumes from it)."""
     store = w.coord.store
+    if w.coord.savepoint:
+        store = (w.coord.savepoint,)
     pos = m.model_of(store[-1]).source.restore_positions(store[-1]) if store else None
     two_pc = m.global_two_pc
     names = m.global_names
@@ -392,7 +396,7 @@ def committed_output_covered(m: FlinkModel, w: World) -> str | None:
         for r in x.records:
             at = pos.get(r[0], 0) if pos is not None else 0
             if r[1] >= at:
-                where = f"the latest completed checkpoint {store[-1].id} resumes split {r[0]} at offset {at}" if store else "no checkpoint has completed"
+                where = f"the latest completed {'savepoint' if w.coord.savepoint else 'checkpoint'} {store[-1].id} resumes split {r[0]} at offset {at}" if store else "no checkpoint has completed"
                 return (
                     f"{names[x.task]} committed record {rec(r)} (txn {x.seq}), but {where}:"
                     f" a restore reads it again"
@@ -475,7 +479,7 @@ def terminates_with_all_output(m: FlinkModel, w: World) -> str | None:
             else:
                 why += ", waiting for EndOfPartition on its inputs"
         pend = w.coord.pending
-        extra = f"; checkpoint {pend.id} is pending" if pend else ""
+        extra = f"; checkpoint {', '.join(str(p.id) for p in pend)} {'is' if len(pend) == 1 else 'are'} pending" if pend else ""
         return f"no progress is possible but the job has not finished: {topo.names[t]} is {why}{extra}"
     committed: dict = {}
     for x in w.txns:
@@ -483,12 +487,13 @@ def terminates_with_all_output(m: FlinkModel, w: World) -> str | None:
             for r in x.records:
                 committed[r] = committed.get(r, 0) + 1
     sinks = {v for v, x in enumerate(topo.job.vertices) if x.role is Role.SINK}
+    unread = set(w.coord.stop[2]) if w.coord.stop else set()  # stop-with-savepoint --drain: never read
     for t in topo.sources:
         if not sinks & topo.downstream_vertices[topo.vertex_of[t]]:
             continue  # a source that feeds no sink commits nothing
         sp = topo.split_of[t]
         for off in range(m.scope.records_per_split):
-            if committed.get((sp, off), 0) == 0:
+            if committed.get((sp, off), 0) == 0 and (sp, off) not in unread:
                 return f"the job finished but record {rec((sp, off))} was never committed"
     return None
 
@@ -660,9 +665,11 @@ def w_finished_subtask_restarts(m, prev: World, a, nxt: World) -> str | None:
 def w_checkpoint_survives_a_finish(m, prev: World, a, nxt: World) -> str | None:
     """Seed 004, "Do Not Cancel Pending Checkpoint on Finish": a checkpoint completes although a
     task it was triggered with finished while it was pending."""
-    if nxt.coord.completed_count <= prev.coord.completed_count or not prev.coord.pending:
+    if nxt.coord.completed_count <= prev.coord.completed_count:
         return None
-    p = prev.coord.pending
+    p = pending_of(prev.coord, nxt.coord.store[-1].id)
+    if p is None:
+        return None
     t = next((t for t, ts in enumerate(nxt.tasks) if p.waiting >> t & 1 and ts.status == FINISHED), None)
     if t is None:
         return None
@@ -680,17 +687,108 @@ def w_completes_before_restore(m, prev: World, a, nxt: World) -> str | None:
     return f"checkpoint {nxt.coord.store[-1].id} completed while {m.topo.names[t]} had failed, before the restore"
 
 
+def w_two_checkpoints_pending(m, prev: World, a, nxt: World) -> str | None:
+    """Two checkpoints are pending at once (``max_concurrent_checkpoints`` > 1)."""
+    if len(nxt.coord.pending) >= 2 > len(prev.coord.pending):
+        return f"checkpoints {' and '.join(str(p.id) for p in nxt.coord.pending)} are pending at once"
+    return None
+
+
+def w_completion_subsumes_pending(m, prev: World, a, nxt: World) -> str | None:
+    """A checkpoint completes while an older one is pending, which it aborts
+    (``dropSubsumedCheckpoints``, CHECKPOINT_SUBSUMED)."""
+    if nxt.coord.completed_count <= prev.coord.completed_count:
+        return None
+    done = nxt.coord.store[-1].id
+    older = [p.id for p in prev.coord.pending if p.id < done]
+    if not older:
+        return None
+    return f"checkpoint {done} completed first and subsumed pending checkpoint {', '.join(map(str, older))}"
+
+
+def _finishing(prev: World, nxt: World):
+    """The subtasks that finish in this step."""
+    if nxt.tasks is prev.tasks:
+        return ()
+    return tuple(t for t, ts in enumerate(nxt.tasks) if ts.status == FINISHED and prev.tasks[t].status == RUNNING)
+
+
+def w_finishes_on_later_completion(m, prev: World, a, nxt: World) -> str | None:
+    """Seed 004: a task finishes on the completion of a checkpoint later than its final one
+    ("the first notifyCheckpointComplete(X), where X is any triggered checkpoint AFTER
+    finish()"): its final checkpoint was aborted or its completion notice lost."""
+    for t in _finishing(prev, nxt):
+        p, n = prev.tasks[t], nxt.tasks[t]
+        if p.final_cp and p.notified < p.final_cp < n.notified:
+            return (f"{m.topo.names[t]} finished on the completion of checkpoint {n.notified}, later than its"
+                    f" final checkpoint {p.final_cp}")
+    return None
+
+
+def w_finishes_with_checkpoint_pending(m, prev: World, a, nxt: World) -> str | None:
+    """Seed 004's 42/43/44 scenario: a task finishes on a completion while a later checkpoint
+    it acknowledged is still pending ("If checkpoint 44 completes afterwards, it will still be
+    valid")."""
+    for t in _finishing(prev, nxt):
+        for p in nxt.coord.pending:
+            if p.waiting >> t & 1 and (any(x == t for x, _ in p.acked) or any(x[0] == t and x[1] == p.id for x in nxt.acks)):
+                return (f"{m.topo.names[t]} finished on the completion of checkpoint {nxt.tasks[t].notified} while"
+                        f" checkpoint {p.id}, which it acknowledged, is pending")
+    return None
+
+
+def w_trigger_after_close(m, prev: World, a, nxt: World) -> str | None:
+    """The status of a task changed between the plan and the trigger: it finished before the
+    trigger RPC arrived, which it declines (TASK_CLOSING, not counted)."""
+    if type(a) is TriggerAfterClose:
+        return f"{m.topo.names[a.task]} finished before the trigger RPC of checkpoint {a.checkpoint}; declined (TASK_CLOSING)"
+    return None
+
+
+def w_savepoint_completes(m, prev: World, a, nxt: World) -> str | None:
+    """A stop-with-savepoint's synchronous savepoint completes (not into the store)."""
+    if nxt.coord.savepoint and not prev.coord.savepoint:
+        mode = "--drain" if nxt.coord.stop[1] == DRAIN else "without --drain"
+        return f"the stop's savepoint {nxt.coord.savepoint.id} ({mode}) completed"
+    return None
+
+
+def w_stopped_job_finishes(m, prev: World, a, nxt: World) -> str | None:
+    """Every subtask finished after a stop-with-savepoint's savepoint completed."""
+    if nxt.coord.savepoint and w_job_finished(m, prev, a, nxt):
+        unread = len(nxt.coord.stop[2])
+        tail = f"; {unread} record(s) were never read (--drain)" if unread else ""
+        return f"the job stopped with savepoint {nxt.coord.savepoint.id}: every subtask finished{tail}"
+    return None
+
+
+def w_stop_fails(m, prev: World, a, nxt: World) -> str | None:
+    """The stop's savepoint is aborted and the job runs on (its tasks restart)."""
+    if prev.coord.stop and not nxt.coord.stop and not prev.coord.savepoint:
+        return f"the stop's savepoint {prev.coord.stop[0]} was aborted: the job fails over and runs on"
+    return None
+
+
+def w_resumed_from_savepoint(m, prev: World, a, nxt: World) -> str | None:
+    if type(a) is ResumeFromSavepoint:
+        return f"the job resumed from savepoint {a.checkpoint}"
+    return None
+
+
 def w_union_state_abort(m, prev: World, a, nxt: World) -> str | None:
     """A checkpoint every task acknowledged aborts: a vertex with union list state would be
     partly finished in it (``PartialFinishingNotSupportedByStateException``, TASK_CLOSING).
     Without declines (a regional checkpoint may abort at its last acknowledgement,
     ``RegionalCheckpointHandler.try_complete``) an acknowledgement aborts for no other reason."""
-    if type(a) is not Ack or not prev.coord.pending or nxt.coord.pending or prev.coord.pending.declined:
+    if type(a) is not Ack:
+        return None
+    p = pending_of(prev.coord, a.checkpoint)
+    if p is None or p.declined or pending_of(nxt.coord, a.checkpoint) is not None:
         return None
     if nxt.coord.completed_count > prev.coord.completed_count:
         return None
     union = [m.topo.job.vertices[v].name for v in m.coordinator.union_vertices]
-    return (f"checkpoint {prev.coord.pending.id} aborts at its last acknowledgement (TASK_CLOSING): union-state"
+    return (f"checkpoint {p.id} aborts at its last acknowledgement (TASK_CLOSING): union-state"
             f" vertex {' or '.join(union)} would be partly finished in it")
 
 
@@ -719,8 +817,8 @@ def w_restore_regional(m, prev: World, a, nxt: World) -> str | None:
 def w_forced_global(m, prev: World, a, nxt: World) -> str | None:
     """A checkpoint that was forced global (tier 1, or because the sources are exhausted)
     completes after at least one regional one."""
-    pend = prev.coord.pending
-    if nxt.coord.completed_count > prev.coord.completed_count and pend and pend.global_only and prev.coord.consecutive_regional:
+    pend = pending_of(prev.coord, nxt.coord.store[-1].id) if nxt.coord.completed_count > prev.coord.completed_count else None
+    if pend is not None and pend.global_only and prev.coord.consecutive_regional:
         why = "tier 1" if prev.coord.force_global else "every source exhausted"
         return (
             f"forced global checkpoint {nxt.coord.store[-1].id} ({why}) completed after"
@@ -1115,6 +1213,34 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              w_union_state_abort,
              lambda d, s: s.bounded and d.checkpoints_after_tasks_finish
              and any(StateKind.UNION in v.state and v.parallelism > 1 for v in s.job.vertices)),
+    Property("two-checkpoints-pending", SOMETIMES,
+             "two checkpoints are pending at once (max_concurrent_checkpoints > 1)",
+             w_two_checkpoints_pending, lambda d, s: d.max_concurrent_checkpoints > 1),
+    Property("a-completion-subsumes-a-pending-checkpoint", SOMETIMES,
+             "a checkpoint completes while an older one is pending and aborts it (CHECKPOINT_SUBSUMED)",
+             w_completion_subsumes_pending, lambda d, s: d.max_concurrent_checkpoints > 1),
+    Property("a-trigger-reaches-a-closed-task", SOMETIMES,
+             "FLIP-147: a task finishes between the plan and its trigger RPC, which it declines (TASK_CLOSING)",
+             w_trigger_after_close,
+             lambda d, s: s.bounded and s.staggered_triggers and d.checkpoints_after_tasks_finish),
+    Property("a-stop-savepoint-completes", SOMETIMES, "a stop-with-savepoint's synchronous savepoint completes",
+             w_savepoint_completes, lambda d, s: bool(s.stop_with_savepoint)),
+    Property("a-stopped-job-finishes", SOMETIMES, "every subtask finishes after a stop-with-savepoint's savepoint",
+             w_stopped_job_finishes, lambda d, s: bool(s.stop_with_savepoint)),
+    Property("a-stop-fails", SOMETIMES, "a stop-with-savepoint's savepoint aborts and the job runs on",
+             w_stop_fails, lambda d, s: bool(s.stop_with_savepoint) and (s.max_failures or s.max_declines or s.max_timeouts) > 0),
+    Property("a-job-resumes-from-its-savepoint", SOMETIMES,
+             "the job is started again from its stop's savepoint (without --drain, or after a failure ended it)",
+             w_resumed_from_savepoint, lambda d, s: s.stop_with_savepoint == "no-drain" or (bool(s.stop_with_savepoint) and s.max_failures > 0)),
+    Property("a-task-finishes-on-a-later-completion", SOMETIMES,
+             "FLIP-147: a task finishes on the completion of a checkpoint later than its final one (seed 004)",
+             w_finishes_on_later_completion,
+             lambda d, s: s.bounded and d.checkpoints_after_tasks_finish
+             and (s.max_declines or s.max_timeouts or s.max_lost_notifications) > 0),
+    Property("a-task-finishes-with-a-checkpoint-pending", SOMETIMES,
+             "FLIP-147: a task finishes while a later checkpoint it acknowledged is pending (seed 004's 42/43/44)",
+             w_finishes_with_checkpoint_pending,
+             lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and d.max_concurrent_checkpoints > 1),
     Property("end-of-input-committables-committed", SOMETIMES,
              "a Sink V2 writer's end-of-input committables (lastKnownCheckpointId + 1) are committed",
              w_end_of_input_committables, lambda d, s: _sink_v2(d, s) and s.bounded),

@@ -52,7 +52,7 @@ def test_claim_union_list_state_vertices_finish_all_at_once():
     good = check(BASELINE, e.scope, workers=2)
     assert good.complete and good.ok and good.verdict("a-union-state-abort").status == "hit"
     v = catalog_run(e.name).verdict(e.violates)
-    assert v.status == VIOLATED and "union list state of sink[0]" in v.reason
+    assert v.status == VIOLATED and "union list state of sink[" in v.reason and len(v.trace) == 22
 
 
 def test_claim_tasks_finishing_do_not_fail_pending_checkpoints():

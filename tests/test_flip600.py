@@ -81,7 +81,7 @@ def test_tier1_forces_global_and_tier2_resets():
     m, w = _regional_run(design)
     assert w.coord.force_global and w.coord.consecutive_regional == 1
     w = m.step(w, TriggerCheckpoint(3))
-    assert w.coord.pending.global_only
+    assert w.coord.pending[0].global_only
     t, cp, _ = w.acks[0]
     w = m.step(w, Decline(t, cp))
     assert not w.coord.pending, "a forced global checkpoint that fails is aborted"

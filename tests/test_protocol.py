@@ -199,7 +199,7 @@ def test_flip147_plan_triggers_a_task_whose_pointwise_producer_finished():
     r.do(TriggerCheckpoint(2))
     triggered = sorted(r.names[t] for t, cp, _ in r.w.acks if cp == 2)
     assert triggered == ["map[0]", "source[1]"]
-    pending = r.w.coord.pending
+    (pending,) = r.w.coord.pending
     assert pending.finished == 1 << src0
     assert pending.waiting == ((1 << len(r.w.tasks)) - 1) & ~(1 << src0)
 
@@ -288,7 +288,7 @@ def test_faults_computed_once_per_world_equal_the_same_faults_computed_afresh(de
                     seen.add(t)
                     nxt.append(t)
             declines = [a for a in faults if type(a) is Decline]
-            reused += len(declines) > 1 and m.coordinator.decline_fails_job(w)
+            reused += len(declines) > 1 and m.coordinator.decline_fails_job(w, declines[0].checkpoint)
         frontier = nxt
     assert reused > 0
 
