@@ -119,7 +119,8 @@ class Notify(Action):
 class TriggerAfterClose(Action):
     """A subtask that is ready to finish closes its mailbox before the trigger RPC of
     ``checkpoint`` reaches it (staggered triggers): it finishes, and declines the RPC
-    (TASK_CLOSING, not counted)."""
+    (TASK_CLOSING, not counted).  A race, not a fault, but a decline: it takes one of the
+    scope's ``max_declines``, which bounds how often a search lets it happen."""
 
     task: int
     checkpoint: int

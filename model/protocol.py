@@ -311,8 +311,8 @@ class FlinkModel:
             if ts.inbox:
                 kind, cp = ts.inbox[0][:2]
                 out.append(Notify(t, cp, NOTIFY_NAMES[kind]))
-                if kind == NOTIFY_TRIGGER and self.task.ready_to_finish(w, t):
-                    out.append(TriggerAfterClose(t, cp))
+                if kind == NOTIFY_TRIGGER and w.used.declines < scope.max_declines and self.task.ready_to_finish(w, t):
+                    out.append(TriggerAfterClose(t, cp))  # a decline: it takes the scope's decline budget
         any_failed = any(ts.status == FAILED for ts in tasks)
         if w.coord.savepoint:  # the stop's savepoint completed: a failure now ends the job
             if self.failover.may_resume_from_savepoint(w):
@@ -448,6 +448,7 @@ class FlinkModel:
         elif kind is Notify:
             self.task.notify(tx, a.task)
         elif kind is TriggerAfterClose:
+            tx.used = tx.used._replace(declines=tx.used.declines + 1)
             self.task.trigger_after_close(tx, a.task)
         elif kind is StopWithSavepoint:
             self.coordinator.stop_with_savepoint(tx)

@@ -501,10 +501,12 @@ class StreamTask(Component):
         the task (``TaskExecutor.triggerCheckpoint``); either way the pending checkpoint aborts
         and the failure manager does not count it (reference-flink-mechanics section 6,
         "Task finishing while a checkpoint is pending").  The plan was computed while the task
-        ran: its status changed between the plan and the trigger."""
-        cp = tx.tasks[t].inbox[0][1]
+        ran: its status changed between the plan and the trigger.  Every trigger RPC queued
+        behind it arrives later still, and is declined the same way."""
+        cps = [m[1] for m in tx.tasks[t].inbox if m[0] == NOTIFY_TRIGGER]
         self.finish(tx, t)
-        self.coordinator.receive_decline(tx, t, cp, counted=False)
+        for cp in cps:
+            self.coordinator.receive_decline(tx, t, cp, counted=False)
 
     # notifications ----------------------------------------------------------------------------
     def notify(self, tx: Tx, t: int) -> None:
@@ -523,6 +525,7 @@ class StreamTask(Component):
             self.file_merging_manager.notify_subsumed(tx, t, subsumed)
         if kind == NOTIFY_TRIGGER:
             self.on_trigger_rpc(tx, t, cp, latest)  # a trigger's third field: its savepoint type
+            self.maybe_finish(tx, t)  # a task that waited only for this RPC closes now
             return
         if kind == NOTIFY_COMPLETE:
             self.on_complete(tx, t, cp)

@@ -177,6 +177,14 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         if not any(p.id == a.checkpoint for p in w.coord.pending):
             return f"the coordinator receives {names[a.task]}'s late ack of checkpoint {a.checkpoint} and discards its state", ev
         return f"the coordinator receives {names[a.task]}'s ack of checkpoint {a.checkpoint}", ev
+    if kind is Notify and a.kind == "trigger":
+        ev.append(Event(COORDINATOR, names[a.task], f"trigger {a.checkpoint}", "control"))
+        acked = [cp for t, cp in _new_acks(w, nxt) if t == a.task]
+        if any(t == a.task and cp == a.checkpoint for t, cp, _ in w.acks) or acked or nxt.tasks[a.task].uc:
+            return f"the trigger RPC of checkpoint {a.checkpoint} reaches {names[a.task]}: it snapshots and emits the barrier", ev
+        if not any(p.id == a.checkpoint for p in nxt.coord.pending) and any(p.id == a.checkpoint for p in w.coord.pending):
+            return f"the trigger RPC of checkpoint {a.checkpoint} reaches {names[a.task]}, which declines it (TASK_NOT_READY)", ev
+        return f"the trigger RPC of checkpoint {a.checkpoint} reaches {names[a.task]}", ev
     if kind is Notify:
         latest = w.tasks[a.task].inbox[0][2]
         subsumed = w.tasks[a.task].inbox[0][3]

@@ -433,6 +433,8 @@ def no_data_after_end_of_data(m: FlinkModel, w: World) -> str | None:
         items = w.channels[ch.id]
         if not items:
             continue
+        if w.tasks[ch.consumer].stopped:
+            continue  # EndOfData without drain: the consumer still processes data (STOPPED, not END_OF_DATA)
         after = items.index(EOD) + 1 if EOD in items else (0 if w.tasks[ch.consumer].eod >> ch.input_index & 1 else len(items))
         late = next((x for x in items[after:] if _data_item(x)), None)
         if late is not None:
@@ -441,6 +443,26 @@ def no_data_after_end_of_data(m: FlinkModel, w: World) -> str | None:
                 f" {names[ch.consumer]} drops it once its input ended (FinishedDataOutput), so its records are never"
                 f" committed: data loss"
             )
+    return None
+
+
+def writer_input_before_end_of_input(m: FlinkModel, w: World) -> str | None:
+    """A Sink V2 writer takes no record once it reached end of input: ``processElement`` then
+    throws ``IllegalStateException`` (reference-flink-uc D.5).  A writer restores its end of
+    input from ``end_of_input_state`` (``initializeState``), so this catches a restore that
+    gives a writer that ended more input: a job resumed from a stop's ``--drain`` savepoint
+    whose sources had not read everything."""
+    topo = m.topo
+    for t, part in enumerate(m.sink_v2):
+        ts = w.tasks[t]
+        if part != "writer" or ts.status != RUNNING or not ts.sink or not ts.sink[1]:
+            continue
+        for c in topo.inputs[t]:
+            r = next((x for x in w.channels[c] if x[0] == REC), None)
+            if r is not None:
+                return (f"{topo.names[t]} reached end of input (restored: {ts.sink[0]}) but record {rec(r[1:3])} from"
+                        f" {topo.names[topo.channels[c].producer]} reaches it: SinkWriterOperator.processElement throws"
+                        f" IllegalStateException, so the job cannot run")
     return None
 
 
@@ -1168,6 +1190,13 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
         _bounded,
     ),
     Property(
+        "writer-input-before-end-of-input",
+        ALWAYS,
+        "no record reaches a Sink V2 writer after its end of input (processElement would throw IllegalStateException)",
+        writer_input_before_end_of_input,
+        lambda design, scope: any(v.sink_v2 == "writer" for v in scope.job.vertices),
+    ),
+    Property(
         "no-data-after-end-of-data",
         ALWAYS,
         "no record or committable is sent behind EndOfData, where its consumer would drop it (FinishedDataOutput)",
@@ -1222,7 +1251,7 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("a-trigger-reaches-a-closed-task", SOMETIMES,
              "FLIP-147: a task finishes between the plan and its trigger RPC, which it declines (TASK_CLOSING)",
              w_trigger_after_close,
-             lambda d, s: s.bounded and s.staggered_triggers and d.checkpoints_after_tasks_finish),
+             lambda d, s: s.bounded and s.staggered_triggers and d.checkpoints_after_tasks_finish and s.max_declines > 0),
     Property("a-stop-savepoint-completes", SOMETIMES, "a stop-with-savepoint's synchronous savepoint completes",
              w_savepoint_completes, lambda d, s: bool(s.stop_with_savepoint)),
     Property("a-stopped-job-finishes", SOMETIMES, "every subtask finishes after a stop-with-savepoint's savepoint",
@@ -1236,7 +1265,7 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              "FLIP-147: a task finishes on the completion of a checkpoint later than its final one (seed 004)",
              w_finishes_on_later_completion,
              lambda d, s: s.bounded and d.checkpoints_after_tasks_finish
-             and (s.max_declines or s.max_timeouts or s.max_lost_notifications) > 0),
+             and (s.max_lost_notifications > 0 or (s.max_declines or s.max_timeouts) > 0 and d.tolerable_failed_checkpoints > 0)),
     Property("a-task-finishes-with-a-checkpoint-pending", SOMETIMES,
              "FLIP-147: a task finishes while a later checkpoint it acknowledged is pending (seed 004's 42/43/44)",
              w_finishes_with_checkpoint_pending,

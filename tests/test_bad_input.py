@@ -245,3 +245,24 @@ def test_trace_repattern_must_be_a_list_of_edge_names(tmp_path, capsys):
     p = tmp_path / "t.json"
     p.write_text(json.dumps(doc))
     refused(["replay", str(p)], capsys, "t.json: scope.repattern: expected a list of edge names")
+
+
+def test_a_stop_with_savepoint_the_model_does_not_cover_is_refused(tmp_path, capsys):
+    refused(["check", "--design", "flink-unaligned", "--stop-with-savepoint", "drain", "--out", str(tmp_path / "r"), *TINY],
+            capsys, "--stop-with-savepoint", "checkpoint_mode 'unaligned'")
+    assert not (tmp_path / "r").exists()
+
+
+def test_concurrent_checkpoints_with_regional_ones_are_refused_in_a_design_file(tmp_path, capsys):
+    f = tmp_path / "d.toml"
+    f.write_text('based_on = "flip600-regional"\nmax_concurrent_checkpoints = 2\n')
+    refused(["check", "--design", str(f), "--out", str(tmp_path / "r"), *TINY], capsys, str(f),
+            "max_concurrent_checkpoints", "regional_checkpoints")
+
+
+def test_a_trace_with_an_unknown_stop_mode_is_refused(tmp_path, capsys):
+    doc = json.loads(TRACE.read_text())
+    doc["scope"]["stop_with_savepoint"] = "later"
+    f = tmp_path / "t.json"
+    f.write_text(json.dumps(doc))
+    refused(["replay", str(f)], capsys, str(f), "scope.stop_with_savepoint", "'drain'")

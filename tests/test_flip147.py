@@ -10,11 +10,15 @@ import pytest
 
 from ckptcheck.checks.api import check
 from ckptcheck.checks.results import VIOLATED
+from ckptcheck.model.actions import Ack, EmitRecord, EndOfInput, LoseNotification, Notify, TriggerCheckpoint
+from ckptcheck.model.protocol import FlinkModel
+from ckptcheck.model.world import COMMITTED, EMPTY_SNAPSHOT, FINISHED, FINISHED_SNAPSHOT, RUNNING, Completed
 from ckptcheck.specs.catalog import entry, flip147_scope
 from ckptcheck.specs.designs import BASELINE
-from ckptcheck.specs.scopes import flip147_default_scope
+from ckptcheck.specs.scopes import flip147_default_scope, scope
 
 from conftest import catalog_run
+from test_protocol import Run
 
 PARTIAL = ("a-checkpoint-with-a-partly-finished-vertex", "a-finished-subtask-restarts")
 
@@ -95,3 +99,83 @@ def test_a_union_abort_carrying_the_latest_completion_ends_the_wait_for_a_final_
     r = check(BASELINE, sc, workers=1, max_seconds=60)
     assert r.complete and r.ok and r.stats["states"] == 3221
     assert r.verdict("a-union-state-abort").status == "hit"
+
+
+def test_claim_finish_on_the_first_completion_of_any_checkpoint_after_finish_42_43_44():
+    """Seed 004: "shutdown the task immediately after seeing first notifyCheckpointComplete(X),
+    where X is any triggered checkpoint AFTER finish() ... If checkpoint 44 completes
+    afterwards, it will still be valid".  Verdict: HOLDS.  The seed's scenario, scripted with
+    three concurrent checkpoints: the sink ended before checkpoints 1, 2 and 3 (its final
+    checkpoint is 1); the completion of 1 is lost, so the first it sees is 2's: it commits
+    everything up to 2 and finishes with 3 pending, which it had acknowledged and which then
+    completes with its state.  Searched exhaustively in keyed-1x1 with two concurrent
+    checkpoints and a lost notification (test_concurrent), where every property holds and
+    both orders are reached."""
+    r = Run(FlinkModel(BASELINE.with_(name="concurrent-3", max_concurrent_checkpoints=3),
+                       scope("keyed-1x1", records_per_split=1, max_checkpoints=3, max_lost_notifications=1)))
+    src, sink = r.t("source[0]"), r.t("sink[0]")
+    r.do(EmitRecord(src)).do(EndOfInput(src))
+    r.do(TriggerCheckpoint(1)).do(TriggerCheckpoint(2)).do(TriggerCheckpoint(3)).drain("source[0]->sink[0]")
+    assert r.w.tasks[sink].final_cp == 1 and [p.id for p in r.w.coord.pending] == [1, 2, 3]
+    for cp in (1, 2):
+        r.do(Ack(src, cp)).do(Ack(sink, cp))
+    assert [p.id for p in r.w.coord.pending] == [3] and r.w.coord.store[-1].id == 2
+    r.do(Notify(src, 1, "complete")).drain("source[0]->sink[0]")  # source finished: EndOfPartition
+    r.do(LoseNotification(sink, 1, "complete"))
+    assert r.w.tasks[sink].status == RUNNING
+    r.do(Notify(sink, 2, "complete"))
+    assert r.w.tasks[sink].status == FINISHED, "finished on the completion of 2, a checkpoint after its final one"
+    assert [x.records for x in r.w.txns if x.status == COMMITTED] == [((0, 0),)]
+    r.acks()
+    assert r.w.coord.store[-1].id == 3 and not r.w.coord.store[-1].snapshots[sink].finished, \
+        "checkpoint 3 completes after the sink finished, with the state it acknowledged"
+
+
+def test_claim_list_state_is_not_reassigned_without_rescaling():
+    """Seed 004, ListState: "If src 1 finishes its state will be cleared. Than if after a restore
+    the state of src 2 is assigned to src 1 ... later records from such partition will
+    overtake earlier records".  Verdict: DOES NOT ARISE in Flink 2.x without rescaling: at an
+    unchanged parallelism ``RoundRobinOperatorStateRepartitioner.repartitionState`` returns
+    each subtask its own SPLIT_DISTRIBUTE list state (it redistributes only union state and
+    partly finished broadcast state), and the finished subtask gets its empty
+    ``FinishedOperatorSubtaskState``; the model's ``StateAssignmentOperation`` does the same,
+    so the reassignment the example needs never happens.  (With rescaling list state does
+    move; the model does not rescale sources.)"""
+    m = FlinkModel(BASELINE, scope("three-stage", records_per_split=2))
+    topo = m.topo
+    src0, src1, map0, map1 = (topo.task_id(n) for n in ("source[0]", "source[1]", "map[0]", "map[1]"))
+    snaps = [EMPTY_SNAPSHOT] * topo.n_tasks
+    snaps[src0] = FINISHED_SNAPSHOT
+    snaps[src1] = EMPTY_SNAPSHOT._replace(position=1)
+    snaps[map1] = EMPTY_SNAPSHOT._replace(processed=((1, 0),))
+    c = Completed(2, tuple(snaps), ())
+    got = m.assignment.snapshots(c)
+    assert got[src1].position == 1 and got[src0].finished and got[src0].position == 0, "src 1's state stays with src 1"
+    assert got[map1].processed == ((1, 0),) and got[map0].processed == ()
+
+
+def test_claim_stop_with_savepoint_drains_only_when_the_job_is_not_resumed():
+    """Seed 004: "for the first two cases [final checkpoint, stop-with-savepoint --drain], the
+    job would not be expected to be restarted, thus we should flush all the records and
+    commit all the records.  But for the third case [stop-with-savepoint], the job is expected
+    to be re-started from the savepoint, thus in this case we should not flush".  Verdict:
+    CONFIRMED, in sink-v2 with two records per split and one failure.  Without --drain no
+    operator ends its input (EndOfData NO_DRAIN), the savepoint's committables are committed
+    and the job resumed from the savepoint reads on: every property holds exhaustively
+    (17,494 states).  With --drain the writer ends its input and keeps that in its state
+    (``end_of_input_state``), so a job resumed from the drained savepoint, as the
+    ``StopWithSavepointStoppingException`` advises after a failure that followed the
+    savepoint, cannot run: its first record makes ``SinkWriterOperator.processElement`` throw
+    (12 steps).  Flink's CLI documentation: "Use the --drain flag if you want to terminate the
+    job permanently"; FLINK-30238."""
+    def sc(mode):
+        return scope("sink-v2", records_per_split=2, max_checkpoints=0, max_failures=1, max_declines=0, max_timeouts=0,
+                     max_lost_notifications=0, stop_with_savepoint=mode)
+    good = check(BASELINE, sc("no-drain"), workers=2)
+    assert good.complete and good.ok and good.stats["states"] == 17_494
+    for w in ("a-stop-savepoint-completes", "a-stopped-job-finishes", "a-job-resumes-from-its-savepoint", "a-stop-fails"):
+        assert good.verdict(w).status == "hit", w
+    drained = check(BASELINE, sc("drain"), workers=2, stop_at="writer-input-before-end-of-input")
+    v = drained.verdict("writer-input-before-end-of-input")
+    assert v.status == VIOLATED and "IllegalStateException" in v.reason and len(v.trace) == 12
+    assert any(type(a).__name__ == "ResumeFromSavepoint" for a in v.trace)

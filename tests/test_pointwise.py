@@ -128,6 +128,7 @@ def test_claim_downstream_needs_only_round_robin_holds_for_the_assignment_not_fo
 
 # -- the proposal in the state machine ------------------------------------------------------------
 
+@pytest.mark.deep
 def test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes_and_flink_2_3_cannot_restore():
     """``flink-unaligned-pointwise`` (apache/flink#28523's ``TaskStateAssignment``) in its
     default scope: restores at a new parallelism cross POINTWISE -> POINTWISE, ALL_TO_ALL ->
