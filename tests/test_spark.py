@@ -119,6 +119,7 @@ def test_spark_engine_searches_the_same_space_as_the_local_engine(tmp_path):
     assert replay(load_trace_file(str(path)), str(path)).reproduced
 
 
+@pytest.mark.deep  # kept out of the default run for its time; the deep run has it
 def test_spark_engine_from_the_command_line_and_its_refusals(tmp_path, capsys):
     from ckptcheck.checks.cli import main
 
