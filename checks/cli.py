@@ -20,7 +20,7 @@ from ckptcheck.specs.catalog import CATALOG, all_designs
 from ckptcheck.specs.designs import PRESETS, load_design
 from ckptcheck.specs.errors import InputError
 from ckptcheck.specs.jobs import JOBS, load_job
-from ckptcheck.specs.scopes import default_scope, default_scope_for, known_figures, regional_scope
+from ckptcheck.specs.scopes import default_scope, default_scope_for, flip147_concurrent_scope, known_figures, regional_scope
 from ckptcheck.specs.spec import Spec
 
 from .api import ENGINES, check, run_id, save_traces
@@ -230,10 +230,13 @@ def _add_search_options(p: argparse.ArgumentParser) -> None:
 def _add_scope_options(p: argparse.ArgumentParser) -> None:
     d = default_scope()
     r = regional_scope()
+    c = flip147_concurrent_scope()
     g = p.add_argument_group(
         "scope",
         "options left out take the design's default scope: for regional designs "
         f"{r.job_name}, {r.max_checkpoints} checkpoints, {r.max_failures} failure, {r.max_declines} decline;"
+        f" for aligned designs with concurrent checkpoints (flip147) {c.job_name}, {c.max_checkpoints} checkpoints,"
+        f" {c.max_failures} failure, {c.max_declines} decline, instant acks; the unaligned presets have their own;"
         f" otherwise {d.job_name}, {d.max_checkpoints} checkpoint, {d.max_failures} failure, {d.max_declines} decline",
     )
     g.add_argument("--job", default=None, help=f"job preset ({', '.join(JOBS)}) or a TOML job file")
@@ -260,6 +263,10 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
                    help="0: every record its own key (default); K: the records of a split share K keys, and per-key order is checked")
     g.add_argument("--staggered-triggers", action=argparse.BooleanOptionalAction, default=None,
                    help="each task's trigger RPC arrives in a step of its own (default: as in the design's default scope)")
+    g.add_argument("--instant-acks", action=argparse.BooleanOptionalAction, default=None,
+                   help="a reduction for aligned designs without FLIP-600: an acknowledgement counts when the snapshot is"
+                        " taken and the last one completes the checkpoint in a step of its own; every verdict is the"
+                        " full model's, ack order is not shown (default: as in the design's default scope)")
     g.add_argument("--stop-with-savepoint", choices=("drain", "no-drain"), default=None,
                    help="the user may stop the job once with a savepoint, with --drain or without (then resume from it)")
     g.add_argument("--rescales", type=_nonneg, default=None,
@@ -286,7 +293,8 @@ def _scope_from_args(args, design) -> Scope:
         scope = _scope(args, d, name, job, pick)
         problem = scope_conflict(design, scope)
         if problem:
-            raise ValueError(problem.replace("scope.stop_with_savepoint", "--stop-with-savepoint"))
+            raise ValueError(problem.replace("scope.stop_with_savepoint", "--stop-with-savepoint")
+                             .replace("scope.instant_acks", "--instant-acks"))
         return scope
     except ValueError as e:  # a limit the job cannot take (--rescale naming a source, ...)
         field, _, msg = str(e).partition(": ")
@@ -313,6 +321,7 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
         keys_per_split=pick(args.keys_per_split, d.keys_per_split),
         staggered_triggers=pick(args.staggered_triggers, d.staggered_triggers),
         stop_with_savepoint=pick(args.stop_with_savepoint, d.stop_with_savepoint),
+        instant_acks=pick(args.instant_acks, d.instant_acks),
     )
 
 

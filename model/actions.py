@@ -105,6 +105,14 @@ class Ack(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class LastAck(Action):
+    """With the scope's instant acks: the last acknowledgement of checkpoint ``checkpoint``
+    reaches the coordinator, which completes it (``CheckpointCoordinator.acknowledge_at_once``)."""
+
+    checkpoint: int
+
+
+@dataclass(frozen=True, slots=True)
 class Notify(Action):
     """A coordinator RPC (``complete``, ``abort``, FLIP-600's ``fallback``, or with staggered
     triggers ``trigger``) reaches a subtask."""
@@ -225,6 +233,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         AlignmentTimeout,
         TriggerCheckpoint,
         Ack,
+        LastAck,
         Notify,
         TriggerAfterClose,
         StopWithSavepoint,

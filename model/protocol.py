@@ -41,6 +41,7 @@ from .actions import (
     EmitRecord,
     EndOfInput,
     FailTask,
+    LastAck,
     LoseNotification,
     Notify,
     Rescale,
@@ -64,7 +65,16 @@ def scope_conflict(design: Design, scope: Scope) -> str:
     """Why the model cannot check ``design`` in ``scope``, or "".  A stop-with-savepoint is
     modelled for aligned designs without FLIP-600 that take checkpoints after tasks finish: a
     savepoint is always aligned (``CheckpointOptions.forConfig``), which the unaligned modes'
-    barriers do not record, and the regional handler has no rule for a synchronous savepoint."""
+    barriers do not record, and the regional handler has no rule for a synchronous savepoint.
+    Instant acks (``CheckpointCoordinator.acknowledge_at_once``) are exact only where nothing
+    but the last acknowledgement of a checkpoint acts on its arrival: not with FLIP-600's handler
+    (a decline may be the last response) nor with unaligned checkpoints (their witnesses read
+    the acknowledgement's channel state as it arrives)."""
+    if scope.instant_acks:
+        if design.regional_checkpoints:
+            return "scope.instant_acks: not exact with regional_checkpoints (the last response may be a decline)"
+        if design.checkpoint_mode != "aligned":
+            return f"scope.instant_acks: not modelled with checkpoint_mode {design.checkpoint_mode!r} (use an aligned design)"
     if scope.stop_with_savepoint:
         if design.checkpoint_mode != "aligned":
             return f"scope.stop_with_savepoint: not modelled with checkpoint_mode {design.checkpoint_mode!r} (use an aligned design)"
@@ -298,7 +308,11 @@ class FlinkModel:
                 out.append(Deliver(ch.id))
         if self.coordinator.can_trigger(w):
             out.append(TriggerCheckpoint(w.coord.next_id))
-        if w.acks and self.design.max_concurrent_checkpoints > 1:
+        if scope.instant_acks:
+            for p in w.coord.pending:
+                if len(p.acked) == bin(p.waiting).count("1"):
+                    out.append(LastAck(p.id))
+        elif w.acks and self.design.max_concurrent_checkpoints > 1:
             out.extend(Ack(t, cp) for t, cp, _ in w.acks)  # concurrent async parts: any order
         elif w.acks:
             first: dict[int, int] = {}
@@ -327,10 +341,14 @@ class FlinkModel:
         # faults
         pending = w.coord.pending
         if pending and used.declines < scope.max_declines:
-            ids = {p.id for p in pending}
-            for t, cp, _ in w.acks:
-                if cp in ids and tasks[t].status == RUNNING:
-                    out.append(Decline(t, cp))
+            if scope.instant_acks:  # an acknowledgement counted at once may still be one in flight
+                for p in pending:
+                    out.extend(Decline(t, p.id) for t, _ in p.acked if tasks[t].status == RUNNING)
+            else:
+                ids = {p.id for p in pending}
+                for t, cp, _ in w.acks:
+                    if cp in ids and tasks[t].status == RUNNING:
+                        out.append(Decline(t, cp))
         if pending and used.timeouts < scope.max_timeouts:
             out.extend(Timeout(p.id) for p in pending)
         if used.failures < scope.max_failures and not any_failed:
@@ -445,6 +463,8 @@ class FlinkModel:
             self.source.emit(tx, a.task)
         elif kind is Ack:
             self.coordinator.receive_acknowledge(tx, a.task, a.checkpoint)
+        elif kind is LastAck:
+            self.coordinator.maybe_finalize(tx, a.checkpoint)
         elif kind is Notify:
             self.task.notify(tx, a.task)
         elif kind is TriggerAfterClose:

@@ -9,7 +9,8 @@ from .topology import JobGraph, Role, StateKind, edge_name
 
 
 # scope fields that are not non-negative limits
-NOT_LIMITS = ("job", "job_name", "bounded", "rescale", "repattern", "staggered_triggers", "stop_with_savepoint")
+NOT_LIMITS = ("job", "job_name", "bounded", "rescale", "repattern", "staggered_triggers", "stop_with_savepoint",
+              "instant_acks")
 STOP_MODES = ("", "drain", "no-drain")
 
 
@@ -32,6 +33,7 @@ class Scope:
     keys_per_split: int = 0  # 0: every record its own key; k: record (s, o) has key 1000*s + o % k (per-key order is checked)
     staggered_triggers: bool = False  # each task's trigger RPC arrives in a step of its own (False: all in the trigger's step)
     stop_with_savepoint: str = ""  # "drain" / "no-drain": the user may stop the job once with a savepoint ("": never)
+    instant_acks: bool = False  # a reduction: acks count at the snapshot, the last one is a step (model.coordinator)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -40,7 +42,7 @@ class Scope:
             v = getattr(self, f.name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ValueError(f"scope.{f.name}: expected a non-negative integer, got {v!r}")
-        for name in ("bounded", "staggered_triggers"):
+        for name in ("bounded", "staggered_triggers", "instant_acks"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"scope.{name}: expected true or false, got {getattr(self, name)!r}")
         if self.stop_with_savepoint not in STOP_MODES:
@@ -134,6 +136,7 @@ class Scope:
             + (f"; the records of a split share {self.keys_per_split} key(s)" if self.keys_per_split else "")
             + (f", input channels {self.input_buffers}" if self.input_buffers else "")
             + ("; trigger RPCs arrive one task at a time" if self.staggered_triggers else "")
+            + ("; acknowledgements in flight folded into the pending checkpoint (instant acks)" if self.instant_acks else "")
             + (f"; the user may stop the job with a savepoint ({'--drain' if self.stop_with_savepoint == 'drain' else 'without --drain'})"
                if self.stop_with_savepoint else "")
             + (f"; at most {self.max_rescales} rescale(s) to " + ", ".join(f"{n} at {p}" for n, p in self.rescale)

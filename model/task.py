@@ -291,7 +291,11 @@ class StreamTask(Component):
         return Snapshot(False, ts.position, ts.processed, pending, ts.split, sink=sink, discarded=ts.discarded)
 
     def acknowledge(self, tx: Tx, t: int, cp: int, snap: Snapshot) -> None:
-        """The snapshot is written: its acknowledgement goes to the coordinator."""
+        """The snapshot is written: its acknowledgement goes to the coordinator (with the scope's
+        instant acks it counts at once, ``CheckpointCoordinator.acknowledge_at_once``)."""
+        if self.scope.instant_acks:
+            self.coordinator.acknowledge_at_once(tx, t, cp, snap)
+            return
         tx.acks = tuple(sorted(tx.acks + ((t, cp, snap),)))  # in flight: a set, see World.acks
         tx.files = add_sorted(tx.files, (cp, t))
 

@@ -20,6 +20,7 @@ from ckptcheck.model.actions import (
     EmitRecord,
     EndOfInput,
     FailTask,
+    LastAck,
     LoseNotification,
     Notify,
     Rescale,
@@ -97,9 +98,14 @@ def narrate(spec, actions: list[Action]) -> tuple[list[Step], list[World]]:
     return steps, worlds
 
 
+def _acks(w: World) -> set[tuple[int, int]]:
+    """(task, checkpoint) of every acknowledgement in flight or, with instant acks, counted."""
+    return {(t, cp) for t, cp, _ in w.acks} | {(t, p.id) for p in w.coord.pending for t, _ in p.acked}
+
+
 def _new_acks(w: World, nxt: World) -> list[tuple[int, int]]:
-    before = {(t, cp) for t, cp, _ in w.acks}
-    return [(t, cp) for t, cp, _ in nxt.acks if (t, cp) not in before]
+    before = _acks(w)
+    return sorted(x for x in _acks(nxt) if x not in before)
 
 
 def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str, list[Event]]:
@@ -177,6 +183,9 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         if not any(p.id == a.checkpoint for p in w.coord.pending):
             return f"the coordinator receives {names[a.task]}'s late ack of checkpoint {a.checkpoint} and discards its state", ev
         return f"the coordinator receives {names[a.task]}'s ack of checkpoint {a.checkpoint}", ev
+    if kind is LastAck:
+        ev.append(Event(COORDINATOR, None, f"last ack {a.checkpoint}", "control"))
+        return f"the coordinator receives the last acknowledgement of checkpoint {a.checkpoint}", ev
     if kind is Notify and a.kind == "trigger":
         ev.append(Event(COORDINATOR, names[a.task], f"trigger {a.checkpoint}", "control"))
         acked = [cp for t, cp in _new_acks(w, nxt) if t == a.task]

@@ -136,9 +136,22 @@ UNALIGNED_POINTWISE = UNALIGNED.with_(
     assignment=PointwiseStateAssignment,
 )
 
+FLIP147 = BASELINE.with_(
+    name="flip147",
+    description=(
+        "Flink's checkpointing today (flink-baseline: FLIP-147's checkpoints after tasks finish, Sink V2 "
+        "where the job has one) with max-concurrent-checkpoints 2: a checkpoint may be triggered while "
+        "another is pending, a later one may complete first and subsume it, and a finished task ends on "
+        "the first completion of any checkpoint triggered after its finish()."
+    ),
+    origin="seed 004 (FLIP-147, the 42/43/44 scenario); reference-flink-uc.md D; CheckpointRequestDecider, "
+    "CheckpointCoordinator.completePendingCheckpoint (CHECKPOINT_SUBSUMED)",
+    max_concurrent_checkpoints=2,
+)
+
 PRESETS: dict[str, Design] = {
     d.name: d for d in (BASELINE, FLIP600, FLIP600_PROPOSED, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM,
-                        UNALIGNED, UNALIGNED_TIMEOUT, UNALIGNED_POINTWISE)
+                        UNALIGNED, UNALIGNED_TIMEOUT, UNALIGNED_POINTWISE, FLIP147)
 }
 
 

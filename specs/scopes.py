@@ -81,10 +81,26 @@ def flip147_default_scope() -> Scope:
                  max_timeouts=0, max_lost_notifications=0)
 
 
+def flip147_concurrent_scope() -> Scope:
+    """The ``flip147`` preset's default (two concurrent checkpoints): FLIP-147's default job
+    with two checkpoints before end of input, so that two can be pending at once, and instant
+    acks (``CheckpointCoordinator.acknowledge_at_once``: the acknowledgements in flight are
+    folded into the pending checkpoints, which keeps every verdict and cuts the state space
+    12 to 56 times in the scopes compared).  Every FLIP-147 witness that applies is hit, the
+    concurrency ones too: two checkpoints pending, a completion subsuming the older one, a
+    task finishing while a later checkpoint it acknowledged is pending.  8,494,887 states,
+    about 9.5 minutes with 2 workers."""
+    return scope("sink-v2-keyed-2x1", records_per_split=1, max_checkpoints=2, max_failures=1, max_declines=1,
+                 max_timeouts=0, max_lost_notifications=0, instant_acks=True)
+
+
 def default_scope_for(design) -> Scope:
-    """The scope a design is checked in when the user names none."""
+    """The scope a design is checked in when the user names none.  An aligned design with
+    concurrent checkpoints gets ``flip147_concurrent_scope``."""
     if design.regional_checkpoints:
         return regional_scope()
+    if design.max_concurrent_checkpoints > 1 and design.checkpoint_mode == "aligned":
+        return flip147_concurrent_scope()
     if design.unaligned_pointwise:
         return pointwise_scope()
     return unaligned_scope() if design.checkpoint_mode != "aligned" else default_scope()
@@ -96,6 +112,7 @@ def default_scope_for(design) -> Scope:
 KNOWN_FIGURES: tuple[tuple[str, Scope, bool, str], ...] = (
     ("flink-baseline", default_scope(), False, "398,946 states, about 37 s with 2 workers"),
     ("flink-baseline", flip147_default_scope(), False, "1,337,457 states, about 82 s with 2 workers"),
+    ("flip147", flip147_concurrent_scope(), False, "8,494,887 states, about 9.5 minutes with 2 workers"),
     ("flip600-regional", regional_scope(), True, "6,218,556 states (symmetry classes), about 7.5 minutes with 2 workers"),
 )
 FLIP600_WITHOUT_SYMMETRY = ("not measured in full: at least 6,218,556 states (the number of symmetry classes; about twice that"

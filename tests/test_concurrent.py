@@ -123,7 +123,7 @@ def test_concurrent_checkpoints_hold_and_reach_every_concurrency_witness():
     r = check(CONCURRENT, scope("keyed-1x1", records_per_split=1, max_checkpoints=2, max_failures=0, max_declines=0,
                                 max_timeouts=0, max_lost_notifications=1), workers=2)
     assert r.complete and r.ok, [v.reason for v in r.violated]
-    assert r.stats["states"] == 60_165
+    assert r.stats["states"] == 10_040
     for w in ("two-checkpoints-pending", "a-completion-subsumes-a-pending-checkpoint",
               "a-task-finishes-on-a-later-completion", "a-task-finishes-with-a-checkpoint-pending"):
         assert r.verdict(w).status == "hit", w
