@@ -11,12 +11,13 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import deque
+from pathlib import Path
 
 import pytest
 
 from ckptcheck.checks.api import check
 from ckptcheck.checks.cli import main
-from ckptcheck.checks.results import VIOLATED
+from ckptcheck.checks.results import HIT, NOT_APPLICABLE, VIOLATED
 from ckptcheck.model.actions import Ack, Decline, EmitRecord, LastAck, Timeout, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel, scope_conflict
 from ckptcheck.model.world import World, remove_sorted
@@ -145,6 +146,25 @@ def test_an_instant_ack_counterexample_replays_from_its_trace(tmp_path, capsys):
     assert len(traces) == 1
     doc = json.loads(traces[0].read_text())
     assert doc["scope"]["instant_acks"] is True and any(a["type"] == "LastAck" for a in doc["actions"])
+    schema = json.loads((Path(__file__).parent.parent / "checks" / "trace.schema.json").read_text())
+    assert "instant_acks" in schema["properties"]["scope"]["properties"]
+    assert any("LastAck" in (alt["properties"]["type"].get("enum") or ()) for alt in schema["$defs"]["action"]["oneOf"])
     capsys.readouterr()
     assert main(["replay", str(traces[0])]) == 1
     assert "no-data-after-end-of-data" in capsys.readouterr().out
+
+
+@pytest.mark.deep
+def test_flip147_default_holds_with_every_witness_the_concurrency_ones_included():
+    """Issue 14's default scope with two concurrent checkpoints (the README's figure, about 9.5
+    minutes): every property holds exhaustively and every applicable witness is hit."""
+    r = check(FLIP147, flip147_concurrent_scope(), workers=2)
+    assert r.complete and r.ok, [v.reason for v in r.violated]
+    assert r.stats["states"] == 8_494_887
+    hit = {v.property for v in r.verdicts if v.status == HIT}
+    assert all(v.status == HIT for v in r.verdicts if v.kind == "sometimes" and v.status != NOT_APPLICABLE), [
+        v.property for v in r.unreached]
+    assert {"two-checkpoints-pending", "a-completion-subsumes-a-pending-checkpoint", "a-task-finishes-with-a-checkpoint-pending",
+            "a-task-triggered-after-its-producers-finished", "a-checkpoint-with-a-partly-finished-vertex",
+            "a-vertex-restored-finished", "a-checkpoint-completes-before-the-restore",
+            "end-of-input-committables-committed"} <= hit
