@@ -103,7 +103,8 @@ def test_a_late_ack_is_discarded_with_its_file_at_once():
     assert not r.w.acks and not any(f[0] == 1 for f in r.w.files)
 
 
-@pytest.mark.parametrize("name", ["FLINK-38614-end-of-data-before-committables", "union-state-finishes-partly"])
+@pytest.mark.parametrize("name", ["FLINK-38614-end-of-data-before-committables",
+                                  pytest.param("union-state-finishes-partly", marks=pytest.mark.deep)])  # 2.5 s
 def test_catalog_entries_keep_their_verdicts_with_instant_acks(name):
     """The FLIP-147 entries are found with instant acks too, by a counterexample no longer than
     the full model's (it drops the arrivals of all acks but the last), and the correct design
