@@ -119,6 +119,8 @@ class CheckpointCoordinator(Component):
             return False
         if w.coord.stop:  # a stop-with-savepoint stopped the checkpoint scheduler
             return False
+        if self.null_state.replaying(w):  # FLINK-4120: a re-inserted barrier is still on its way
+            return False
         tasks = w.tasks
         running = False
         for ts in tasks:
@@ -251,6 +253,7 @@ class CheckpointCoordinator(Component):
         if pending is None or not pending.waiting >> t & 1:
             tx.files = remove_sorted(tx.files, (cp, t))
             return
+        snap = self.null_state.on_acknowledge(tx, t, snap)
         acked = tuple(sorted(pending.acked + ((t, snap),)))
         put_pending(tx, pending._replace(acked=acked))
         self.maybe_finalize(tx, cp)
@@ -280,6 +283,7 @@ class CheckpointCoordinator(Component):
         pending = pending_of(tx.coord, cp)
         if pending is None or not pending.waiting >> t & 1:
             return
+        snap = self.null_state.on_acknowledge(tx, t, snap)
         put_pending(tx, pending._replace(acked=tuple(sorted(pending.acked + ((t, snap),)))))
         tx.files = add_sorted(tx.files, (cp, t))
 
@@ -364,10 +368,11 @@ class CheckpointCoordinator(Component):
                     ts = tx.tasks[t]
                     tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
             return
+        null_state = self.null_state.null_state_checkpoint(coord.store, pending.id, snaps) if self.null_state.active else 0
         tx.coord = coord._replace(
             assignments=assignments,
             pending=tuple(p for p in coord.pending if p.id > pending.id),
-            store=coord.store + (Completed(pending.id, snaps, files, (), False, enum),),
+            store=coord.store + (Completed(pending.id, snaps, files, (), False, enum, null_state),),
             failed_count=0,
             completed_count=coord.completed_count + 1,
             consecutive_regional=0,

@@ -19,6 +19,7 @@ from .barriers import CheckpointBarrierHandler
 from .component import Component
 from .coordinator import CheckpointCoordinator
 from .failover import FailoverStrategy
+from .nullstate import NullStateRecovery
 from .partitioner import StreamPartitioner
 from .regional import RegionalCheckpointHandler
 from .sinks import TwoPhaseCommitSink
@@ -202,6 +203,16 @@ KNOBS: tuple[Knob, ...] = (
         "jobmanager.execution.failover-strategy: restart the failed pipelined region, or the whole job",
         ("region", "full"),
     ),
+    Knob(
+        "recovery",
+        str,
+        "latest",
+        "what a restart restores: the latest completed checkpoint (Flink), or FLINK-4120's null-state recovery "
+        "(seed 001): recomputable operators' state is not persisted, the sources restart from the latest "
+        "checkpoint's null-state checkpoint and re-insert its barriers, sinks discard until they pass "
+        "(``model.nullstate``). Needs failover_strategy 'full', aligned checkpoints, no FLIP-600 and no NO_CLAIM start",
+        ("latest", "null-state"),
+    ),
 )
 
 KNOB_BY_NAME = {k.name: k for k in KNOBS}
@@ -223,6 +234,7 @@ COMPONENTS: dict[str, type[Component]] = {
     "file_merging_manager": FileMergingSnapshotManager,
     "failover": FailoverStrategy,
     "assignment": StateAssignmentOperation,
+    "null_state": NullStateRecovery,
 }
 
 
@@ -232,6 +244,13 @@ def knob_conflict(knobs: dict[str, Any]) -> str:
     regional handler keeps its force flags per coordinator, not per pending checkpoint (review
     row 39), and an aligned-timeout task keeps one snapshot waiting for its timeoutable
     barriers to leave (``TaskState.sending``)."""
+    if knobs["recovery"] == "null-state":
+        if knobs["failover_strategy"] != "full":
+            return "recovery 'null-state' restarts the whole job: set failover_strategy 'full'"
+        for name, off in (("checkpoint_mode", "aligned"), ("regional_checkpoints", False), ("no_claim_restore", False),
+                          ("file_merging", False)):
+            if knobs[name] != off:
+                return f"recovery 'null-state' is modelled only with {name} {off!r}"
     if knobs["max_concurrent_checkpoints"] > 1:
         if knobs["regional_checkpoints"]:
             return "max_concurrent_checkpoints > 1 with regional_checkpoints is not modelled (use 1)"
@@ -281,6 +300,7 @@ class Design:
     file_merging_keeps_fallback_alive: bool = True
     no_claim_restore: bool = False
     no_claim_delete_after: str = "first-checkpoint"
+    recovery: str = "latest"
     # components (compare=False: two designs differ by name and knobs; classes are recorded by name)
     partitioner: type[StreamPartitioner] = field(default=StreamPartitioner, compare=False)
     source: type[SourceReader] = field(default=SourceReader, compare=False)
@@ -297,6 +317,7 @@ class Design:
     file_merging_manager: type[FileMergingSnapshotManager] = field(default=FileMergingSnapshotManager, compare=False)
     failover: type[FailoverStrategy] = field(default=FailoverStrategy, compare=False)
     assignment: type[StateAssignmentOperation] = field(default=StateAssignmentOperation, compare=False)
+    null_state: type[NullStateRecovery] = field(default=NullStateRecovery, compare=False)
 
     def __post_init__(self) -> None:
         for name, base in COMPONENTS.items():

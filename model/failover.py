@@ -114,15 +114,23 @@ class FailoverStrategy(Component):
         (``TwoPhaseCommitSink.initialize_state``); a Sink V2 committer and global committer
         commit their restored committables at once (``initializeState``).
 
+        With FLINK-4120's null-state recovery (``model.nullstate``) the sources restart from the
+        latest checkpoint's null-state checkpoint and re-insert its barrier, recomputable
+        operators start empty, and no vertex is deployed FINISHED_ON_RESTORE.
+
         A restore Flink cannot carry out (``RestoreFailure``: a rescaled edge whose channel state
-        cannot be redistributed) deploys nothing: the tasks stay failed and the coordinator
-        keeps the reason, which ``restores-succeed`` reports.  Flink then restarts the job
+        cannot be redistributed; a null-state checkpoint the store no longer holds) deploys
+        nothing: the tasks stay failed and the coordinator keeps the reason, which ``restores-succeed`` reports.  Flink then restarts the job
         again and again from the same checkpoint, failing each time.
         """
         self.coordinator.abort_for_failover(tx, frozenset(t for t, ts in enumerate(tx.tasks) if ts.status == FAILED))
         store = tx.coord.store
         latest = store[-1] if store else None
         cp = latest.id if latest else 0
+        replay = self.null_state.plan(store) if latest is not None and self.null_state.active else None
+        if isinstance(replay, str):
+            tx.coord = tx.coord._replace(restore_failure=replay)
+            return
         try:
             snaps = self.assignment.snapshots(latest) if latest else None
             if latest is not None and self.model.unaligned:
@@ -140,7 +148,10 @@ class FailoverStrategy(Component):
         for t in victims:
             snap = snaps[t] if latest else EMPTY_SNAPSHOT
             old = tx.tasks[t]
-            if snap.finished:
+            restored = snap
+            if replay is not None:  # FLINK-4120: no FINISHED_ON_RESTORE, the sources replay
+                snap = self.null_state.restored_state(t, snap, replay)
+            elif snap.finished:
                 if fully[self.topo.vertex_of[t]]:
                     tx.tasks[t] = self.task.finished_on_restore(t, snap, cp)
                     tx.push(all_out[t], EOD)
@@ -152,6 +163,8 @@ class FailoverStrategy(Component):
             if self.model.two_pc[t]:
                 next_txn = self.sink.initialize_state(tx, t, snap)
             tx.tasks[t] = self.task.fresh(t, snap, cp, next_txn)
+            if replay is not None:
+                self.null_state.start_replay(tx, t, restored, replay)
             part = self.model.sink_v2[t]
             if part == COMMITTER:
                 self.committer.commit_and_emit(tx, t, cp)

@@ -18,6 +18,7 @@ composed of the components that hold its rules, one module per Flink component:
 | ``failover``           | ``FailoverStrategy``         | ``failover.py``   | failover strategy, restore              |
 | ``partitioner``        | ``StreamPartitioner``        | ``partitioner.py``| StreamPartitioner / ChannelSelector     |
 | ``assignment``         | ``StateAssignmentOperation`` | ``assignment.py`` | state and channel state at a new parallelism |
+| ``null_state``         | ``NullStateRecovery``        | ``nullstate.py``  | FLINK-4120 (seed 001; not in Flink)     |
 
 The design names the class of each component (a variant subclasses one and overrides one
 method); this module only builds them, lists what is enabled and dispatches each action to the
@@ -69,12 +70,20 @@ def scope_conflict(design: Design, scope: Scope) -> str:
     Instant acks (``CheckpointCoordinator.acknowledge_at_once``) are exact only where nothing
     but the last acknowledgement of a checkpoint acts on its arrival: not with FLIP-600's handler
     (a decline may be the last response) nor with unaligned checkpoints (their witnesses read
-    the acknowledgement's channel state as it arrives)."""
+    the acknowledgement's channel state as it arrives).  FLINK-4120's null-state recovery
+    (``model.nullstate``) needs a recomputable operator and has no rule for a rescale, a
+    stop-with-savepoint or a split enumerator."""
     if scope.instant_acks:
         if design.regional_checkpoints:
             return "scope.instant_acks: not exact with regional_checkpoints (the last response may be a decline)"
         if design.checkpoint_mode != "aligned":
             return f"scope.instant_acks: not modelled with checkpoint_mode {design.checkpoint_mode!r} (use an aligned design)"
+    if design.recovery == "null-state":
+        job = scope.job
+        if scope.max_rescales or scope.stop_with_savepoint or any(v.coordinator for v in job.vertices):
+            return "recovery 'null-state' is not modelled with rescaling, stop-with-savepoint or split enumerators"
+        if not any(v.window for v in job.vertices):
+            return f"recovery 'null-state' needs a recomputable operator (a vertex with window > 0) in job {scope.job_name!r}"
     if scope.stop_with_savepoint:
         if design.checkpoint_mode != "aligned":
             return f"scope.stop_with_savepoint: not modelled with checkpoint_mode {design.checkpoint_mode!r} (use an aligned design)"
@@ -184,8 +193,8 @@ class FlinkModel:
 
     @cached_property
     def stateful(self) -> tuple[bool, ...]:
-        """Subtasks whose state holds record effects: sinks, operators with state and Sink V2
-        committers.  A Sink V2 writer's committables leave it before each barrier, and a
+        """Subtasks whose state holds record effects: sinks, operators with state (a recomputable
+        window too) and Sink V2 committers.  A Sink V2 writer's committables leave it before each barrier, and a
         global committer's state trails the checkpoints (``model.sinkv2``), so neither
         holds a record effect a checkpoint must account for."""
         topo = self.topo
@@ -195,7 +204,7 @@ class FlinkModel:
             if v.sink_v2:
                 out.append(v.sink_v2 == COMMITTER)
             else:
-                out.append(v.role is Role.SINK or (v.role is Role.OPERATOR and bool(v.state)))
+                out.append(v.role is Role.SINK or (v.role is Role.OPERATOR and (bool(v.state) or v.window > 0)))
         return tuple(out)
 
     @cached_property

@@ -62,6 +62,8 @@ class SourceReader(Component):
         targets, rr = self.partitioner.route(t, rec, ts.rr)
         tx.push(targets, rec)
         tx.tasks[t] = ts._replace(position=ts.position + 1, rr=rr)
+        if ts.replay:  # FLINK-4120: a recovery's re-inserted barrier follows the record before it
+            self.null_state.maybe_reinsert(tx, t)
 
     def end_of_input(self, tx: Tx, t: int) -> None:
         """A bounded source ends: it emits EndOfData and waits for its final checkpoint.

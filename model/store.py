@@ -76,7 +76,9 @@ class CompletedCheckpointStore(Component):
         return subsumed
 
     def retain(self, tx: Tx) -> int:
-        """After an add (or abort): keep what ``retained_ids`` says, plus (FLIP-600,
+        """After an add (or abort): keep what ``retained_ids`` says, plus the latest
+        checkpoint's null-state checkpoint (FLINK-4120,
+        ``NullStateRecovery.retained_for_recovery``), plus (FLIP-600,
         ``retention_follows_refs``) the transitive closure of their refCheckpointIds; then the
         cleaner deletes the files of the checkpoints ``discard`` names.
 
@@ -88,6 +90,9 @@ class CompletedCheckpointStore(Component):
         ids = tuple(c.id for c in coord.store)
         pend = tuple(p.id for p in coord.pending)
         keep = tuple(self.retained_ids(ids, self.design.num_retained))
+        extra = self.null_state.retained_for_recovery(coord.store)  # FLINK-4120
+        if extra:
+            keep = tuple(i for i in ids if i in keep or i in extra)
         last_subsumed = self.file_merging_manager.last_subsumed(ids, keep)
         if self.design.retention_follows_refs:
             closure = ref_closure(coord.store, keep)

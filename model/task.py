@@ -54,6 +54,7 @@ from .world import (
     NOTIFY_TRIGGER,
     REC,
     RECOVERED_INPUT,
+    REPLAY,
     RECOVERED_OUTPUT,
     RUNNING,
     Snapshot,
@@ -141,6 +142,9 @@ class StreamTask(Component):
         kind = item[0]
         if (kind == REC or kind == COMMITTABLE) and tx.tasks[t].ended and not tx.tasks[t].stopped:
             return  # FinishedDataOutput: after EndOfData on every input, data is dropped (A.9 item 4)
+        replay = tx.tasks[t].replay
+        if replay and kind == REC and replay[2]:
+            return  # FLINK-4120: the state restored from the latest checkpoint already holds it
         if kind == REC:
             if self.persists_on_poll(tx.tasks[t], bit, (item[1], item[2])):
                 self.record_input(tx, t, bit, ((item[1], item[2]),))
@@ -151,6 +155,8 @@ class StreamTask(Component):
             self.barriers.on_barrier(tx, t, item[1], bit)
         elif kind == CANCEL:
             self.barriers.on_cancel(tx, t, item[1])
+        elif kind == REPLAY:
+            self.null_state.on_barrier(tx, t, item[1], bit)
         elif item == EOD or item == EOD_NO_DRAIN:
             self.on_end_of_data(tx, t, bit, item == EOD_NO_DRAIN)
             self.maybe_finish(tx, ch.producer)  # its downstream processed all its data
@@ -212,6 +218,8 @@ class StreamTask(Component):
             return
         if self.model.stateful[t]:
             ts = ts._replace(processed=add_sorted(ts.processed, r))
+            if self.null_state.windows[t]:
+                ts = ts._replace(processed=self.null_state.trim(t, ts.processed))
         if self.model.roles[t] is Role.SINK:
             self.sink.invoke(tx, t, ts, r)
         else:

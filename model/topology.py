@@ -70,6 +70,9 @@ class Vertex:
     # Sink V2 (``model.sinkv2``): "writer" (SinkWriterOperator), "committer" (CommitterOperator)
     # or "global-committer" (GlobalCommitterOperator); "" for any other vertex
     sink_v2: str = ""
+    # FLINK-4120 (``model.nullstate``): an operator whose state is recomputable from the last
+    # ``window`` records of each split it read (a sliding count window); 0: not recomputable
+    window: int = 0
 
     @cached_property
     def max_p(self) -> int:
@@ -151,6 +154,10 @@ class JobGraph:
                 raise TopologyError(f"{where}.parallelism", f"{v.parallelism} exceeds max parallelism {v.max_p}")
             if v.two_phase_commit and v.role is not Role.SINK:
                 raise TopologyError(f"{where}.two_phase_commit", "only sinks commit transactions")
+            if not isinstance(v.window, int) or isinstance(v.window, bool) or v.window < 0:
+                raise TopologyError(f"{where}.window", f"must be an integer >= 0, got {v.window!r}")
+            if v.window and (v.role is not Role.OPERATOR or v.sink_v2 or v.state):
+                raise TopologyError(f"{where}.window", "only an operator without declared state or Sink V2 part keeps a recomputable window")
             if v.sink_v2 not in SINK_V2_PARTS:
                 raise TopologyError(f"{where}.sink_v2", f"expected one of {', '.join(map(repr, SINK_V2_PARTS))}, got {v.sink_v2!r}")
             if v.sink_v2 and (v.two_phase_commit or v.state or v.coordinator):
@@ -253,7 +260,7 @@ class JobGraph:
         return Expanded(self)
 
     def describe(self) -> str:
-        parts = [f"{v.name}(P={v.parallelism})" for v in self.vertices]
+        parts = [f"{v.name}(P={v.parallelism}{f', window {v.window}' if v.window else ''})" for v in self.vertices]
         es = [f"{e.source}-{e.pattern.value.lower()}/{e.exchange.value.lower()}->{e.target}"
               + ("" if e.records == "all" else f" ({e.partitioner}, {e.records} offsets)") for e in self.edges]
         return ", ".join(parts) + ("; " + ", ".join(es) if es else "")
@@ -270,6 +277,7 @@ class JobGraph:
                     "two_phase_commit": v.two_phase_commit,
                     "coordinator": v.coordinator,
                     "sink_v2": v.sink_v2,
+                    "window": v.window,
                 }
                 for v in self.vertices
             ],

@@ -12,6 +12,8 @@ Channel items are small tuples: ``(REC, split, offset)``, ``(BARRIER, checkpoint
 ``--drain``), ``EOP`` (EndOfPartition), ``(CANCEL, checkpoint)``
 (``CancelCheckpointMarker``) and, between the operators of a Sink V2 sink,
 ``(COMMITTABLE, checkpoint, payload)`` (a ``CommittableSummary`` with its committables).
+With FLINK-4120's null-state recovery (``model.nullstate``) a restored source re-inserts the
+latest checkpoint's barrier at its original position as ``(REPLAY, checkpoint)``.
 With unaligned checkpoints two more appear: a priority
 (unaligned) barrier ``(BARRIER, checkpoint, 1)``, and a recovered record
 ``(REC, split, offset, 1)``: input channel state put back into the channel at a restore, which
@@ -41,6 +43,7 @@ EOD_NO_DRAIN = (2, 1)  # EndOfData(StopMode.NO_DRAIN): stop-with-savepoint witho
 EOP = (3,)
 CANCEL = 4
 COMMITTABLE = 5  # Sink V2: (COMMITTABLE, checkpoint, payload), see ``model.sinkv2``
+REPLAY = 6  # FLINK-4120: (REPLAY, checkpoint), the latest checkpoint's barrier re-inserted, see ``model.nullstate``
 
 # stop modes of a stop-with-savepoint (``Pending.savepoint``, ``Coordinator.stop``)
 DRAIN = 1  # --drain: SavepointType.terminate, EndOfData(StopMode.DRAIN)
@@ -69,6 +72,10 @@ class Snapshot(NamedTuple):
     # with the state of a finished subtask (``FinishedOperatorSubtaskState`` is empty), kept
     # with the subtask that restarted from it (``FailoverStrategy.finished_subtask_state``)
     discarded: tuple = ()
+    # FLINK-4120 (``model.nullstate``): the null-state watermark a recomputable operator reported
+    # with its acknowledgement, ((split, offset), ...): its state is recomputable from the
+    # records of each split at or after that offset; set when the acknowledgement is received
+    watermark: tuple = ()
 
 
 FINISHED_SNAPSHOT = Snapshot(True, 0, (), ())
@@ -106,6 +113,14 @@ class TaskState(NamedTuple):
     discarded: tuple = ()  # ghost: see ``Snapshot.discarded``
     finished_on_restore: bool = False  # deployed FINISHED_ON_RESTORE: runs ``FinishedOperatorChain`` until a checkpoint completes
     stopped: bool = False  # its end of data is a stop without --drain (StopMode.NO_DRAIN): no endInput/finish, data still processed
+    # FLINK-4120 null-state recovery under way (``model.nullstate``), () when none: a source
+    # (checkpoint, offset at which it re-inserts the checkpoint's barrier); any other task
+    # (checkpoint, the records a recomputable operator's state held in it (ghost), whether it
+    # discards records until the barrier arrived)
+    replay: tuple = ()
+    # ghost: (checkpoint, rebuilt, expected) when a recomputable operator's state, as the
+    # re-inserted barrier passed it, differed from the one the checkpoint held
+    recomputed: tuple = ()
 
 
 class Pending(NamedTuple):
@@ -126,6 +141,7 @@ class Completed(NamedTuple):
     refs: tuple = ()  # FLIP-600 refCheckpointId per task (0: its own state); () when none
     unclaimed: bool = False  # a snapshot restored in NO_CLAIM mode: Flink never deletes its files
     enum: tuple = ()  # split enumerator state: the unassigned splits (sorted), jobs with a coordinator
+    null_state: int = 0  # FLINK-4120: its null-state checkpoint (0: the job's start), see ``model.nullstate``
 
 
 class Coordinator(NamedTuple):

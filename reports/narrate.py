@@ -33,7 +33,7 @@ from ckptcheck.model.actions import (
 )
 from ckptcheck.model.topology import Role
 from ckptcheck.model.task import priority_index
-from ckptcheck.model.world import BARRIER, COMMITTABLE, COMMITTED, EOD, EOD_NO_DRAIN, FAILED, FINISHED, REC, RECOVERED_INPUT, World
+from ckptcheck.model.world import BARRIER, COMMITTABLE, COMMITTED, EOD, EOD_NO_DRAIN, FAILED, FINISHED, REC, RECOVERED_INPUT, REPLAY, World
 
 COORDINATOR = "coordinator"
 
@@ -121,7 +121,11 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
             return f"{names[t]} reads {_record_words(item)}; it has no output, so the record goes nowhere", ev
         to = ", ".join(names[topo.channels[c].consumer] for c in grown)
         ev.append(Event(names[t], None, f"emit {_rec(item)} to {to}", "data"))
-        return f"{names[t]} reads {_record_words(item)} and sends it to {to}", ev
+        tail = ""
+        if ts.replay and not nxt.tasks[t].replay:
+            ev.append(Event(names[t], None, f"re-insert barrier {ts.replay[0]}", "restore"))
+            tail = f", then re-inserts the barrier of checkpoint {ts.replay[0]} at its original position (offset {ts.replay[1]})"
+        return f"{names[t]} reads {_record_words(item)} and sends it to {to}{tail}", ev
     if kind is EndOfInput:
         ev.append(Event(names[a.task], None, "EndOfData", "control"))
         return f"{names[a.task]} reaches the end of its split and emits EndOfData", ev
@@ -131,6 +135,17 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         i = priority_index(items)
         item = items[max(i, 0)]  # a priority barrier is delivered before the head
         src, dst = names[ch.producer], names[ch.consumer]
+        if item[0] == REC and w.tasks[ch.consumer].replay and w.tasks[ch.consumer].replay[2]:
+            ev.append(Event(src, dst, f"{_rec(item)} discarded", "data"))
+            return (f"{dst} receives replayed {_record_words(item)} from {src} and discards it: its state from checkpoint"
+                    f" {w.tasks[ch.consumer].replay[0]} already holds it (the re-inserted barrier has not reached it)"), ev
+        if item[0] == REPLAY:
+            ev.append(Event(src, dst, f"re-inserted barrier {item[1]}", "restore"))
+            y = nxt.tasks[ch.consumer]
+            if y.replay:
+                return f"{dst} receives the re-inserted barrier of checkpoint {item[1]} from {src} and blocks that channel", ev
+            rebuilt = f": its state, rebuilt by the replay, holds {_recs(y.processed)}" if model.null_state.windows[ch.consumer] else ""
+            return f"{dst} receives the re-inserted barrier of checkpoint {item[1]} from {src}, forwards it and ends its replay{rebuilt}", ev
         if item[0] == REC:
             ev.append(Event(src, dst, _rec(item), "data"))
             what = ("writes it into its open transaction" if topo.vertex(ch.consumer).role is Role.SINK
@@ -249,6 +264,13 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
             else:
                 ev.append(Event(names[t], None, f"restore {a.checkpoint or '-'}", "restore"))
         tail = f": {', '.join(resumes)}" if resumes else ""
+        if a.checkpoint and model.null_state.active and not nxt.coord.restore_failure:
+            n = w.coord.store[-1].null_state
+            start = f"checkpoint {n}" if n else "the job's start"
+            tail += (f"; null-state recovery: the sources resume at the positions of {start}, the null-state checkpoint"
+                     f" of checkpoint {a.checkpoint}, and will re-insert its barrier; recomputable operators start empty")
+        if nxt.coord.restore_failure and not w.coord.restore_failure:
+            return f"the restore of checkpoint {a.checkpoint} fails: {nxt.coord.restore_failure}", ev
         return f"{len(failed)} failed subtask(s) are restored from {src}{tail}", ev
     if kind is Decline:
         ev.append(Event(names[a.task], COORDINATOR, f"decline {a.checkpoint}", "fault"))

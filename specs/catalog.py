@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ckptcheck.model.assignment import PointwiseStateAssignment, StateAssignmentOperation
 from ckptcheck.model.pointwise import ALL_TO_ALL, consumers_of
 from ckptcheck.model.coordinator import CheckpointCoordinator
+from ckptcheck.model.nullstate import NullStateRecovery
 from ckptcheck.model.design import Design
 from ckptcheck.model.regional import RegionalCheckpointHandler
 from ckptcheck.model.sinkv2 import CommitterOperator
@@ -20,7 +21,7 @@ from ckptcheck.model.task import StreamTask, priority_index
 from ckptcheck.model.world import REC, RECOVERED_INPUT
 from ckptcheck.model.scope import Scope
 
-from .designs import BASELINE, FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM, PRESETS, UNALIGNED, UNALIGNED_POINTWISE
+from .designs import BASELINE, FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM, NULL_STATE, PRESETS, UNALIGNED, UNALIGNED_POINTWISE
 from .scopes import scope
 
 
@@ -729,7 +730,99 @@ FLIP147_CATALOG: tuple[Entry, ...] = (
     ),
 )
 
-CATALOG = CATALOG + FLIP600_CATALOG + FINDINGS + UNALIGNED_CATALOG + POINTWISE_CATALOG + FLIP147_CATALOG
+def null_state_scope(instant_acks: bool = False) -> Scope:
+    """FLINK-4120 entries: one source, its recomputable window and a 2PC sink; two records,
+    two checkpoints before end of input, one failure (65,067 states; 22,239 with instant
+    acks).  Acknowledgements travel (no instant acks) where the entry reads a task when its
+    acknowledgement arrives."""
+    return scope("null-state-1x1", records_per_split=2, max_checkpoints=2, max_failures=1, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0, instant_acks=instant_acks)
+
+
+class SinksKeepReplayedRecords(NullStateRecovery):
+    """Seed 001 without "Sinks must discard all records until this barrier reaches them"."""
+
+    def discards(self, t: int) -> bool:
+        return False
+
+
+class BarrierAtRestart(NullStateRecovery):
+    """The latest checkpoint's barrier re-inserted where the source restarts (the null-state
+    checkpoint's position), not "in the position they were originally inserted"."""
+
+    def reinsert_position(self, split: int, start: int, original: int) -> int:
+        return start
+
+
+class WatermarkAtAcknowledgement(NullStateRecovery):
+    """The seed's "current null-state watermark", read when the acknowledgement reaches the
+    coordinator instead of at the snapshot: the records that were in flight behind the
+    barrier have moved the window on by then."""
+
+    def reported_watermark(self, tx, t, snap):
+        return self.watermark(tx.tasks[t].processed)
+
+
+class RetentionIgnoresNullState(NullStateRecovery):
+    """The store keeps only its ``num_retained`` newest checkpoints: the null-state checkpoint,
+    older, is subsumed and its files deleted."""
+
+    def retained_for_recovery(self, store: tuple) -> tuple[int, ...]:
+        return ()
+
+
+def _null_state(name: str, rules: type[NullStateRecovery], description: str) -> Design:
+    return NULL_STATE.with_(name=name, null_state=rules, description=description)
+
+
+NULL_STATE_CATALOG: tuple[Entry, ...] = (
+    Entry(
+        "null-state-sinks-keep-replayed-records",
+        _null_state("null-state-sinks-keep-replayed-records", SinksKeepReplayedRecords,
+                    "FLINK-4120's recovery with sinks that write the replayed records before the re-inserted barrier: "
+                    "the sink's state from the latest checkpoint already holds them, so they are committed twice."),
+        "exactly-once-output",
+        null_state_scope(),
+        "seed 001: 'Sinks must discard all records until this barrier reaches them'",
+        NULL_STATE,
+    ),
+    Entry(
+        "null-state-barrier-at-restart-position",
+        _null_state("null-state-barrier-at-restart-position", BarrierAtRestart,
+                    "FLINK-4120's recovery re-inserting the latest checkpoint's barrier where the sources restart: it "
+                    "passes the window before the replay rebuilt the state the checkpoint held."),
+        "recomputed-state-matches",
+        null_state_scope(),
+        "seed 001: 'the barriers belonging to that checkpoint must be inserted into the source streams in the "
+        "position they were originally inserted'",
+        NULL_STATE,
+    ),
+    Entry(
+        "null-state-watermark-at-acknowledgement",
+        _null_state("null-state-watermark-at-acknowledgement", WatermarkAtAcknowledgement,
+                    "FLINK-4120's null-state watermark read from the operator when its acknowledgement arrives: records "
+                    "that were in flight behind the barrier have entered the window, the watermark has passed records "
+                    "the checkpoint's state holds, and the null-state checkpoint is too recent to rebuild it."),
+        "recomputed-state-matches",
+        null_state_scope(),
+        "seed 001: 'each stateful operator should report its \"current null-state watermark\" as part of "
+        "acknowledging the ongoing checkpoint'",
+        NULL_STATE,
+    ),
+    Entry(
+        "null-state-checkpoint-not-retained",
+        _null_state("null-state-checkpoint-not-retained", RetentionIgnoresNullState,
+                    "FLINK-4120's recovery with Flink's retention (num-retained 1): the null-state checkpoint of the "
+                    "latest checkpoint is subsumed and deleted, and a recovery has nowhere to restart the sources."),
+        "null-state-checkpoint-retained",
+        null_state_scope(instant_acks=True),
+        "seed 001: 'the pipeline must be restarted from the latter to restore the state at the former' (the older "
+        "checkpoint must outlive its subsumption); execution.checkpointing.num-retained",
+        NULL_STATE,
+    ),
+)
+
+CATALOG = CATALOG + FLIP600_CATALOG + FINDINGS + UNALIGNED_CATALOG + POINTWISE_CATALOG + FLIP147_CATALOG + NULL_STATE_CATALOG
 
 
 def entry(name: str) -> Entry:

@@ -149,9 +149,23 @@ FLIP147 = BASELINE.with_(
     max_concurrent_checkpoints=2,
 )
 
+NULL_STATE = BASELINE.with_(
+    name="flink-null-state",
+    description=(
+        "FLINK-4120's null-state recovery (seed 001), which Flink never built: a recomputable operator's "
+        "state is not persisted; it reports its null-state watermark with each acknowledgement, the "
+        "coordinator computes each checkpoint's null-state checkpoint and the store keeps it; a restart "
+        "resumes the sources there, re-inserts the latest checkpoint's barrier at its original positions "
+        "and the sinks discard every record until it reaches them. The whole job restarts."
+    ),
+    origin="seed 001 (FLINK-4120); reference-flink-uc.md E (no later design or code)",
+    recovery="null-state",
+    failover_strategy="full",
+)
+
 PRESETS: dict[str, Design] = {
     d.name: d for d in (BASELINE, FLIP600, FLIP600_PROPOSED, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM,
-                        UNALIGNED, UNALIGNED_TIMEOUT, UNALIGNED_POINTWISE, FLIP147)
+                        UNALIGNED, UNALIGNED_TIMEOUT, UNALIGNED_POINTWISE, FLIP147, NULL_STATE)
 }
 
 

@@ -267,6 +267,30 @@ JOBS: dict[str, Any] = {
         "source(2) -keyBy-> Sink V2 writer(1) -forward-> committer(1) -> global committer(1): the sources finish at"
         " their own pace (FLIP-147's default job)",
     ),
+    "null-state": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 2, Role.SOURCE),
+                Vertex("window", 1, Role.OPERATOR, window=1),
+                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+            ),
+            (Edge("source", "window", Pattern.ALL_TO_ALL), Edge("window", "sink", Pattern.POINTWISE)),
+        ),
+        "source(2) -keyBy-> window(1) keeping the last record of each split (recomputable) -forward-> 2PC sink(1):"
+        " FLINK-4120's null-state recovery, a watermark per split",
+    ),
+    "null-state-1x1": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 1, Role.SOURCE),
+                Vertex("window", 1, Role.OPERATOR, window=1),
+                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+            ),
+            (Edge("source", "window", Pattern.POINTWISE), Edge("window", "sink", Pattern.POINTWISE)),
+        ),
+        "source(1) -forward-> window(1) keeping the last record (recomputable) -forward-> 2PC sink(1): the smallest"
+        " job for FLINK-4120's null-state recovery",
+    ),
     "enumerator-2x2": (
         lambda: enumerator_pipeline(2),
         "FLIP-27 source(2) with a split enumerator -forward-> 2PC sink(2); two regions",
@@ -278,7 +302,7 @@ def job_by_name(name: str) -> JobGraph:
     return JOBS[name][0]()
 
 
-_VERTEX_FIELDS = {"name", "parallelism", "max_parallelism", "role", "state", "two_phase_commit", "coordinator", "sink_v2"}
+_VERTEX_FIELDS = {"name", "parallelism", "max_parallelism", "role", "state", "two_phase_commit", "coordinator", "sink_v2", "window"}
 _EDGE_FIELDS = {"source", "target", "pattern", "exchange", "partitioner", "records"}
 
 
@@ -347,6 +371,7 @@ def job_from_dict(data: dict, path: str) -> JobGraph:
                 two_phase_commit=_typed(rv.get("two_phase_commit", False), bool, f"{where}.two_phase_commit", path, ""),
                 coordinator=_typed(rv.get("coordinator", False), bool, f"{where}.coordinator", path, ""),
                 sink_v2=_typed(rv.get("sink_v2", ""), str, f"{where}.sink_v2", path, "'writer', 'committer' or 'global-committer'"),
+                window=_typed(rv.get("window", 0), int, f"{where}.window", path, "an integer >= 0"),
             )
         )
     edges = []

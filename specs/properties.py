@@ -24,7 +24,7 @@ from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
 from ckptcheck.model.topology import Role, StateKind, edge_name
 from ckptcheck.model.task import priority_index
-from ckptcheck.model.world import CANCEL, COMMITTABLE, COMMITTED, DRAIN, EOD, FAILED, FINISHED, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, RUNNING, STATUS_NAMES, Completed, World
+from ckptcheck.model.world import CANCEL, COMMITTABLE, COMMITTED, DRAIN, EOD, FAILED, FINISHED, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, REPLAY, RUNNING, STATUS_NAMES, Completed, World
 
 ALWAYS = "always"
 EVENTUALLY = "eventually"
@@ -186,7 +186,9 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
     record at or after the position is in none of them (the source replays it).  A finished
     subtask's state is empty in Flink (FLIP-147 discards it), and a subtask of a partly
     finished vertex restarts from that empty state: the record's effect then counts as held
-    by that discarded state (the ghost ``Snapshot.discarded``), once, as any other place."""
+    by that discarded state (the ghost ``Snapshot.discarded``), once, as any other place.  A
+    recomputable window (FLINK-4120) holds only its last records: one before the position may be
+    in no place; which ones it must hold is ``recomputed-state-matches``'s verdict."""
     topo = m.topo
     n_rec = m.scope.records_per_split
     names = topo.names
@@ -203,6 +205,7 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
         # discarded state (seed 004, "UnionListState"), which is why Flink does not let such a
         # vertex finish partly (CheckpointCoordinator.partly_finished_union_vertex)
         union = StateKind.UNION in topo.job.vertices[v].state
+        window = topo.job.vertices[v].window
         if union and partly_finished and all(s.finished for s in snaps):
             continue
         upstream_splits = [
@@ -223,6 +226,8 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
                     return (f"checkpoint {c.id} is not a consistent cut: record {rec(r)} is in {holders[0]} and in"
                             f" {holders[1]}: a restore applies it twice")
                 if partly_finished and not union:
+                    continue
+                if window and before:  # a sliding window forgets records: recomputed-state-matches checks what it holds
                     continue
                 src = names[src_split[sp]]
                 if holders and not before:
@@ -517,6 +522,77 @@ def terminates_with_all_output(m: FlinkModel, w: World) -> str | None:
         for off in range(m.scope.records_per_split):
             if committed.get((sp, off), 0) == 0 and (sp, off) not in unread:
                 return f"the job finished but record {rec((sp, off))} was never committed"
+    return None
+
+
+# -- FLINK-4120, the null-state checkpoint (``model.nullstate``) --------------------------------
+def _null_state(design, scope) -> bool:
+    return design.recovery == "null-state"
+
+
+def recomputed_state_matches(m: FlinkModel, w: World) -> str | None:
+    """Seed 001: "the pipeline must be restarted from the latter to restore the state at the
+    former": when the re-inserted barrier of checkpoint L passed a recomputable operator, its
+    rebuilt state is the one L held (the ghost ``TaskState.recomputed`` keeps a difference)."""
+    for t, ts in enumerate(w.tasks):
+        if not ts.recomputed:
+            continue
+        cp, rebuilt, expected = ts.recomputed
+        missing = [r for r in expected if r not in rebuilt]
+        extra = [r for r in rebuilt if r not in expected]
+        what = (f"lacks record {rec(missing[0])}, which checkpoint {cp}'s state held" if missing
+                else f"holds record {rec(extra[0])}, which checkpoint {cp}'s state did not")
+        return (f"{m.topo.names[t]} was wrongly recomputed: as the re-inserted barrier of checkpoint {cp} passed it,"
+                f" its state {what}")
+    return None
+
+
+def null_state_checkpoint_retained(m: FlinkModel, w: World) -> str | None:
+    """A recovery never needs a checkpoint the store already deleted: the latest checkpoint's
+    null-state checkpoint is retained, with its files (and no restore failed for want of it)."""
+    store = w.coord.store
+    if w.coord.restore_failure:
+        return w.coord.restore_failure
+    if not store or not store[-1].null_state:
+        return None
+    need = store[-1].null_state
+    if not any(c.id == need for c in store):
+        return (f"checkpoint {store[-1].id}'s null-state checkpoint {need} is no longer in the store: a recovery"
+                f" now would restart the sources from a checkpoint whose files the cleaner deleted")
+    return None
+
+
+def w_older_null_state_recovery(m, prev: World, a, nxt: World) -> str | None:
+    """A restart from a null-state checkpoint older than the latest checkpoint (a checkpoint,
+    not the job's start)."""
+    if type(a) is not Restore or not a.checkpoint or nxt.coord.restore_failure:
+        return None
+    latest = prev.coord.store[-1]
+    if 0 < latest.null_state < latest.id:
+        return f"the job restarts from checkpoint {latest.null_state}, the null-state checkpoint of checkpoint {latest.id}"
+    return None
+
+
+def w_sink_discards_replayed(m, prev: World, a, nxt: World) -> str | None:
+    """A task restored from the latest checkpoint drops a replayed record before the barrier."""
+    if type(a) is not Deliver:
+        return None
+    ch = m.topo.channels[a.channel]
+    ts = prev.tasks[ch.consumer]
+    items = prev.channels[a.channel]
+    if ts.replay and ts.replay[2] and items and items[0][0] == REC and len(items[0]) == 3:
+        return (f"{m.topo.names[ch.consumer]} discards replayed record {rec(items[0][1:3])}: its state from checkpoint"
+                f" {ts.replay[0]} holds it")
+    return None
+
+
+def w_barrier_reinserted(m, prev: World, a, nxt: World) -> str | None:
+    """A source re-inserts the latest checkpoint's barrier after replaying records."""
+    if type(a) is not EmitRecord:
+        return None
+    ts = prev.tasks[a.task]
+    if ts.replay and not nxt.tasks[a.task].replay:
+        return f"{m.topo.names[a.task]} re-inserts the barrier of checkpoint {ts.replay[0]} at offset {ts.replay[1]}"
     return None
 
 
@@ -1227,11 +1303,12 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              w_partly_finished_checkpoint, lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and _parallel(s)),
     Property("a-vertex-restored-finished", SOMETIMES,
              "FLIP-147: a fully finished vertex is deployed FINISHED_ON_RESTORE",
-             w_finished_on_restore, lambda d, s: _outlives_upstream(d, s) and s.max_failures > 0),
+             w_finished_on_restore, lambda d, s: _outlives_upstream(d, s) and s.max_failures > 0 and not _null_state(d, s)),
     Property("a-finished-subtask-restarts", SOMETIMES,
              "FLIP-147: a finished subtask of a partly finished vertex restarts as a regular task with empty state",
              w_finished_subtask_restarts,
-             lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and s.max_failures > 0 and _parallel(s)),
+             lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and s.max_failures > 0 and _parallel(s)
+             and not _null_state(d, s)),
     Property("a-checkpoint-completes-before-the-restore", SOMETIMES,
              "a checkpoint completes after a failure and before its restore (the restore aborts the pending checkpoint)",
              w_completes_before_restore, lambda d, s: s.max_failures > 0 and not d.regional_checkpoints),
@@ -1277,6 +1354,21 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("a-committer-holds-end-of-data", SOMETIMES,
              "a Sink V2 committer holds EndOfData back until its final committables were emitted (FLINK-38614)",
              w_committer_holds_end_of_data, lambda d, s: _post_commit(d, s) and s.bounded),
+    Property("recomputed-state-matches", ALWAYS,
+             "FLINK-4120: a recomputable operator's state, rebuilt by the time the re-inserted barrier passes it, is the"
+             " one the latest checkpoint held", recomputed_state_matches, _null_state),
+    Property("null-state-checkpoint-retained", ALWAYS,
+             "FLINK-4120: the latest checkpoint's null-state checkpoint is still in the store (a recovery never needs a"
+             " checkpoint the store deleted)", null_state_checkpoint_retained, _null_state),
+    Property("a-recovery-from-an-older-null-state-checkpoint", SOMETIMES,
+             "FLINK-4120: the job restarts from a null-state checkpoint older than the latest checkpoint",
+             w_older_null_state_recovery, lambda d, s: _null_state(d, s) and s.max_failures > 0),
+    Property("a-sink-discards-a-replayed-record", SOMETIMES,
+             "FLINK-4120: a sink drops a replayed record that precedes the re-inserted barrier",
+             w_sink_discards_replayed, lambda d, s: _null_state(d, s) and s.max_failures > 0),
+    Property("a-barrier-is-reinserted", SOMETIMES,
+             "FLINK-4120: a source re-inserts the latest checkpoint's barrier after replaying records",
+             w_barrier_reinserted, lambda d, s: _null_state(d, s) and s.max_failures > 0),
     Property("restored-committables-recommitted", SOMETIMES,
              "a restore re-commits the committables in a Sink V2 committer's state",
              w_committables_recommitted, lambda d, s: _sink_v2(d, s) and s.max_failures > 0),

@@ -74,7 +74,7 @@ def test_designs_lists_presets_knobs_and_catalog(capsys):
     knobs = out.split("Knobs:", 1)[1].split("\n", 1)[1].split("Components", 1)[0]
     import tomllib
 
-    assert len(tomllib.loads(knobs)) == 25, "the knob listing is valid TOML, one line per knob"
+    assert len(tomllib.loads(knobs)) == 26, "the knob listing is valid TOML, one line per knob"
 
 
 BAD_DESIGNS = [

@@ -1,0 +1,204 @@
+"""FLINK-4120, "lightweight fault tolerance through recomputing lost state" (seed 001): the
+null-state checkpoint as a recovery strategy (design knob ``recovery = "null-state"``).
+
+Nothing in Flink implements it (reference-flink-uc E: only the JIRA text exists), so every rule
+here is the seed's, read as literally as the model allows, and every place where the seed is
+silent is named below as a choice of this model.
+
+- **Recomputable state.** An operator vertex with ``window = k`` keeps a sliding count window:
+  the last k records of each split it read (``trim``).  Its state is never persisted: the
+  checkpoint keeps it only as a ghost, for ``recomputed-state-matches`` to compare against.
+  Seed: "the operator state can be recomputed from a finite (practically: small) set of source
+  records".
+- **The null-state watermark** (seed: "each stateful operator should report its 'current
+  null-state watermark' as part of acknowledging the ongoing checkpoint"): per split, the
+  lowest offset in the window; a split with no record in it constrains nothing.  A record's
+  offset is its event time.  It is taken from the snapshot's state (``reported_watermark``);
+  the seed's "current" could also mean the state when the acknowledgement leaves, which the
+  catalog entry ``null-state-watermark-at-acknowledgement`` shows is wrong.
+- **The null-state checkpoint** of a completed checkpoint L (seed: "the most recent checkpoint
+  preceding all the received null-state watermarks"): the newest of the retained checkpoints,
+  L itself and the job's start (0, every split at offset 0) whose every source position is at
+  or before every watermark for that split (``null_state_checkpoint``).  The coordinator
+  computes it when L completes (``Completed.null_state``); the store keeps it as long as L is
+  the latest (``retained_for_recovery``).
+- **Recovery** (seed: "restarting the pipeline from a checkpoint taken before the pipeline
+  ingested any of the records required ..."; "the barriers belonging to that checkpoint must
+  be inserted into the source streams in the position they were originally inserted. Sinks
+  must discard all records until this barrier reaches them"): every task restarts
+  (``failover_strategy = "full"``).  Sources resume at N's positions and re-insert L's barrier
+  as ``(REPLAY, L)`` when they reach L's positions (``reinsert_position``); recomputable
+  operators start empty; every other task gets its state from L as in Flink (a 2PC sink
+  recovers and commits L's transactions).  Each non-source task aligns the re-inserted
+  barrier over its inputs as an aligned barrier, then forwards it.  Tasks whose state from L
+  already holds the replayed records' effects (sinks, Sink V2 writers, other stateful
+  operators: ``discards``) drop every record before it; the seed names only sinks, and a
+  stateful operator restored from L must do the same or count a record twice.
+- **Choices the seed leaves open.**  No checkpoint is triggered while a re-inserted barrier is
+  still on its way (``replaying``): a checkpoint taken then would mix L's sink state with
+  sources before L's positions.  Sources and operators restart as running tasks even where
+  they had finished in L (FLIP-147's FINISHED_ON_RESTORE would skip the replay); a task that
+  finished in L restarts with the empty state FLIP-147 keeps for it.
+
+Abstractions: the window is a count window per split (order-insensitive across splits, so the
+replay rebuilds it whatever the interleaving); an operator whose state depends on the
+interleaving of its inputs would not be rebuilt exactly, and the model does not check that.
+The recovery is modelled for aligned checkpoints, without FLIP-600, rescaling, split
+enumerators or stop-with-savepoint (``protocol.scope_conflict``).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from .component import Component
+from .topology import Role
+from .tx import Tx
+from .world import EMPTY_SNAPSHOT, REPLAY, Completed, Snapshot, World
+
+NULL_STATE = "null-state"
+
+
+class NullStateRecovery(Component):
+    """FLINK-4120's recovery from a null-state checkpoint: the rules listed in the module
+    docstring, one method each."""
+
+    @cached_property
+    def active(self) -> bool:
+        return self.design.recovery == NULL_STATE
+
+    @cached_property
+    def windows(self) -> tuple[int, ...]:
+        """Per subtask: the size of its recomputable window (0: none)."""
+        return tuple(self.topo.vertex(t).window for t in range(self.topo.n_tasks))
+
+    # the operator ------------------------------------------------------------------------------
+    def trim(self, t: int, processed: tuple) -> tuple:
+        """A recomputable operator's state after a record: the last ``window`` records of each
+        split (``processed`` is sorted, so a split's records are consecutive and in order)."""
+        k = self.windows[t]
+        out = []
+        for i, r in enumerate(processed):
+            later = sum(1 for x in processed[i + 1:] if x[0] == r[0])
+            if later < k:
+                out.append(r)
+        return tuple(out)
+
+    def watermark(self, window: tuple) -> tuple:
+        """The null-state watermark of a window: per split, the lowest offset it holds."""
+        low: dict[int, int] = {}
+        for sp, off in window:
+            if sp not in low or off < low[sp]:
+                low[sp] = off
+        return tuple(sorted(low.items()))
+
+    def reported_watermark(self, tx: Tx, t: int, snap: Snapshot) -> tuple:
+        """The watermark a recomputable operator reports with its acknowledgement: the one of
+        the state it snapshotted."""
+        return self.watermark(snap.processed)
+
+    def on_acknowledge(self, tx: Tx, t: int, snap: Snapshot) -> Snapshot:
+        """The coordinator receives task ``t``'s acknowledgement: a recomputable operator's
+        carries its null-state watermark."""
+        if not self.windows[t] or snap.finished:
+            return snap
+        return snap._replace(watermark=self.reported_watermark(tx, t, snap))
+
+    # the coordinator and the store -------------------------------------------------------------
+    def positions(self, c: Completed | None) -> dict[int, int]:
+        """Where a recovery from ``c`` (``None``: the job's start) resumes each split."""
+        if c is None:
+            return {self.topo.split_of[t]: 0 for t in self.topo.sources}
+        return self.source.restore_positions(c)
+
+    def null_state_checkpoint(self, store: tuple, cp: int, snaps: tuple) -> int:
+        """The null-state checkpoint of checkpoint ``cp`` completing with ``snaps``: the newest
+        of the retained checkpoints, ``cp`` itself and the job's start (0) that precedes every
+        reported watermark."""
+        marks = [m for s in snaps if s.watermark for m in s.watermark]
+        latest = Completed(cp, snaps, ())
+        for c in (latest,) + tuple(reversed(store)):
+            pos = self.positions(c)
+            if all(pos[sp] <= off for sp, off in marks):
+                return c.id
+        return 0
+
+    def retained_for_recovery(self, store: tuple) -> tuple[int, ...]:
+        """The checkpoints the store must keep beyond its own retention: the latest one's
+        null-state checkpoint, which a recovery restarts from."""
+        if not self.active or not store or not store[-1].null_state:
+            return ()
+        return (store[-1].null_state,)
+
+    def replaying(self, w: World) -> bool:
+        """Is a re-inserted barrier still on its way?  Then no checkpoint is triggered."""
+        return self.active and any(ts.replay for ts in w.tasks)
+
+    # recovery ------------------------------------------------------------------------------------
+    def plan(self, store: tuple) -> tuple[int, dict[int, int], dict[int, int]] | str:
+        """The recovery from the latest checkpoint L: (L, N's positions, L's positions), or why
+        it cannot run (its null-state checkpoint is gone)."""
+        latest = store[-1]
+        n = latest.null_state
+        older = next((c for c in store if c.id == n), None)
+        if n and older is None:
+            return (f"recovering checkpoint {latest.id} needs its null-state checkpoint {n}, which the store no"
+                    f" longer holds")
+        return latest.id, self.positions(older), self.positions(latest)
+
+    def reinsert_position(self, split: int, start: int, original: int) -> int:
+        """Where a source re-inserts the latest checkpoint's barrier: at its original
+        position."""
+        return original
+
+    def discards(self, t: int) -> bool:
+        """Does task ``t`` drop records until the re-inserted barrier reached it?  Every task
+        restored from the latest checkpoint whose state holds the replayed records' effects:
+        sinks, Sink V2 writers (their transactions), other stateful operators."""
+        return self.model.stateful[t] and not self.windows[t] or self.model.sink_v2[t] == "writer"
+
+    def restored_state(self, t: int, snap: Snapshot, plan) -> Snapshot:
+        """The state task ``t`` restarts with: a source at the null-state checkpoint's position,
+        a recomputable operator empty, any other task its state in the latest checkpoint
+        (empty where it had finished)."""
+        _, start, _ = plan
+        if self.model.roles[t] is Role.SOURCE:
+            return EMPTY_SNAPSHOT._replace(position=start[self.topo.split_of[t]])
+        if self.windows[t] or snap.finished:
+            return EMPTY_SNAPSHOT
+        return snap
+
+    def start_replay(self, tx: Tx, t: int, snap: Snapshot, plan) -> None:
+        """Put restored task ``t`` into replay: a source re-inserts the barrier at once if it
+        resumes at the barrier's position."""
+        cp, start, original = plan
+        ts = tx.tasks[t]
+        if self.model.roles[t] is Role.SOURCE:
+            sp = self.topo.split_of[t]
+            tx.tasks[t] = ts._replace(replay=(cp, self.reinsert_position(sp, start[sp], original[sp])))
+            self.maybe_reinsert(tx, t)
+            return
+        expected = snap.processed if self.windows[t] and not snap.finished else ()
+        tx.tasks[t] = ts._replace(replay=(cp, expected, self.discards(t)))
+
+    def maybe_reinsert(self, tx: Tx, t: int) -> None:
+        """A source that reached the position of the barrier it re-inserts emits it."""
+        ts = tx.tasks[t]
+        if ts.replay and ts.position >= ts.replay[1]:
+            tx.push(self.model.all_out[t], (REPLAY, ts.replay[0]))
+            tx.tasks[t] = ts._replace(replay=())
+
+    def on_barrier(self, tx: Tx, t: int, cp: int, bit: int) -> None:
+        """The re-inserted barrier on one input: the input blocks until every input delivered
+        it; then a recomputable operator's state is what the checkpoint held (else the ghost
+        ``recomputed`` records the difference), the task leaves replay and forwards it."""
+        ts = tx.tasks[t]
+        blocked = ts.blocked | bit
+        if (blocked | ts.eop) != self.model.all_inputs_mask[t]:
+            tx.tasks[t] = ts._replace(blocked=blocked)
+            return
+        recomputed = ts.recomputed
+        if self.windows[t] and ts.processed != ts.replay[1]:
+            recomputed = (cp, ts.processed, ts.replay[1])
+        tx.tasks[t] = ts._replace(blocked=0, replay=(), recomputed=recomputed)
+        tx.push(self.model.all_out[t], (REPLAY, cp))
