@@ -236,7 +236,8 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
         "options left out take the design's default scope: for regional designs "
         f"{r.job_name}, {r.max_checkpoints} checkpoints, {r.max_failures} failure, {r.max_declines} decline;"
         f" for aligned designs with concurrent checkpoints (flip147) {c.job_name}, {c.max_checkpoints} checkpoints,"
-        f" {c.max_failures} failure, {c.max_declines} decline, instant acks; the unaligned presets have their own;"
+        f" {c.max_failures} failure, {c.max_declines} decline, instant acks; the unaligned and null-state presets have"
+        " their own;"
         f" otherwise {d.job_name}, {d.max_checkpoints} checkpoint, {d.max_failures} failure, {d.max_declines} decline",
     )
     g.add_argument("--job", default=None, help=f"job preset ({', '.join(JOBS)}) or a TOML job file")

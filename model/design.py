@@ -210,7 +210,7 @@ KNOBS: tuple[Knob, ...] = (
         "what a restart restores: the latest completed checkpoint (Flink), or FLINK-4120's null-state recovery "
         "(seed 001): recomputable operators' state is not persisted, the sources restart from the latest "
         "checkpoint's null-state checkpoint and re-insert its barriers, sinks discard until they pass "
-        "(``model.nullstate``). Needs failover_strategy 'full', aligned checkpoints, no FLIP-600 and no NO_CLAIM start",
+        "(``model.nullstate``). Needs failover_strategy 'full'; not with aligned-timeout, FLIP-600, file merging or a NO_CLAIM start",
         ("latest", "null-state"),
     ),
 )
@@ -247,8 +247,9 @@ def knob_conflict(knobs: dict[str, Any]) -> str:
     if knobs["recovery"] == "null-state":
         if knobs["failover_strategy"] != "full":
             return "recovery 'null-state' restarts the whole job: set failover_strategy 'full'"
-        for name, off in (("checkpoint_mode", "aligned"), ("regional_checkpoints", False), ("no_claim_restore", False),
-                          ("file_merging", False)):
+        if knobs["checkpoint_mode"] == "aligned-timeout":
+            return "recovery 'null-state' is not modelled with checkpoint_mode 'aligned-timeout' (use aligned or unaligned)"
+        for name, off in (("regional_checkpoints", False), ("no_claim_restore", False), ("file_merging", False)):
             if knobs[name] != off:
                 return f"recovery 'null-state' is modelled only with {name} {off!r}"
     if knobs["max_concurrent_checkpoints"] > 1:

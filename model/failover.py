@@ -142,7 +142,7 @@ class FailoverStrategy(Component):
         if self.enumerator.readers:
             self.enumerator.on_restore(tx, latest._replace(snapshots=snaps) if latest else None, victims)
         all_out = self.model.all_out
-        if latest is not None and self.model.unaligned:
+        if latest is not None and self.model.unaligned and replay is None:  # a null-state replay re-sends in-flight data
             self.restore_channel_state(tx, latest, set(victims))
         fully = self.fully_finished(snaps) if latest else ()
         for t in victims:

@@ -43,8 +43,17 @@ silent is named below as a choice of this model.
 Abstractions: the window is a count window per split (order-insensitive across splits, so the
 replay rebuilds it whatever the interleaving); an operator whose state depends on the
 interleaving of its inputs would not be rebuilt exactly, and the model does not check that.
-The recovery is modelled for aligned checkpoints, without FLIP-600, rescaling, split
-enumerators or stop-with-savepoint (``protocol.scope_conflict``).
+- **Unaligned checkpoints** break the seed's stated assumption ("the pipeline preserves the
+  relative order of barriers and watermarks"): a barrier overtakes records, which the
+  checkpoint then holds as channel state.  The replay re-sends them, so a recovery restores no
+  channel state; a recomputable operator's state there is its state plus the records in
+  flight to it (``state_at``), its null-state watermark must reach back to those records
+  (``in_flight_watermark``), and a sink must take the replayed records the barrier overtook
+  on their way to it although they precede the re-inserted barrier (``kept_in_replay``): its
+  state does not hold them.  Neither rule is in the seed; the catalog entries
+  ``null-state-unaligned-*`` show what each prevents.
+The recovery is not modelled with the aligned-timeout mode, FLIP-600, rescaling, split
+enumerators or stop-with-savepoint (``design.knob_conflict``, ``protocol.scope_conflict``).
 """
 
 from __future__ import annotations
@@ -111,12 +120,35 @@ class NullStateRecovery(Component):
             return {self.topo.split_of[t]: 0 for t in self.topo.sources}
         return self.source.restore_positions(c)
 
+    def in_flight(self, c: Completed, t: int) -> tuple:
+        """The records checkpoint ``c`` holds as channel state on their way to task ``t``
+        (unaligned checkpoints: on a channel into ``t`` or into a vertex upstream of it), which
+        ``t`` processes only after ``c``'s barrier passed it: none with aligned checkpoints."""
+        if not self.model.unaligned:
+            return ()
+        topo = self.topo
+        v = topo.vertex_of[t]
+        on_the_way = {ch.id for ch in topo.channels
+                      if ch.consumer == t or v in topo.downstream_vertices[topo.vertex_of[ch.consumer]]}
+        return tuple(sorted({(x[1], x[2]) for cid, items in self.assignment.channel_state(c).items()
+                             if cid in on_the_way for x in items}))
+
+    def in_flight_watermark(self, c: Completed, t: int) -> tuple:
+        """What the records in flight to recomputable task ``t`` add to its null-state watermark
+        in checkpoint ``c``: their effect is part of the state the checkpoint stands for, so the
+        replay must reach back to them too."""
+        return self.watermark(self.in_flight(c, t))
+
     def null_state_checkpoint(self, store: tuple, cp: int, snaps: tuple) -> int:
         """The null-state checkpoint of checkpoint ``cp`` completing with ``snaps``: the newest
         of the retained checkpoints, ``cp`` itself and the job's start (0) that precedes every
-        reported watermark."""
-        marks = [m for s in snaps if s.watermark for m in s.watermark]
+        reported watermark (and, with unaligned checkpoints, every record in flight to a
+        recomputable operator, ``in_flight_watermark``)."""
         latest = Completed(cp, snaps, ())
+        marks = [m for s in snaps if s.watermark for m in s.watermark]
+        if self.model.unaligned:
+            marks += [m for t, s in enumerate(snaps) if self.windows[t] and not s.finished
+                      for m in self.in_flight_watermark(latest, t)]
         for c in (latest,) + tuple(reversed(store)):
             pos = self.positions(c)
             if all(pos[sp] <= off for sp, off in marks):
@@ -157,6 +189,12 @@ class NullStateRecovery(Component):
         sinks, Sink V2 writers (their transactions), other stateful operators."""
         return self.model.stateful[t] and not self.windows[t] or self.model.sink_v2[t] == "writer"
 
+    def kept_in_replay(self, c: Completed, t: int) -> tuple:
+        """The replayed records a discarding task ``t`` still takes before the re-inserted
+        barrier: the ones checkpoint ``c`` holds in flight to it (unaligned checkpoints: the
+        barrier overtook them, so ``t``'s state in ``c`` does not hold them)."""
+        return self.in_flight(c, t)
+
     def restored_state(self, t: int, snap: Snapshot, plan) -> Snapshot:
         """The state task ``t`` restarts with: a source at the null-state checkpoint's position,
         a recomputable operator empty, any other task its state in the latest checkpoint
@@ -178,8 +216,21 @@ class NullStateRecovery(Component):
             tx.tasks[t] = ts._replace(replay=(cp, self.reinsert_position(sp, start[sp], original[sp])))
             self.maybe_reinsert(tx, t)
             return
-        expected = snap.processed if self.windows[t] and not snap.finished else ()
-        tx.tasks[t] = ts._replace(replay=(cp, expected, self.discards(t)))
+        latest = tx.coord.store[-1]
+        if self.windows[t]:
+            tx.tasks[t] = ts._replace(replay=(cp, () if snap.finished else self.state_at(latest, t), False))
+        elif self.discards(t):
+            tx.tasks[t] = ts._replace(replay=(cp, self.kept_in_replay(latest, t), True))
+        else:
+            tx.tasks[t] = ts._replace(replay=(cp, (), False))
+
+    def state_at(self, c: Completed, t: int) -> tuple:
+        """The state recomputable operator ``t`` stands for in checkpoint ``c``: its state there
+        once it processed the records in flight to it (``in_flight``), which is what the replay
+        up to the re-inserted barrier rebuilds."""
+        held = c.snapshots[t].processed
+        flight = self.in_flight(c, t)
+        return self.trim(t, tuple(sorted(set(held).union(flight)))) if flight else held
 
     def maybe_reinsert(self, tx: Tx, t: int) -> None:
         """A source that reached the position of the barrier it re-inserts emits it."""
@@ -191,14 +242,16 @@ class NullStateRecovery(Component):
     def on_barrier(self, tx: Tx, t: int, cp: int, bit: int) -> None:
         """The re-inserted barrier on one input: the input blocks until every input delivered
         it; then a recomputable operator's state is what the checkpoint held (else the ghost
-        ``recomputed`` records the difference), the task leaves replay and forwards it."""
+        ``recomputed`` records the difference; not for one that had finished in it, whose state
+        FLIP-147 discarded and which only ends again), the task leaves replay and forwards it."""
         ts = tx.tasks[t]
         blocked = ts.blocked | bit
         if (blocked | ts.eop) != self.model.all_inputs_mask[t]:
             tx.tasks[t] = ts._replace(blocked=blocked)
             return
         recomputed = ts.recomputed
-        if self.windows[t] and ts.processed != ts.replay[1]:
+        finished = tx.coord.store[-1].snapshots[t].finished  # its state is gone for good: it only finishes again
+        if self.windows[t] and ts.processed != ts.replay[1] and not finished:
             recomputed = (cp, ts.processed, ts.replay[1])
         tx.tasks[t] = ts._replace(blocked=0, replay=(), recomputed=recomputed)
         tx.push(self.model.all_out[t], (REPLAY, cp))

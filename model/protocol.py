@@ -84,6 +84,8 @@ def scope_conflict(design: Design, scope: Scope) -> str:
             return "recovery 'null-state' is not modelled with rescaling, stop-with-savepoint or split enumerators"
         if not any(v.window for v in job.vertices):
             return f"recovery 'null-state' needs a recomputable operator (a vertex with window > 0) in job {scope.job_name!r}"
+        if design.checkpoint_mode != "aligned" and any(v.window and v.parallelism > 1 for v in job.vertices):
+            return "recovery 'null-state' with unaligned checkpoints is modelled for recomputable operators of parallelism 1"
     if scope.stop_with_savepoint:
         if design.checkpoint_mode != "aligned":
             return f"scope.stop_with_savepoint: not modelled with checkpoint_mode {design.checkpoint_mode!r} (use an aligned design)"

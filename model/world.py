@@ -115,8 +115,9 @@ class TaskState(NamedTuple):
     stopped: bool = False  # its end of data is a stop without --drain (StopMode.NO_DRAIN): no endInput/finish, data still processed
     # FLINK-4120 null-state recovery under way (``model.nullstate``), () when none: a source
     # (checkpoint, offset at which it re-inserts the checkpoint's barrier); any other task
-    # (checkpoint, the records a recomputable operator's state held in it (ghost), whether it
-    # discards records until the barrier arrived)
+    # (checkpoint, records, whether it discards records until the barrier arrived), the records
+    # being a recomputable operator's state in the checkpoint (ghost) or the replayed records a
+    # discarding task still takes (``NullStateRecovery.kept_in_replay``)
     replay: tuple = ()
     # ghost: (checkpoint, rebuilt, expected) when a recomputable operator's state, as the
     # re-inserted barrier passed it, differed from the one the checkpoint held

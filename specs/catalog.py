@@ -21,7 +21,8 @@ from ckptcheck.model.task import StreamTask, priority_index
 from ckptcheck.model.world import REC, RECOVERED_INPUT
 from ckptcheck.model.scope import Scope
 
-from .designs import BASELINE, FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM, NULL_STATE, PRESETS, UNALIGNED, UNALIGNED_POINTWISE
+from .designs import (BASELINE, FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM, NULL_STATE, NULL_STATE_UNALIGNED, PRESETS,
+                      UNALIGNED, UNALIGNED_POINTWISE)
 from .scopes import scope
 
 
@@ -771,8 +772,32 @@ class RetentionIgnoresNullState(NullStateRecovery):
         return ()
 
 
-def _null_state(name: str, rules: type[NullStateRecovery], description: str) -> Design:
-    return NULL_STATE.with_(name=name, null_state=rules, description=description)
+def null_state_unaligned_scope() -> Scope:
+    """FLINK-4120 with unaligned checkpoints: job ``null-state-rebalance`` (an unaligned barrier
+    overtakes a record on its way to the window and the sink), one record, one checkpoint before
+    end of input, one failure (46,380 states)."""
+    return scope("null-state-rebalance", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0)
+
+
+class WatermarkIgnoresInFlight(NullStateRecovery):
+    """Unaligned checkpoints: the null-state watermark of the operator's own state only, not
+    reaching back to the records in flight to it that the checkpoint holds as channel state."""
+
+    def in_flight_watermark(self, c, t: int) -> tuple:
+        return ()
+
+
+class SinksDiscardOvertakenRecords(NullStateRecovery):
+    """Unaligned checkpoints, the seed's rule as written: a sink discards every replayed record
+    before the re-inserted barrier, also the ones the checkpoint's barrier had overtaken."""
+
+    def kept_in_replay(self, c, t: int) -> tuple:
+        return ()
+
+
+def _null_state(name: str, rules: type[NullStateRecovery], description: str, base: Design = NULL_STATE) -> Design:
+    return base.with_(name=name, null_state=rules, description=description)
 
 
 NULL_STATE_CATALOG: tuple[Entry, ...] = (
@@ -819,6 +844,31 @@ NULL_STATE_CATALOG: tuple[Entry, ...] = (
         "seed 001: 'the pipeline must be restarted from the latter to restore the state at the former' (the older "
         "checkpoint must outlive its subsumption); execution.checkpointing.num-retained",
         NULL_STATE,
+    ),
+    Entry(
+        "null-state-unaligned-watermark-ignores-in-flight",
+        _null_state("null-state-unaligned-watermark-ignores-in-flight", WatermarkIgnoresInFlight,
+                    "FLINK-4120's recovery with unaligned checkpoints, the null-state watermark taken from the operator's "
+                    "state alone: the barrier overtook a record on its way to the window, so the null-state checkpoint "
+                    "is one taken after that record and the replay never rebuilds it.", NULL_STATE_UNALIGNED),
+        "recomputed-state-matches",
+        null_state_unaligned_scope(),
+        "seed 001: 'assuming the pipeline preserves the relative order of barriers and watermarks'; seed 002: the "
+        "barrier overtakes in-flight data, stored as channel state",
+        NULL_STATE_UNALIGNED,
+    ),
+    Entry(
+        "null-state-unaligned-sinks-discard-overtaken-records",
+        _null_state("null-state-unaligned-sinks-discard-overtaken-records", SinksDiscardOvertakenRecords,
+                    "FLINK-4120's recovery with unaligned checkpoints and the seed's discard rule as written: the "
+                    "barrier overtook a record on its way to the sink, whose state in the checkpoint does not hold it; "
+                    "replayed before the re-inserted barrier, the sink discards it, and it is never committed.",
+                    NULL_STATE_UNALIGNED),
+        "bounded-job-completes",
+        null_state_unaligned_scope(),
+        "seed 001: 'Sinks must discard all records until this barrier reaches them' with 'assuming the pipeline "
+        "preserves the relative order of barriers and watermarks'; seed 002",
+        NULL_STATE_UNALIGNED,
     ),
 )
 

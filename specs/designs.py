@@ -163,9 +163,22 @@ NULL_STATE = BASELINE.with_(
     failover_strategy="full",
 )
 
+NULL_STATE_UNALIGNED = NULL_STATE.with_(
+    name="flink-null-state-unaligned",
+    description=(
+        "flink-null-state with unaligned checkpoints, where barriers overtake records and the seed's assumption "
+        "('the pipeline preserves the relative order of barriers and watermarks') does not hold; with two rules "
+        "the seed does not have: a recomputable operator's null-state watermark reaches back to the records in "
+        "flight to it, and a sink takes the replayed records the barrier overtook on their way to it."
+    ),
+    origin="seed 001 (FLINK-4120) with seed 002 (FLIP-76); model.nullstate",
+    checkpoint_mode="unaligned",
+)
+
 PRESETS: dict[str, Design] = {
     d.name: d for d in (BASELINE, FLIP600, FLIP600_PROPOSED, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM,
-                        UNALIGNED, UNALIGNED_TIMEOUT, UNALIGNED_POINTWISE, FLIP147, NULL_STATE)
+                        UNALIGNED, UNALIGNED_TIMEOUT, UNALIGNED_POINTWISE, FLIP147, NULL_STATE,
+                        NULL_STATE_UNALIGNED)
 }
 
 

@@ -291,6 +291,18 @@ JOBS: dict[str, Any] = {
         "source(1) -forward-> window(1) keeping the last record (recomputable) -forward-> 2PC sink(1): the smallest"
         " job for FLINK-4120's null-state recovery",
     ),
+    "null-state-rebalance": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 1, Role.SOURCE),
+                Vertex("window", 1, Role.OPERATOR, window=1),
+                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+            ),
+            (Edge("source", "window", Pattern.ALL_TO_ALL, partitioner="rebalance"), Edge("window", "sink", Pattern.POINTWISE)),
+        ),
+        "source(1) -rebalance-> window(1) keeping the last record -forward-> 2PC sink(1): null-state recovery where an"
+        " unaligned barrier overtakes records on their way to the window and the sink",
+    ),
     "enumerator-2x2": (
         lambda: enumerator_pipeline(2),
         "FLIP-27 source(2) with a split enumerator -forward-> 2PC sink(2); two regions",
