@@ -7,7 +7,7 @@ Each state carries the world's variables plus ``action``, the action that led to
 
 from __future__ import annotations
 
-from ckptcheck.model.world import BARRIER, CANCEL, COMMITTED, EOD, EOD_NO_DRAIN, NOTIFY_NAMES, REC, RECOVERED_INPUT, STATUS_NAMES, World
+from ckptcheck.model.world import BARRIER, CANCEL, COMMITTABLE, COMMITTED, EOD, EOD_NO_DRAIN, NOTIFY_NAMES, REC, RECOVERED_INPUT, REPLAY, STATUS_NAMES, World
 
 from .trace import ReplayOutcome
 
@@ -25,6 +25,10 @@ def _item(it) -> dict | str:
         return {"unalignedBarrier": it[1]} if len(it) == 3 else {"barrier": it[1]}
     if it[0] == CANCEL:
         return {"cancelCheckpointMarker": it[1]}
+    if it[0] == COMMITTABLE:
+        return {"committables": {"checkpoint": it[1], "payload": repr(it[2])}}
+    if it[0] == REPLAY:
+        return {"reinsertedBarrier": it[1]}
     if it == EOD_NO_DRAIN:
         return "EndOfData(NO_DRAIN)"
     return "EndOfData" if it == EOD else "EndOfPartition"

@@ -120,8 +120,9 @@ class FailoverStrategy(Component):
 
         A restore Flink cannot carry out (``RestoreFailure``: a rescaled edge whose channel state
         cannot be redistributed; a null-state checkpoint the store no longer holds) deploys
-        nothing: the tasks stay failed and the coordinator keeps the reason, which ``restores-succeed`` reports.  Flink then restarts the job
-        again and again from the same checkpoint, failing each time.
+        nothing: the tasks stay failed and the coordinator keeps the reason, which
+        ``restores-succeed`` (``null-state-checkpoint-retained``) reports.  Flink then restarts
+        the job again and again from the same checkpoint, failing each time.
         """
         self.coordinator.abort_for_failover(tx, frozenset(t for t, ts in enumerate(tx.tasks) if ts.status == FAILED))
         store = tx.coord.store

@@ -31,6 +31,9 @@ Abstractions:
   (``RescalingStreamTaskNetworkInput.prepareSnapshot``) declines a barrier that arrives
   before END_OF_RECOVERY as TASK_NOT_READY; the model lets it take the checkpoint, so it
   explores more runs than Flink, never fewer (a ``Decline`` fault covers the decline).
+- FLINK-4120's null-state recovery (not in Flink): a recomputable operator trims its state to
+  its window, a re-inserted barrier and the records dropped before it follow
+  ``model.nullstate``'s rules.
 """
 
 from __future__ import annotations

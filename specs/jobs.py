@@ -303,6 +303,20 @@ JOBS: dict[str, Any] = {
         "source(1) -rebalance-> window(1) keeping the last record -forward-> 2PC sink(1): null-state recovery where an"
         " unaligned barrier overtakes records on their way to the window and the sink",
     ),
+    "null-state-sink-v2": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 1, Role.SOURCE),
+                Vertex("window", 1, Role.OPERATOR, window=1),
+                Vertex("writer", 1, Role.OPERATOR, sink_v2="writer"),
+                Vertex("committer", 1, Role.SINK, sink_v2="committer"),
+            ),
+            (Edge("source", "window", Pattern.POINTWISE), Edge("window", "writer", Pattern.POINTWISE),
+             Edge("writer", "committer", Pattern.POINTWISE)),
+        ),
+        "source(1) -forward-> window(1) keeping the last record -forward-> Sink V2 writer(1) -> committer(1):"
+        " FLINK-4120's null-state recovery with a Sink V2 sink, whose writer discards until the re-inserted barrier",
+    ),
     "enumerator-2x2": (
         lambda: enumerator_pipeline(2),
         "FLIP-27 source(2) with a split enumerator -forward-> 2PC sink(2); two regions",

@@ -456,14 +456,20 @@ def writer_input_before_end_of_input(m: FlinkModel, w: World) -> str | None:
     throws ``IllegalStateException`` (reference-flink-uc D.5).  A writer restores its end of
     input from ``end_of_input_state`` (``initializeState``), so this catches a restore that
     gives a writer that ended more input: a job resumed from a stop's ``--drain`` savepoint
-    whose sources had not read everything."""
+    whose sources had not read everything.  A record a writer discards during a FLINK-4120
+    replay (ahead of the re-inserted barrier) never reaches ``processElement``."""
     topo = m.topo
     for t, part in enumerate(m.sink_v2):
         ts = w.tasks[t]
         if part != "writer" or ts.status != RUNNING or not ts.sink or not ts.sink[1]:
             continue
         for c in topo.inputs[t]:
-            r = next((x for x in w.channels[c] if x[0] == REC), None)
+            items = w.channels[c]
+            if ts.replay and ts.replay[2] and not ts.blocked >> topo.channels[c].input_index & 1:
+                # FLINK-4120: replayed records ahead of the re-inserted barrier are discarded unread
+                cut = next((i for i, x in enumerate(items) if x[0] == REPLAY), len(items))
+                items = tuple(x for x in items[:cut] if x[0] == REC and x[1:3] in ts.replay[1]) + items[cut:]
+            r = next((x for x in items if x[0] == REC), None)
             if r is not None:
                 return (f"{topo.names[t]} reached end of input (restored: {ts.sink[0]}) but record {rec(r[1:3])} from"
                         f" {topo.names[topo.channels[c].producer]} reaches it: SinkWriterOperator.processElement throws"
@@ -555,10 +561,14 @@ def null_state_checkpoint_retained(m: FlinkModel, w: World) -> str | None:
         return w.coord.restore_failure
     if not store or not store[-1].null_state:
         return None
-    need = store[-1].null_state
+    latest = store[-1]
+    need = latest.null_state
     if not any(c.id == need for c in store):
-        return (f"checkpoint {store[-1].id}'s null-state checkpoint {need} is no longer in the store: a recovery"
-                f" now would restart the sources from a checkpoint whose files the cleaner deleted")
+        held = [(r, m.topo.names[t]) for t in range(m.topo.n_tasks) if m.null_state.windows[t]
+                for r in m.null_state.state_at(latest, t)]
+        what = f", rebuilding record {rec(held[0][0])} of {held[0][1]}'s state," if held else ""
+        return (f"checkpoint {latest.id}'s null-state checkpoint {need} is no longer in the store, its files"
+                f" deleted: a recovery{what} must restart the sources from its positions")
     return None
 
 

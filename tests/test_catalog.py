@@ -46,8 +46,8 @@ def test_long_counterexamples_are_shortest(e):
 
 
 # F2's correct design needs the largest search of the catalog (356,483 states): it runs in the
-# deep run and in ``ckptcheck catalog``; the default run still finds F2 (below, and
-# test_the_design_as_proposed_fails_every_finding_scope)
+# deep run and in ``ckptcheck catalog``; the default run still finds F2
+# (test_the_design_as_proposed_fails_every_finding_scope)
 DEEP_ENTRIES = ("F2-commit-past-own-state",)
 # the pointwise entries' correct design searches 230,604 states (22 s on two cores); the default
 # run checks the proposal's own scope instead (tests/test_pointwise.py)
@@ -58,10 +58,10 @@ DEEP_ENTRIES += ("pointwise-no-upstream-recovery-tracker",)
 DEEP_ENTRIES += ("pointwise-pattern-not-recorded",)
 # entries whose correct design's exhaustive pass takes 5 s or more on two cores (the baseline's
 # 2x2 scope with a failure: 12 s; FLINK-40016's keyed-2x1 with a buffer per input channel:
-# 136,244 states, 12 s; K2's and F1's flip600-regional scopes: 6 s and 5 s): it runs in the deep
+# 136,244 states, 12 s; K2's, F1's and K1's flip600-regional scopes: 6 s, 5 s and 7 s): it runs in the deep
 # run and in ``ckptcheck catalog``
 DEEP_CORRECT = ("commit-at-pre-commit", "FLINK-40016-buffers-persisted-twice", "K2-regions-joined-by-keyby",
-                "F1-fallback-notice-finishes-task")
+                "F1-fallback-notice-finishes-task", "K1-regional-final-checkpoint")
 
 
 @pytest.mark.parametrize("e", [pytest.param(e, marks=pytest.mark.deep) if e.name in DEEP_ENTRIES else e for e in CATALOG],
@@ -102,7 +102,8 @@ def test_catalog_names_are_unique_and_cite_an_origin():
     assert all(e.origin for e in CATALOG)
 
 
-@pytest.mark.parametrize("e", [x for x in CATALOG if re.match(r"[KF]\d-", x.name)], ids=lambda x: x.name)
+@pytest.mark.parametrize("e", [pytest.param(x, marks=pytest.mark.deep) if x.name in DEEP_ENTRIES else x
+                               for x in CATALOG if re.match(r"[KF]\d-", x.name)], ids=lambda x: x.name)
 def test_flip600_entries_name_what_is_lost(e):
     """K1-K7, F1-F3: a short counterexample whose reason names the record, the file or the chain."""
     v = catalog_run(e.name).verdict(e.violates)

@@ -46,6 +46,7 @@ def test_baseline_holds_and_reports_unreached_witnesses(tiny_scope):
     assert status["a-task-declines"] == NOT_REACHED
 
 
+@pytest.mark.deep  # 9.3 s (the default run was 352 s)
 def test_symmetry_keeps_every_verdict_and_cuts_states():
     sc = scope("forward-2x2", **GOLDEN[1][1])
     counts = {}

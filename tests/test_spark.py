@@ -25,6 +25,7 @@ def quiet(_msg: str) -> None:
     pass
 
 
+@pytest.mark.deep  # 15.7 s; the default run keeps the Spark replay tests
 def test_generate_is_reproducible_across_partitionings(tmp_path):
     a = spark.run_generate(BASELINE, SMALL, walks=60, max_steps=80, seed=5, partitions=2, out=tmp_path / "a", master="local[2]", say=quiet)
     b = spark.run_generate(BASELINE, SMALL, walks=60, max_steps=80, seed=5, partitions=7, out=tmp_path / "b", master="local[2]", say=quiet)
@@ -36,6 +37,7 @@ def test_generate_is_reproducible_across_partitionings(tmp_path):
     assert summary["traces"] == 60 and summary["master"] == "local[2]"
 
 
+@pytest.mark.deep  # 14.8 s with the Spark session start (the default run was 289 s)
 def test_generate_finds_a_broken_variant_and_writes_its_report(tmp_path):
     e = entry("commit-at-pre-commit")
     s = spark.run_generate(e.design, e.scope, walks=1500, max_steps=80, seed=1, partitions=4, out=tmp_path, master="local[2]", say=quiet)
