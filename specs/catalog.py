@@ -731,7 +731,8 @@ FLIP147_CATALOG: tuple[Entry, ...] = (
     ),
 )
 
-def null_state_scope() -> Scope:
+
+def null_state_catalog_scope() -> Scope:
     """FLINK-4120 entries: one source, its recomputable window and a 2PC sink; two records, one
     checkpoint before end of input (a final one may follow), one failure: 8,214 states, every
     null-state witness hit.  Acknowledgements travel (no instant acks): an entry reads the
@@ -807,7 +808,7 @@ NULL_STATE_CATALOG: tuple[Entry, ...] = (
                     "FLINK-4120's recovery with sinks that write the replayed records before the re-inserted barrier: "
                     "the sink's state from the latest checkpoint already holds them, so they are committed twice."),
         "exactly-once-output",
-        null_state_scope(),
+        null_state_catalog_scope(),
         "seed 001: 'Sinks must discard all records until this barrier reaches them'",
         NULL_STATE,
     ),
@@ -817,7 +818,7 @@ NULL_STATE_CATALOG: tuple[Entry, ...] = (
                     "FLINK-4120's recovery re-inserting the latest checkpoint's barrier where the sources restart: it "
                     "passes the window before the replay rebuilt the state the checkpoint held."),
         "recomputed-state-matches",
-        null_state_scope(),
+        null_state_catalog_scope(),
         "seed 001: 'the barriers belonging to that checkpoint must be inserted into the source streams in the "
         "position they were originally inserted'",
         NULL_STATE,
@@ -829,7 +830,7 @@ NULL_STATE_CATALOG: tuple[Entry, ...] = (
                     "that were in flight behind the barrier have entered the window, the watermark has passed records "
                     "the checkpoint's state holds, and the null-state checkpoint is too recent to rebuild it."),
         "recomputed-state-matches",
-        null_state_scope(),
+        null_state_catalog_scope(),
         "seed 001: 'each stateful operator should report its \"current null-state watermark\" as part of "
         "acknowledging the ongoing checkpoint'",
         NULL_STATE,
@@ -840,7 +841,7 @@ NULL_STATE_CATALOG: tuple[Entry, ...] = (
                     "FLINK-4120's recovery with Flink's retention (num-retained 1): the null-state checkpoint of the "
                     "latest checkpoint is subsumed and deleted, and a recovery has nowhere to restart the sources."),
         "null-state-checkpoint-retained",
-        null_state_scope(),
+        null_state_catalog_scope(),
         "seed 001: 'the pipeline must be restarted from the latter to restore the state at the former' (the older "
         "checkpoint must outlive its subsumption); execution.checkpointing.num-retained",
         NULL_STATE,

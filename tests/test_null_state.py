@@ -14,12 +14,12 @@ from ckptcheck.model.actions import EmitRecord, FailTask, Restore, TriggerCheckp
 from ckptcheck.model.nullstate import NullStateRecovery
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.world import COMMITTED, REPLAY, RUNNING
-from ckptcheck.specs.catalog import null_state_scope
+from ckptcheck.specs.catalog import null_state_catalog_scope
 from ckptcheck.specs.designs import BASELINE, NULL_STATE, NULL_STATE_UNALIGNED
 from ckptcheck.specs.errors import InputError
 from ckptcheck.specs.jobs import job_from_dict
 from ckptcheck.specs.scopes import default_scope_for, null_state_unaligned_default_scope, scope
-from ckptcheck.specs.scopes import null_state_scope as preset_scope
+from ckptcheck.specs.scopes import null_state_scope
 
 from conftest import catalog_run
 from test_protocol import Run
@@ -91,7 +91,7 @@ def test_a_recovery_restarts_from_the_null_state_checkpoint_and_replays_to_the_r
 
 def test_catalog_scope_holds_exhaustively_with_every_null_state_witness():
     """The catalog's null-state scope: golden count, every witness hit."""
-    result = check(NULL_STATE, null_state_scope(), workers=2)
+    result = check(NULL_STATE, null_state_catalog_scope(), workers=2)
     assert result.complete and result.ok and result.stats["states"] == 8_214
     _witnessed(result)
 
@@ -114,7 +114,7 @@ def test_a_sink_v2_writer_discards_until_the_reinserted_barrier():
 def test_preset_default_scope_holds_with_every_witness():
     """``ckptcheck check --design flink-null-state``: 938,862 states, every applicable witness."""
     sc = default_scope_for(NULL_STATE)
-    assert sc == preset_scope()
+    assert sc == null_state_scope()
     result = check(NULL_STATE, sc, workers=2)
     assert result.complete and result.ok and result.stats["states"] == 938_862
     assert not [v.property for v in result.verdicts if v.kind == "sometimes" and v.status == "not reached"]
@@ -186,7 +186,7 @@ def test_claim_the_pipeline_must_restart_from_the_null_state_checkpoint():
     restore the state at the former [the latest]".  Verdict: CONFIRMED in the catalog scope,
     exhaustively: restarting from the latest checkpoint leaves the window without the records
     it held (the state is not persisted), while the preset holds the same scope."""
-    sc = null_state_scope()
+    sc = null_state_catalog_scope()
     bad = check(_variant(RestartFromLatest), sc, stop_at="recomputed-state-matches", workers=2)
     v = bad.verdict("recomputed-state-matches")
     assert v.status == VIOLATED and "window[0] was wrongly recomputed" in v.reason and "lacks record" in v.reason
@@ -199,7 +199,7 @@ def test_claim_the_null_state_checkpoint_is_the_most_recent_one_preceding_every_
     most recent safe choice, exhaustively in the catalog scope: one checkpoint more recent
     loses the window's oldest record, an older one (the job's start) is safe, it only replays
     more; the preset holds (``test_claim_the_pipeline_must_restart_...``)."""
-    sc = null_state_scope()
+    sc = null_state_catalog_scope()
     bad = check(_variant(OneTooRecent), sc, stop_at="recomputed-state-matches", workers=2)
     assert bad.verdict("recomputed-state-matches").status == VIOLATED
     older = check(_variant(FromTheStart), sc, workers=2)
