@@ -50,6 +50,21 @@ def sink_v2_pipeline(p: int = 1, global_committer: bool = True, keyed: bool = Fa
     return JobGraph(tuple(vertices), tuple(edges))
 
 
+def null_state_pipeline(sources: int, into_window: Edge, sink_v2: bool = False) -> JobGraph:
+    """source(``sources``) -``into_window``-> window(1), recomputable from the last record of each
+    split (FLINK-4120, ``model.nullstate``) -forward-> a 2PC sink(1), or a Sink V2 writer(1) and
+    its committer(1)."""
+    vertices = [Vertex("source", sources, Role.SOURCE), Vertex("window", 1, Role.OPERATOR, window=1)]
+    edges = [into_window]
+    if sink_v2:
+        vertices += [Vertex("writer", 1, Role.OPERATOR, sink_v2="writer"), Vertex("committer", 1, Role.SINK, sink_v2="committer")]
+        edges += [Edge("window", "writer", Pattern.POINTWISE), Edge("writer", "committer", Pattern.POINTWISE)]
+    else:
+        vertices.append(Vertex("sink", 1, Role.SINK, two_phase_commit=True))
+        edges.append(Edge("window", "sink", Pattern.POINTWISE))
+    return JobGraph(tuple(vertices), tuple(edges))
+
+
 def keyed_pipeline(p: int = 2) -> JobGraph:
     """source(P) -keyBy-> keyed 2PC sink(P): every record crosses an ALL_TO_ALL keyed exchange.
 
@@ -268,52 +283,22 @@ JOBS: dict[str, Any] = {
         " their own pace (FLIP-147's default job)",
     ),
     "null-state": (
-        lambda: JobGraph(
-            (
-                Vertex("source", 2, Role.SOURCE),
-                Vertex("window", 1, Role.OPERATOR, window=1),
-                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
-            ),
-            (Edge("source", "window", Pattern.ALL_TO_ALL), Edge("window", "sink", Pattern.POINTWISE)),
-        ),
+        lambda: null_state_pipeline(2, Edge("source", "window", Pattern.ALL_TO_ALL)),
         "source(2) -keyBy-> window(1) keeping the last record of each split (recomputable) -forward-> 2PC sink(1):"
         " FLINK-4120's null-state recovery, a watermark per split",
     ),
     "null-state-1x1": (
-        lambda: JobGraph(
-            (
-                Vertex("source", 1, Role.SOURCE),
-                Vertex("window", 1, Role.OPERATOR, window=1),
-                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
-            ),
-            (Edge("source", "window", Pattern.POINTWISE), Edge("window", "sink", Pattern.POINTWISE)),
-        ),
+        lambda: null_state_pipeline(1, Edge("source", "window", Pattern.POINTWISE)),
         "source(1) -forward-> window(1) keeping the last record (recomputable) -forward-> 2PC sink(1): the smallest"
         " job for FLINK-4120's null-state recovery",
     ),
     "null-state-rebalance": (
-        lambda: JobGraph(
-            (
-                Vertex("source", 1, Role.SOURCE),
-                Vertex("window", 1, Role.OPERATOR, window=1),
-                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
-            ),
-            (Edge("source", "window", Pattern.ALL_TO_ALL, partitioner="rebalance"), Edge("window", "sink", Pattern.POINTWISE)),
-        ),
+        lambda: null_state_pipeline(1, Edge("source", "window", Pattern.ALL_TO_ALL, partitioner="rebalance")),
         "source(1) -rebalance-> window(1) keeping the last record -forward-> 2PC sink(1): null-state recovery where an"
         " unaligned barrier overtakes records on their way to the window and the sink",
     ),
     "null-state-sink-v2": (
-        lambda: JobGraph(
-            (
-                Vertex("source", 1, Role.SOURCE),
-                Vertex("window", 1, Role.OPERATOR, window=1),
-                Vertex("writer", 1, Role.OPERATOR, sink_v2="writer"),
-                Vertex("committer", 1, Role.SINK, sink_v2="committer"),
-            ),
-            (Edge("source", "window", Pattern.POINTWISE), Edge("window", "writer", Pattern.POINTWISE),
-             Edge("writer", "committer", Pattern.POINTWISE)),
-        ),
+        lambda: null_state_pipeline(1, Edge("source", "window", Pattern.POINTWISE), sink_v2=True),
         "source(1) -forward-> window(1) keeping the last record -forward-> Sink V2 writer(1) -> committer(1):"
         " FLINK-4120's null-state recovery with a Sink V2 sink, whose writer discards until the re-inserted barrier",
     ),

@@ -583,30 +583,34 @@ def w_older_null_state_recovery(m, prev: World, a, nxt: World) -> str | None:
     return None
 
 
-def w_sink_discards_replayed(m, prev: World, a, nxt: World) -> str | None:
-    """A task restored from the latest checkpoint drops a replayed record before the barrier."""
+def _replayed_head(m, prev: World, a) -> tuple | None:
+    """``Deliver`` of a replayed record to a task that discards until the re-inserted barrier:
+    (task name, its replay, the record), or ``None``."""
     if type(a) is not Deliver:
         return None
     ch = m.topo.channels[a.channel]
     ts = prev.tasks[ch.consumer]
     items = prev.channels[a.channel]
-    if ts.replay and ts.replay[2] and items and items[0][0] == REC and len(items[0]) == 3 and items[0][1:3] not in ts.replay[1]:
-        return (f"{m.topo.names[ch.consumer]} discards replayed record {rec(items[0][1:3])}: its state from checkpoint"
-                f" {ts.replay[0]} holds it")
+    if ts.replay and ts.replay[2] and items and items[0][0] == REC and len(items[0]) == 3:
+        return m.topo.names[ch.consumer], ts.replay, items[0][1:3]
+    return None
+
+
+def w_sink_discards_replayed(m, prev: World, a, nxt: World) -> str | None:
+    """A task restored from the latest checkpoint drops a replayed record before the barrier."""
+    head = _replayed_head(m, prev, a)
+    if head and head[2] not in head[1][1]:
+        return f"{head[0]} discards replayed record {rec(head[2])}: its state from checkpoint {head[1][0]} holds it"
     return None
 
 
 def w_sink_takes_overtaken(m, prev: World, a, nxt: World) -> str | None:
     """Unaligned checkpoints: a task restored from the latest checkpoint takes a replayed record
     before the re-inserted barrier, because the checkpoint's barrier had overtaken it."""
-    if type(a) is not Deliver:
-        return None
-    ch = m.topo.channels[a.channel]
-    ts = prev.tasks[ch.consumer]
-    items = prev.channels[a.channel]
-    if ts.replay and ts.replay[2] and items and items[0][0] == REC and items[0][1:3] in ts.replay[1]:
-        return (f"{m.topo.names[ch.consumer]} takes replayed record {rec(items[0][1:3])} before the re-inserted barrier:"
-                f" checkpoint {ts.replay[0]}'s barrier overtook it, so its state there does not hold it")
+    head = _replayed_head(m, prev, a)
+    if head and head[2] in head[1][1]:
+        return (f"{head[0]} takes replayed record {rec(head[2])} before the re-inserted barrier: checkpoint"
+                f" {head[1][0]}'s barrier overtook it, so its state there does not hold it")
     return None
 
 
