@@ -33,6 +33,7 @@ def test_golden_state_counts(job, limits, states, engine):
     assert r.ok, [v.reason for v in r.violated]
 
 
+@pytest.mark.deep  # 6.6 s; the default run searches the same scope in test_cli (87,384 states, NOT REACHED witnesses)
 def test_baseline_holds_and_reports_unreached_witnesses(tiny_scope):
     r = check(BASELINE, tiny_scope, workers=2)
     assert r.complete and r.ok
