@@ -741,6 +741,14 @@ def null_state_catalog_scope() -> Scope:
                  max_timeouts=0, max_lost_notifications=0)
 
 
+class TriggerDuringReplay(NullStateRecovery):
+    """Checkpoints triggered while a re-inserted barrier is still on its way (the seed does not
+    say when checkpointing resumes after a null-state recovery)."""
+
+    def replaying(self, w) -> bool:
+        return False
+
+
 class SinksKeepReplayedRecords(NullStateRecovery):
     """Seed 001 without "Sinks must discard all records until this barrier reaches them"."""
 
@@ -844,6 +852,19 @@ NULL_STATE_CATALOG: tuple[Entry, ...] = (
         null_state_catalog_scope(),
         "seed 001: 'the pipeline must be restarted from the latter to restore the state at the former' (the older "
         "checkpoint must outlive its subsumption); execution.checkpointing.num-retained",
+        NULL_STATE,
+    ),
+    Entry(
+        "null-state-checkpoint-during-replay",
+        _null_state("null-state-checkpoint-during-replay", TriggerDuringReplay,
+                    "FLINK-4120's recovery with checkpoints triggered during the replay: a checkpoint taken before the "
+                    "re-inserted barrier reached the sink holds the sink's state from the latest checkpoint next to "
+                    "source positions before it, so a recovery from it replays records the sink already has."),
+        "checkpoints-consistent",
+        scope("null-state-1x1", records_per_split=2, max_checkpoints=2, max_failures=1, max_declines=0, max_timeouts=0,
+              max_lost_notifications=0),
+        "seed 001 is silent on when checkpointing resumes after a recovery; model.nullstate holds triggers back until "
+        "every re-inserted barrier has passed (NullStateRecovery.replaying)",
         NULL_STATE,
     ),
     Entry(

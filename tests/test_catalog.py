@@ -59,11 +59,11 @@ DEEP_ENTRIES += ("pointwise-pattern-not-recorded",)
 # entries whose correct design's exhaustive pass takes 5 s or more on two cores (the baseline's
 # 2x2 scope with a failure: 12 s; FLINK-40016's keyed-2x1 with a buffer per input channel:
 # 136,244 states, 12 s; K2's, F1's and K1's flip600-regional scopes: 6 s, 5 s and 7 s; cleaner-deletes-restore-checkpoint
-# and uc-no-record-filter: about 7 s and 4 s): it runs in the deep
+# and uc-no-record-filter: about 7 s and 4 s; null-state-checkpoint-during-replay: 65,067 states, 5 s): it runs in the deep
 # run and in ``ckptcheck catalog``
 DEEP_CORRECT = ("commit-at-pre-commit", "FLINK-40016-buffers-persisted-twice", "K2-regions-joined-by-keyby",
                 "F1-fallback-notice-finishes-task", "K1-regional-final-checkpoint", "cleaner-deletes-restore-checkpoint",
-                "uc-no-record-filter")
+                "uc-no-record-filter", "null-state-checkpoint-during-replay")
 
 
 @pytest.mark.parametrize("e", [pytest.param(e, marks=pytest.mark.deep) if e.name in DEEP_ENTRIES else e for e in CATALOG],
