@@ -196,9 +196,9 @@ class FlinkModel:
     @cached_property
     def stateful(self) -> tuple[bool, ...]:
         """Subtasks whose state holds record effects: sinks, operators with state (a recomputable
-        window too) and Sink V2 committers.  A Sink V2 writer's committables leave it before each barrier, and a
-        global committer's state trails the checkpoints (``model.sinkv2``), so neither
-        holds a record effect a checkpoint must account for."""
+        window too) and Sink V2 committers.  A Sink V2 writer's committables leave it before
+        each barrier, and a global committer's state trails the checkpoints (``model.sinkv2``),
+        so neither holds a record effect a checkpoint must account for."""
         topo = self.topo
         out = []
         for t in range(topo.n_tasks):
