@@ -113,7 +113,7 @@ def null_state_unaligned_default_scope() -> Scope:
     channel state).  Every witness is hit, a sink taking a record the barrier overtook among
     them.  248,244 states, about 21 s with 2 workers.  The two-source job ``null-state`` with
     one record per split, one checkpoint, one failure and one decline also holds (6,812,728
-    states, 771 s beside another search) but never records input channel state without
+    states, 771 s beside another search, before a later relaxation) but never records input channel state without
     staggered triggers."""
     return scope("null-state-rebalance", records_per_split=2, max_checkpoints=1, max_failures=1, max_declines=1,
                  max_timeouts=0, max_lost_notifications=0, input_buffers=1)
