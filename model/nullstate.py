@@ -189,6 +189,12 @@ class NullStateRecovery(Component):
         sinks, Sink V2 writers (their transactions), other stateful operators."""
         return self.model.stateful[t] and not self.windows[t] or self.model.sink_v2[t] == "writer"
 
+    @staticmethod
+    def drops(ts, r: tuple) -> bool:
+        """Does a non-source task in state ``ts`` drop replayed record ``r`` unread: it discards
+        until the re-inserted barrier and ``r`` is not one it still takes?"""
+        return bool(ts.replay) and ts.replay[2] and r not in ts.replay[1]
+
     def kept_in_replay(self, c: Completed, t: int) -> tuple:
         """The replayed records a discarding task ``t`` still takes before the re-inserted
         barrier: the ones checkpoint ``c`` holds in flight to it (unaligned checkpoints: the
@@ -250,7 +256,8 @@ class NullStateRecovery(Component):
             tx.tasks[t] = ts._replace(blocked=blocked)
             return
         recomputed = ts.recomputed
-        finished = tx.coord.store[-1].snapshots[t].finished  # its state is gone for good: it only finishes again
+        replayed = next((c for c in tx.coord.store if c.id == cp), None)
+        finished = replayed is not None and replayed.snapshots[t].finished  # its state is gone for good: it only ends again
         if self.windows[t] and ts.processed != ts.replay[1] and not finished:
             recomputed = (cp, ts.processed, ts.replay[1])
         tx.tasks[t] = ts._replace(blocked=0, replay=(), recomputed=recomputed)

@@ -145,8 +145,7 @@ class StreamTask(Component):
         kind = item[0]
         if (kind == REC or kind == COMMITTABLE) and tx.tasks[t].ended and not tx.tasks[t].stopped:
             return  # FinishedDataOutput: after EndOfData on every input, data is dropped (A.9 item 4)
-        replay = tx.tasks[t].replay
-        if replay and kind == REC and replay[2] and (item[1], item[2]) not in replay[1]:
+        if kind == REC and self.null_state.drops(tx.tasks[t], (item[1], item[2])):
             return  # FLINK-4120: the state restored from the latest checkpoint already holds it
         if kind == REC:
             if self.persists_on_poll(tx.tasks[t], bit, (item[1], item[2])):

@@ -135,7 +135,7 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         i = priority_index(items)
         item = items[max(i, 0)]  # a priority barrier is delivered before the head
         src, dst = names[ch.producer], names[ch.consumer]
-        if item[0] == REC and w.tasks[ch.consumer].replay and w.tasks[ch.consumer].replay[2] and item[1:3] not in w.tasks[ch.consumer].replay[1]:
+        if item[0] == REC and model.null_state.drops(w.tasks[ch.consumer], item[1:3]):
             ev.append(Event(src, dst, f"{_rec(item)} discarded", "data"))
             return (f"{dst} receives replayed {_record_words(item)} from {src} and discards it: its state from checkpoint"
                     f" {w.tasks[ch.consumer].replay[0]} already holds it (the re-inserted barrier has not reached it)"), ev

@@ -465,10 +465,10 @@ def writer_input_before_end_of_input(m: FlinkModel, w: World) -> str | None:
             continue
         for c in topo.inputs[t]:
             items = w.channels[c]
-            if ts.replay and ts.replay[2] and not ts.blocked >> topo.channels[c].input_index & 1:
+            if ts.replay and not ts.blocked >> topo.channels[c].input_index & 1:
                 # FLINK-4120: replayed records ahead of the re-inserted barrier are discarded unread
                 cut = next((i for i, x in enumerate(items) if x[0] == REPLAY), len(items))
-                items = tuple(x for x in items[:cut] if x[0] == REC and x[1:3] in ts.replay[1]) + items[cut:]
+                items = tuple(x for x in items[:cut] if x[0] == REC and not m.null_state.drops(ts, x[1:3])) + items[cut:]
             r = next((x for x in items if x[0] == REC), None)
             if r is not None:
                 return (f"{topo.names[t]} reached end of input (restored: {ts.sink[0]}) but record {rec(r[1:3])} from"
@@ -585,21 +585,22 @@ def w_older_null_state_recovery(m, prev: World, a, nxt: World) -> str | None:
 
 def _replayed_head(m, prev: World, a) -> tuple | None:
     """``Deliver`` of a replayed record to a task that discards until the re-inserted barrier:
-    (task name, its replay, the record), or ``None``."""
+    (task name, its replay, the record, whether it drops it), or ``None``."""
     if type(a) is not Deliver:
         return None
     ch = m.topo.channels[a.channel]
     ts = prev.tasks[ch.consumer]
     items = prev.channels[a.channel]
     if ts.replay and ts.replay[2] and items and items[0][0] == REC and len(items[0]) == 3:
-        return m.topo.names[ch.consumer], ts.replay, items[0][1:3]
+        r = items[0][1:3]
+        return m.topo.names[ch.consumer], ts.replay, r, m.null_state.drops(ts, r)
     return None
 
 
 def w_sink_discards_replayed(m, prev: World, a, nxt: World) -> str | None:
     """A task restored from the latest checkpoint drops a replayed record before the barrier."""
     head = _replayed_head(m, prev, a)
-    if head and head[2] not in head[1][1]:
+    if head and head[3]:
         return f"{head[0]} discards replayed record {rec(head[2])}: its state from checkpoint {head[1][0]} holds it"
     return None
 
@@ -608,7 +609,7 @@ def w_sink_takes_overtaken(m, prev: World, a, nxt: World) -> str | None:
     """Unaligned checkpoints: a task restored from the latest checkpoint takes a replayed record
     before the re-inserted barrier, because the checkpoint's barrier had overtaken it."""
     head = _replayed_head(m, prev, a)
-    if head and head[2] in head[1][1]:
+    if head and not head[3]:
         return (f"{head[0]} takes replayed record {rec(head[2])} before the re-inserted barrier: checkpoint"
                 f" {head[1][0]}'s barrier overtook it, so its state there does not hold it")
     return None
