@@ -171,7 +171,7 @@ def test_options_that_do_not_apply_are_said(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("ckptcheck: --symmetry: job keyed-2x2: no interchangeable subtasks for flink-baseline") and err.count("\n") == 1
     assert not (tmp_path / "never").exists()
-    assert main(["check", "--engine", "stateful", "--max-depth", "3", "--out", str(tmp_path), *TINY]) == 3
+    assert main(["check", "--engine", "stateful", "--max-depth", "3", "--out", str(tmp_path), *TINY, "--job", "keyed-1x1"]) == 3
     assert "--max-depth applies to --engine explore" in capsys.readouterr().err
 
 

@@ -48,7 +48,7 @@ def test_check_flaw_exits_1_and_trace_replays(tmp_path, capsys):
 def test_toml_design_variant_checks_without_code(tmp_path, capsys):
     d = tmp_path / "keep-two.toml"
     d.write_text('based_on = "flink-baseline"\nnum_retained = 2\ntolerable_failed_checkpoints = 1\n')
-    code, out, _ = run(["check", "--design", str(d), "--out", str(tmp_path), *TINY], capsys)
+    code, out, _ = run(["check", "--design", str(d), "--job", "keyed-1x1", "--out", str(tmp_path), *TINY], capsys)
     assert code == 0
     assert "design   keep-two" in out
     doc = json.loads(one(tmp_path, "keep-two.explore-*.result.json").read_text())
