@@ -620,6 +620,44 @@ def cmd_catalog(args) -> int:
     return 0 if missed == 0 else 1
 
 
+def cmd_findings(args) -> int:
+    """Search a design under review in the scopes of its findings manifest and write one
+    Markdown report with every violation, its replayable trace, its fix and the fix's search."""
+    from ckptcheck.specs.findings import FINDINGS
+
+    if args.design not in FINDINGS:
+        raise InputError("findings", args.design, f"expected a design with a findings manifest: {', '.join(sorted(FINDINGS))}")
+    out = out_dir(args.out, "--out")
+    import datetime
+
+    when = args.date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    if not (len(when) == 10 and when[4] == when[7] == "-" and when.replace("-", "").isdigit()):
+        raise InputError("--date", when, "expected a date as YYYY-MM-DD")
+    design, scopes = FINDINGS[args.design]
+    from ckptcheck.reports.render import render_findings
+
+    from .findings import run_findings
+
+    run = run_findings(design, scopes, out / "traces", workers=args.workers or os.cpu_count() or 1,
+                       max_seconds=args.max_seconds, progress=_say)
+    command = f"ckptcheck findings {args.design}" + (f" --out {args.out}" if args.out != "reports/findings" else "")
+    text = render_findings(run, command=command, when=when)
+    path = out / f"{when}-{args.design}.md"
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+    for f in run.findings:
+        fix = "no fix listed" if f.fix is None else (f"fix {f.fix.fixed.name} holds" if f.fix_holds else f"fix {f.fix.fixed.name} does NOT hold")
+        _say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}"
+             f" {'replays' if f.replays else 'does NOT replay'}; {fix}")
+    _say(f"report written to {path}")
+    return 0 if run.as_expected else 1
+
+
 def _print_spark_summary(summary: dict, out: Path) -> None:
     _say(
         f"{summary['traces']:,} traces, {summary['steps']:,} steps, {summary['distinct_states']:,} distinct states,"
@@ -799,6 +837,20 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--out", default="results/catalog", help="where counterexample traces go")
     k.add_argument("--report", default=None, metavar="DIR", help="also write report.html, report.md and junit.xml to DIR")
     k.set_defaults(func=cmd_catalog)
+    fd = sub.add_parser(
+        "findings", help="search a design under review in its findings scopes and write a Markdown report",
+        description="Search the design in every scope of its findings manifest (specs/findings.py), save and replay "
+        "the shortest counterexample of every property it violates, check each listed fix in the same scope, and "
+        "write <out>/<date>-<design>.md with what holds.  Exit status: 0 every expected violation found, every "
+        "trace replays and every fix holds; 1 otherwise; 2 bad input.",
+    )
+    fd.add_argument("design", help="a design with a findings manifest (flip600-pr)")
+    fd.add_argument("--out", default="reports/findings", help="where the report and its traces go (default reports/findings)")
+    fd.add_argument("--date", default=None, help="the date in the report's name, YYYY-MM-DD (default today, UTC)")
+    fd.add_argument("--workers", type=_positive, default=None, help="processes per search (default: the number of cores)")
+    fd.add_argument("--max-seconds", type=_positive_float, default=None,
+                    help="stop each search after S seconds (what it did not search is then reported as incomplete)")
+    fd.set_defaults(func=cmd_findings)
     rp = sub.add_parser("report", help="render saved traces as HTML, Markdown and JUnit")
     rp.add_argument("traces", nargs="+", help="trace files to replay and render")
     rp.add_argument("--out", default="reports/out", help="output folder (default reports/out)")

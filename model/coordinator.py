@@ -468,12 +468,16 @@ class CheckpointCoordinator(Component):
         abort goes over ``tolerable_failed_checkpoints``.  Then the successor does not depend
         on who declined: the failover cancels every subtask and drops every ack in flight,
         the decliner's too; ``FlinkModel.step`` computes such declines once per world."""
-        if self.design.regional_checkpoints and not pending_of(w.coord, cp).global_only:
+        if self.design.regional_checkpoints and (self.design.forced_checkpoint_waits
+                                                 or not pending_of(w.coord, cp).global_only):
             return False
         return self.over_tolerable(w.coord.failed_count + 1)
 
     def on_timeout(self, tx: Tx, cp: int) -> None:
-        """Pending checkpoint ``cp``'s timer fires (``CHECKPOINT_EXPIRED``): abort, counted."""
+        """Pending checkpoint ``cp``'s timer fires (``CHECKPOINT_EXPIRED``): abort, counted, unless
+        FLIP-600's handler takes it (``RegionalCheckpointHandler.on_timeout``)."""
+        if not pending_of(tx.coord, cp).savepoint and self.regional.on_timeout(tx, cp):
+            return
         self.abort(tx, cp, counted=True)
 
     def abort_for_failover(self, tx: Tx, victims: frozenset[int]) -> None:

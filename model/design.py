@@ -156,9 +156,54 @@ KNOBS: tuple[Knob, ...] = (
         str,
         "fallback",
         "FLIP-600 with operator coordinators (split enumerators) in a failed region: the coordinator "
-        "corrects its state for the fallback (checkpointCoordinatorForRegionFallback), the regional "
-        "checkpoint aborts (a coordinator without support), or the coordinator state is taken as is",
-        ("fallback", "abort", "ignore"),
+        "corrects the checkpoint's copy of its state for the fallback (fallback: the thread's state correction), "
+        "puts the failed readers' later splits back into the live enumerator while those readers keep reading "
+        "them (add-back-live: PR #28963's SourceCoordinator.checkpointCoordinatorForRegionFallback, review row "
+        "B12), the regional checkpoint aborts (a coordinator without support), or the state is taken as is",
+        ("fallback", "add-back-live", "abort", "ignore"),
+    ),
+    Knob(
+        "regions_of_running_tasks",
+        bool,
+        False,
+        "FLIP-600: the regions counted (for the single-region check and the failure ratio) are those of "
+        "the tasks the checkpoint waits for (PR #28963: regionIdProvider over tasksToWaitFor, review row B3), "
+        "not every pipelined region of the job",
+    ),
+    Knob(
+        "forced_checkpoint_waits",
+        bool,
+        False,
+        "FLIP-600: a forced global checkpoint buffers declines like any other and is judged once every task "
+        "responded, after the single-region and ratio checks, so a ratio abort keeps the force flag and the "
+        "counter (PR #28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint, review rows B1, B5, B6); "
+        "false: it aborts at its first decline",
+    ),
+    Knob(
+        "end_of_input_rule",
+        str,
+        "ended",
+        "FLIP-600 with global_checkpoint_at_end_of_input: a checkpoint triggered once every source ended (or "
+        "finished) is global-only (ended: the thread, 23 Jun 2026); or, once every source is FINISHED, the "
+        "evaluation of a declined checkpoint sets the tier-1 force flag, which tier 2 then resets "
+        "(finished-sets-force: PR #28964 checkAllSourcesFinishedAndForceGlobal, review rows B6, B8)",
+        ("ended", "finished-sets-force"),
+    ),
+    Knob(
+        "timeouts_complete_regionally",
+        bool,
+        False,
+        "FLIP-600: a pending checkpoint's timeout marks every task that has not acknowledged as declined "
+        "and evaluates it like a decline (PR #28964 CheckpointCanceller, RegionalCheckpointTimeoutTest, "
+        "review row B9); false: a timeout aborts, counted",
+    ),
+    Knob(
+        "fallback_notice_reaches_operators",
+        bool,
+        True,
+        "FLIP-600: a failed-region task acts on the fallback notice (as fallback_completes_final_checkpoint "
+        "says); false: the notice goes to CheckpointListener.notifyRegionalCheckpointFallback, a no-op by "
+        "default, so the task neither commits nor counts a completion (PR #28963, review row B13)",
     ),
     Knob(
         "file_merging",
@@ -296,6 +341,11 @@ class Design:
     retention_follows_refs: bool = True
     own_state_commit_bound: bool = False
     coordinator_region_fallback: str = "fallback"
+    regions_of_running_tasks: bool = False
+    forced_checkpoint_waits: bool = False
+    end_of_input_rule: str = "ended"
+    timeouts_complete_regionally: bool = False
+    fallback_notice_reaches_operators: bool = True
     file_merging: bool = False
     slots_per_task_manager: int = 2
     file_merging_keeps_fallback_alive: bool = True

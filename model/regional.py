@@ -8,10 +8,21 @@ region takes its state (and files) from the latest completed checkpoint, tagged
 checkpoint global (tier 1); a forced global checkpoint that fails aborts (tier 2); once every
 source is exhausted the next checkpoint must be global.
 
+The pull request as it stands (preset ``flip600-pr``) differs from the thread in rules each
+behind a knob, so that either reading can be checked: the regions counted are those of the
+running tasks (``regions_of_running_tasks``, review row B3); a forced checkpoint is judged after
+every response, past the region and ratio checks (``forced_checkpoint_waits``, B1, B5, B6); end
+of input sets the shared force flag (``end_of_input_rule``, B6, B8); a timeout marks the silent
+tasks declined (``timeouts_complete_regionally``, B9).
+
 Abstractions: one pending checkpoint at a time (``max_concurrent_checkpoints`` 1: designs with
-more are refused, since the force flags are per coordinator, review row 39); a decline is the only regional failure (a timeout always aborts); the failure
+more are refused, since the force flags are per coordinator, review row 39); the failure
 ratio counts the regions of ``regions()``; the enumerator's state correction is
-``SplitEnumerator.state_in_checkpoint``.
+``SplitEnumerator.state_in_checkpoint``.  BLOCKING-separated regions: the model runs a BLOCKING
+exchange as a pipelined one (its consumers are not held back until the producers finish), so
+``regions()`` keeps the thread's auto-disable for jobs with such an edge; the PR's reading
+(distinct regions) is not offered, because in Flink the consumer region of a BLOCKING edge is
+deployed only after its producers finished, and a checkpoint waits for no FINISHED task.
 """
 
 from __future__ import annotations
@@ -34,58 +45,130 @@ from .world import (
 class RegionalCheckpointHandler(Component):
     """FLIP-600's handler of declines and regional completion."""
 
-    def regions(self) -> list[frozenset[int]]:
+    def regions(self, waiting: int | None = None) -> list[frozenset[int]]:
         """The regions a regional checkpoint may treat independently (seed 000).
 
         The pipelined regions, but only when no BLOCKING or HYBRID edge joins them ("BLOCKING/
         HYBRID edges between Regions -> Auto-disable at runtime"): otherwise the whole job is one
-        region, and a single region disables regional checkpoints.
+        region, and a single region disables regional checkpoints.  With
+        ``regions_of_running_tasks`` and the checkpoint's ``waiting`` mask, only the regions of
+        the tasks it waits for, each cut to those tasks (PR #28963,
+        ``RegionalCheckpointHandler.tryCompleteRegionalCheckpoint`` steps 3-6: ``regionIdProvider``
+        over ``tasksToWaitFor``; review row B3): a region whose tasks all finished is not counted.
         """
         topo = self.topo
         if not topo.all_pipelined:
             return [frozenset(range(topo.n_tasks))]
-        return list(topo.regions)
+        if waiting is None or not self.design.regions_of_running_tasks:
+            return list(topo.regions)
+        cut = (frozenset(t for t in r if waiting >> t & 1) for r in topo.regions)
+        return [r for r in cut if r]
+
+    def sources_done(self, tasks: tuple) -> bool:
+        """Has every source reached the end of its input, as ``end_of_input_rule`` reads it: ended
+        (EndOfData emitted) or FINISHED (the thread), or FINISHED only (PR #28964's
+        ``allSourcesFinishedChecker``, ExecutionState FINISHED, review row B8)?"""
+        if self.design.end_of_input_rule == "ended":
+            return all(tasks[t].ended or tasks[t].status == FINISHED for t in self.topo.sources)
+        return all(tasks[t].status == FINISHED for t in self.topo.sources)
 
     def must_be_global(self, tx: Tx) -> bool:
         """Is the checkpoint being triggered forced global?  Tier 1 (``force_global``), or
-        every source exhausted (``global_checkpoint_at_end_of_input``; Raorao, 23 Jun 2026)."""
+        every source exhausted (``global_checkpoint_at_end_of_input``; Raorao, 23 Jun 2026).
+        Under ``end_of_input_rule = "finished-sets-force"`` end of input is not decided at the
+        trigger but when a declined checkpoint is evaluated (``forced_at_evaluation``)."""
         if not self.design.regional_checkpoints:
             return False
         if tx.coord.force_global:
             return True
-        tasks = tx.tasks
-        return self.design.global_checkpoint_at_end_of_input and all(
-            tasks[t].ended or tasks[t].status == FINISHED for t in self.topo.sources
-        )
+        return (self.design.global_checkpoint_at_end_of_input and self.design.end_of_input_rule == "ended"
+                and self.sources_done(tx.tasks))
 
     def on_decline(self, tx: Tx, t: int, cp: int) -> None:
-        """A decline in regional mode.  A forced global checkpoint aborts; tier 2 (seed 000: "the
-        checkpoint is aborted normally ... The counter is then reset") resets the counter when
-        ``forced_global_failure_resets_counter``.  Otherwise the checkpoint waits until every
-        task acked or declined."""
+        """A decline in regional mode.  Without ``forced_checkpoint_waits`` a forced global
+        checkpoint aborts at once; tier 2 (seed 000: "the checkpoint is aborted normally ... The
+        counter is then reset") resets the counter when ``forced_global_failure_resets_counter``.
+        Otherwise the checkpoint waits until every task acked or declined (``recordDecline``,
+        then ``areAllTasksResponded``: PR #28963 ``CheckpointCoordinator.receiveDeclineMessage``,
+        review row B1)."""
         pending = pending_of(tx.coord, cp)
-        if pending.global_only:
-            if tx.coord.force_global and self.design.forced_global_failure_resets_counter:
-                tx.coord = tx.coord._replace(consecutive_regional=0, force_global=False)
-            self.coordinator.abort(tx, cp, counted=True)
+        if pending.global_only and not self.design.forced_checkpoint_waits:
+            self.tier2(tx, pending)
             return
         put_pending(tx, pending._replace(declined=pending.declined | 1 << t))
         self.coordinator.maybe_finalize(tx, cp)
 
+    def on_timeout(self, tx: Tx, cp: int) -> bool:
+        """A pending checkpoint's timer fires.  With ``timeouts_complete_regionally`` every task of
+        its plan that has not acknowledged is marked declined and the checkpoint is evaluated
+        as after a decline (PR #28964: ``CheckpointCanceller`` -> ``tryCompleteRegionalCheckpoint``;
+        ``RegionalCheckpointTimeoutTest``; review row B9); a task marked so may still take its
+        snapshot, and its late acknowledgement is discarded.  Returns whether it handled the
+        timeout (otherwise the coordinator aborts, counted)."""
+        if not (self.design.regional_checkpoints and self.design.timeouts_complete_regionally):
+            return False
+        pending = pending_of(tx.coord, cp)
+        acked = 0
+        for t, _ in pending.acked:
+            acked |= 1 << t
+        put_pending(tx, pending._replace(declined=pending.waiting & ~acked))
+        self.coordinator.maybe_finalize(tx, cp)
+        return True
+
+    def forced_at_evaluation(self, tx: Tx, pending: Pending) -> bool:
+        """PR #28963 step 7: is the checkpoint being evaluated forced global?  The shared flag
+        ``forceGlobalNextCheckpoint`` (tier 1), or, under ``end_of_input_rule =
+        "finished-sets-force"``, every source FINISHED, which sets that same flag
+        (``checkAllSourcesFinishedAndForceGlobal``, review row B6)."""
+        if pending.global_only or tx.coord.force_global:
+            return True
+        if self.design.global_checkpoint_at_end_of_input and self.design.end_of_input_rule == "finished-sets-force":
+            return self.sources_done(tx.tasks)
+        return False
+
+    def tier2(self, tx: Tx, pending: Pending) -> None:
+        """A forced global checkpoint that some region declined aborts (counted).  Tier 2 (seed
+        000: "the checkpoint is aborted normally ... The counter is then reset") resets the
+        counter and the force flag when ``forced_global_failure_resets_counter``.  Under
+        ``forced_checkpoint_waits`` there is one flag for tier 1 and end of input (PR #28963 step
+        7), so the reset clears both, and without the reset the next checkpoint stays forced;
+        otherwise the thread's end-of-input rule is a bit of its own that leaves the counter
+        alone."""
+        coord = tx.coord
+        if self.design.forced_checkpoint_waits:
+            resets = self.design.forced_global_failure_resets_counter
+            tx.coord = coord._replace(consecutive_regional=0 if resets else coord.consecutive_regional,
+                                      force_global=not resets)
+        elif coord.force_global and self.design.forced_global_failure_resets_counter:
+            tx.coord = coord._replace(consecutive_regional=0, force_global=False)
+        self.coordinator.abort(tx, pending.id, counted=True)
+
     def try_complete(self, tx: Tx, pending: Pending) -> None:
         """``tryCompleteRegionalCheckpoint`` (reference 8.1).
 
-        Aborts (counted) with one region or fewer, when too many regions failed, without a
-        completed checkpoint to fall back to, or when a split enumerator in a failed region does
-        not support the fallback (``coordinator_region_fallback = "abort"``, PR step 5).
+        Aborts (counted) with one region or fewer, when too many regions failed, when it is a
+        forced global one (tier 2, ``tier2``; PR #28963 checks this after the region count and
+        the ratio, review row B5), without a completed checkpoint to fall back to, or when a
+        split enumerator in a failed region does not support the fallback
+        (``coordinator_region_fallback = "abort"``, PR step 5).
         Otherwise completes with the failed regions' fallback state, grows the counter (reaching
         the maximum forces the next checkpoint global), and notifies: healthy tasks complete,
         failed-region tasks the completion with the fallback id (``fallback_notice_id``).
         """
-        regions = self.regions()
+        waits = self.design.forced_checkpoint_waits
+        if pending.global_only and not waits:  # only a timeout brings a forced one here
+            self.tier2(tx, pending)
+            return
+        regions = self.regions(pending.waiting)
         failed = [r for r in regions if any(pending.declined >> t & 1 for t in r)]
         store = tx.coord.store
-        if len(regions) <= 1 or 100 * len(failed) > self.design.max_failed_region_percent * len(regions) or not store:
+        if len(regions) <= 1 or 100 * len(failed) > self.design.max_failed_region_percent * len(regions):
+            self.coordinator.abort(tx, pending.id, counted=True)
+            return
+        if waits and self.forced_at_evaluation(tx, pending):
+            self.tier2(tx, pending)
+            return
+        if not store:
             self.coordinator.abort(tx, pending.id, counted=True)
             return
         in_failed = set().union(*failed)
@@ -98,6 +181,8 @@ class RegionalCheckpointHandler(Component):
         if self.design.file_merging and self.design.file_merging_keeps_fallback_alive:
             self.file_merging_manager.keep_alive(tx, files, pending.id)
         enum, assignments = self.enumerator.state_in_checkpoint(tx.coord, pending, failed_readers, fallback.id)
+        if self.design.coordinator_region_fallback == "add-back-live":
+            self.enumerator.add_back_live(tx, tx.coord, pending, failed_readers, fallback.id)
         coord = tx.coord
         count = coord.consecutive_regional + 1
         tx.coord = coord._replace(

@@ -179,7 +179,10 @@ class SplitEnumerator(Component):
         among the unassigned splits of this checkpoint and keeps them as not yet checkpointed,
         so that a reset of that reader to this checkpoint adds them back (seed 000, "State
         Correction ... for OperatorCoordinators to produce consistent snapshots against the
-        mixed view").  With ``ignore`` the coordinator's own snapshot is taken as is.
+        mixed view").  With ``add-back-live`` (PR #28963,
+        ``SourceCoordinator.checkpointCoordinatorForRegionFallback``, review row B12) the tracker
+        gives those assignments up instead (``add_back_live`` puts the splits back into the live
+        enumerator).  With ``ignore`` the coordinator's own snapshot is taken as is.
         """
         cp = pending.id
         enum = set(pending.enum)
@@ -190,7 +193,19 @@ class SplitEnumerator(Component):
             elif r in failed_readers and e > fallback_id and self.design.coordinator_region_fallback == "fallback":
                 enum.add(s)
                 keep.append((cp + 1, r, s))
+            elif r in failed_readers and e > fallback_id and self.design.coordinator_region_fallback == "add-back-live":
+                enum.add(s)
         return tuple(sorted(enum)), tuple(sorted(keep))
+
+    def add_back_live(self, tx: Tx, coord: Coordinator, pending: Pending, failed_readers: set, fallback_id: int) -> None:
+        """PR #28963's ``checkpointCoordinatorForRegionFallback``: the splits assigned to a
+        failed-region reader after the fallback checkpoint go back to the live enumerator's
+        unassigned splits (``SourceCoordinatorRegionalCheckpointTest``: ``getUnassignedSplits()``
+        grows), while the reader, which only declined, keeps its split and reads on (review row
+        B12).  The enumerator may then hand the split to another reader that asks."""
+        back = [s for e, r, s in coord.assignments if e <= pending.id and r in failed_readers and e > fallback_id]
+        if back:
+            tx.coord = tx.coord._replace(unassigned=add_sorted(tx.coord.unassigned, *back))
 
     def on_restore(self, tx: Tx, latest: Completed | None, victims: list[int]) -> None:
         """The enumerator on restore.  A global failover resets it to the checkpoint's state

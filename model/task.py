@@ -567,7 +567,12 @@ class StreamTask(Component):
         this task's state taken from checkpoint ``own``.  The proposal takes it as the
         completion of ``cp`` (``fallback_completes_final_checkpoint``, catalog F1); otherwise
         the task commits what its fallback state covers and keeps waiting for a checkpoint of
-        its own."""
+        its own.  In PR #28963 the notice reaches ``CheckpointListener.notifyRegionalCheckpointFallback``,
+        a no-op unless an operator overrides it (``fallback_notice_reaches_operators`` false,
+        review row B13): the task does nothing.  Which reading the PR's ``StreamTask`` takes for
+        ``finalCheckpointCompleted`` is not in the indexed code; the no-op is the preset's."""
+        if not self.design.fallback_notice_reaches_operators:
+            return
         if self.design.fallback_completes_final_checkpoint:
             self.on_complete(tx, t, cp, commit_upto=own)
         else:

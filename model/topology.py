@@ -47,6 +47,10 @@ class StateKind(str, Enum):
     KEYED = "keyed"  # keyed state, partitioned by key group
     LIST = "list"  # operator list state, even-split redistribution
     UNION = "union"  # operator union list state
+    # union list state whose entry per subtask is the id of the checkpoint it last snapshotted
+    # (bumped in snapshotState, as an epoch an operator agrees on across subtasks): its value does
+    # not follow from the records consumed (Roman, dev@ 3 Jul 2026; review row B18).  Needs UNION.
+    EPOCH = "epoch"
 
 
 class TopologyError(ValueError):
@@ -154,6 +158,8 @@ class JobGraph:
                 raise TopologyError(f"{where}.parallelism", f"{v.parallelism} exceeds max parallelism {v.max_p}")
             if v.two_phase_commit and v.role is not Role.SINK:
                 raise TopologyError(f"{where}.two_phase_commit", "only sinks commit transactions")
+            if StateKind.EPOCH in v.state and StateKind.UNION not in v.state:
+                raise TopologyError(f"{where}.state", "epoch state is kept in union list state: list 'union' too")
             if not isinstance(v.window, int) or isinstance(v.window, bool) or v.window < 0:
                 raise TopologyError(f"{where}.window", f"must be an integer >= 0, got {v.window!r}")
             if v.window and (v.role is not Role.OPERATOR or v.sink_v2 or v.state):

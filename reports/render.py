@@ -19,6 +19,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from ckptcheck.checks.results import EXHAUSTIVE_ENGINES, HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, SAMPLED, UNKNOWN, VIOLATED, CheckResult
 from ckptcheck.checks.trace import load_trace_file, replay
 from ckptcheck.model.topology import Expanded
+from ckptcheck.specs.spec import Spec
 
 from .narrate import COORDINATOR, Step, narrate
 
@@ -380,3 +381,53 @@ def write_reports(report: Report, out: Path) -> list[Path]:
         os.replace(tmp, out / name)
         paths.append(out / name)
     return paths
+
+
+def render_findings(run, *, command: str, when: str) -> str:
+    """The findings report of ``checks.findings.run_findings`` as Markdown for a mailing list:
+    a table of findings, each one narrated with its replay command, the rule, the fix and the
+    fix's own search; then what holds, the scopes and the design."""
+    from ckptcheck.checks.findings import held_words
+    from ckptcheck.specs.designs import BASELINE
+
+    design = run.design
+    rows = []
+    for f in run.findings:
+        steps, _ = narrate(Spec(design, f.scope.scope), f.trace)
+        if f.fix is None:
+            fix_name, fix_verdict, fix_knobs = "none listed", "not checked", ""
+        else:
+            fr = f.fix_result
+            fix_name = f.fix.fixed.name
+            if fr.holds:
+                fix_verdict = f"holds ({fr.searched()})"
+            elif fr.violated:
+                fix_verdict = "does NOT hold: " + "; ".join(f"{v.property}: {v.reason}" for v in fr.violated)
+            else:
+                fix_verdict = f"shows no violation in {fr.searched()}"
+            fix_knobs = ", ".join(f"{k} = {v!r}" for k, v in f.fix.fixed.knobs().items() if design.knobs()[k] != v)
+        rows.append({
+            "property": f.property, "statement": f.statement, "reason": f.reason, "scope": f.scope.name,
+            "scope_text": f.scope.scope.describe(), "steps": len(f.trace),
+            "replays": "yes" if f.replays else "NO", "narration": steps,
+            "replay": f"ckptcheck replay -v {f.trace_file}", "rule": f.fix.rule if f.fix else "",
+            "change": f.fix.change if f.fix else "", "fix_name": fix_name, "fix_verdict": fix_verdict,
+            "fix_knobs": fix_knobs,
+        })
+    missing = [f"{m.violates} in scope {r.scope.name} ({m.rule})" for r in run.runs for m in r.missing]
+    held = [{"scope": r.scope.name, "searched": held_words(r), "names": ", ".join(names) or "none"}
+            for r, names in run.held()]
+    scopes = [{"name": r.scope.name, "why": r.scope.why, "text": r.scope.scope.describe()} for r in run.runs]
+    base = BASELINE.knobs()
+    knobs = ", ".join(f"{k} = {v!r}" for k, v in design.knobs().items() if base[k] != v)
+    fixes = sum(1 for f in run.findings if f.fix_holds)
+    intro = (f"{design.name} searched in {len(run.runs)} scope(s): {len(run.findings)} property violation(s) found,"
+             f" {fixes} of them with a fix that holds in the same scope after an exhaustive search.  Every"
+             " counterexample below is the shortest in its scope and replays with the command under it.")
+    data = {
+        "title": f"Findings: {design.name}", "intro": intro, "command": command, "when": when,
+        "cost": f"{run.seconds:.0f} s with {run.workers} worker(s)", "findings": rows, "missing": missing,
+        "held": held, "scopes": scopes, "design_text": f"{design.name}: {design.description} Origin: {design.origin}",
+        "knobs": knobs,
+    }
+    return ENV.get_template("findings.md").render(r=data)

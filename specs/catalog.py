@@ -46,7 +46,7 @@ class RegionsBySubtaskIndex(RegionalCheckpointHandler):
     """Flawed region rule: subtask i of every vertex forms region i, whatever edge joins them
     (the thread's "each parallelism maps to an independent Region" applied to a keyBy job)."""
 
-    def regions(self) -> list[frozenset[int]]:
+    def regions(self, waiting: int | None = None) -> list[frozenset[int]]:
         groups: dict[int, set[int]] = {}
         for t in range(self.topo.n_tasks):
             groups.setdefault(self.topo.index_of[t], set()).add(t)

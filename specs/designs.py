@@ -61,6 +61,30 @@ FLIP600_PROPOSED = BASELINE.with_(
     max_failed_region_percent=50,
 )
 
+FLIP600_PR = FLIP600_PROPOSED.with_(
+    name="flip600-pr",
+    description=(
+        "FLIP-600 as pull requests #28963 (core) and #28964 (per-region timeout, bounded sources) implement "
+        "it, as reviewed up to 15 Sep 2026: declines of every reason and timeouts buffered until every task "
+        "responded; regions counted over the running tasks; failure ratio 0.3 and at most 2 consecutive "
+        "regional checkpoints; one force flag for tier 1, tier 2 and end of input (every source FINISHED), "
+        "checked after the ratio; healthy tasks get a plain completion, failed-region tasks a fallback "
+        "notice their operators ignore; the enumerator takes a failed reader's later splits back while that "
+        "reader reads on.  Each rule cites its PR method or review row (ckptcheck explain --design flip600-pr)."
+    ),
+    origin="apache/flink PR #28963 and #28964 (RegionalCheckpointHandler, CheckpointCoordinator."
+    "receiveDeclineMessage, CheckpointCanceller, SourceCoordinator.checkpointCoordinatorForRegionFallback); "
+    "review-fidelity section B, 'Changes after July 2026'",
+    max_failed_region_percent=30,  # B4: region.max-failure-ratio 0.3 (RegionalCheckpointConfigTest)
+    max_consecutive_regional=2,  # B4: region.max-consecutive-failures 2
+    regions_of_running_tasks=True,  # B3
+    forced_checkpoint_waits=True,  # B1, B5, B6
+    end_of_input_rule="finished-sets-force",  # B6, B8
+    timeouts_complete_regionally=True,  # B9
+    fallback_notice_reaches_operators=False,  # B13
+    coordinator_region_fallback="add-back-live",  # B12
+)
+
 FLIP600 = FLIP600_PROPOSED.with_(
     name="flip600-regional",
     description=(
@@ -176,7 +200,7 @@ NULL_STATE_UNALIGNED = NULL_STATE.with_(
 )
 
 PRESETS: dict[str, Design] = {
-    d.name: d for d in (BASELINE, FLIP600, FLIP600_PROPOSED, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM,
+    d.name: d for d in (BASELINE, FLIP600, FLIP600_PROPOSED, FLIP600_PR, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM,
                         UNALIGNED, UNALIGNED_TIMEOUT, UNALIGNED_POINTWISE, FLIP147, NULL_STATE,
                         NULL_STATE_UNALIGNED)
 }

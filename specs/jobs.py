@@ -255,6 +255,40 @@ JOBS: dict[str, Any] = {
         ),
         "FLIP-27 source(1) with a split enumerator -forward-> 2PC sink(1), and a separate source side(1): two regions",
     ),
+    "sources-4": (
+        lambda: JobGraph((Vertex("source", 4, Role.SOURCE),)),
+        "source(4) alone: four regions of one subtask, so that one failed region stays within FLIP-600's"
+        " default failure ratio of 0.3",
+    ),
+    "pipeline-and-3-sides": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 1, Role.SOURCE),
+                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+                Vertex("side", 3, Role.SOURCE),
+            ),
+            (Edge("source", "sink", Pattern.POINTWISE),),
+        ),
+        "source(1) -forward-> 2PC sink(1), and a separate source side(3): four regions, the smallest with a sink"
+        " in which one failed region stays within the failure ratio 0.3",
+    ),
+    "enumerator-2-and-sides": (
+        lambda: JobGraph((Vertex("source", 2, Role.SOURCE, coordinator=True), Vertex("side", 2, Role.SOURCE))),
+        "FLIP-27 source(2) with a split enumerator, and a separate source side(2): four regions of one subtask, two"
+        " readers that can take each other's splits",
+    ),
+    "enumerator-2x2-and-sides": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 2, Role.SOURCE, coordinator=True),
+                Vertex("sink", 2, Role.SINK, two_phase_commit=True),
+                Vertex("side", 2, Role.SOURCE),
+            ),
+            (Edge("source", "sink", Pattern.POINTWISE),),
+        ),
+        "FLIP-27 source(2) with a split enumerator -forward-> 2PC sink(2), and a separate source side(2): four"
+        " regions, two readers that can take each other's splits",
+    ),
     "union-2x2": (
         lambda: JobGraph(
             (Vertex("source", 2, Role.SOURCE), Vertex("sink", 2, Role.SINK, state=frozenset({StateKind.UNION}), two_phase_commit=True)),
@@ -262,6 +296,15 @@ JOBS: dict[str, Any] = {
         ),
         "source(2) -forward-> 2PC sink(2) with union list state: the pipelines end at their own pace, and FLIP-147"
         " does not let a union-state vertex finish partly",
+    ),
+    "union-epoch-2x2": (
+        lambda: JobGraph(
+            (Vertex("source", 2, Role.SOURCE),
+             Vertex("sink", 2, Role.SINK, state=frozenset({StateKind.UNION, StateKind.EPOCH}), two_phase_commit=True)),
+            (Edge("source", "sink", Pattern.POINTWISE),),
+        ),
+        "source(2) -forward-> 2PC sink(2) whose union list state holds the id of the checkpoint each subtask last"
+        " snapshotted (an epoch the subtasks agree on): state that does not follow from the records consumed",
     ),
     "sink-v2": (
         lambda: sink_v2_pipeline(1, global_committer=False),

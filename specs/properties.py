@@ -269,14 +269,83 @@ def _ownership_verdict(m: FlinkModel, c: Completed) -> str | None:
             holders.insert(0, "the split enumerator (unassigned)")
         if len(holders) > 1:
             return f"checkpoint {c.id} gives split {sp} to both {holders[0]} and {holders[1]}: a restore reads it twice"
-        if holders or any(s.finished for s in downstream):
-            continue
+        if holders or not downstream or any(s.finished for s in downstream):
+            continue  # no stateful task downstream (a job of readers alone): the records go nowhere
         for off in range(m.scope.records_per_split):
             if not any((sp, off) in s.processed for s in downstream):
                 return (
                     f"checkpoint {c.id} has split {sp} neither unassigned in the enumerator nor held by"
                     f" a reader, yet record {rec((sp, off))} is in no downstream state: a restore never reads it"
                 )
+    return None
+
+
+def union_epoch_agreed(m: FlinkModel, w: World) -> str | None:
+    """Every retained checkpoint gives a vertex with epoch state one epoch: each subtask's union
+    list entry is the id of the checkpoint it snapshotted (``StateKind.EPOCH``), so in a
+    checkpoint every task took part in they are all equal, and a restore shows each subtask the
+    same agreed value.  A regional checkpoint whose failed region falls back composes a view no
+    run of global checkpoints has (Roman, dev@ 3 Jul 2026: "{100, 101}"; review row B18)."""
+    store = w.coord.store
+    for c in store:
+        why = _epoch_verdict(m.model_of(c), c, store)
+        if why:
+            return why
+    return None
+
+
+def snapshot_origin(store: tuple, c: Completed, t: int) -> int:
+    """The id of the checkpoint in which subtask ``t``'s snapshot in ``c`` was taken: its own
+    id, or the checkpoint its refCheckpointId leads to (followed through the store, since a
+    fallback may itself be a fallback)."""
+    by_id = {x.id: x for x in store}
+    seen = c
+    while seen.refs and seen.refs[t]:
+        nxt = by_id.get(seen.refs[t])
+        if nxt is None:
+            return seen.refs[t]
+        seen = nxt
+    return seen.id
+
+
+@lru_cache(maxsize=4096)
+def _epoch_verdict(m: FlinkModel, c: Completed, store: tuple) -> str | None:
+    topo = m.topo
+    for v, vertex in enumerate(topo.job.vertices):
+        if StateKind.EPOCH not in vertex.state:
+            continue
+        entries = [(topo.names[t], snapshot_origin(store, c, t)) for t in topo.tasks_of[v]
+                   if not c.snapshots[t].finished]
+        epochs = sorted({e for _, e in entries})
+        if len(epochs) > 1:
+            who = ", ".join(f"{n} from checkpoint {e}" for n, e in entries)
+            return (f"checkpoint {c.id} gives the union state of {vertex.name} the view"
+                    f" {{{', '.join(map(str, epochs))}}} ({who}): no checkpoint every subtask took part in holds two"
+                    " epochs, and a restore shows each subtask both")
+    return None
+
+
+def split_read_once(m: FlinkModel, w: World) -> str | None:
+    """No split is held by two running readers at once.  A reader keeps the split it was given
+    until it asks for the next one, so a second holder means the enumerator handed the split
+    out again while (or after) the first reader read it: its records are read twice.  Every
+    path by which a split returns to the enumerator in Flink restarts its reader first
+    (``subtaskReset`` -> ``addSplitsBack``); PR #28963's fallback does not (review row B12)."""
+    readers = m.enumerator.readers
+    if not readers:
+        return None
+    names = m.topo.names
+    holder: dict[int, int] = {}
+    for t in readers:
+        ts = w.tasks[t]
+        if ts.status != RUNNING or ts.split < 0:
+            continue
+        if ts.split in holder:
+            first = holder[ts.split]
+            return (f"split {ts.split} is held by both {names[first]} (at offset {w.tasks[first].position}) and"
+                    f" {names[t]} (at offset {ts.position}): the enumerator handed it out again, and its records"
+                    " are read twice")
+        holder[ts.split] = t
     return None
 
 
@@ -1410,6 +1479,20 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
         ALWAYS,
         "in every retained checkpoint, the split enumerator's state and the readers' states hold each split once",
         split_ownership,
+        lambda design, scope: any(v.coordinator for v in scope.job.vertices),
+    ),
+    Property(
+        "union-epoch-agreed",
+        ALWAYS,
+        "every retained checkpoint gives a vertex with epoch state one epoch (its subtasks' union entries come from one checkpoint)",
+        union_epoch_agreed,
+        lambda design, scope: any(StateKind.EPOCH in v.state for v in scope.job.vertices),
+    ),
+    Property(
+        "split-read-once",
+        ALWAYS,
+        "no split is held by two running readers at once (the enumerator never hands out a split a reader still holds)",
+        split_read_once,
         lambda design, scope: any(v.coordinator for v in scope.job.vertices),
     ),
     Property(

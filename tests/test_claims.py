@@ -13,7 +13,7 @@ from ckptcheck.checks.rescale import search
 from ckptcheck.model import mixed
 from ckptcheck.model.mixed import EVEN_SPLIT, FALLBACK_AT_INDEX, FALLBACK_RESTORED, UNION
 from ckptcheck.specs.catalog import entry
-from ckptcheck.specs.designs import FLIP600
+from ckptcheck.specs.designs import BASELINE, FLIP600
 from ckptcheck.specs.scopes import scope
 
 from conftest import catalog_run
@@ -144,6 +144,26 @@ def test_claim_failed_subtask_is_a_stalled_subtask_holds_for_independent_regions
     bad = catalog_run(k2.name)  # the catalog's search, shared with its tests
     assert "is not a consistent cut" in bad.verdict("checkpoints-consistent").reason
     assert not search(UNION, FALLBACK_RESTORED, depth=5).ok
+
+
+def test_claim_failed_subtask_is_a_stalled_subtask_refuted_for_snapshot_epoch_state():
+    """Gen's claim again, where its premise does not hold (Roman, dev@ 3 Jul 2026: the
+    equivalence holds only for state that is a deterministic function of the data consumed;
+    "globally agreed union state" such as an epoch is the counterexample; review row B18).
+    The sink keeps in union list state the id of the checkpoint each subtask last snapshotted
+    (``StateKind.EPOCH``).  Verdict: REFUTED.  The regional checkpoint gives the union state
+    the view {1, 2}: sink[0]'s entry from checkpoint 2, sink[1]'s from its fallback 1, which no
+    checkpoint every subtask took part in can hold.  Flink's global checkpoints keep the view
+    agreed in the same scope, exhaustively, so the property tells the two apart."""
+    sc = scope("union-epoch-2x2", records_per_split=1, bounded=False, max_checkpoints=2, max_failures=0,
+               max_declines=1, max_timeouts=0, max_lost_notifications=0)
+    bad = check(FLIP600, sc, stop_at="union-epoch-agreed")
+    v = bad.verdict("union-epoch-agreed")
+    assert v.status == "violated" and len(v.trace) == 14
+    assert "the view {1, 2} (sink[0] from checkpoint 2, sink[1] from checkpoint 1)" in v.reason
+    good = check(BASELINE, sc)
+    assert good.complete and good.ok and good.stats["states"] == 21_512
+    assert good.verdict("union-epoch-agreed").status == "holds"
 
 
 def test_fallback_at_index_across_a_rescale_loses_even_split_state():

@@ -1,0 +1,130 @@
+"""The findings report: a design under review searched in each scope of its manifest
+(``specs.findings``), every property it violates with its shortest counterexample saved as a
+trace and replayed, each fix checked in the same scope, and what holds with the scope searched.
+
+Nothing in the report is taken from the manifest without a search: a violation the manifest
+did not expect is reported (without a fix), and an expected one the search no longer finds is
+reported as such.  Each search is exhaustive unless ``max_seconds`` cuts it short, and the
+report then says "no violation in N states (incomplete)", never "holds".
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ckptcheck.model.design import Design
+from ckptcheck.specs.findings import FindingScope, Fix
+from ckptcheck.specs.spec import Spec
+
+from .api import check, save_traces
+from .results import HOLDS, NOT_APPLICABLE, VIOLATED, CheckResult
+from .trace import load_trace_file, replay
+
+
+@dataclass
+class Finding:
+    """One property the design violates in one scope."""
+
+    scope: FindingScope
+    property: str
+    statement: str
+    reason: str
+    trace: list
+    trace_file: str
+    replays: bool
+    fix: Fix | None
+    fix_result: CheckResult | None
+    expected: bool  # the manifest lists it
+
+    @property
+    def fix_holds(self) -> bool:
+        return self.fix_result is not None and self.fix_result.holds
+
+
+@dataclass
+class ScopeRun:
+    scope: FindingScope
+    result: CheckResult
+    seconds: float
+    missing: list[Fix] = field(default_factory=list)  # expected violations the search did not find
+
+
+@dataclass
+class FindingsRun:
+    design: Design
+    runs: list[ScopeRun]
+    findings: list[Finding]
+    seconds: float
+    workers: int
+
+    @property
+    def all_replay(self) -> bool:
+        return all(f.replays for f in self.findings)
+
+    @property
+    def all_fixed(self) -> bool:
+        return all(f.fix_holds for f in self.findings)
+
+    @property
+    def as_expected(self) -> bool:
+        """Every expected violation found, nothing unexpected, every trace replays, every fix holds."""
+        return (all(not r.missing for r in self.runs) and all(f.expected for f in self.findings)
+                and self.all_replay and self.all_fixed)
+
+    def held(self) -> list[tuple[ScopeRun, list[str]]]:
+        """Per scope, the always/eventually properties with no violation, in the words of the search."""
+        out = []
+        for r in self.runs:
+            names = [v.property for v in r.result.verdicts
+                     if v.kind != "sometimes" and v.status not in (VIOLATED, NOT_APPLICABLE)]
+            out.append((r, names))
+        return out
+
+
+def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path, *, workers: int = 2,
+                 max_seconds: float | None = None, progress=None) -> FindingsRun:
+    """Search ``design`` in every scope, save and replay each counterexample under ``traces``,
+    and check each violated property's fix in the same scope (fix searches shared when one fix
+    serves several properties)."""
+    t0 = time.perf_counter()
+    runs: list[ScopeRun] = []
+    findings: list[Finding] = []
+    for fs in scopes:
+        if progress:
+            progress(f"searching {design.name} in scope {fs.name}")
+        t1 = time.perf_counter()
+        result = check(design, fs.scope, workers=workers, max_seconds=max_seconds)
+        spec = Spec(design, fs.scope)
+        save_traces(result, spec, traces, prefix=f"{design.name}--{fs.name}")
+        run = ScopeRun(fs, result, time.perf_counter() - t1)
+        runs.append(run)
+        fixes = {f.violates: f for f in fs.fixes}
+        fix_runs: dict[str, CheckResult] = {}
+        for v in result.violated:
+            fix = fixes.get(v.property)
+            fix_result = None
+            if fix is not None:
+                if fix.fixed.name not in fix_runs:
+                    if progress:
+                        progress(f"checking the fix {fix.fixed.name} in scope {fs.name}")
+                    fix_runs[fix.fixed.name] = check(fix.fixed, fs.scope, workers=workers, max_seconds=max_seconds)
+                fix_result = fix_runs[fix.fixed.name]
+            replays = replay(load_trace_file(v.trace_file), v.trace_file).reproduced
+            findings.append(Finding(fs, v.property, v.statement, v.reason or "", v.trace, v.trace_file, replays,
+                                    fix, fix_result, fix is not None))
+        found = {v.property for v in result.violated}
+        run.missing = [f for f in fs.fixes if f.violates not in found]
+    return FindingsRun(design, runs, findings, time.perf_counter() - t0, workers)
+
+
+def held_words(run: ScopeRun) -> str:
+    """How far a scope's "holds" reaches: exhaustive, or only the states searched."""
+    r = run.result
+    if r.searched_whole_scope:
+        return f"exhaustive search of the scope, {r.stats.get('states', 0):,} states"
+    return f"no violation in {r.stats.get('states', 0):,} states (incomplete: nothing is proved beyond them)"
+
+
+__all__ = ["Finding", "FindingsRun", "ScopeRun", "run_findings", "held_words", "HOLDS"]

@@ -1,0 +1,170 @@
+"""FLIP-600 as PR #28963/#28964 implement it (preset ``flip600-pr``): each rule of
+review-fidelity section B that the preset takes, against the thread's reading
+(``flip600-proposed``) in the same run, and the PR's live enumerator add-back (row B12)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ckptcheck.checks.api import check
+from ckptcheck.model.actions import Ack, AssignSplit, Decline, EndOfInput, Notify, Timeout, TriggerCheckpoint
+from ckptcheck.model.protocol import FlinkModel
+from ckptcheck.model.world import FAILED, NOTIFY_FALLBACK
+from ckptcheck.specs.designs import FLIP600_PR, FLIP600_PROPOSED
+from ckptcheck.specs.findings import enumerator_scope
+from ckptcheck.specs.scopes import scope
+
+PR = FLIP600_PR
+# the thread's rules with the PR's ratio and counter, so that only the rule under test differs
+THREAD = FLIP600_PROPOSED.with_(name="thread-at-pr-ratio", max_failed_region_percent=30)
+KINDS = ("complete", "abort", "fallback")
+
+
+class Four:
+    """sources-4 (four regions of one subtask, no records): checkpoints driven by hand."""
+
+    def __init__(self, design, bounded: bool = False, **limits):
+        sc = scope("sources-4", records_per_split=0, bounded=bounded, max_checkpoints=6, max_failures=0,
+                   max_declines=4, max_timeouts=1, max_lost_notifications=0, **limits)
+        self.m = FlinkModel(design, sc)
+        self.w = self.m.initial()
+
+    def do(self, a):
+        assert a in self.m.enabled(self.w), a.describe(self.m.topo)
+        self.w = self.m.step(self.w, a)
+        return self
+
+    def respond(self, cp: int, decline=()):
+        """Every ack in flight of ``cp`` arrives; the subtasks in ``decline`` decline instead."""
+        for t, c, _ in list(self.w.acks):
+            if c == cp:
+                self.do(Decline(t, c) if t in decline else Ack(t, c))
+        return self
+
+    def notify_all(self):
+        for t in range(4):
+            while self.w.tasks[t].inbox:
+                kind, c = self.w.tasks[t].inbox[0][:2]
+                self.do(Notify(t, c, KINDS[kind]))
+        return self
+
+    def checkpoint(self, cp: int, decline=()):
+        return self.do(TriggerCheckpoint(cp)).respond(cp, decline).notify_all()
+
+
+def test_pr_rules_are_the_ones_review_section_b_names():
+    """The preset is the thread's design with the PR's rules (rows B1, B3-B9, B12, B13)."""
+    changed = {k: v for k, v in PR.knobs().items() if FLIP600_PROPOSED.knobs()[k] != v}
+    assert changed == {
+        "max_failed_region_percent": 30, "regions_of_running_tasks": True, "forced_checkpoint_waits": True,
+        "end_of_input_rule": "finished-sets-force", "timeouts_complete_regionally": True,
+        "fallback_notice_reaches_operators": False, "coordinator_region_fallback": "add-back-live",
+    }
+
+
+def test_ratio_03_needs_four_regions():
+    """B4: one failed region of four (25 %) completes regionally; of two (50 %) it aborts."""
+    r = Four(PR).checkpoint(1).checkpoint(2, decline={0})
+    assert r.w.coord.store[-1].id == 2 and r.w.coord.store[-1].refs == (1, 0, 0, 0)
+    r = Four(PR).checkpoint(1).checkpoint(2, decline={0, 1})
+    assert r.w.coord.store[-1].id == 1
+    assert all(ts.status == FAILED for ts in r.w.tasks), "a counted abort over tolerable 0 fails the job"
+
+
+def test_regions_are_counted_over_the_tasks_the_checkpoint_waits_for():
+    """B3: ``regionIdProvider`` over ``tasksToWaitFor``: a finished region is not counted."""
+    m = Four(PR).m
+    waiting = 0b1110  # source[0] FINISHED
+    assert len(m.regional.regions(waiting)) == 3
+    assert len(Four(THREAD).m.regional.regions(waiting)) == 4
+
+
+def test_forced_checkpoint_waits_for_every_response_then_tier2_resets():
+    """B1, B6: two regional checkpoints force the third global; its decline is buffered
+    until every task responded (the thread aborts at once); tier 2 then resets counter and
+    flag."""
+    r = Four(PR).checkpoint(1).checkpoint(2, decline={0}).checkpoint(3, decline={0})
+    assert r.w.coord.consecutive_regional == 2 and r.w.coord.force_global
+    r.do(TriggerCheckpoint(4)).do(Decline(0, 4))
+    assert [p.id for p in r.w.coord.pending] == [4], "still pending: three tasks have not responded"
+    r.respond(4)
+    assert not r.w.coord.pending and r.w.coord.store[-1].id == 3
+    assert r.w.coord.consecutive_regional == 0 and not r.w.coord.force_global
+    t = Four(THREAD).checkpoint(1).checkpoint(2, decline={0}).checkpoint(3, decline={0})
+    t.do(TriggerCheckpoint(4)).do(Decline(0, 4))
+    assert not t.w.coord.pending, "the thread aborts a forced checkpoint at its first decline"
+
+
+def test_a_ratio_abort_of_a_forced_checkpoint_keeps_the_force_and_the_counter():
+    """B5, B6: the ratio check comes before the force flag, so a forced checkpoint that too
+    many regions declined aborts without touching them."""
+    r = Four(PR).checkpoint(1).checkpoint(2, decline={0}).checkpoint(3, decline={0})
+    r.checkpoint(4, decline={0, 1})
+    assert r.w.coord.force_global and r.w.coord.consecutive_regional == 2
+
+
+def test_a_timeout_completes_regionally():
+    """B9: the timeout marks the silent tasks declined and evaluates the checkpoint."""
+    r = Four(PR).checkpoint(1).do(TriggerCheckpoint(2))
+    for t in (1, 2, 3):
+        r.do(Ack(t, 2))
+    r.do(Timeout(2))
+    assert r.w.coord.store[-1].id == 2 and r.w.coord.store[-1].refs == (1, 0, 0, 0)
+    r.do(Ack(0, 2))  # the late acknowledgement is discarded with its file
+    assert (2, 0) not in r.w.files
+    t = Four(THREAD).checkpoint(1).do(TriggerCheckpoint(2))
+    for x in (1, 2, 3):
+        t.do(Ack(x, 2))
+    t.do(Timeout(2))
+    assert t.w.coord.store[-1].id == 1, "the thread's timeout aborts"
+
+
+def test_end_of_input_forces_only_once_every_source_finished():
+    """B8, B6: every source has ended (EndOfData sent, its final checkpoint pending), none is
+    FINISHED.  The thread makes the next checkpoint global-only; the PR's check asks for
+    FINISHED, so a decline still completes regionally (the window between "ended" and
+    "finished")."""
+    pr = Four(PR, bounded=True).checkpoint(1)
+    thread = Four(THREAD, bounded=True).checkpoint(1)
+    for r in (pr, thread):
+        for t in range(4):
+            r.do(EndOfInput(t))
+        r.do(TriggerCheckpoint(2)).do(Decline(0, 2))
+    assert [p.id for p in thread.w.coord.pending] == [], "the thread: global-only, aborted at the decline"
+    pr.respond(2)
+    assert pr.w.coord.store[-1].id == 2 and pr.w.coord.store[-1].refs[0] == 1
+
+
+def test_fallback_notice_is_a_no_op():
+    """B13: ``notifyRegionalCheckpointFallback`` is a no-op by default: the failed-region task
+    neither commits nor counts the completion."""
+    r = Four(PR).checkpoint(1).do(TriggerCheckpoint(2)).respond(2, decline={0})
+    assert r.w.tasks[0].inbox[0][0] == NOTIFY_FALLBACK
+    before = r.w.tasks[0]
+    r.do(Notify(0, 2, "fallback"))
+    assert r.w.tasks[0] == before._replace(inbox=before.inbox[1:])
+    t = Four(THREAD).checkpoint(1).do(TriggerCheckpoint(2)).respond(2, decline={0})
+    t.do(Notify(0, 2, "fallback"))
+    assert t.w.tasks[0].notified == 2, "the thread's reading takes it as the completion (F1)"
+
+
+def test_live_add_back_hands_a_split_to_a_second_reader():
+    """B12: the PR puts a failed-region reader's later split back into the live enumerator
+    while that reader keeps it; an idle reader is handed the same split, and both read it.
+    Verdict: the PR reads a split twice (``split-read-once``, shortest counterexample 12
+    steps: the trace the findings report shows)."""
+    r = check(PR, enumerator_scope(), stop_at="split-read-once")
+    v = r.verdict("split-read-once")
+    assert v.status == "violated" and len(v.trace) == 12
+    assert v.trace[-1] == AssignSplit(1, 0) and Decline(0, 2) in v.trace
+    assert v.reason.startswith("split 0 is held by both source[0] (at offset 0) and source[1] (at offset 0)")
+
+
+@pytest.mark.deep  # about 3 minutes with 2 workers
+def test_live_add_back_fix_holds_in_the_same_scope():
+    """The thread's correction (the checkpoint's copy only) holds where the PR reads twice:
+    2,432,359 states, exhaustively."""
+    fixed = PR.with_(name="flip600-pr-fix-B12", coordinator_region_fallback="fallback")
+    r = check(fixed, enumerator_scope(), workers=2)
+    assert r.complete and r.ok and r.stats["states"] == 2_432_359
+    assert r.verdict("a-regional-checkpoint-completes").status == "hit"
