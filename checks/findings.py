@@ -19,7 +19,7 @@ from ckptcheck.specs.findings import FindingScope, Fix
 from ckptcheck.specs.spec import Spec
 
 from .api import check, save_traces
-from .results import HOLDS, NOT_APPLICABLE, VIOLATED, CheckResult
+from .results import HIT, HOLDS, NOT_APPLICABLE, VIOLATED, CheckResult
 from .trace import load_trace_file, replay
 
 
@@ -73,13 +73,17 @@ class FindingsRun:
         return (all(not r.missing for r in self.runs) and all(f.expected for f in self.findings)
                 and self.all_replay and self.all_fixed)
 
-    def held(self) -> list[tuple[ScopeRun, list[str]]]:
-        """Per scope, the always/eventually properties with no violation, in the words of the search."""
+    def held(self) -> list[tuple[ScopeRun, list[str], list[str], list[str]]]:
+        """Per scope: the always/eventually properties with no violation, and the mechanisms
+        (``sometimes`` witnesses) the search reached and did not reach: a property holding in a
+        scope says nothing about a mechanism the scope never reached."""
         out = []
         for r in self.runs:
-            names = [v.property for v in r.result.verdicts
-                     if v.kind != "sometimes" and v.status not in (VIOLATED, NOT_APPLICABLE)]
-            out.append((r, names))
+            vs = [v for v in r.result.verdicts if v.status != NOT_APPLICABLE]
+            held = [v.property for v in vs if v.kind != "sometimes" and v.status != VIOLATED]
+            hit = [v.property for v in vs if v.kind == "sometimes" and v.status == HIT]
+            missed = [v.property for v in vs if v.kind == "sometimes" and v.status != HIT]
+            out.append((r, held, hit, missed))
         return out
 
 
@@ -92,11 +96,12 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
     runs: list[ScopeRun] = []
     findings: list[Finding] = []
     for fs in scopes:
+        configured = fs.configure(design)
         if progress:
-            progress(f"searching {design.name} in scope {fs.name}")
+            progress(f"searching {configured.name} in scope {fs.name}")
         t1 = time.perf_counter()
-        result = check(design, fs.scope, workers=workers, max_seconds=max_seconds)
-        spec = Spec(design, fs.scope)
+        result = check(configured, fs.scope, workers=workers, max_seconds=max_seconds)
+        spec = Spec(configured, fs.scope)
         save_traces(result, spec, traces, prefix=f"{design.name}--{fs.name}")
         run = ScopeRun(fs, result, time.perf_counter() - t1)
         runs.append(run)

@@ -393,7 +393,8 @@ def render_findings(run, *, command: str, when: str) -> str:
     design = run.design
     rows = []
     for f in run.findings:
-        steps, _ = narrate(Spec(design, f.scope.scope), f.trace)
+        configured = f.scope.configure(design)
+        steps, _ = narrate(Spec(configured, f.scope.scope), f.trace)
         if f.fix is None:
             fix_name, fix_verdict, fix_knobs = "none listed", "not checked", ""
         else:
@@ -405,19 +406,24 @@ def render_findings(run, *, command: str, when: str) -> str:
                 fix_verdict = "does NOT hold: " + "; ".join(f"{v.property}: {v.reason}" for v in fr.violated)
             else:
                 fix_verdict = f"shows no violation in {fr.searched()}"
-            fix_knobs = ", ".join(f"{k} = {v!r}" for k, v in f.fix.fixed.knobs().items() if design.knobs()[k] != v)
+            fix_knobs = ", ".join(f"{k} = {v!r}" for k, v in f.fix.fixed.knobs().items() if configured.knobs()[k] != v)
         rows.append({
             "property": f.property, "statement": f.statement, "reason": f.reason, "scope": f.scope.name,
-            "scope_text": f.scope.scope.describe(), "steps": len(f.trace),
+            "scope_text": f.scope.scope.describe() + (f"; the design as configured for it: {configured.name}"
+                                                      if configured is not design else ""),
+            "steps": len(f.trace),
             "replays": "yes" if f.replays else "NO", "narration": steps,
             "replay": f"ckptcheck replay -v {f.trace_file}", "rule": f.fix.rule if f.fix else "",
             "change": f.fix.change if f.fix else "", "fix_name": fix_name, "fix_verdict": fix_verdict,
             "fix_knobs": fix_knobs,
         })
     missing = [f"{m.violates} in scope {r.scope.name} ({m.rule})" for r in run.runs for m in r.missing]
-    held = [{"scope": r.scope.name, "searched": held_words(r), "names": ", ".join(names) or "none"}
-            for r, names in run.held()]
-    scopes = [{"name": r.scope.name, "why": r.scope.why, "text": r.scope.scope.describe()} for r in run.runs]
+    held = [{"scope": r.scope.name, "searched": held_words(r), "names": ", ".join(names) or "none",
+             "hit": ", ".join(hit) or "none", "missed": ", ".join(missed) or "none"}
+            for r, names, hit, missed in run.held()]
+    scopes = [{"name": r.scope.name, "why": r.scope.why,
+               "text": r.scope.scope.describe() + (f"; design {r.result.design.name}" if r.scope.settings else "")}
+              for r in run.runs]
     base = BASELINE.knobs()
     knobs = ", ".join(f"{k} = {v!r}" for k, v in design.knobs().items() if base[k] != v)
     fixes = sum(1 for f in run.findings if f.fix_holds)

@@ -48,15 +48,16 @@ BASELINE = Design(
 FLIP600_PROPOSED = BASELINE.with_(
     name="flip600-proposed",
     description=(
-        "FLIP-600 regional checkpoints exactly as the thread and PR #28963 left them: a checkpoint "
+        "FLIP-600 regional checkpoints as the design thread (seed 000) describes them: a checkpoint "
         "declined in some pipelined regions completes with their last completed state "
         "(refCheckpointId), at most max_consecutive_regional = 2 in a row (tier 1 forces a global "
         "one; tier 2 aborts a failed forced one and resets the counter), a global checkpoint once "
         "the sources are exhausted, failed-region tasks notified with the fallback id, abort "
         "notices carrying the latest completed id, retention of referenced checkpoints, disabled "
-        "across BLOCKING/HYBRID edges.  Expected to FAIL: catalog entries F1-F3."
+        "across BLOCKING/HYBRID edges, a failure ratio of 50 %.  Expected to FAIL: catalog entries F1-F3.  The "
+        "pull requests differ in several rules: that is flip600-pr."
     ),
-    origin="seed 000 (FLIP-600 thread, May-July 2026); reference 8.1 (PR #28963)",
+    origin="seed 000 (FLIP-600 thread, May-July 2026); reference 8.1 (an early reading of PR #28963)",
     regional_checkpoints=True,
     max_failed_region_percent=50,
 )
@@ -70,7 +71,8 @@ FLIP600_PR = FLIP600_PROPOSED.with_(
         "regional checkpoints; one force flag for tier 1, tier 2 and end of input (every source FINISHED), "
         "checked after the ratio; healthy tasks get a plain completion, failed-region tasks a fallback "
         "notice their operators ignore; the enumerator takes a failed reader's later splits back while that "
-        "reader reads on.  Each rule cites its PR method or review row (ckptcheck explain --design flip600-pr)."
+        "reader reads on.  Each knob's text in ckptcheck designs cites the PR method or review row it follows.  "
+        "The FLIP-306 (file merging) integration is left out: the FLIP deferred it on 7 Jul 2026."
     ),
     origin="apache/flink PR #28963 and #28964 (RegionalCheckpointHandler, CheckpointCoordinator."
     "receiveDeclineMessage, CheckpointCanceller, SourceCoordinator.checkpointCoordinatorForRegionFallback); "
@@ -106,7 +108,8 @@ FLIP600_FILE_MERGING = FLIP600.with_(
     name="flip600-regional-file-merging",
     description="flip600-regional on a job with FLIP-306 file merging at task-manager level "
     "(one physical file per task manager and checkpoint); regional checkpoints keep their "
-    "fallback segments alive.",
+    "fallback segments alive.  The FLIP deferred its FLIP-306 integration (wiki page, 7 Jul 2026), so "
+    "this models a design the FLIP does not contain.",
     origin="seed 000, Zakelly (23 Jun 2026): TM-level merging, 'keep previous checkpoint files alive "
     "when a region checkpoint occurs'; reference 8.2",
     file_merging=True,

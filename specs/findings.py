@@ -36,6 +36,16 @@ class FindingScope:
     scope: Scope
     why: str  # what this scope can reach
     fixes: tuple[Fix, ...] = ()
+    # knob settings a user of the design chooses for this scope (the fixes carry them too), e.g.
+    # a failure ratio that lets two regions complete regionally; empty: the design's defaults
+    settings: tuple[tuple[str, object], ...] = ()
+
+    def configure(self, design: Design) -> Design:
+        """The design as this scope runs it: with ``settings`` applied, under a name that says so."""
+        if not self.settings:
+            return design
+        what = ", ".join(f"{k}={v}" for k, v in self.settings)
+        return design.with_(name=f"{design.name}[{what}]", **dict(self.settings))
 
 
 def enumerator_scope() -> Scope:
@@ -43,6 +53,30 @@ def enumerator_scope() -> Scope:
     within the ratio 0.3); one record per split, unbounded; two checkpoints, one decline: a
     checkpoint completes, then a reader that was given its split after it declines the next."""
     return scope("enumerator-2-and-sides", records_per_split=1, bounded=False, max_checkpoints=2, max_failures=0,
+                 max_declines=1, max_timeouts=0, max_lost_notifications=0)
+
+
+def chain_scope() -> Scope:
+    """Four one-subtask regions without records, five checkpoints and four declines: enough
+    regional checkpoints in a row for tier 1, a forced one that fails (tier 2), and more."""
+    return scope("sources-4", records_per_split=0, bounded=False, max_checkpoints=5, max_failures=0, max_declines=4,
+                 max_timeouts=0, max_lost_notifications=0)
+
+
+def epoch_scope() -> Scope:
+    """Four one-subtask regions whose union list state holds an epoch; two checkpoints, one
+    decline: a regional checkpoint composes the union state of two epochs."""
+    return scope("epoch-sources-4", records_per_split=0, bounded=False, max_checkpoints=2, max_failures=0,
+                 max_declines=1, max_timeouts=0, max_lost_notifications=0)
+
+
+def abort_replay_scope() -> Scope:
+    """A pipeline with a 2PC sink and a separate source (two regions), one record, three
+    checkpoints, a decline and a failure: a regional checkpoint, then an abort whose notice
+    carries its id.  Two regions complete regionally only with a failure ratio of 0.5 or more:
+    with the default 0.3 the same path needs four regions, which this engine cannot search to
+    the end (8.4 million states without a regional checkpoint completing)."""
+    return scope("pipeline-and-side", records_per_split=1, bounded=False, max_checkpoints=3, max_failures=1,
                  max_declines=1, max_timeouts=0, max_lost_notifications=0)
 
 
@@ -60,6 +94,58 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
                 FLIP600_PR.with_(name="flip600-pr-fix-B12", coordinator_region_fallback="fallback"),
                 "correct only the checkpoint's copy of the enumerator state: the splits are unassigned in the "
                 "regional checkpoint and stay assigned to the live reader, whose reset (subtaskReset) adds them back",
+            ),
+        ),
+    ),
+    FindingScope(
+        "tier-2-reset",
+        chain_scope(),
+        "regional checkpoints in a row, and a forced global one that a region declines (review rows B6, B7)",
+        (
+            Fix(
+                "ref-chain-bounded",
+                "tier 2: a forced global checkpoint that fails resets the consecutive counter and the force flag "
+                "(PR #28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint step 7; "
+                "RegionalCheckpointConsecutiveLimitTest asserts the reset), so the next regional checkpoint falls "
+                "back to one that already refers back max-consecutive-failures times",
+                FLIP600_PR.with_(name="flip600-pr-fix-tier2", forced_global_failure_resets_counter=False),
+                "keep the next checkpoint forced until a global one completes (the PR's earliest revision aborted "
+                "every regional checkpoint at the limit; Roman, 19 Jun 2026: 'we would not allow this particular "
+                "failed region to fail the checkpoint again')",
+            ),
+        ),
+    ),
+    FindingScope(
+        "abort-replay-commit",
+        abort_replay_scope(),
+        "a failed-region sink told of a later abort (review row B13, 'The three corrections vs the PR' 2)",
+        (
+            Fix(
+                "committed-output-covered",
+                "an abort notice carries the latest completed checkpoint id and the task commits up to it "
+                "(CheckpointCoordinator.sendAbortedMessages, StreamTask.notifyCheckpointAbortAsync, unchanged by "
+                "the PR), also when that checkpoint is regional and holds the task's fallback state",
+                FLIP600_PR.with_(name="flip600-pr-fix-commit-bound", own_state_commit_bound=True,
+                                 max_failed_region_percent=50),
+                "tell a failed-region task the checkpoint that holds its own state (follow refCheckpointId), so it "
+                "never commits past it",
+            ),
+        ),
+        settings=(("max_failed_region_percent", 50),),
+    ),
+    FindingScope(
+        "epoch-union-state",
+        epoch_scope(),
+        "state that does not follow from the records consumed: an epoch in union list state (review row B18)",
+        (
+            Fix(
+                "union-epoch-agreed",
+                "a failed-region subtask takes its fallback snapshot while the healthy ones take their new one "
+                "(PR #28963 referenceFallbackState), whatever the state; the FLIP's safety boundary (Raorao and "
+                "Roman, 3 Jul 2026) is documentation, not a check",
+                FLIP600_PR.with_(name="flip600-pr-off-for-epoch-state", regional_checkpoints=False),
+                "leave region.enabled off for a job whose operators keep such state (the documented boundary); the "
+                "framework could refuse it for operators that declare union list state",
             ),
         ),
     ),

@@ -260,6 +260,11 @@ JOBS: dict[str, Any] = {
         "source(4) alone: four regions of one subtask, so that one failed region stays within FLIP-600's"
         " default failure ratio of 0.3",
     ),
+    "epoch-sources-4": (
+        lambda: JobGraph((Vertex("source", 4, Role.SOURCE, state=frozenset({StateKind.UNION, StateKind.EPOCH})),)),
+        "source(4) alone, four regions, whose union list state holds the id of the checkpoint each subtask last"
+        " snapshotted (an epoch the subtasks agree on)",
+    ),
     "pipeline-and-3-sides": (
         lambda: JobGraph(
             (

@@ -1,0 +1,85 @@
+"""The findings report: its runner on a manifest small enough for the default run, its Markdown,
+its command's bad input, and the committed report of flip600-pr (every trace in it replays)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ckptcheck.checks.cli import main
+from ckptcheck.checks.findings import run_findings
+from ckptcheck.checks.trace import load_trace_file, replay
+from ckptcheck.reports.render import render_findings
+from ckptcheck.specs.designs import FLIP600_PROPOSED
+from ckptcheck.specs.findings import FINDINGS, FindingScope, Fix
+from ckptcheck.specs.scopes import scope
+
+ROOT = Path(__file__).parent.parent
+CHAIN = scope("sources-2", records_per_split=0, bounded=False, max_checkpoints=5, max_failures=0, max_declines=4,
+              max_timeouts=0, max_lost_notifications=0)
+KEEP_FORCE = FLIP600_PROPOSED.with_(name="keep-force", forced_global_failure_resets_counter=False)
+
+
+def _manifest(*fixes: Fix) -> tuple[FindingScope, ...]:
+    return (FindingScope("chain", CHAIN, "tier 2 on two regions", fixes),)
+
+
+def test_findings_report_narrates_replays_and_checks_the_fix(tmp_path):
+    """flip600-proposed on two one-subtask regions: tier 2's reset lets the ref chain grow past
+    the maximum (catalog F3).  The runner finds it, saves a trace that replays, checks the fix
+    in the same scope (exhaustively), and the report says each of these things."""
+    fix = Fix("ref-chain-bounded", "tier 2 resets the counter", KEEP_FORCE, "keep the force")
+    run = run_findings(FLIP600_PROPOSED, _manifest(fix), tmp_path / "traces", workers=1)
+    assert [f.property for f in run.findings] == ["ref-chain-bounded"] and run.as_expected
+    f = run.findings[0]
+    assert f.replays and f.fix_holds and f.fix_result.stats["states"] == 9_187
+    assert Path(f.trace_file).parent == tmp_path / "traces"
+    text = render_findings(run, command="ckptcheck findings test", when="2026-11-23")
+    assert "| 1 | ref-chain-bounded | chain | 15 | yes | keep-force | holds (exhaustive search of the scope, 9,187" in text
+    assert f"ckptcheck replay -v {f.trace_file}" in text
+    assert "**checkpoint 5 refers for source[1] through a chain 5 -> 3 -> 2 -> 1 of 3 refs" in text
+    assert "Knobs changed: forced_global_failure_resets_counter = False." in text
+    held = text.split("## What holds")[1].split("##")[0]
+    assert "exhaustive search of the scope, 9,219 states" in held and "checkpoints-restorable" in held
+    assert "ref-chain-bounded" not in held
+
+
+def test_findings_report_says_what_the_manifest_got_wrong(tmp_path):
+    """A manifest that expects a violation the search does not find, and misses one it does:
+    the report names both, and the run is not as expected (the command exits 1)."""
+    wrong = Fix("exactly-once-output", "none", KEEP_FORCE, "nothing")
+    run = run_findings(FLIP600_PROPOSED, _manifest(wrong), tmp_path / "traces", workers=1)
+    assert not run.as_expected and [f.expected for f in run.findings] == [False]
+    text = render_findings(run, command="ckptcheck findings test", when="2026-11-23")
+    assert "Expected by the manifest but not found by the search:\n- exactly-once-output in scope chain" in text
+    assert "No fix is listed for this violation: the manifest did not expect it." in text
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["findings", "flip600-regional"], "expected a design with a findings manifest: flip600-pr"),
+    (["findings", "flip600-pr", "--date", "23-11-2026"], "expected a date as YYYY-MM-DD"),
+])
+def test_findings_bad_input_is_one_line_and_exit_2(argv, says, capsys, tmp_path):
+    assert main(argv + ["--out", str(tmp_path / "f")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and says in err[0]
+    assert not (tmp_path / "f").exists()
+
+
+def test_committed_flip600_pr_report_replays():
+    """The report under reports/findings names a trace for each finding; each one replays to
+    the violation the report states, and the manifest lists a fix for it."""
+    reports = sorted((ROOT / "reports" / "findings").glob("*-flip600-pr.md"))
+    assert reports, "no committed findings report for flip600-pr"
+    text = reports[-1].read_text()
+    traces = re.findall(r"`ckptcheck replay -v (\S+\.trace\.json)`", text)
+    listed = {fx.violates for fs in FINDINGS["flip600-pr"][1] for fx in fs.fixes}
+    assert len(traces) == len(listed)
+    for t in traces:
+        doc = load_trace_file(str(ROOT / t))
+        out = replay(doc, t)
+        assert out.reproduced and doc["violation"]["property"] in listed
+        assert f"| {doc['violation']['property']} |" in text
+    assert text.count("| holds (exhaustive search of the scope,") == len(listed)
