@@ -87,11 +87,18 @@ class FindingsRun:
         return out
 
 
+def symmetric(design: Design, scope) -> bool:
+    """Does symmetry reduction apply (as ``ckptcheck check`` decides by default)?  It needs
+    interchangeable subtasks and the preset components (``checks.cli._symmetry``)."""
+    return not design.replaced() and bool(Spec(design, scope, symmetry=True).permutations)
+
+
 def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path, *, workers: int = 2,
                  max_seconds: float | None = None, progress=None) -> FindingsRun:
     """Search ``design`` in every scope, save and replay each counterexample under ``traces``,
     and check each violated property's fix in the same scope (fix searches shared when one fix
-    serves several properties)."""
+    serves several properties).  Symmetry reduction is on where the design and the fix both
+    allow it, as in ``ckptcheck check``; the report then counts symmetry classes and says so."""
     t0 = time.perf_counter()
     runs: list[ScopeRun] = []
     findings: list[Finding] = []
@@ -100,7 +107,8 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
         if progress:
             progress(f"searching {configured.name} in scope {fs.name}")
         t1 = time.perf_counter()
-        result = check(configured, fs.scope, workers=workers, max_seconds=max_seconds)
+        sym = symmetric(configured, fs.scope) and all(symmetric(f.fixed, fs.scope) for f in fs.fixes)
+        result = check(configured, fs.scope, workers=workers, max_seconds=max_seconds, symmetry=sym)
         spec = Spec(configured, fs.scope)
         save_traces(result, spec, traces, prefix=f"{design.name}--{fs.name}")
         run = ScopeRun(fs, result, time.perf_counter() - t1)
@@ -114,7 +122,8 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
                 if fix.fixed.name not in fix_runs:
                     if progress:
                         progress(f"checking the fix {fix.fixed.name} in scope {fs.name}")
-                    fix_runs[fix.fixed.name] = check(fix.fixed, fs.scope, workers=workers, max_seconds=max_seconds)
+                    fix_runs[fix.fixed.name] = check(fix.fixed, fs.scope, workers=workers, max_seconds=max_seconds,
+                                                     symmetry=sym)
                 fix_result = fix_runs[fix.fixed.name]
             replays = replay(load_trace_file(v.trace_file), v.trace_file).reproduced
             findings.append(Finding(fs, v.property, v.statement, v.reason or "", v.trace, v.trace_file, replays,
@@ -126,10 +135,15 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
 
 def held_words(run: ScopeRun) -> str:
     """How far a scope's "holds" reaches: exhaustive, or only the states searched."""
-    r = run.result
+    return searched_words(run.result)
+
+
+def searched_words(r: CheckResult) -> str:
+    """``CheckResult.searched`` with the symmetry reduction named: its states are classes."""
+    classes = " (symmetry classes)" if r.symmetry else ""
     if r.searched_whole_scope:
-        return f"exhaustive search of the scope, {r.stats.get('states', 0):,} states"
-    return f"no violation in {r.stats.get('states', 0):,} states (incomplete: nothing is proved beyond them)"
+        return f"exhaustive search of the scope, {r.stats.get('states', 0):,} states{classes}"
+    return f"no violation in {r.stats.get('states', 0):,} states{classes} (incomplete: nothing is proved beyond them)"
 
 
 __all__ = ["Finding", "FindingsRun", "ScopeRun", "run_findings", "held_words", "HOLDS"]

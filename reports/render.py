@@ -387,7 +387,7 @@ def render_findings(run, *, command: str, when: str) -> str:
     """The findings report of ``checks.findings.run_findings`` as Markdown for a mailing list:
     a table of findings, each one narrated with its replay command, the rule, the fix and the
     fix's own search; then what holds, the scopes and the design."""
-    from ckptcheck.checks.findings import held_words
+    from ckptcheck.checks.findings import held_words, searched_words
     from ckptcheck.specs.designs import BASELINE
 
     design = run.design
@@ -401,11 +401,11 @@ def render_findings(run, *, command: str, when: str) -> str:
             fr = f.fix_result
             fix_name = f.fix.fixed.name
             if fr.holds:
-                fix_verdict = f"holds ({fr.searched()})"
+                fix_verdict = f"holds ({searched_words(fr)}, depth {fr.stats.get('depth', 0)})"
             elif fr.violated:
                 fix_verdict = "does NOT hold: " + "; ".join(f"{v.property}: {v.reason}" for v in fr.violated)
             else:
-                fix_verdict = f"shows no violation in {fr.searched()}"
+                fix_verdict = f"shows no violation: {searched_words(fr)}"
             fix_knobs = ", ".join(f"{k} = {v!r}" for k, v in f.fix.fixed.knobs().items() if configured.knobs()[k] != v)
         rows.append({
             "property": f.property, "statement": f.statement, "reason": f.reason, "scope": f.scope.name,

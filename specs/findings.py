@@ -65,9 +65,10 @@ def chain_scope() -> Scope:
 
 def epoch_scope() -> Scope:
     """Four one-subtask regions whose union list state holds an epoch; two checkpoints, one
-    decline: a regional checkpoint composes the union state of two epochs."""
+    decline and one timeout: a regional checkpoint (after either) composes the union state of
+    two epochs."""
     return scope("epoch-sources-4", records_per_split=0, bounded=False, max_checkpoints=2, max_failures=0,
-                 max_declines=1, max_timeouts=0, max_lost_notifications=0)
+                 max_declines=1, max_timeouts=1, max_lost_notifications=0)
 
 
 def abort_replay_scope() -> Scope:

@@ -18,7 +18,7 @@ import networkx as nx
 
 from ckptcheck.model.assignment import RestoreFailure
 from ckptcheck.model.coordinator import pending_of
-from ckptcheck.model.actions import Ack, Action, AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, LastAck, Notify, Rescale, Restore, ResumeFromSavepoint, TriggerAfterClose, TriggerCheckpoint
+from ckptcheck.model.actions import Ack, Action, AlignmentTimeout, Decline, Deliver, EmitRecord, FailTask, LastAck, Notify, Rescale, Restore, ResumeFromSavepoint, Timeout, TriggerAfterClose, TriggerCheckpoint
 from ckptcheck.model.partitioner import record_key_group
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
@@ -1023,6 +1023,52 @@ def w_forced_global(m, prev: World, a, nxt: World) -> str | None:
     return None
 
 
+def w_timeout_completes_regionally(m, prev: World, a, nxt: World) -> str | None:
+    """PR #28964: a timeout marks the silent tasks declined and the checkpoint completes
+    regionally (review row B9)."""
+    if type(a) is Timeout and nxt.coord.completed_count > prev.coord.completed_count and any(nxt.coord.store[-1].refs):
+        c = nxt.coord.store[-1]
+        who = ", ".join(m.topo.names[t] for t, r in enumerate(c.refs) if r)
+        return f"checkpoint {c.id} timed out and completed regionally, {who} falling back"
+    return None
+
+
+def w_split_returns_live(m, prev: World, a, nxt: World) -> str | None:
+    """PR #28963: a regional completion puts a failed reader's split back into the live
+    enumerator while the reader keeps it (review row B12)."""
+    if nxt.coord.completed_count > prev.coord.completed_count:
+        back = sorted(set(nxt.coord.unassigned) - set(prev.coord.unassigned))
+        held = [s for s in back if any(ts.split == s and ts.status == RUNNING for ts in nxt.tasks)]
+        if held:
+            return f"regional checkpoint {nxt.coord.store[-1].id} returned split {held[0]} to the live enumerator while a reader holds it"
+    return None
+
+
+def w_forced_checkpoint_aborts(m, prev: World, a, nxt: World) -> str | None:
+    """A forced global checkpoint that a region declined (or that timed out) is aborted: by
+    tier 2, or, under ``forced_checkpoint_waits``, by the ratio check before it (which keeps the
+    counter)."""
+    if type(a) not in (Decline, Timeout, Ack) or nxt.coord.completed_count != prev.coord.completed_count:
+        return None
+    for p in prev.coord.pending:
+        if pending_of(nxt.coord, p.id) is not None:
+            continue
+        if p.global_only or prev.coord.force_global or (
+                m.design.forced_checkpoint_waits and m.regional.forced_at_evaluation_in(prev, p)):
+            return (f"forced global checkpoint {p.id} aborted: consecutive regional checkpoints"
+                    f" {prev.coord.consecutive_regional} -> {nxt.coord.consecutive_regional}")
+    return None
+
+
+def _pr_timeouts(design, scope) -> bool:
+    return design.regional_checkpoints and design.timeouts_complete_regionally and scope.max_timeouts > 0
+
+
+def _pr_add_back(design, scope) -> bool:
+    return (design.regional_checkpoints and design.coordinator_region_fallback == "add-back-live"
+            and any(v.coordinator for v in scope.job.vertices))
+
+
 def _unaligned(design, scope) -> bool:
     return design.checkpoint_mode != "aligned"
 
@@ -1391,7 +1437,8 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("restore-from-checkpoint", SOMETIMES, "failed subtasks are restored from a completed checkpoint", w_restore),
     Property("an-ack-overtakes", SOMETIMES, "acknowledgements of different subtasks arrive out of subtask order", w_ack_overtakes,
              lambda design, scope: not scope.instant_acks),
-    Property("a-sink-commits", SOMETIMES, "a sink commits a transaction", w_sink_commit),
+    Property("a-sink-commits", SOMETIMES, "a sink commits a transaction", w_sink_commit,
+             lambda design, scope: any(v.two_phase_commit or v.sink_v2 for v in scope.job.vertices)),
     Property("the-job-finishes", SOMETIMES, "every subtask finishes", w_job_finished, _bounded),
     Property("a-task-triggered-after-its-producers-finished", SOMETIMES,
              "FLIP-147: the plan triggers a non-source task by RPC because its producers finished",
@@ -1505,6 +1552,13 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("a-regional-checkpoint-completes", SOMETIMES, "a regional checkpoint completes", w_regional_completed, _regional),
     Property("restore-from-regional", SOMETIMES, "failed subtasks are restored from a regional checkpoint", w_restore_regional, _regional),
     Property("forced-global-completes", SOMETIMES, "a forced global checkpoint completes after regional ones", w_forced_global, _regional),
+    Property("a-forced-checkpoint-aborts", SOMETIMES, "a forced global checkpoint that a region declined (or that timed out) is aborted",
+             w_forced_checkpoint_aborts, lambda d, s: _regional(d, s) and s.max_checkpoints >= 4),
+    Property("a-timeout-completes-regionally", SOMETIMES, "PR #28964: a timed-out checkpoint completes regionally",
+             w_timeout_completes_regionally, _pr_timeouts),
+    Property("a-split-returns-to-the-live-enumerator", SOMETIMES,
+             "PR #28963: a regional completion returns a split a failed reader still holds to the live enumerator",
+             w_split_returns_live, _pr_add_back),
     Property("a-barrier-overtakes-a-record", SOMETIMES, "an unaligned barrier overtakes a record", w_barrier_overtakes, _unaligned),
     Property("input-channel-state-recorded", SOMETIMES, "a subtask acknowledges with input channel state", w_input_state, _unaligned),
     Property("output-channel-state-recorded", SOMETIMES, "a subtask acknowledges with output channel state", w_output_state, _unaligned),

@@ -29,20 +29,21 @@ def _manifest(*fixes: Fix) -> tuple[FindingScope, ...]:
 def test_findings_report_narrates_replays_and_checks_the_fix(tmp_path):
     """flip600-proposed on two one-subtask regions: tier 2's reset lets the ref chain grow past
     the maximum (catalog F3).  The runner finds it, saves a trace that replays, checks the fix
-    in the same scope (exhaustively), and the report says each of these things."""
+    in the same scope (exhaustively; two interchangeable sources, so with symmetry reduction,
+    as ``ckptcheck check`` would), and the report says each of these things."""
     fix = Fix("ref-chain-bounded", "tier 2 resets the counter", KEEP_FORCE, "keep the force")
     run = run_findings(FLIP600_PROPOSED, _manifest(fix), tmp_path / "traces", workers=1)
     assert [f.property for f in run.findings] == ["ref-chain-bounded"] and run.as_expected
     f = run.findings[0]
-    assert f.replays and f.fix_holds and f.fix_result.stats["states"] == 9_187
+    assert f.replays and f.fix_holds and f.fix_result.stats["states"] == 4_746 and f.fix_result.symmetry
     assert Path(f.trace_file).parent == tmp_path / "traces"
     text = render_findings(run, command="ckptcheck findings test", when="2026-11-23")
-    assert "| 1 | ref-chain-bounded | chain | 15 | yes | keep-force | holds (exhaustive search of the scope, 9,187" in text
+    assert "| 1 | ref-chain-bounded | chain | 15 | yes | keep-force | holds (exhaustive search of the scope, 4,746 states (symmetry classes), depth 25)" in text
     assert f"ckptcheck replay -v {f.trace_file}" in text
     assert "**checkpoint 5 refers for source[1] through a chain 5 -> 3 -> 2 -> 1 of 3 refs" in text
     assert "Knobs changed: forced_global_failure_resets_counter = False." in text
     held = text.split("## What holds")[1].split("##")[0]
-    assert "exhaustive search of the scope, 9,219 states" in held and "checkpoints-restorable" in held
+    assert "exhaustive search of the scope, 4,762 states (symmetry classes)" in held and "checkpoints-restorable" in held
     assert "ref-chain-bounded" not in held
 
 
@@ -83,3 +84,13 @@ def test_committed_flip600_pr_report_replays():
         assert out.reproduced and doc["violation"]["property"] in listed
         assert f"| {doc['violation']['property']} |" in text
     assert text.count("| holds (exhaustive search of the scope,") == len(listed)
+
+
+@pytest.mark.deep  # the whole flip600-pr manifest: about 15 minutes with 2 workers
+def test_flip600_pr_manifest_holds_to_the_searches(tmp_path):
+    """Every violation the manifest expects is found, nothing else is, every trace replays and
+    every fix holds exhaustively in its scope: what ``ckptcheck findings flip600-pr`` exits 0 on."""
+    design, scopes = FINDINGS["flip600-pr"]
+    run = run_findings(design, scopes, tmp_path / "traces", workers=2)
+    assert run.as_expected, [(f.property, f.scope.name, f.expected, f.replays, f.fix_holds) for f in run.findings]
+    assert all(r.result.searched_whole_scope for r in run.runs)

@@ -71,6 +71,16 @@ def test_ratio_03_needs_four_regions():
     assert all(ts.status == FAILED for ts in r.w.tasks), "a counted abort over tolerable 0 fails the job"
 
 
+def test_default_scope_has_four_regions_below_a_ratio_of_one_half():
+    """forward-2x2 has two regions: at 0.3 one failed region aborts, so the regional path would
+    never run; designs with a ratio below 0.5 get four one-subtask regions."""
+    from ckptcheck.specs.designs import FLIP600
+    from ckptcheck.specs.scopes import default_scope_for
+
+    assert default_scope_for(PR).job_name == "sources-4" and default_scope_for(PR).max_timeouts == default_scope_for(PR).max_failures == 1
+    assert default_scope_for(FLIP600).job_name == "forward-2x2"
+
+
 def test_regions_are_counted_over_the_tasks_the_checkpoint_waits_for():
     """B3: ``regionIdProvider`` over ``tasksToWaitFor``: a finished region is not counted."""
     m = Four(PR).m
