@@ -645,6 +645,7 @@ def cmd_findings(args) -> int:
     path = out / f"{when}-{args.design}.md"
     import tempfile
 
+    out.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{path.name}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)

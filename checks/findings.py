@@ -19,7 +19,7 @@ from ckptcheck.specs.findings import FindingScope, Fix
 from ckptcheck.specs.spec import Spec
 
 from .api import check, save_traces
-from .results import HIT, HOLDS, NOT_APPLICABLE, VIOLATED, CheckResult
+from .results import HIT, NOT_APPLICABLE, VIOLATED, CheckResult
 from .trace import load_trace_file, replay
 
 
@@ -144,6 +144,3 @@ def searched_words(r: CheckResult) -> str:
     if r.searched_whole_scope:
         return f"exhaustive search of the scope, {r.stats.get('states', 0):,} states{classes}"
     return f"no violation in {r.stats.get('states', 0):,} states{classes} (incomplete: nothing is proved beyond them)"
-
-
-__all__ = ["Finding", "FindingsRun", "ScopeRun", "run_findings", "held_words", "HOLDS"]
