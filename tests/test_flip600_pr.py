@@ -158,6 +158,7 @@ def test_fallback_notice_is_a_no_op():
     assert t.w.tasks[0].notified == 2, "the thread's reading takes it as the completion (F1)"
 
 
+@pytest.mark.deep  # 11 s; the default run replays the committed trace (tests/test_findings.py)
 def test_live_add_back_hands_a_split_to_a_second_reader():
     """B12: the PR puts a failed-region reader's later split back into the live enumerator
     while that reader keeps it; an idle reader is handed the same split, and both read it.
