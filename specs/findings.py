@@ -81,6 +81,15 @@ def abort_replay_scope() -> Scope:
                  max_declines=1, max_timeouts=0, max_lost_notifications=0)
 
 
+def closing_scope() -> Scope:
+    """Four one-record sources that end (bounded), trigger RPCs one task at a time, one
+    checkpoint before end of input, a decline and a failure: a source finishes between the plan
+    and its trigger RPC and declines it (TASK_CLOSING), and the PR turns that decline, like any
+    other, into a regional fallback (review row B1); end of input is every source FINISHED (B8)."""
+    return scope("sources-4", records_per_split=1, bounded=True, max_checkpoints=1, max_failures=1, max_declines=1,
+                 max_timeouts=0, max_lost_notifications=0, staggered_triggers=True)
+
+
 FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
     FindingScope(
         "live-enumerator-add-back",
@@ -133,6 +142,11 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
             ),
         ),
         settings=(("max_failed_region_percent", 50),),
+    ),
+    FindingScope(
+        "trigger-time-declines",
+        closing_scope(),
+        "declines at the trigger (TASK_CLOSING) and the end of input of a bounded job (review rows B1, B8)",
     ),
     FindingScope(
         "epoch-union-state",

@@ -149,6 +149,19 @@ def enumerator_pipeline(p: int = 2) -> JobGraph:
     )
 
 
+def pipeline_and_sides(sides: int = 1, coordinator: bool = False) -> JobGraph:
+    """source(1) -forward-> 2PC sink(1), with a FLIP-27 split enumerator when ``coordinator``,
+    and a separate source side(``sides``): 1 + ``sides`` independent regions."""
+    return JobGraph(
+        (
+            Vertex("source", 1, Role.SOURCE, coordinator=coordinator),
+            Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+            Vertex("side", sides, Role.SOURCE),
+        ),
+        (Edge("source", "sink", Pattern.POINTWISE),),
+    )
+
+
 JOBS: dict[str, Any] = {
     "keyed-2x2": (lambda: keyed_pipeline(2), "source(2) -keyBy-> keyed 2PC sink(2); one region"),
     "forward-2x2": (lambda: forward_pipeline(2), "source(2) -forward-> 2PC sink(2); two regions"),
@@ -234,25 +247,11 @@ JOBS: dict[str, Any] = {
         "source(2) alone: two regions of one subtask, for checkpoint bookkeeping (refs, retention, files)",
     ),
     "pipeline-and-side": (
-        lambda: JobGraph(
-            (
-                Vertex("source", 1, Role.SOURCE),
-                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
-                Vertex("side", 1, Role.SOURCE),
-            ),
-            (Edge("source", "sink", Pattern.POINTWISE),),
-        ),
+        lambda: pipeline_and_sides(),
         "source(1) -forward-> 2PC sink(1), and a separate source side(1): two regions, the smallest with a sink",
     ),
     "enumerator-and-side": (
-        lambda: JobGraph(
-            (
-                Vertex("source", 1, Role.SOURCE, coordinator=True),
-                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
-                Vertex("side", 1, Role.SOURCE),
-            ),
-            (Edge("source", "sink", Pattern.POINTWISE),),
-        ),
+        lambda: pipeline_and_sides(coordinator=True),
         "FLIP-27 source(1) with a split enumerator -forward-> 2PC sink(1), and a separate source side(1): two regions",
     ),
     "sources-4": (
@@ -266,14 +265,7 @@ JOBS: dict[str, Any] = {
         " snapshotted (an epoch the subtasks agree on)",
     ),
     "pipeline-and-3-sides": (
-        lambda: JobGraph(
-            (
-                Vertex("source", 1, Role.SOURCE),
-                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
-                Vertex("side", 3, Role.SOURCE),
-            ),
-            (Edge("source", "sink", Pattern.POINTWISE),),
-        ),
+        lambda: pipeline_and_sides(sides=3),
         "source(1) -forward-> 2PC sink(1), and a separate source side(3): four regions, the smallest with a sink"
         " in which one failed region stays within the failure ratio 0.3",
     ),
@@ -281,18 +273,6 @@ JOBS: dict[str, Any] = {
         lambda: JobGraph((Vertex("source", 2, Role.SOURCE, coordinator=True), Vertex("side", 2, Role.SOURCE))),
         "FLIP-27 source(2) with a split enumerator, and a separate source side(2): four regions of one subtask, two"
         " readers that can take each other's splits",
-    ),
-    "enumerator-2x2-and-sides": (
-        lambda: JobGraph(
-            (
-                Vertex("source", 2, Role.SOURCE, coordinator=True),
-                Vertex("sink", 2, Role.SINK, two_phase_commit=True),
-                Vertex("side", 2, Role.SOURCE),
-            ),
-            (Edge("source", "sink", Pattern.POINTWISE),),
-        ),
-        "FLIP-27 source(2) with a split enumerator -forward-> 2PC sink(2), and a separate source side(2): four"
-        " regions, two readers that can take each other's splits",
     ),
     "union-2x2": (
         lambda: JobGraph(

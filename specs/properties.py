@@ -1060,6 +1060,19 @@ def w_forced_checkpoint_aborts(m, prev: World, a, nxt: World) -> str | None:
     return None
 
 
+def w_closing_task_falls_back(m, prev: World, a, nxt: World) -> str | None:
+    """A regional checkpoint completes with a failed region whose declining task had finished
+    before its trigger arrived (TASK_CLOSING): the PR treats every decline reason alike
+    (review row B1), so that task's state is its fallback's, not a finished state."""
+    if nxt.coord.completed_count > prev.coord.completed_count and any(nxt.coord.store[-1].refs):
+        c = nxt.coord.store[-1]
+        done = [t for t, r in enumerate(c.refs) if r and nxt.tasks[t].status == FINISHED]
+        if done:
+            return (f"regional checkpoint {c.id} completed with {m.topo.names[done[0]]}, which finished before its"
+                    f" trigger arrived, falling back to checkpoint {c.refs[done[0]]}")
+    return None
+
+
 def _pr_timeouts(design, scope) -> bool:
     return design.regional_checkpoints and design.timeouts_complete_regionally and scope.max_timeouts > 0
 
@@ -1554,6 +1567,10 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("forced-global-completes", SOMETIMES, "a forced global checkpoint completes after regional ones", w_forced_global, _regional),
     Property("a-forced-checkpoint-aborts", SOMETIMES, "a forced global checkpoint that a region declined (or that timed out) is aborted",
              w_forced_checkpoint_aborts, lambda d, s: _regional(d, s) and s.max_checkpoints >= 4),
+    Property("a-closing-task-falls-back", SOMETIMES,
+             "a regional checkpoint completes with a task that declined TASK_CLOSING in a failed region",
+             w_closing_task_falls_back,
+             lambda d, s: _regional(d, s) and s.bounded and s.staggered_triggers and s.max_declines > 0),
     Property("a-timeout-completes-regionally", SOMETIMES, "PR #28964: a timed-out checkpoint completes regionally",
              w_timeout_completes_regionally, _pr_timeouts),
     Property("a-split-returns-to-the-live-enumerator", SOMETIMES,
