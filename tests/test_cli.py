@@ -128,6 +128,11 @@ BAD_JOBS = [
         JOB_HEAD + '[[vertex]]\nname = "b"\nparallelism = 1\nrole = "sink"\n[[edge]]\nsource = "a"\ntarget = "b"\npattern = "RING"\n',
         "pattern.toml: edge[0].pattern: expected one of 'ALL_TO_ALL', 'POINTWISE', got 'RING'",
     ),
+    (
+        "epoch.toml",
+        '[[vertex]]\nname = "a"\nparallelism = 2\nrole = "source"\nstate = ["epoch"]\n',
+        "epoch.toml: vertices.a.state: epoch state is kept in union list state: list 'union' too",
+    ),
 ]
 
 
