@@ -115,11 +115,16 @@ class CheckpointCoordinator(Component):
         (instant acks).  What it hides: overlapping checkpoints after the budget is spent; raise
         ``max_checkpoints`` to search them.
         """
+        if self.null_state.replaying(w):  # FLINK-4120: a re-inserted barrier is still on its way
+            return False
+        return self.trigger_allowed(w)
+
+    def trigger_allowed(self, w: World) -> bool:
+        """``can_trigger`` without FLINK-4120's hold during a replay (the witness of that hold
+        asks it)."""
         if len(w.coord.pending) >= self.design.max_concurrent_checkpoints:  # CheckpointRequestDecider
             return False
         if w.coord.stop:  # a stop-with-savepoint stopped the checkpoint scheduler
-            return False
-        if self.null_state.replaying(w):  # FLINK-4120: a re-inserted barrier is still on its way
             return False
         tasks = w.tasks
         running = False

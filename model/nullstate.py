@@ -139,14 +139,15 @@ class NullStateRecovery(Component):
         replay must reach back to them too."""
         return self.watermark(self.in_flight(c, t))
 
-    def null_state_checkpoint(self, store: tuple, cp: int, snaps: tuple) -> int:
+    def null_state_checkpoint(self, store: tuple, cp: int, snaps: tuple, in_flight: bool = True) -> int:
         """The null-state checkpoint of checkpoint ``cp`` completing with ``snaps``: the newest
         of the retained checkpoints, ``cp`` itself and the job's start (0) that precedes every
         reported watermark (and, with unaligned checkpoints, every record in flight to a
-        recomputable operator, ``in_flight_watermark``)."""
+        recomputable operator, ``in_flight_watermark``; ``in_flight`` false leaves those out,
+        for the witness that they mattered)."""
         latest = Completed(cp, snaps, ())
         marks = [m for s in snaps if s.watermark for m in s.watermark]
-        if self.model.unaligned:
+        if self.model.unaligned and in_flight:
             marks += [m for t, s in enumerate(snaps) if self.windows[t] and not s.finished
                       for m in self.in_flight_watermark(latest, t)]
         for c in (latest,) + tuple(reversed(store)):

@@ -684,6 +684,28 @@ def w_sink_takes_overtaken(m, prev: World, a, nxt: World) -> str | None:
     return None
 
 
+def w_trigger_held_during_replay(m, prev: World, a, nxt: World) -> str | None:
+    """A checkpoint would be triggered but a re-inserted barrier is still on its way
+    (``NullStateRecovery.replaying``): the coordinator holds the trigger."""
+    if m.null_state.replaying(nxt) and m.coordinator.trigger_allowed(nxt):
+        return "a checkpoint could be triggered, but the coordinator holds it while a re-inserted barrier is on its way"
+    return None
+
+
+def w_in_flight_pushes_back(m, prev: World, a, nxt: World) -> str | None:
+    """Unaligned checkpoints: the records a checkpoint holds in flight to a recomputable operator
+    make its null-state checkpoint older than its operators' watermarks alone would
+    (``NullStateRecovery.in_flight_watermark``)."""
+    if nxt.coord.completed_count <= prev.coord.completed_count:
+        return None
+    c = nxt.coord.store[-1]
+    alone = m.null_state.null_state_checkpoint(prev.coord.store, c.id, c.snapshots, in_flight=False)
+    if c.null_state != alone:
+        return (f"checkpoint {c.id}'s null-state checkpoint is {c.null_state}, not {alone}: records it holds in flight"
+                " to a recomputable operator reach back further than the operator's own watermark")
+    return None
+
+
 def w_barrier_reinserted(m, prev: World, a, nxt: World) -> str | None:
     """A source re-inserts the latest checkpoint's barrier after replaying records."""
     if type(a) is not EmitRecord:
@@ -1528,6 +1550,13 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              "FLINK-4120 with unaligned checkpoints: a sink takes a replayed record before the re-inserted barrier,"
              " because the checkpoint's barrier overtook it", w_sink_takes_overtaken,
              lambda d, s: _null_state(d, s) and s.max_failures > 0 and d.checkpoint_mode != "aligned"),
+    Property("a-trigger-is-held-during-a-replay", SOMETIMES,
+             "FLINK-4120: a checkpoint could be triggered, but a re-inserted barrier is still on its way",
+             w_trigger_held_during_replay, lambda d, s: _null_state(d, s) and s.max_failures > 0),
+    Property("in-flight-records-push-the-null-state-checkpoint-back", SOMETIMES,
+             "FLINK-4120 with unaligned checkpoints: records a checkpoint holds in flight to a recomputable operator make"
+             " its null-state checkpoint older than the operator's watermark alone", w_in_flight_pushes_back,
+             lambda d, s: _null_state(d, s) and d.checkpoint_mode != "aligned"),
     Property("a-barrier-is-reinserted", SOMETIMES,
              "FLINK-4120: a source re-inserts the latest checkpoint's barrier after replaying records",
              w_barrier_reinserted, lambda d, s: _null_state(d, s) and s.max_failures > 0),
