@@ -8,6 +8,7 @@ expectation; nothing written), 3 no violation found but the search was cut short
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import sys
@@ -40,7 +41,7 @@ from .results import (
     CheckResult,
 )
 from .stateful import PROFILES
-from .trace import load_trace_file, replay, write_json_atomic
+from .trace import load_trace_file, replay, write_json_atomic, write_text_atomic
 
 
 class _Parser(argparse.ArgumentParser):
@@ -628,8 +629,6 @@ def cmd_findings(args) -> int:
     if args.design not in FINDINGS:
         raise InputError("findings", args.design, f"expected a design with a findings manifest: {', '.join(sorted(FINDINGS))}")
     out = out_dir(args.out, "--out")
-    import datetime
-
     when = args.date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     if not (len(when) == 10 and when[4] == when[7] == "-" and when.replace("-", "").isdigit()):
         raise InputError("--date", when, "expected a date as YYYY-MM-DD")
@@ -643,14 +642,7 @@ def cmd_findings(args) -> int:
     command = f"ckptcheck findings {args.design}" + (f" --out {args.out}" if args.out != "reports/findings" else "")
     text = render_findings(run, command=command, when=when)
     path = out / f"{when}-{args.design}.md"
-    import tempfile
-
-    out.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    write_text_atomic(path, text)
     for f in run.findings:
         fix = "no fix listed" if f.fix is None else (f"fix {f.fix.fixed.name} holds" if f.fix_holds else f"fix {f.fix.fixed.name} does NOT hold")
         _say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}"

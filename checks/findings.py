@@ -133,13 +133,9 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
     return FindingsRun(design, runs, findings, time.perf_counter() - t0, workers)
 
 
-def held_words(run: ScopeRun) -> str:
-    """How far a scope's "holds" reaches: exhaustive, or only the states searched."""
-    return searched_words(run.result)
-
-
 def searched_words(r: CheckResult) -> str:
-    """``CheckResult.searched`` with the symmetry reduction named: its states are classes."""
+    """How far a search's "holds" reaches (``CheckResult.searched`` for the report), with the
+    symmetry reduction named: its states are classes."""
     classes = " (symmetry classes)" if r.symmetry else ""
     if r.searched_whole_scope:
         return f"exhaustive search of the scope, {r.stats.get('states', 0):,} states{classes}"

@@ -47,14 +47,13 @@ def trace_document(spec: Spec, actions: list, *, engine: str, seed: int | None, 
     }
 
 
-def write_json_atomic(path: Path, doc: Any) -> None:
+def write_text_atomic(path: Path, text: str) -> None:
     """Write a whole file or nothing: a temporary file renamed into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=2)
-            f.write("\n")
+            f.write(text)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
@@ -63,6 +62,11 @@ def write_json_atomic(path: Path, doc: Any) -> None:
         except OSError:
             pass
         raise
+
+
+def write_json_atomic(path: Path, doc: Any) -> None:
+    """Write a JSON document whole or not at all (``write_text_atomic``)."""
+    write_text_atomic(path, json.dumps(doc, indent=2) + "\n")
 
 
 def _require(doc: dict, key: str, typ, source: str, what: str):

@@ -38,6 +38,7 @@ from .world import (
     RUNNING,
     Completed,
     Pending,
+    World,
     remove_sorted,
 )
 
@@ -115,12 +116,9 @@ class RegionalCheckpointHandler(Component):
         self.coordinator.maybe_finalize(tx, cp)
         return True
 
-    def forced_at_evaluation_in(self, w, pending: Pending) -> bool:
-        """``forced_at_evaluation`` read from a world (for witnesses and reports)."""
-        return self.forced_at_evaluation(Tx(w), pending)
-
-    def forced_at_evaluation(self, tx: Tx, pending: Pending) -> bool:
-        """PR #28963 step 7: is the checkpoint being evaluated forced global?  The shared flag
+    def forced_at_evaluation(self, tx: Tx | World, pending: Pending) -> bool:
+        """PR #28963 step 7: is the checkpoint being evaluated forced global (read from a step's
+        ``Tx`` or, for a witness, a ``World``: only ``coord`` and ``tasks``)?  The shared flag
         ``forceGlobalNextCheckpoint`` (tier 1), or, under ``end_of_input_rule =
         "finished-sets-force"``, every source FINISHED, which sets that same flag
         (``checkAllSourcesFinishedAndForceGlobal``, review row B6)."""

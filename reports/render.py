@@ -7,8 +7,6 @@ Markdown renderer would otherwise treat as HTML.  A name like ``<script>`` rende
 
 from __future__ import annotations
 
-import os
-import tempfile
 import textwrap
 from collections import Counter
 from dataclasses import dataclass, field
@@ -17,7 +15,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from ckptcheck.checks.results import EXHAUSTIVE_ENGINES, HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, SAMPLED, UNKNOWN, VIOLATED, CheckResult
-from ckptcheck.checks.trace import load_trace_file, replay
+from ckptcheck.checks.trace import load_trace_file, replay, write_text_atomic
 from ckptcheck.model.topology import Expanded
 from ckptcheck.specs.spec import Spec
 
@@ -374,11 +372,7 @@ def write_reports(report: Report, out: Path) -> list[Path]:
     rendered = {"report.html": render_html(report), "report.md": render_markdown(report), "junit.xml": render_junit(report)}
     paths = []
     for name, text in rendered.items():
-        fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out / name)
+        write_text_atomic(out / name, text)
         paths.append(out / name)
     return paths
 
@@ -387,7 +381,7 @@ def render_findings(run, *, command: str, when: str) -> str:
     """The findings report of ``checks.findings.run_findings`` as Markdown for a mailing list:
     a table of findings, each one narrated with its replay command, the rule, the fix and the
     fix's own search; then what holds, the scopes and the design."""
-    from ckptcheck.checks.findings import held_words, searched_words
+    from ckptcheck.checks.findings import searched_words
     from ckptcheck.specs.designs import BASELINE
 
     design = run.design
@@ -418,7 +412,7 @@ def render_findings(run, *, command: str, when: str) -> str:
             "fix_knobs": fix_knobs,
         })
     missing = [f"{m.violates} in scope {r.scope.name} ({m.rule})" for r in run.runs for m in r.missing]
-    held = [{"scope": r.scope.name, "searched": held_words(r), "names": ", ".join(names) or "none",
+    held = [{"scope": r.scope.name, "searched": searched_words(r.result), "names": ", ".join(names) or "none",
              "hit": ", ".join(hit) or "none", "missed": ", ".join(missed) or "none"}
             for r, names, hit, missed in run.held()]
     scopes = [{"name": r.scope.name, "why": r.scope.why,

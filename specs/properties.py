@@ -294,11 +294,10 @@ def union_epoch_agreed(m: FlinkModel, w: World) -> str | None:
     return None
 
 
-def snapshot_origin(store: tuple, c: Completed, t: int) -> int:
+def snapshot_origin(by_id: dict, c: Completed, t: int) -> int:
     """The id of the checkpoint in which subtask ``t``'s snapshot in ``c`` was taken: its own
-    id, or the checkpoint its refCheckpointId leads to (followed through the store, since a
-    fallback may itself be a fallback)."""
-    by_id = {x.id: x for x in store}
+    id, or the checkpoint its refCheckpointId leads to (followed through the store, ``by_id``,
+    since a fallback may itself be a fallback)."""
     seen = c
     while seen.refs and seen.refs[t]:
         nxt = by_id.get(seen.refs[t])
@@ -311,10 +310,11 @@ def snapshot_origin(store: tuple, c: Completed, t: int) -> int:
 @lru_cache(maxsize=4096)
 def _epoch_verdict(m: FlinkModel, c: Completed, store: tuple) -> str | None:
     topo = m.topo
+    by_id = {x.id: x for x in store}
     for v, vertex in enumerate(topo.job.vertices):
         if StateKind.EPOCH not in vertex.state:
             continue
-        entries = [(topo.names[t], snapshot_origin(store, c, t)) for t in topo.tasks_of[v]
+        entries = [(topo.names[t], snapshot_origin(by_id, c, t)) for t in topo.tasks_of[v]
                    if not c.snapshots[t].finished]
         epochs = sorted({e for _, e in entries})
         if len(epochs) > 1:
@@ -1076,7 +1076,7 @@ def w_forced_checkpoint_aborts(m, prev: World, a, nxt: World) -> str | None:
         if pending_of(nxt.coord, p.id) is not None:
             continue
         if p.global_only or prev.coord.force_global or (
-                m.design.forced_checkpoint_waits and m.regional.forced_at_evaluation_in(prev, p)):
+                m.design.forced_checkpoint_waits and m.regional.forced_at_evaluation(prev, p)):
             return (f"forced global checkpoint {p.id} aborted: consecutive regional checkpoints"
                     f" {prev.coord.consecutive_regional} -> {nxt.coord.consecutive_regional}")
     return None
