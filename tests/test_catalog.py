@@ -64,6 +64,10 @@ DEEP_ENTRIES += ("pointwise-pattern-not-recorded",)
 DEEP_CORRECT = ("commit-at-pre-commit", "FLINK-40016-buffers-persisted-twice", "K2-regions-joined-by-keyby",
                 "F1-fallback-notice-finishes-task", "K1-regional-final-checkpoint", "cleaner-deletes-restore-checkpoint",
                 "uc-no-record-filter", "null-state-checkpoint-during-replay")
+# no-alignment-block's correct pass is the baseline on keyed-2x2 without faults (87,384 states, 8 s):
+# the default run makes that very search in tests/test_explore.py (test_baseline_holds_and_reports_
+# unreached_witnesses, which asserts it complete and violation-free), so here it runs deep only
+DEEP_CORRECT += ("no-alignment-block",)
 
 
 @pytest.mark.parametrize("e", [pytest.param(e, marks=pytest.mark.deep) if e.name in DEEP_ENTRIES else e for e in CATALOG],

@@ -38,6 +38,8 @@ def test_golden_state_counts(job, limits, states, engine):
 
 @pytest.mark.deep  # 6.6 s; the default run searches the same scope in test_cli (87,384 states, NOT REACHED witnesses)
 def test_baseline_holds_and_reports_unreached_witnesses(tiny_scope):
+    """Also the correct pass of catalog entry no-alignment-block, whose scope this is."""
+    assert entry("no-alignment-block").scope == tiny_scope and entry("no-alignment-block").correct == BASELINE
     r = check(BASELINE, tiny_scope, workers=2)
     assert r.complete and r.ok
     assert r.stats["states"] == 87384
