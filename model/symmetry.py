@@ -3,7 +3,8 @@
 When every vertex has the same parallelism P and every edge is POINTWISE (forward), subtask i
 of every vertex only ever talks to subtask i of its neighbours, and split i belongs to
 source[i]: renaming index i to pi(i) everywhere (subtasks, channels, splits, transactions,
-files) maps every reachable world to a reachable world and commutes with ``step``.  Keyed and
+files, and the writer a Sink V2 committable names) maps every reachable world to a reachable
+world and commutes with ``step``.  Keyed and
 round-robin ALL_TO_ALL routing depend on concrete indexes, so jobs with such an edge have no
 symmetry here (``permutations`` returns only the identity).
 
@@ -16,9 +17,11 @@ from __future__ import annotations
 from itertools import permutations as _perms
 
 from .topology import Expanded, Pattern
-from .world import Snapshot, Txn, World
+from .world import COMMITTABLE, REC, Snapshot, Txn, World
 
-Perm = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # (task, channel, split) maps
+# (task, channel, split) maps, and per subtask its Sink V2 role ("" for none): the renaming of a
+# Sink V2 operator's state depends on it
+Perm = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[str, ...]]
 
 
 def permutations(topo: Expanded) -> list[Perm]:
@@ -29,11 +32,10 @@ def permutations(topo: Expanded) -> list[Perm]:
         return []
     if any(v.coordinator for v in job.vertices):  # the enumerator assigns splits by index order
         return []
-    if any(v.sink_v2 for v in job.vertices):  # committables name their writer and committer by index
-        return []
     (p,) = ps
     if p < 2:
         return []
+    roles = tuple(job.vertices[v].sink_v2 or "" for v in topo.vertex_of)
     by_name = {}
     for c in topo.channels:
         by_name[(c.edge, c.producer, c.consumer)] = c.id
@@ -49,7 +51,7 @@ def permutations(topo: Expanded) -> list[Perm]:
         split_map = [0] * len(topo.sources)
         for t in topo.sources:
             split_map[topo.split_of[t]] = topo.split_of[task_map[t]]
-        out.append((tuple(task_map), tuple(chan_map), tuple(split_map)))
+        out.append((tuple(task_map), tuple(chan_map), tuple(split_map), roles))
     return out
 
 
@@ -68,24 +70,48 @@ def _recs(rs, split_map) -> tuple:
     return tuple(sorted((split_map[x[0]], x[1]) for x in rs))
 
 
-def _snap(s: Snapshot, split_map) -> Snapshot:
+def _collector(collector: tuple, task_map, split_map) -> tuple:
+    """A Sink V2 committer's ``CommittableCollector``, ``(checkpoint, writer, records)`` sorted:
+    the writer renamed, its records too."""
+    return tuple(sorted((cp, task_map[w], _recs(rs, split_map)) for cp, w, rs in collector))
+
+
+def _sink_state(sink: tuple, role: str, task_map, split_map) -> tuple:
+    """A Sink V2 operator's working state (``TaskState.sink``, ``model.sinkv2``) renamed: a
+    writer's in-progress records, a committer's collector.  (The global committer runs at
+    parallelism 1, so a job with one has no symmetry here.)"""
+    if not sink:
+        return sink
+    if role == "writer":
+        last, eoi, written = sink
+        return (last, eoi, _recs(written, split_map))
+    if role == "committer":
+        collector, held = sink
+        return (_collector(collector, task_map, split_map), held)
+    return sink
+
+
+def _snap(s: Snapshot, split_map, role: str = "", task_map=()) -> Snapshot:
+    changes = {"processed": _recs(s.processed, split_map)}
     if s.discarded:
-        return s._replace(processed=_recs(s.processed, split_map), discarded=_recs(s.discarded, split_map))
-    return s._replace(processed=_recs(s.processed, split_map))
+        changes["discarded"] = _recs(s.discarded, split_map)
+    if role == "committer" and s.sink:  # the collector's copy; a writer's (endOfInput,) names nothing
+        changes["sink"] = (_collector(s.sink[0], task_map, split_map),)
+    return s._replace(**changes)
 
 
 def _permute_coord(coord, perm: Perm, n: int):
-    task_map, _chan_map, split_map = perm
+    task_map, _chan_map, split_map, roles = perm
     pending = tuple(
         p._replace(
             waiting=_mask(p.waiting, task_map),
             finished=_mask(p.finished, task_map),
-            acked=tuple(sorted((task_map[t], _snap(s, split_map)) for t, s in p.acked)),
+            acked=tuple(sorted((task_map[t], _snap(s, split_map, roles[t], task_map)) for t, s in p.acked)),
             declined=_mask(p.declined, task_map),
         )
         for p in coord.pending
     )
-    store = tuple(_permute_completed(c, task_map, split_map, n) for c in coord.store)
+    store = tuple(_permute_completed(c, perm, n) for c in coord.store)
     if not coord.stop:
         return coord._replace(pending=pending, store=store)
     cp, mode, unread = coord.stop
@@ -93,15 +119,16 @@ def _permute_coord(coord, perm: Perm, n: int):
         pending=pending,
         store=store,
         stop=(cp, mode, _recs(unread, split_map)),
-        savepoint=_permute_completed(coord.savepoint, task_map, split_map, n) if coord.savepoint else (),
+        savepoint=_permute_completed(coord.savepoint, perm, n) if coord.savepoint else (),
     )
 
 
-def _permute_completed(c, task_map, split_map, n: int):
+def _permute_completed(c, perm: Perm, n: int):
+    task_map, _chan_map, split_map, roles = perm
     snaps = [None] * n
     refs = [0] * n if c.refs else None
     for t, s in enumerate(c.snapshots):
-        snaps[task_map[t]] = _snap(s, split_map)
+        snaps[task_map[t]] = _snap(s, split_map, roles[t], task_map)
         if refs is not None:
             refs[task_map[t]] = c.refs[t]
     return c._replace(
@@ -113,36 +140,50 @@ def _permute_completed(c, task_map, split_map, n: int):
 
 def _permute_rest(rest: tuple, perm: Perm) -> tuple:
     """(acks, files, txns, reused) permuted."""
-    task_map, _chan_map, split_map = perm
+    task_map, _chan_map, split_map, roles = perm
     acks, files, txns, reused = rest
     return (
-        tuple(sorted((task_map[t], cp, _snap(s, split_map)) for t, cp, s in acks)),
+        tuple(sorted((task_map[t], cp, _snap(s, split_map, roles[t], task_map)) for t, cp, s in acks)),
         tuple(sorted((cp, task_map[t]) for cp, t in files)),
         tuple(sorted(Txn(task_map[x.task], x.seq, x.status, tuple((split_map[y[0]], y[1]) for y in x.records)) for x in txns)),
         tuple(sorted(((cp, task_map[t]), u) for (cp, t), u in reused)),
     )
 
 
-def _permute_task(ts, split_map):
+def _permute_task(ts, split_map, role: str = "", task_map=()):
+    changes = {"processed": _recs(ts.processed, split_map)}
     if ts.discarded:
-        return ts._replace(processed=_recs(ts.processed, split_map), discarded=_recs(ts.discarded, split_map))
-    return ts._replace(processed=_recs(ts.processed, split_map))
+        changes["discarded"] = _recs(ts.discarded, split_map)
+    if role:
+        changes["sink"] = _sink_state(ts.sink, role, task_map, split_map)
+    return ts._replace(**changes)
 
 
-def _permute_channel(items: tuple, split_map) -> tuple:
-    return tuple((it[0], split_map[it[1]]) + it[2:] if it[0] == 0 else it for it in items)
+def _permute_item(it: tuple, task_map, split_map) -> tuple:
+    kind = it[0]
+    if kind == REC:
+        return (kind, split_map[it[1]]) + it[2:]
+    if kind == COMMITTABLE:  # a writer's committables: (COMMITTABLE, checkpoint, (writer, records))
+        writer, records = it[2]
+        return (kind, it[1], (task_map[writer], _recs(records, split_map)))
+    return it
+
+
+def _permute_channel(items: tuple, perm: Perm) -> tuple:
+    task_map, _chan_map, split_map, _roles = perm
+    return tuple(_permute_item(it, task_map, split_map) if it[0] == REC or it[0] == COMMITTABLE else it for it in items)
 
 
 def permute(w: World, perm: Perm) -> World:
     """``w`` with every subtask, channel and split index renamed by ``perm``."""
-    task_map, chan_map, split_map = perm
+    task_map, chan_map, split_map, roles = perm
     n = len(w.tasks)
     tasks = [None] * n
     for t, ts in enumerate(w.tasks):
-        tasks[task_map[t]] = _permute_task(ts, split_map)
+        tasks[task_map[t]] = _permute_task(ts, split_map, roles[t], task_map)
     channels = [None] * len(w.channels)
     for c, items in enumerate(w.channels):
-        channels[chan_map[c]] = _permute_channel(items, split_map)
+        channels[chan_map[c]] = _permute_channel(items, perm)
     acks, files, txns, reused = _permute_rest((w.acks, w.files, w.txns, w.reused), perm)
     return World(tuple(tasks), tuple(channels), _permute_coord(w.coord, perm, n), acks, files, txns, w.used, reused)
 
@@ -175,13 +216,16 @@ class Canonical:
     def __init__(self, perms: list[Perm], limit: int = 100_000) -> None:
         self.perms = []
         for perm in perms:
-            task_map, chan_map, split_map = perm
+            task_map, chan_map, split_map, roles = perm
             inv_task = tuple(task_map.index(k) for k in range(len(task_map)))
             inv_chan = tuple(chan_map.index(k) for k in range(len(chan_map)))
-            self.perms.append((perm, inv_task, inv_chan, split_map, ({}, {}, {}, {})))
+            # a task's renaming depends on its Sink V2 role: one memo per role, looked up by subtask
+            by_role = {r: {} for r in roles}
+            task_memos = tuple(by_role[r] for r in roles)
+            self.perms.append((perm, inv_task, inv_chan, task_memos, ({}, {}, {})))
         self.limit = limit
 
-    def _parts(self, src: tuple, inv: tuple, memo: dict, rename, split_map) -> tuple:
+    def _parts(self, src: tuple, inv: tuple, memo: dict, rename, perm: Perm) -> tuple:
         """``src`` reordered by ``inv``, each part renamed through ``memo``."""
         out = []
         for i in inv:
@@ -190,14 +234,15 @@ class Canonical:
             if y is None:
                 if len(memo) > self.limit:
                     memo.clear()
-                y = memo[x] = rename(x, split_map)
+                y = memo[x] = rename(x, perm)
             out.append(y)
         return tuple(out)
 
     def __call__(self, w: World) -> World:
         best = w
         limit = self.limit
-        for perm, inv_task, inv_chan, split_map, (m_task, m_chan, m_coord, m_rest) in self.perms:
+        for perm, inv_task, inv_chan, task_memos, (m_chan, m_coord, m_rest) in self.perms:
+            task_map, _chan_map, split_map, roles = perm
             # the permuted tasks, compared with the best world's as they are built: a greater
             # first differing task rejects the permutation there
             bt = best.tasks
@@ -206,11 +251,12 @@ class Canonical:
             decided = False
             for j, i in enumerate(inv_task):
                 x = src[i]
+                m_task = task_memos[i]
                 y = m_task.get(x)
                 if y is None:
                     if len(m_task) > limit:
                         m_task.clear()
-                    y = m_task[x] = _permute_task(x, split_map)
+                    y = m_task[x] = _permute_task(x, split_map, roles[i], task_map)
                 if not decided:
                     b = bt[j]
                     if y != b:
@@ -223,7 +269,7 @@ class Canonical:
             if not decided:
                 continue
             tasks = tuple(tasks)
-            out = self._parts(w.channels, inv_chan, m_chan, _permute_channel, split_map)
+            out = self._parts(w.channels, inv_chan, m_chan, _permute_channel, perm)
             x = w.coord
             coord = m_coord.get(x)
             if coord is None:

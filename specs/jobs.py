@@ -29,14 +29,15 @@ from ckptcheck.model.topology import Edge, Exchange, JobGraph, Pattern, Role, St
 from .errors import InputError, read_toml
 
 
-def sink_v2_pipeline(p: int = 1, global_committer: bool = True, keyed: bool = False, sources: int | None = None) -> JobGraph:
+def sink_v2_pipeline(p: int = 1, global_committer: bool = True, keyed: bool = False, sources: int | None = None,
+                     source_state: frozenset = frozenset()) -> JobGraph:
     """source(P) -> Sink V2 writer(P) -forward-> committer(P) [-> global committer(1)], as
     ``SinkTransformationTranslator`` expands a ``Sink`` (``SupportsCommitter``, and
     ``SupportsPostCommitTopology`` with ``StandardSinkTopologies.addGlobalCommitter``).  The
     source (of parallelism ``sources``, by default P) feeds the writer by a forward edge, or
-    with ``keyed`` by a keyBy exchange."""
+    with ``keyed`` by a keyBy exchange; ``source_state`` is the source's operator state."""
     vertices = [
-        Vertex("source", p if sources is None else sources, Role.SOURCE),
+        Vertex("source", p if sources is None else sources, Role.SOURCE, state=source_state),
         Vertex("writer", p, Role.OPERATOR, sink_v2="writer"),
         Vertex("committer", p, Role.OPERATOR if global_committer else Role.SINK, sink_v2="committer"),
     ]
@@ -304,6 +305,12 @@ JOBS: dict[str, Any] = {
         lambda: sink_v2_pipeline(2),
         "source(2) -forward-> Sink V2 writer(2) -forward-> committer(2) -> global committer(1): two pipelines that"
         " finish at their own pace into one global committer",
+    ),
+    "union-sink-v2-2x2": (
+        lambda: sink_v2_pipeline(2, global_committer=False, source_state=frozenset({StateKind.UNION})),
+        "source(2) with union list state (a legacy source's offsets) -forward-> Sink V2 writer(2) -forward->"
+        " committer(2): two pipelines that finish at their own pace, where FLIP-147 lets the writer and committer"
+        " finish partly but not the union-state source",
     ),
     "sink-v2-keyed-2x1": (
         lambda: sink_v2_pipeline(1, keyed=True, sources=2),
