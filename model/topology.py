@@ -266,9 +266,13 @@ class JobGraph:
         return Expanded(self)
 
     def describe(self) -> str:
-        parts = [f"{v.name}(P={v.parallelism}{f', window {v.window}' if v.window else ''})" for v in self.vertices]
+        parts = [f"{v.name}(P={v.parallelism}{''.join(f', {k.value}' for k in sorted(v.state, key=lambda k: k.value))}"
+                 f"{f', window {v.window}' if v.window else ''})" for v in self.vertices]
+        # a pointwise edge has no partitioner (the field is ignored there)
         es = [f"{e.source}-{e.pattern.value.lower()}/{e.exchange.value.lower()}->{e.target}"
-              + ("" if e.records == "all" else f" ({e.partitioner}, {e.records} offsets)") for e in self.edges]
+              + ("" if e.records == "all" else
+                 f" ({e.partitioner + ', ' if e.pattern is Pattern.ALL_TO_ALL else ''}{e.records} offsets)")
+              for e in self.edges]
         return ", ".join(parts) + ("; " + ", ".join(es) if es else "")
 
     def to_json(self) -> dict:

@@ -196,4 +196,4 @@ def test_readme_job_file_example_loads(tmp_path):
     (tmp_path / "my-job.toml").write_text(block)
     name, job = load_job(str(tmp_path / "my-job.toml"))
     assert name == "my-job" and [v.name for v in job.vertices] == ["source", "agg", "sink"]
-    assert job.describe() == "source(P=2), agg(P=2), sink(P=2); source-all_to_all/pipelined->agg, agg-pointwise/pipelined->sink"
+    assert job.describe() == "source(P=2), agg(P=2, keyed), sink(P=2); source-all_to_all/pipelined->agg, agg-pointwise/pipelined->sink"
