@@ -1238,22 +1238,22 @@ def w_switch_to_unaligned(m, prev: World, a, nxt: World) -> str | None:
 
 
 def w_channel_state_restored(m, prev: World, a, nxt: World) -> str | None:
-    """Failed subtasks restored from a checkpoint get channel state back: a channel of theirs
-    holds records of the checkpoint's channel state (taken at this parallelism or another)."""
-    if type(a) is not Restore or not a.checkpoint or not m.unaligned:
-        return None
-    c = next((x for x in prev.coord.store if x.id == a.checkpoint), None)
-    if c is None:
-        return None
-    if nxt.coord.restore_failure:
+    """Failed subtasks restored from a checkpoint get channel state back: after the restore a
+    channel of theirs holds a recovered record (the checkpoint's channel state, taken at this
+    parallelism or another), read from the world the restore made, not from the checkpoint."""
+    if type(a) is not Restore or not a.checkpoint or not m.unaligned or nxt.coord.restore_failure:
         return None
     failed = {t for t, ts in enumerate(prev.tasks) if ts.status == FAILED}
-    for cid, items in sorted(m.assignment.channel_state(c).items()):
-        ch = m.topo.channels[cid]
-        if ch.consumer in failed or ch.producer in failed:
-            side = "input" if items[0][3] == RECOVERED_INPUT else "output"
-            return (f"restored from checkpoint {a.checkpoint}: {m.topo.channel_name(cid)} gets record"
-                    f" {rec(items[0][1:3])} of its {side} channel state back")
+    topo = m.at(nxt).topo
+    for cid, items in enumerate(nxt.channels):
+        ch = topo.channels[cid]
+        if ch.consumer not in failed and ch.producer not in failed:
+            continue
+        for x in items:
+            if x[0] == REC and len(x) > 3:
+                side = "input" if x[3] == RECOVERED_INPUT else "output"
+                return (f"restored from checkpoint {a.checkpoint}: {topo.channel_name(cid)} gets record"
+                        f" {rec(x[1:3])} of its {side} channel state back")
     return None
 
 
