@@ -160,6 +160,8 @@ def _permute_task(ts, split_map, role: str = "", task_map=()):
 
 
 def _permute_item(it: tuple, task_map, split_map) -> tuple:
+    """A channel item renamed: a record's split, a committable's writer and records; barriers
+    and events name nothing."""
     kind = it[0]
     if kind == REC:
         return (kind, split_map[it[1]]) + it[2:]
@@ -171,7 +173,7 @@ def _permute_item(it: tuple, task_map, split_map) -> tuple:
 
 def _permute_channel(items: tuple, perm: Perm) -> tuple:
     task_map, _chan_map, split_map, _roles = perm
-    return tuple(_permute_item(it, task_map, split_map) if it[0] == REC or it[0] == COMMITTABLE else it for it in items)
+    return tuple(_permute_item(it, task_map, split_map) for it in items)
 
 
 def permute(w: World, perm: Perm) -> World:

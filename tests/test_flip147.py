@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 
 from ckptcheck.checks.api import check
-from ckptcheck.checks.results import VIOLATED
+from ckptcheck.checks.results import HIT, VIOLATED
 from ckptcheck.model.actions import Ack, EmitRecord, EndOfInput, LoseNotification, Notify, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.world import COMMITTED, EMPTY_SNAPSHOT, FINISHED, FINISHED_SNAPSHOT, RUNNING, Completed
@@ -194,4 +194,4 @@ def test_symmetry_on_a_sink_v2_job_keeps_every_verdict_and_halves_the_states():
     assert full.complete and reduced.complete and full.ok and reduced.ok
     assert (full.stats["states"], reduced.stats["states"]) == (65_197, 32_822)
     assert [(v.property, v.status) for v in full.verdicts] == [(v.property, v.status) for v in reduced.verdicts]
-    assert reduced.verdict("a-union-state-abort").status == "hit"
+    assert reduced.verdict("a-union-state-abort").status == HIT
