@@ -21,7 +21,7 @@ from ckptcheck.specs.catalog import CATALOG, all_designs
 from ckptcheck.specs.designs import PRESETS, load_design
 from ckptcheck.specs.errors import InputError
 from ckptcheck.specs.jobs import JOBS, load_job
-from ckptcheck.specs.scopes import default_scope, default_scope_for, flip147_concurrent_scope, known_figures, regional_scope
+from ckptcheck.specs.scopes import default_scope, default_scope_for, default_scopes_for, flip147_concurrent_scope, known_figures, regional_scope
 from ckptcheck.specs.spec import Spec
 
 from .api import ENGINES, check, run_id, save_traces
@@ -41,6 +41,7 @@ from .results import (
     CheckResult,
 )
 from .stateful import PROFILES
+from .suite import SuiteResult
 from .trace import load_trace_file, replay, write_json_atomic, write_text_atomic
 
 
@@ -239,7 +240,10 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
         f" for aligned designs with concurrent checkpoints (flip147) {c.job_name}, {c.max_checkpoints} checkpoints,"
         f" {c.max_failures} failure, {c.max_declines} decline, instant acks; the unaligned and null-state presets have"
         " their own;"
-        f" otherwise {d.job_name}, {d.max_checkpoints} checkpoint, {d.max_failures} failure, {d.max_declines} decline",
+        f" otherwise {d.job_name}, {d.max_checkpoints} checkpoint, {d.max_failures} failure, {d.max_declines} decline."
+        " With no scope option, check also searches a design's further default scopes (the unaligned presets: a"
+        " rescale under backpressure; flip147: the union-state job) and says which witnesses each one hits;"
+        " compare and spark use the first",
     )
     g.add_argument("--job", default=None, help=f"job preset ({', '.join(JOBS)}) or a TOML job file")
     g.add_argument("--records", type=_nonneg, default=None, help="records per source split")
@@ -374,7 +378,9 @@ def print_header(design, scope) -> None:
     _say(f"scope    {scope.describe()}")
 
 
-def print_result(result: CheckResult, header: bool = True) -> None:
+def print_result(result: CheckResult, header: bool = True, unreached: bool = True) -> None:
+    """A scope's verdicts; ``unreached`` False leaves the warning about witnesses it does not
+    hit to ``print_suite`` (another default scope may hit them)."""
     if header:
         print_header(result.design, result.scope)
     _say(f"engine   {_engine_line(result)}")
@@ -387,7 +393,7 @@ def print_result(result: CheckResult, header: bool = True) -> None:
         _say(line)
         if v.trace_file:
             _say(f"             trace: {v.trace_file}  (ckptcheck replay {v.trace_file})")
-    if result.unreached:
+    if result.unreached and unreached:
         names = ", ".join(v.property for v in result.unreached)
         if result.searched_whole_scope:
             _say(f"WARNING: no witness for {names}: this scope never exercises that behaviour, so the check says nothing about it.")
@@ -396,11 +402,23 @@ def print_result(result: CheckResult, header: bool = True) -> None:
     _say("RESULT: " + result.headline())
 
 
-def cmd_check(args) -> int:
-    out = out_dir(args.out, "--out")
-    report_dir = out_dir(args.report, "--report") if args.report else None
-    design = _load_design(args.design)
-    scope = _scope_from_args(args, design)
+SCOPE_OPTIONS = ("job", "records", "unbounded", "bounded", "checkpoints", "failures", "declines", "timeouts",
+                 "lost_notifications", "channel_capacity", "input_buffers", "rescale", "repattern", "keys_per_split",
+                 "staggered_triggers", "stop_with_savepoint", "instant_acks", "rescales")
+
+
+def _scopes_from_args(args, design) -> tuple:
+    """The scope the options name; with no scope option, every default scope of the design
+    (``default_scopes_for``: most designs have one)."""
+    first = _scope_from_args(args, design)
+    given = [getattr(args, name, None) for name in SCOPE_OPTIONS]
+    if any(v is not None and v is not False for v in given):  # --failures 0 names a scope too
+        return (first,)
+    return (first,) + default_scopes_for(design)[1:]
+
+
+def _run_check(args, design, scope, out):
+    """Search one scope; write its result and traces; print its verdicts."""
     opts = _search_options(args, [design], scope)
     print_header(design, scope)
     _before_search(design, scope, opts["symmetry"])
@@ -410,18 +428,63 @@ def cmd_check(args) -> int:
     save_traces(result, spec, out, prefix=prefix)
     path = out / f"{prefix}.result.json"
     write_json_atomic(path, result.to_json(spec))
-    print_result(result, header=False)
-    _say(f"result written to {path}")
+    return result, spec, path
+
+
+def cmd_check(args) -> int:
+    out = out_dir(args.out, "--out")
+    report_dir = out_dir(args.report, "--report") if args.report else None
+    design = _load_design(args.design)
+    scopes = _scopes_from_args(args, design)
+    runs = []
+    for k, scope in enumerate(scopes):
+        if len(scopes) > 1:
+            _say(f"{'' if not k else chr(10)}== default scope {k + 1} of {len(scopes)} ==")
+        result, spec, path = _run_check(args, design, scope, out)
+        runs.append((result, spec))
+        if len(scopes) == 1:
+            print_result(result, header=False)
+        else:
+            print_result(result, header=False, unreached=False)
+        _say(f"result written to {path}")
+        if result.interrupted:
+            break
+    if len(scopes) > 1 and not runs[-1][0].interrupted:
+        print_suite(SuiteResult(tuple(r for r, _ in runs)))
     if report_dir is not None:
         from ckptcheck.reports.render import build_report, write_reports
 
         command = "ckptcheck " + " ".join(sys.argv[1:]) if sys.argv[1:] else f"ckptcheck check --design {design.name}"
-        paths = write_reports(build_report([(result, spec)], title=f"ckptcheck: {design.name}", command=command), report_dir)
+        paths = write_reports(build_report(runs, title=f"ckptcheck: {design.name}", command=command), report_dir)
         _say(f"report written to {', '.join(str(p) for p in paths)}")
-    if result.interrupted:
+    if runs[-1][0].interrupted:
         _say("interrupted: the figures above are those of the part searched")
         return 130
-    return result.exit_status
+    return SuiteResult(tuple(r for r, _ in runs)).exit_status if len(runs) > 1 else runs[0][0].exit_status
+
+
+def print_suite(suite: SuiteResult) -> None:
+    """What the default scopes say together: where each witness a scope misses was hit, the
+    witnesses no scope hits, and which mechanisms were searched in combination."""
+    _say("")
+    _say(f"== the {len(suite.results)} default scopes together ==")
+    for i, r in enumerate(suite.results):
+        _say(f"  scope {i + 1} (job {r.scope.job_name}, as printed above): {r.headline()}")
+    for i, names in sorted(suite.only_in.items()):
+        _say(f"  only scope {i + 1} hits: {', '.join(names)}")
+    for i, missed in sorted(suite.covered_elsewhere.items()):
+        names = ", ".join(f"{name} (scope {j + 1})" for name, j in missed)
+        _say(f"  not reached in scope {i + 1}, hit in another: {names}")
+    _say("  each scope searches in combination only the mechanisms it hits; two mechanisms hit in different"
+         " scopes only are not checked together")
+    if suite.unreached:
+        names = ", ".join(suite.unreached)
+        if all(r.searched_whole_scope for r in suite.results):
+            _say(f"WARNING: no witness for {names} in any default scope: they never exercise that behaviour, so the"
+                 " check says nothing about it.")
+        else:
+            _say(f"note: no witness for {names} in the parts searched (not every scope was searched whole).")
+    _say("RESULT: " + suite.headline())
 
 
 def _steps_text(spec: Spec, actions: list) -> list[str]:

@@ -1228,12 +1228,26 @@ def w_output_state(m, prev: World, a, nxt: World) -> str | None:
 
 
 def w_switch_to_unaligned(m, prev: World, a, nxt: World) -> str | None:
-    """An aligned checkpoint continues unaligned: the alignment timer fired, or an unaligned
-    barrier arrived from an upstream that switched."""
+    """An aligned checkpoint continues unaligned: a subtask's alignment timer fired, an
+    unaligned barrier arrived from an upstream that switched, or the sender's timer fired
+    while the timeoutable barrier was still queued in a subpartition and it jumped ahead
+    (FLINK-27251, ``PipelinedSubpartition.alignedBarrierTimeout``; the one way a consumer
+    with a single input channel, which never aligns, gets an unaligned checkpoint)."""
     t = a.task if type(a) is AlignmentTimeout else (m.topo.channels[a.channel].consumer if type(a) is Deliver else -1)
-    if t >= 0 and prev.tasks[t].aligning and not prev.tasks[t].uc and nxt.tasks[t].uc:
+    if t < 0:
+        return None
+    if prev.tasks[t].aligning and not prev.tasks[t].uc and nxt.tasks[t].uc:
         how = "its alignment timed out" if type(a) is AlignmentTimeout else "an unaligned barrier arrived"
         return f"{m.topo.names[t]} switched checkpoint {prev.tasks[t].aligning} from aligned to unaligned: {how}"
+    if type(a) is AlignmentTimeout:
+        for c in m.all_out[t]:
+            i = priority_index(nxt.channels[c])
+            if i >= 0 and priority_index(prev.channels[c]) < 0:
+                over = [x for x in nxt.channels[c][i + 1:] if x[0] == REC]
+                if over:
+                    return (f"{m.topo.names[t]}'s sender timer switched checkpoint {a.checkpoint} from aligned to"
+                            f" unaligned: its barrier jumped ahead of record {rec(over[0][1:3])} on"
+                            f" {m.topo.channel_name(c)}")
     return None
 
 

@@ -161,6 +161,30 @@ def test_unaligned_presets_hold_in_their_default_scope(name, states):
 
 
 @pytest.mark.deep
+@pytest.mark.parametrize("name, states", [("flink-unaligned", 4608400), ("flink-unaligned-timeout", 135830)])
+def test_unaligned_presets_hold_in_their_default_scopes_and_hit_every_witness_in_one(name, states):
+    """The unaligned presets' second default scope (``unaligned_rescale_scope``: a rescale, a
+    failure, a decline and backpressure) holds with the README's figures, and with the first
+    every witness is hit: the second misses only input channel state (one local channel), which
+    the first hits; the first misses the rescale and backpressure, which the second hits."""
+    from ckptcheck.checks.suite import SuiteResult
+    from ckptcheck.specs.designs import PRESETS
+    from ckptcheck.specs.scopes import default_scopes_for
+
+    d = PRESETS[name]
+    first, second = default_scopes_for(d)
+    r2 = check(d, second, workers=2)
+    assert r2.complete and r2.ok, [v.reason for v in r2.violated]
+    assert r2.stats["states"] == states
+    assert [v.property for v in r2.unreached] == ["input-channel-state-recorded"]
+    for w in ("a-source-is-backpressured", "the-job-is-rescaled", "a-rescale-restores-channel-state", "a-task-fails",
+              "a-task-declines", "output-channel-state-recorded"):
+        assert r2.verdict(w).status == HIT, w
+    suite = SuiteResult((check(d, first, workers=2), r2))
+    assert suite.holds and suite.unreached == []
+
+
+@pytest.mark.deep
 def test_unaligned_with_a_rescale_a_failure_a_decline_and_backpressure_holds():
     """The README's figure for the smallest scope with a rescale, a failure, a decline and
     backpressure together (2,131 s with 1 worker, measured from the CLI): it holds and hits every applicable

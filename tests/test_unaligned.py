@@ -346,3 +346,17 @@ def test_per_key_order_holds_in_flink_and_names_the_overtaken_record():
         " (0): the key's records were not processed in source order")
     own_keys = FlinkModel(UNALIGNED, replace(sc, keys_per_split=0))
     assert per_key_order(own_keys, w._replace(tasks=tuple(tasks))) is None  # each record its own key
+
+
+def test_a_single_input_switches_to_unaligned_only_by_the_senders_timer():
+    """A consumer with one input channel never aligns, so its checkpoint goes unaligned only
+    when the producer's timer fires with the timeoutable barrier still queued behind a record
+    (FLINK-27251): the witness names that switch.  (It counted only a consumer's switch
+    during alignment before, so one-input scopes never hit it.)"""
+    sc = scope("keyed-1x1", records_per_split=2, max_checkpoints=1, max_failures=0, max_declines=0, max_timeouts=0,
+               max_lost_notifications=0, channel_capacity=1)
+    r = check(UNALIGNED_TIMEOUT, sc)
+    assert r.complete and r.ok
+    v = r.verdict("switch-to-unaligned")
+    assert v.status == HIT and "sender timer switched checkpoint 1" in v.reason and "jumped ahead of record" in v.reason
+    assert type(v.trace[-1]) is AlignmentTimeout

@@ -1,0 +1,86 @@
+"""A design's default scopes checked as one (``checks.suite``): a verdict per scope, a witness
+hit in any scope counts, a violation in any scope fails the check, and what no scope hits is
+said."""
+
+from __future__ import annotations
+
+from ckptcheck.checks import cli
+from ckptcheck.checks.api import check
+from ckptcheck.checks.results import HIT, NOT_REACHED
+from ckptcheck.checks.suite import SuiteResult
+from ckptcheck.specs.catalog import entry
+from ckptcheck.specs.designs import BASELINE, FLIP147, UNALIGNED, UNALIGNED_TIMEOUT
+from ckptcheck.specs.scopes import (
+    default_scope_for,
+    default_scopes_for,
+    flip147_concurrent_scope,
+    flip147_union_scope,
+    scope,
+    unaligned_rescale_scope,
+    unaligned_scope,
+)
+
+QUIET = dict(max_timeouts=0, max_lost_notifications=0, max_checkpoints=1)
+NO_FAULT = scope("keyed-1x1", records_per_split=1, max_failures=0, max_declines=0, **QUIET)
+KEYED_NO_FAULT = scope("keyed-2x2", records_per_split=1, max_failures=0, max_declines=0, **QUIET)
+ONE_FAILURE = scope("keyed-1x1", records_per_split=1, max_failures=1, max_declines=0, **QUIET)
+
+
+def test_designs_with_more_than_one_default_scope():
+    """The unaligned presets add a scope with a rescale, backpressure, a failure and a decline;
+    flip147 adds the union-state job; every other preset keeps one default scope."""
+    for d in (UNALIGNED, UNALIGNED_TIMEOUT):
+        first, second = default_scopes_for(d)
+        assert first == unaligned_scope() == default_scope_for(d)
+        assert second == unaligned_rescale_scope()
+        assert second.rescale and second.max_rescales and second.channel_capacity
+        assert second.max_failures and second.max_declines
+    assert default_scopes_for(FLIP147) == (flip147_concurrent_scope(), flip147_union_scope())
+    assert default_scopes_for(BASELINE) == (default_scope_for(BASELINE),)
+
+
+def test_a_witness_counts_if_one_scope_hits_it_and_a_violation_anywhere_fails():
+    a = check(BASELINE, NO_FAULT)
+    b = check(BASELINE, ONE_FAILURE)
+    assert a.holds and b.holds
+    assert a.verdict("a-task-fails").status == NOT_REACHED and b.verdict("a-task-fails").status == HIT
+    suite = SuiteResult((a, b))
+    assert suite.holds and suite.exit_status == 0
+    assert "a-task-fails" not in suite.unreached and "a-task-declines" in suite.unreached
+    assert ("a-task-fails", 1) in suite.covered_elsewhere[0]
+    assert "a-task-fails" in suite.together[1] and "a-task-fails" not in suite.together[0]
+    assert "a-task-fails" in suite.only_in[1] and "a-checkpoint-completes" not in suite.only_in.get(1, [])
+    assert 0 not in suite.only_in  # the fault-free scope hits nothing the other does not
+    bad = check(entry("no-alignment-block").design, KEYED_NO_FAULT, max_depth=12)
+    assert bad.violated
+    assert SuiteResult((a, bad)).exit_status == 1 and not SuiteResult((a, bad)).holds
+    assert "in default scope(s) 2 of 2" in SuiteResult((a, bad)).headline()
+    cut = check(BASELINE, ONE_FAILURE, max_states=50)
+    assert SuiteResult((a, cut)).exit_status == 3 and "nothing is proved" in SuiteResult((a, cut)).headline()
+
+
+def test_cli_checks_every_default_scope_and_says_what_they_hit_together(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cli, "default_scope_for", lambda d: NO_FAULT)
+    monkeypatch.setattr(cli, "default_scopes_for", lambda d: (NO_FAULT, ONE_FAILURE))
+    code = cli.main(["check", "--design", "flink-baseline", "--out", str(tmp_path)])
+    out, _ = capsys.readouterr()
+    assert code == 0, out
+    assert "== default scope 1 of 2 ==" in out and "== default scope 2 of 2 ==" in out
+    assert "not reached in scope 1, hit in another: " in out and "a-task-fails (scope 2)" in out
+    assert "only scope 2 hits: " in out and "only scope 1 hits" not in out
+    assert "WARNING: no witness for a-task-declines" in out and "a-task-fails" not in out.split("WARNING")[-1]
+    assert "RESULT: every property holds in each of the 2 default scopes" in out
+    assert len(list(tmp_path.glob("*.result.json"))) == 2
+    # a scope option names one scope: the design's other default scopes are not searched
+    code = cli.main(["check", "--design", "flink-baseline", "--out", str(tmp_path), "--failures", "0"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and "default scope 1 of 2" not in out
+
+
+def test_cli_exits_1_when_a_later_default_scope_is_violated(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cli, "default_scope_for", lambda d: NO_FAULT)
+    monkeypatch.setattr(cli, "default_scopes_for", lambda d: (NO_FAULT, KEYED_NO_FAULT))
+    code = cli.main(["check", "--design", "no-alignment-block", "--out", str(tmp_path), "--max-depth", "12"])
+    out, _ = capsys.readouterr()
+    assert code == 1, out
+    assert "property(ies) violated, in default scope(s) 2 of 2" in out.split("RESULT: ")[-1]
