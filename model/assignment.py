@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 
 from .component import Component
 from .keygroups import operator_index_for_key_group
-from .partitioner import record_key_group
+from .partitioner import custom_channel, record_key_group
 from .pointwise import ALL_TO_ALL, heirs, primary_upstream, resolve_old_pattern, restored_output_buffers
 from .pointwise import writes_recovered_output as pr_writes_recovered_output
 from .redistribution import (
@@ -81,10 +81,11 @@ def edge_mappers(e: "Edge") -> tuple[str, str]:
     """(upstream, downstream) ``SubtaskStateMapper`` of an edge's partitioner:
     ``KeyGroupStreamPartitioner`` ARBITRARY / RANGE, ``RebalancePartitioner`` ARBITRARY /
     ROUND_ROBIN (the upstream default is ``StreamPartitioner.getUpstreamSubtaskStateMapper``),
+    ``CustomPartitionerWrapper`` ARBITRARY / FULL ("fully rely on filtering downstream"),
     ``ForwardPartitioner`` and ``RescalePartitioner`` (POINTWISE) UNSUPPORTED on both sides."""
     if e.pattern is Pattern.POINTWISE:
         return "UNSUPPORTED", "UNSUPPORTED"
-    return "ARBITRARY", ("RANGE" if e.partitioner == "hash" else "ROUND_ROBIN")
+    return "ARBITRARY", {"hash": "RANGE", "custom": "FULL"}.get(e.partitioner, "ROUND_ROBIN")
 
 
 class StateAssignmentOperation(Component):
@@ -293,9 +294,14 @@ class StateAssignmentOperation(Component):
         except UnsupportedRescaleError as err:
             raise RestoreFailure(f"UnsupportedOperationException: {' '.join(str(err).split())}") from None
         up_map = self.mapping(up_mapper, up_old, up_new)
-        down_map = self.mapping(down_mapper, down_old, down_new)
+        # FLINK-35351 (apache/flink#24857): a consumer at unchanged parallelism behind a FULL
+        # edge whose producer's new parallelism differs from the consumer's old one is
+        # redistributed too (``reDistributeInputChannelStates``), so its gate gets the FULL
+        # mapping, virtual channels and the filter (``TaskStateAssignment.getInputMapping``)
+        full = down_old == down_new and down_mapper == "FULL" and up_new != down_old
+        down_map = rescale_mappings(down_mapper, down_old, down_new)[0] if full else self.mapping(down_mapper, down_old, down_new)
         up_inv = invert_mapping(up_map, up_old)
-        descriptor = down_old != down_new and self.has_rescaling_descriptor(down, c, old)
+        descriptor = (down_old != down_new or full) and self.has_rescaling_descriptor(down, c, old)
         ambiguous = ambiguous_targets(down_map) if descriptor else set()
         # input state: the downstream mapper picks the new consumers, the upstream mapping the channels
         per_new = reassign_channel_state([[(d, h) for h in ins[d]] for d in range(down_old)], down_mapper,
@@ -353,6 +359,8 @@ class StateAssignmentOperation(Component):
         if not ambiguous:
             return True
         dst = self.topo.job.vertex(e.target)
+        if e.partitioner == "custom":
+            return custom_channel(r[0], r[1], dst.parallelism, self.scope.keys_per_split) == consumer_index
         return operator_index_for_key_group(dst.max_p, dst.parallelism, record_key_group(r[0], r[1], dst.max_p, self.scope.keys_per_split)) == consumer_index
 
 

@@ -4,6 +4,7 @@
 - ALL_TO_ALL ``hash`` edges: ``KeyGroupStreamPartitioner`` with Flink's exact key-group
   arithmetic (``KeyGroupRangeAssignment``); a record's key is the Java int
   ``1000 * split + offset`` (``record_key``; records of a split may share keys).
+- ALL_TO_ALL ``custom`` edges (``partitionCustom``): the record's key modulo the channels.
 - Every other edge (rebalance, and POINTWISE forward/rescale): round robin from channel 0.
   ``RescalePartitioner`` starts at 0; ``RebalancePartitioner`` starts at a random channel in
   Flink, fixed to 0 here (abstraction: a run that depends on the start channel is explored for
@@ -33,6 +34,13 @@ def record_key_group(split: int, offset: int, max_p: int, keys: int = 0) -> int:
     return assign_to_key_group(record_key(split, offset, keys), max_p)
 
 
+def custom_channel(split: int, offset: int, channels: int, keys: int = 0) -> int:
+    """A custom partitioner's channel for record (split, offset) (``CustomPartitionerWrapper``
+    with a user ``Partitioner``, as Flink's ``UnalignedCheckpointRescaleITCase``'s
+    ``Integer.parseInt(key) % numPartitions``): the record's key modulo the channels."""
+    return record_key(split, offset, keys) % channels
+
+
 class StreamPartitioner(Component):
     """``StreamPartitioner.selectChannel`` for every output edge of a subtask."""
 
@@ -51,6 +59,8 @@ class StreamPartitioner(Component):
                 dst = job.vertex(e.target)
                 idx = operator_index_for_key_group(dst.max_p, dst.parallelism, record_key_group(rec[1], rec[2], dst.max_p, self.scope.keys_per_split))
                 targets.append(cids[idx])
+            elif e.pattern is Pattern.ALL_TO_ALL and e.partitioner == "custom":
+                targets.append(cids[custom_channel(rec[1], rec[2], len(cids), self.scope.keys_per_split)])
             else:
                 targets.append(cids[rr[k] % len(cids)])
                 new_rr[k] = (rr[k] + 1) % len(cids)

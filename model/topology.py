@@ -85,13 +85,18 @@ class Vertex:
         return default_max_parallelism(self.parallelism)
 
 
+PARTITIONERS = ("hash", "rebalance", "custom")
+
+
 @dataclass(frozen=True)
 class Edge:
     source: str
     target: str
     pattern: Pattern = Pattern.ALL_TO_ALL
     exchange: Exchange = Exchange.PIPELINED
-    # ALL_TO_ALL routing: "hash" (keyBy, KeyGroupStreamPartitioner) or "rebalance".
+    # ALL_TO_ALL routing: "hash" (keyBy, KeyGroupStreamPartitioner), "rebalance", or "custom"
+    # (partitionCustom, CustomPartitionerWrapper: a user function of the record, here its key
+    # modulo the number of channels; state mappers ARBITRARY upstream and FULL downstream).
     # POINTWISE edges always route round-robin over their own channels (forward/rescale).
     partitioner: str = "hash"
     # which records the edge carries: "all", or a side output (OutputTag) carrying only the
@@ -181,8 +186,8 @@ class JobGraph:
                 raise TopologyError(where, f"a second edge {e.source} -> {e.target} carrying the same records"
                                            " (two edges between one pair of vertices must be side outputs: records 'even' and 'odd')")
             seen.add(e.records)
-            if e.pattern is Pattern.ALL_TO_ALL and e.partitioner not in ("hash", "rebalance"):
-                raise TopologyError(f"{where}.partitioner", f"expected 'hash' or 'rebalance', got {e.partitioner!r}")
+            if e.pattern is Pattern.ALL_TO_ALL and e.partitioner not in PARTITIONERS:
+                raise TopologyError(f"{where}.partitioner", f"expected 'hash', 'rebalance' or 'custom', got {e.partitioner!r}")
         g = self.graph
         if not nx.is_directed_acyclic_graph(g):
             cycle = nx.find_cycle(g)

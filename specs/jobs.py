@@ -180,6 +180,19 @@ JOBS: dict[str, Any] = {
         lambda: keyed_pipeline(1),
         "source(1) -keyBy-> keyed 2PC sink(1); the smallest keyed job, for rescaling the sink",
     ),
+    "custom-map": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 1, Role.SOURCE),
+                Vertex("map", 2, Role.OPERATOR),
+                Vertex("sink", 2, Role.SINK, two_phase_commit=True),
+            ),
+            (Edge("source", "map", Pattern.ALL_TO_ALL, partitioner="rebalance"),
+             Edge("map", "sink", Pattern.ALL_TO_ALL, partitioner="custom")),
+        ),
+        "source(1) -rebalance-> stateless map(2) -partitionCustom-> 2PC sink(2): a FULL-mapped edge; rescaling the"
+        " map restores its output state to every sink subtask, and the sink's own input state too (FLINK-35351)",
+    ),
     "keyed-map": (
         lambda: JobGraph(
             (
@@ -430,7 +443,7 @@ def job_from_dict(data: dict, path: str) -> JobGraph:
                 target=_typed(re_["target"], str, f"{where}.target", path, "a vertex name"),
                 pattern=_enum(Pattern, re_.get("pattern", "ALL_TO_ALL"), f"{where}.pattern", path),
                 exchange=_enum(Exchange, re_.get("exchange", "PIPELINED"), f"{where}.exchange", path),
-                partitioner=_typed(re_.get("partitioner", "hash"), str, f"{where}.partitioner", path, "'hash' or 'rebalance'"),
+                partitioner=_typed(re_.get("partitioner", "hash"), str, f"{where}.partitioner", path, "'hash', 'rebalance' or 'custom'"),
                 records=_typed(re_.get("records", "all"), str, f"{where}.records", path, "'all', 'even' or 'odd'"),
             )
         )

@@ -238,3 +238,72 @@ def test_unaligned_pointwise_edges_with_flinks_redistribution_fail_a_rescaled_re
     assert any(type(a) is Rescale for a in v.trace)
     fallback = check(UNALIGNED, sc, workers=1)
     assert fallback.complete and fallback.ok and fallback.verdict("the-job-is-rescaled").status == HIT
+
+
+def _custom_map_checkpoint(m: FlinkModel, inputs: dict, outputs: dict):
+    """A checkpoint of job ``custom-map`` taken with the map at parallelism 2: ``inputs`` maps a
+    channel name to the sink's input state on it, ``outputs`` to the map's output state."""
+    from ckptcheck.model.world import EMPTY_SNAPSHOT, Completed
+
+    old = m.configs[0]
+    topo = old.topo
+    snaps = [EMPTY_SNAPSHOT] * topo.n_tasks
+    for t in range(topo.n_tasks):
+        ins = [()] * sum(1 for ch in topo.channels if ch.consumer == t)
+        outs = [()] * len(old.all_out[t])
+        for ch in topo.channels:
+            name = topo.channel_name(ch.id)
+            if ch.consumer == t and name in inputs:
+                ins[ch.input_index] = inputs[name]
+            if ch.producer == t and name in outputs:
+                outs[old.all_out[t].index(ch.id)] = outputs[name]
+        snaps[t] = EMPTY_SNAPSHOT._replace(inputs=tuple(ins) if any(ins) else (), outputs=tuple(outs) if any(outs) else ())
+    return Completed(1, tuple(snaps), ())
+
+
+def test_a_full_mapped_edge_restores_every_old_subtasks_channel_state_to_every_consumer_filtered():
+    """FLINK-35351 as Flink 2.x has it (apache/flink#24857; ``TaskStateAssignment``,
+    ``StateAssignmentOperation.reDistributeInputChannelStates``): behind a custom partitioner
+    (``CustomPartitionerWrapper``: upstream ARBITRARY, downstream FULL) the sink keeps
+    parallelism 2 while the map goes from 2 to 1, whose new parallelism differs from the sink's
+    old one.  Each sink subtask then gets the input state of both old sink subtasks (Flink's
+    test ``testChannelStateAssignmentTwoGatesPartiallyDownscaling``: every subtask gets all
+    handles), the map's output state for each old subpartition reaches both sink subtasks
+    (``ResultSubpartitionRecoveredStateHandler`` inverts the FULL mapping), and the
+    ``RecordFilter`` (the custom partitioner at the new parallelism, after deserialization)
+    keeps each record on the one subtask it routes to.  (A model that sets up no virtual
+    channels at the sink's unchanged parallelism gives each sink subtask both old subtasks'
+    input state unfiltered: a duplicate of each record.)"""
+    from ckptcheck.model.partitioner import custom_channel
+
+    m = FlinkModel(UNALIGNED, scope("custom-map", records_per_split=4, rescale=(("map", 1),), max_rescales=1))
+    assert [custom_channel(0, o, 2) for o in range(4)] == [0, 1, 0, 1]  # key % 2
+    c = _custom_map_checkpoint(
+        m,
+        inputs={"map[0]->sink[0]": ((0, 0),), "map[1]->sink[1]": ((0, 1),)},
+        outputs={"map[0]->sink[1]": ((0, 3),), "map[1]->sink[0]": ((0, 2),)},
+    )
+    new = m.configs[1]
+    got = {new.topo.channel_name(cid): items for cid, items in new.assignment.channel_state(c).items()}
+    assert got == {
+        "map[0]->sink[0]": ((REC, 0, 0, RECOVERED_INPUT), (REC, 0, 2, RECOVERED_OUTPUT)),
+        "map[0]->sink[1]": ((REC, 0, 1, RECOVERED_INPUT), (REC, 0, 3, RECOVERED_OUTPUT)),
+    }
+    assert new.assignment.filtered(c) == 4  # one replica of each record dropped
+    # at unchanged parallelism everywhere the channel state stays where it was (NO_RESCALE)
+    same = {m.topo.channel_name(cid): items for cid, items in m.assignment.channel_state(c).items()}
+    assert same["map[1]->sink[0]"] == ((REC, 0, 2, RECOVERED_OUTPUT),)
+    assert same["map[0]->sink[0]"] == ((REC, 0, 0, RECOVERED_INPUT),)
+
+
+def test_a_custom_partitioner_routes_a_record_by_its_key_modulo_the_channels():
+    """``partitionCustom`` with the ITCase's ``Integer.parseInt(key) % numPartitions``: record
+    (split 0, offset o) has key o, so the map sends even offsets to sink[0], odd ones to
+    sink[1], whatever its round-robin state."""
+    m = FlinkModel(UNALIGNED, scope("custom-map", records_per_split=4))
+    topo = m.topo
+    t = topo.task_id("map[1]")
+    for o in range(4):
+        targets, rr = m.partitioner.route(t, (REC, 0, o), (1,))
+        assert [topo.channel_name(c) for c in targets] == [f"map[1]->sink[{o % 2}]"]
+        assert rr == (1,)

@@ -62,9 +62,11 @@ def test_a_witness_counts_if_one_scope_hits_it_and_a_violation_anywhere_fails():
 def test_cli_checks_every_default_scope_and_says_what_they_hit_together(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(cli, "default_scope_for", lambda d: NO_FAULT)
     monkeypatch.setattr(cli, "default_scopes_for", lambda d: (NO_FAULT, ONE_FAILURE))
-    code = cli.main(["check", "--design", "flink-baseline", "--out", str(tmp_path)])
+    code = cli.main(["check", "--design", "flink-baseline", "--out", str(tmp_path), "--report", str(tmp_path / "rep")])
     out, _ = capsys.readouterr()
     assert code == 0, out
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert md.count("### flink-baseline") == 2, "the report has the verdicts of each default scope"
     assert "== default scope 1 of 2 ==" in out and "== default scope 2 of 2 ==" in out
     assert "not reached in scope 1, hit in another: " in out and "a-task-fails (scope 2)" in out
     assert "only scope 2 hits: " in out and "only scope 1 hits" not in out
