@@ -94,7 +94,7 @@ def _load_design(spec: str):
     return load_design(spec, all_designs(), warn=_warn)
 
 
-def _symmetry(args, designs: list, scope) -> bool:
+def _symmetry(args, designs: list, scope, warn=_warn) -> bool:
     """Symmetry reduction where every design allows it (``auto``, the default), never
     (``--no-symmetry``), or required (``--symmetry``: refused where it does not apply, before
     anything runs).  It needs interchangeable subtasks (forward edges only, equal parallelism,
@@ -102,7 +102,7 @@ def _symmetry(args, designs: list, scope) -> bool:
     component may treat subtask indexes differently."""
     if args.engine == "stateful":
         if args.symmetry == "on":
-            _warn("--symmetry applies to the exhaustive engines; --engine stateful ignores it")
+            warn("--symmetry applies to the exhaustive engines; --engine stateful ignores it")
         return False
     if args.symmetry == "off":
         return False
@@ -120,8 +120,10 @@ def _symmetry(args, designs: list, scope) -> bool:
     return True
 
 
-def _search_options(args, designs: list, scope) -> dict:
-    """The engine options that apply, with a warning for each one given that does not."""
+def _search_options(args, designs: list, scope, quiet: bool = False) -> dict:
+    """The engine options that apply, with a warning for each one given that does not (not
+    repeated with ``quiet``: a design's further default scopes)."""
+    warn = (lambda msg: None) if quiet else _warn
     design = designs[0]
     explore_only = {"--max-states": args.max_states, "--max-seconds": args.max_seconds, "--max-depth": args.max_depth}
     stateful_only = {"--seed": args.seed, "--profile": args.profile}
@@ -129,32 +131,32 @@ def _search_options(args, designs: list, scope) -> dict:
     if args.engine in EXHAUSTIVE_ENGINES:
         for opt, v in stateful_only.items():
             if v is not None:
-                _warn(f"{opt} applies to --engine stateful; the exhaustive search ignores it")
+                warn(f"{opt} applies to --engine stateful; the exhaustive search ignores it")
     else:
         for opt, v in explore_only.items():
             if v is not None:
-                _warn(f"{opt} applies to --engine explore or spark; the stateful engine ignores it")
+                warn(f"{opt} applies to --engine explore or spark; the stateful engine ignores it")
     if args.engine != "spark":
         for opt, v in spark_only.items():
             if v is not None:
-                _warn(f"{opt} applies to --engine spark; --engine {args.engine} ignores it")
+                warn(f"{opt} applies to --engine spark; --engine {args.engine} ignores it")
     elif design.replaced():
         comp, qual = next(iter(design.replaced().items()))
         raise InputError(design.name, f"components.{comp}", f"--engine spark runs presets, catalog entries and TOML designs; {qual}"
                          " would have to be importable on every executor (use --engine explore)")
-    opts = dict(symmetry=_symmetry(args, designs, scope), seed=args.seed or 0, profile=args.profile or "ci")
+    opts = dict(symmetry=_symmetry(args, designs, scope, warn), seed=args.seed or 0, profile=args.profile or "ci")
     if args.engine == "explore":
         workers = args.workers or os.cpu_count() or 1
         if args.exact:
             if (args.workers or 1) > 1:
-                _warn("--workers: the exact store runs in one process")
+                warn("--workers: the exact store runs in one process")
             workers = 1
         opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth,
                     store="exact" if args.exact else "fingerprint", workers=workers)
     else:
         for opt, v in {"--exact": args.exact or None, "--workers": args.workers}.items():
             if v is not None:
-                _warn(f"{opt} applies to --engine explore; --engine {args.engine} ignores it")
+                warn(f"{opt} applies to --engine explore; --engine {args.engine} ignores it")
         if args.engine == "spark":
             opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth,
                         master=args.master, partitions=args.partitions)
@@ -417,9 +419,8 @@ def _scopes_from_args(args, design) -> tuple:
     return (first,) + default_scopes_for(design)[1:]
 
 
-def _run_check(args, design, scope, out):
-    """Search one scope; write its result and traces; print its verdicts."""
-    opts = _search_options(args, [design], scope)
+def _run_check(args, design, scope, opts, out):
+    """Search one scope; write its result and traces."""
     print_header(design, scope)
     _before_search(design, scope, opts["symmetry"])
     result = check(design, scope, args.engine, progress=_Progress(), **opts)
@@ -436,11 +437,13 @@ def cmd_check(args) -> int:
     report_dir = out_dir(args.report, "--report") if args.report else None
     design = _load_design(args.design)
     scopes = _scopes_from_args(args, design)
+    # every scope's options are checked before the first search starts (--symmetry may be refused by any)
+    opts = [_search_options(args, [design], scope, quiet=k > 0) for k, scope in enumerate(scopes)]
     runs = []
     for k, scope in enumerate(scopes):
         if len(scopes) > 1:
             _say(f"{'' if not k else chr(10)}== default scope {k + 1} of {len(scopes)} ==")
-        result, spec, path = _run_check(args, design, scope, out)
+        result, spec, path = _run_check(args, design, scope, opts[k], out)
         runs.append((result, spec))
         if len(scopes) == 1:
             print_result(result, header=False)

@@ -86,3 +86,16 @@ def test_cli_exits_1_when_a_later_default_scope_is_violated(tmp_path, capsys, mo
     out, _ = capsys.readouterr()
     assert code == 1, out
     assert "property(ies) violated, in default scope(s) 2 of 2" in out.split("RESULT: ")[-1]
+
+
+def test_an_option_a_later_default_scope_refuses_is_bad_input_before_any_search(tmp_path, capsys, monkeypatch):
+    """``--symmetry`` on a design whose second default scope has no interchangeable subtasks:
+    one line naming the option and the job, exit 2, before the first scope is searched."""
+    symmetric = scope("forward-2x2", records_per_split=1, max_failures=1, max_declines=1, **QUIET)
+    monkeypatch.setattr(cli, "default_scope_for", lambda d: symmetric)
+    monkeypatch.setattr(cli, "default_scopes_for", lambda d: (symmetric, NO_FAULT))
+    code = cli.main(["check", "--design", "flink-baseline", "--symmetry", "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "--symmetry: job keyed-1x1" in err
+    assert not list(tmp_path.glob("out/*.json"))
