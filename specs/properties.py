@@ -1082,6 +1082,50 @@ def w_forced_checkpoint_aborts(m, prev: World, a, nxt: World) -> str | None:
     return None
 
 
+def _evaluated_declined(prev: World, nxt: World):
+    """The pending checkpoints with a decline that this step evaluated (they left the pending
+    set: completed regionally or aborted)."""
+    return [p for p in prev.coord.pending if p.declined and pending_of(nxt.coord, p.id) is None]
+
+
+def w_finished_region_not_counted(m, prev: World, a, nxt: World) -> str | None:
+    """PR #28963 (``regions_of_running_tasks``, review row B3): a declined checkpoint is judged
+    over the regions of the tasks it waited for (``regionIdProvider`` over
+    ``tasksToWaitFor``), so a region whose tasks had all finished is not counted in the
+    failure ratio."""
+    for p in _evaluated_declined(prev, nxt):
+        counted = m.regional.regions(p.waiting)
+        if len(counted) < len(m.topo.regions):
+            left = [r for r in m.topo.regions if not any(p.waiting >> t & 1 for t in r)]
+            names = ", ".join(m.topo.names[t] for r in left for t in sorted(r))
+            outcome = "completed regionally" if nxt.coord.completed_count > prev.coord.completed_count else "aborted"
+            return (f"declined checkpoint {p.id} was judged over {len(counted)} of {len(m.topo.regions)} regions"
+                    f" ({names} had finished, not counted) and {outcome}")
+    return None
+
+
+def w_finished_sources_force_global(m, prev: World, a, nxt: World) -> str | None:
+    """PR #28964 (``end_of_input_rule = "finished-sets-force"``, review rows B6 and B8): a
+    declined checkpoint that was triggered as a regional one, and whose failed regions are
+    within the ratio, is judged forced global because every source is FINISHED at its
+    evaluation (``checkAllSourcesFinishedAndForceGlobal`` sets the shared flag), so it aborts
+    instead of completing regionally."""
+    if prev.coord.force_global:
+        return None
+    if nxt.coord.completed_count > prev.coord.completed_count:
+        return None
+    for p in _evaluated_declined(prev, nxt):
+        if p.global_only or not m.regional.sources_done(prev.tasks):
+            continue
+        regions = m.regional.regions(p.waiting)
+        failed = [r for r in regions if any(p.declined >> t & 1 for t in r)]
+        if len(regions) > 1 and 100 * len(failed) <= m.design.max_failed_region_percent * len(regions):
+            return (f"declined checkpoint {p.id}, triggered regional, within the failure ratio ({len(failed)} of"
+                    f" {len(regions)} regions failed), was judged forced global because every source had FINISHED"
+                    f" by its evaluation, and aborted")
+    return None
+
+
 def w_closing_task_falls_back(m, prev: World, a, nxt: World) -> str | None:
     """A regional checkpoint completes with a failed region whose declining task had finished
     before its trigger arrived (TASK_CLOSING): the PR treats every decline reason alike
@@ -1616,6 +1660,15 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              lambda d, s: _regional(d, s) and s.bounded and s.staggered_triggers and s.max_declines > 0),
     Property("a-timeout-completes-regionally", SOMETIMES, "PR #28964: a timed-out checkpoint completes regionally",
              w_timeout_completes_regionally, _pr_timeouts),
+    Property("a-finished-region-is-not-counted", SOMETIMES,
+             "PR #28963: a declined checkpoint is judged over the regions of the tasks it waited for, a finished region left out",
+             w_finished_region_not_counted,
+             lambda d, s: _regional(d, s) and d.regions_of_running_tasks and s.bounded and s.max_declines > 0),
+    Property("finished-sources-force-global", SOMETIMES,
+             "PR #28964: every source FINISHED forces a declined checkpoint global at its evaluation",
+             w_finished_sources_force_global,
+             lambda d, s: (_regional(d, s) and d.global_checkpoint_at_end_of_input and s.bounded and s.max_declines > 0
+                           and d.end_of_input_rule == "finished-sets-force")),
     Property("a-split-returns-to-the-live-enumerator", SOMETIMES,
              "PR #28963: a regional completion returns a split a failed reader still holds to the live enumerator",
              w_split_returns_live, _pr_add_back),

@@ -179,3 +179,27 @@ def test_live_add_back_fix_holds_in_the_same_scope():
     r = check(fixed, enumerator_scope(), workers=2)
     assert r.complete and r.ok and r.stats["states"] == 2_432_359
     assert r.verdict("a-regional-checkpoint-completes").status == "hit"
+
+
+def test_second_default_scope_reaches_the_prs_end_of_input_rules():
+    """``four_region_end_scope`` (the README's figure): the PR holds there, exhaustively, and
+    both end-of-input rules of the PR are reached: a declined checkpoint judged over the three
+    regions still running (1 failed of 3 is above the 30 % ratio, where 1 of 4 would have
+    completed regionally), and one judged forced global because every source FINISHED after
+    its trigger.  The thread's reading (``flip600-regional``) has neither rule: not
+    applicable there."""
+    from ckptcheck.checks.results import HIT, NOT_APPLICABLE
+    from ckptcheck.specs.designs import FLIP600
+    from ckptcheck.specs.scopes import default_scopes_for, four_region_end_scope, four_region_scope
+
+    assert default_scopes_for(PR) == (four_region_scope(), four_region_end_scope())
+    r = check(PR, four_region_end_scope(), symmetry=True, workers=2)
+    assert r.complete and r.ok, [v.reason for v in r.violated]
+    assert r.stats["states"] == 64_004
+    v = r.verdict("a-finished-region-is-not-counted")
+    assert v.status == HIT and "judged over 3 of 4 regions" in v.reason and "aborted" in v.reason
+    v = r.verdict("finished-sources-force-global")
+    assert v.status == HIT and "every source had FINISHED" in v.reason
+    thread = check(FLIP600, four_region_end_scope(), symmetry=True, workers=2, max_states=1)
+    for name in ("a-finished-region-is-not-counted", "finished-sources-force-global"):
+        assert thread.verdict(name).status == NOT_APPLICABLE
