@@ -1,8 +1,9 @@
 """A design's default scopes, checked as one: a verdict per scope, witnesses across them.
 
-Some designs have more mechanisms than one scope this machine can search exhaustively reaches
-together (a rescale under backpressure and FLIP-147's partial finishing for unaligned
-checkpoints; the union-state abort and a global committer for FLIP-147).  Such a design has
+Some designs have mechanisms that no one scope this machine can search exhaustively reaches
+together (for unaligned checkpoints a rescale under backpressure and FLIP-147's partial
+finishing; for ``flip147`` the union-state abort and a failure; for ``flip600-pr`` its
+unbounded regional paths and its end-of-input rules).  Such a design has
 several default scopes (``specs.scopes.default_scopes_for``), as a TLA+ spec has several model
 configurations: each is searched on its own, each verdict is the verdict of that scope, and a
 ``sometimes`` witness counts as hit if one scope hits it.

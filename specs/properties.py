@@ -1092,7 +1092,10 @@ def w_finished_region_not_counted(m, prev: World, a, nxt: World) -> str | None:
     """PR #28963 (``regions_of_running_tasks``, review row B3): a declined checkpoint is judged
     over the regions of the tasks it waited for (``regionIdProvider`` over
     ``tasksToWaitFor``), so a region whose tasks had all finished is not counted in the
-    failure ratio."""
+    failure ratio.  (A job with a BLOCKING or HYBRID edge is one region here: nothing to leave
+    out.)"""
+    if not m.topo.all_pipelined:
+        return None
     for p in _evaluated_declined(prev, nxt):
         counted = m.regional.regions(p.waiting)
         if len(counted) < len(m.topo.regions):
@@ -1668,7 +1671,7 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              "PR #28964: every source FINISHED forces a declined checkpoint global at its evaluation",
              w_finished_sources_force_global,
              lambda d, s: (_regional(d, s) and d.global_checkpoint_at_end_of_input and s.bounded and s.max_declines > 0
-                           and d.end_of_input_rule == "finished-sets-force")),
+                           and d.end_of_input_rule == "finished-sets-force" and d.forced_checkpoint_waits)),
     Property("a-split-returns-to-the-live-enumerator", SOMETIMES,
              "PR #28963: a regional completion returns a split a failed reader still holds to the live enumerator",
              w_split_returns_live, _pr_add_back),
