@@ -452,13 +452,17 @@ def cmd_check(args) -> int:
         _say(f"result written to {path}")
         if result.interrupted:
             break
+    together = None
     if len(scopes) > 1 and not runs[-1][0].interrupted:
-        print_suite(SuiteResult(tuple(r for r, _ in runs)))
+        suite = SuiteResult(tuple(r for r, _ in runs))
+        print_suite(suite)
+        together = suite_lines(suite) + ["RESULT: " + suite.headline()]
     if report_dir is not None:
         from ckptcheck.reports.render import build_report, write_reports
 
         command = "ckptcheck " + " ".join(sys.argv[1:]) if sys.argv[1:] else f"ckptcheck check --design {design.name}"
-        paths = write_reports(build_report(runs, title=f"ckptcheck: {design.name}", command=command), report_dir)
+        paths = write_reports(build_report(runs, title=f"ckptcheck: {design.name}", command=command, suite=together),
+                              report_dir)
         _say(f"report written to {', '.join(str(p) for p in paths)}")
     if runs[-1][0].interrupted:
         _say("interrupted: the figures above are those of the part searched")
@@ -466,27 +470,31 @@ def cmd_check(args) -> int:
     return SuiteResult(tuple(r for r, _ in runs)).exit_status if len(runs) > 1 else runs[0][0].exit_status
 
 
-def print_suite(suite: SuiteResult) -> None:
-    """What the default scopes say together: where each witness a scope misses was hit, the
-    witnesses no scope hits, and which mechanisms were searched in combination."""
-    _say("")
-    _say(f"== the {len(suite.results)} default scopes together ==")
-    for i, r in enumerate(suite.results):
-        _say(f"  scope {i + 1} (job {r.scope.job_name}, as printed above): {r.headline()}")
-    for i, names in sorted(suite.only_in.items()):
-        _say(f"  only scope {i + 1} hits: {', '.join(names)}")
+def suite_lines(suite: SuiteResult) -> list[str]:
+    """What the default scopes say together, a line each (the console and the reports): each
+    scope's result, the witnesses only it hits, where each witness a scope misses was hit, what
+    the combination hides, the witnesses no scope hits."""
+    lines = [f"scope {i + 1} (job {r.scope.job_name}): {r.headline()}" for i, r in enumerate(suite.results)]
+    lines += [f"only scope {i + 1} hits: {', '.join(names)}" for i, names in sorted(suite.only_in.items())]
     for i, missed in sorted(suite.covered_elsewhere.items()):
-        names = ", ".join(f"{name} (scope {j + 1})" for name, j in missed)
-        _say(f"  not reached in scope {i + 1}, hit in another: {names}")
-    _say("  each scope searches in combination only the mechanisms it hits; two mechanisms hit in different"
-         " scopes only are not checked together")
+        lines.append(f"not reached in scope {i + 1}, hit in another: {', '.join(f'{n} (scope {j + 1})' for n, j in missed)}")
+    lines.append("each scope searches in combination only the mechanisms it hits; two mechanisms hit in different"
+                 " scopes only are not checked together")
     if suite.unreached:
         names = ", ".join(suite.unreached)
         if all(r.searched_whole_scope for r in suite.results):
-            _say(f"WARNING: no witness for {names} in any default scope: they never exercise that behaviour, so the"
-                 " check says nothing about it.")
+            lines.append(f"WARNING: no witness for {names} in any default scope: they never exercise that behaviour,"
+                         " so the check says nothing about it.")
         else:
-            _say(f"note: no witness for {names} in the parts searched (not every scope was searched whole).")
+            lines.append(f"note: no witness for {names} in the parts searched (not every scope was searched whole).")
+    return lines
+
+
+def print_suite(suite: SuiteResult) -> None:
+    _say("")
+    _say(f"== the {len(suite.results)} default scopes together ==")
+    for line in suite_lines(suite):
+        _say(line if line.startswith(("WARNING", "note")) else f"  {line}")
     _say("RESULT: " + suite.headline())
 
 

@@ -131,6 +131,7 @@ class Report:
     reference: str = ""
     catalog: list[dict] = field(default_factory=list)  # the flaw catalog: one row per entry
     catalog_summary: str = ""
+    suite: list[str] = field(default_factory=list)  # check with several default scopes: what they say together
 
     @property
     def shown_properties(self) -> list[dict]:
@@ -230,6 +231,7 @@ def build_report(
     changes: list | None = None,
     catalog: list[dict] | None = None,
     catalog_summary: str = "",
+    suite: list[str] | None = None,
 ) -> Report:
     """A report of check results (each with the spec it checked); with ``changes`` (from
     ``checks.compare``), what each variant changes against the first design."""
@@ -270,6 +272,7 @@ def build_report(
     report = Report(title, command, props, rows, cexes, list(topologies.values()), proofs or [])
     report.catalog = catalog or []
     report.catalog_summary = catalog_summary
+    report.suite = suite or []
     if changes is not None and results:
         report.reference = results[0][0].design.name
         links = {(c.design, c.property): c.id for c in cexes}

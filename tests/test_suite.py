@@ -67,6 +67,9 @@ def test_cli_checks_every_default_scope_and_says_what_they_hit_together(tmp_path
     assert code == 0, out
     md = (tmp_path / "rep" / "report.md").read_text()
     assert md.count("### flink-baseline") == 2, "the report has the verdicts of each default scope"
+    assert "## The default scopes together" in md and "only scope 2 hits:" in md
+    html = (tmp_path / "rep" / "report.html").read_text()
+    assert 'id="suite"' in html and "RESULT: every property holds in each of the 2 default scopes" in html
     assert "== default scope 1 of 2 ==" in out and "== default scope 2 of 2 ==" in out
     assert "not reached in scope 1, hit in another: " in out and "a-task-fails (scope 2)" in out
     assert "only scope 2 hits: " in out and "only scope 1 hits" not in out
