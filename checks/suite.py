@@ -9,8 +9,8 @@ configurations: each is searched on its own, each verdict is the verdict of that
 ``sometimes`` witness counts as hit if one scope hits it.
 
 What this can hide, and every output says so: two mechanisms that no single default scope
-reaches together are not checked in combination.  ``SuiteResult.together`` names, for each
-scope, the witnesses it hits, so a reader sees which combinations were searched.
+reaches together are not checked in combination.  ``SuiteResult.only_in`` names, for each
+scope, the witnesses only it hits, so a reader sees which combinations were searched.
 """
 
 from __future__ import annotations
@@ -74,15 +74,9 @@ class SuiteResult:
         out: dict[int, list[str]] = {}
         for i, r in enumerate(self.results):
             for v in r.verdicts:
-                if v.status == HIT and self.hit_in(v.property) == i and not any(
-                        o.verdict(v.property).status == HIT for o in self.results[i + 1:]):
+                if v.status == HIT and sum(o.verdict(v.property).status == HIT for o in self.results) == 1:
                     out.setdefault(i, []).append(v.property)
         return out
-
-    @property
-    def together(self) -> list[list[str]]:
-        """Per scope, the witnesses it hits: the mechanisms searched in combination there."""
-        return [[v.property for v in r.verdicts if v.status == HIT] for r in self.results]
 
     def headline(self) -> str:
         n = len(self.results)

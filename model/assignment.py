@@ -59,6 +59,7 @@ from .redistribution import (
     check_edge_rescale,
     invert_mapping,
     key_group_range,
+    full_edge_redistributes,
     reassign_channel_state,
     reassign_keyed_state,
     repartition_operator_state,
@@ -294,11 +295,10 @@ class StateAssignmentOperation(Component):
         except UnsupportedRescaleError as err:
             raise RestoreFailure(f"UnsupportedOperationException: {' '.join(str(err).split())}") from None
         up_map = self.mapping(up_mapper, up_old, up_new)
-        # FLINK-35351 (apache/flink#24857): a consumer at unchanged parallelism behind a FULL
-        # edge whose producer's new parallelism differs from the consumer's old one is
-        # redistributed too (``reDistributeInputChannelStates``), so its gate gets the FULL
-        # mapping, virtual channels and the filter (``TaskStateAssignment.getInputMapping``)
-        full = down_old == down_new and down_mapper == "FULL" and up_new != down_old
+        # FLINK-35351: a consumer at unchanged parallelism that still redistributes its input
+        # state gets the FULL mapping, virtual channels and the filter on that gate
+        # (``TaskStateAssignment.getInputMapping``; reference-flink-uc B.2)
+        full = down_old == down_new and full_edge_redistributes(down_mapper, down_old, (up_new,))
         down_map = rescale_mappings(down_mapper, down_old, down_new)[0] if full else self.mapping(down_mapper, down_old, down_new)
         up_inv = invert_mapping(up_map, up_old)
         descriptor = (down_old != down_new or full) and self.has_rescaling_descriptor(down, c, old)

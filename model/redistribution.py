@@ -129,6 +129,16 @@ def repartition_by_mapping(old_states: list[list], mapping: list[list[int]], new
     return out
 
 
+def full_edge_redistributes(mapper: str, old_p: int, upstream_new_ps: tuple[int, ...]) -> bool:
+    """FLINK-35351 (apache/flink#24857, ``StateAssignmentOperation.reDistributeInputChannelStates``):
+    does a consumer at unchanged parallelism ``old_p`` still redistribute its input channel
+    state?  Yes when its edge's downstream mapper is FULL and some upstream's *new*
+    parallelism differs from the consumer's *old* one (Flink compares those two).  Flink
+    decides per vertex (any FULL input edge, any changed upstream); callers here pass one
+    edge, exact for a consumer with one input."""
+    return mapper == "FULL" and any(u != old_p for u in upstream_new_ps)
+
+
 def reassign_channel_state(
     old_states: list[list], mapper: str, old_p: int, new_p: int, *, upstream_new_ps: tuple[int, ...] = ()
 ) -> list[list]:
@@ -144,7 +154,7 @@ def reassign_channel_state(
     """
     if len(old_states) != old_p:
         raise ValueError(f"old_states: expected {old_p} entries (one per old subtask), got {len(old_states)}")
-    if old_p == new_p and not (mapper == "FULL" and any(u != old_p for u in upstream_new_ps)):
+    if old_p == new_p and not full_edge_redistributes(mapper, old_p, upstream_new_ps):
         _check_mapper_args(mapper if mapper != "UNSUPPORTED" else "FULL", old_p, new_p)
         return [list(s) for s in old_states]
     mapping, _ = rescale_mappings(mapper, old_p, new_p)

@@ -65,6 +65,16 @@ class RegionalCheckpointHandler(Component):
         cut = (frozenset(t for t in r if waiting >> t & 1) for r in topo.regions)
         return [r for r in cut if r]
 
+    def judged_regions(self, pending: Pending) -> tuple[list[frozenset[int]], list[frozenset[int]], bool]:
+        """The regions a declined checkpoint is judged over, the failed ones among them, and
+        whether that already aborts it: one region or fewer, or more failed than
+        ``max_failed_region_percent`` allows (PR #28963 ``tryCompleteRegionalCheckpoint``
+        steps 3-6)."""
+        regions = self.regions(pending.waiting)
+        failed = [r for r in regions if any(pending.declined >> t & 1 for t in r)]
+        too_many = len(regions) <= 1 or 100 * len(failed) > self.design.max_failed_region_percent * len(regions)
+        return regions, failed, too_many
+
     def sources_done(self, tasks: tuple) -> bool:
         """Has every source reached the end of its input, as ``end_of_input_rule`` reads it: ended
         (EndOfData emitted) or FINISHED (the thread), or FINISHED only (PR #28964's
@@ -161,10 +171,9 @@ class RegionalCheckpointHandler(Component):
         if pending.global_only and not waits:  # only a timeout brings a forced one here
             self.tier2(tx, pending)
             return
-        regions = self.regions(pending.waiting)
-        failed = [r for r in regions if any(pending.declined >> t & 1 for t in r)]
+        regions, failed, too_many = self.judged_regions(pending)
         store = tx.coord.store
-        if len(regions) <= 1 or 100 * len(failed) > self.design.max_failed_region_percent * len(regions):
+        if too_many:
             self.coordinator.abort(tx, pending.id, counted=True)
             return
         if waits and self.forced_at_evaluation(tx, pending):

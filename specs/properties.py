@@ -1120,9 +1120,8 @@ def w_finished_sources_force_global(m, prev: World, a, nxt: World) -> str | None
     for p in _evaluated_declined(prev, nxt):
         if p.global_only or not m.regional.sources_done(prev.tasks):
             continue
-        regions = m.regional.regions(p.waiting)
-        failed = [r for r in regions if any(p.declined >> t & 1 for t in r)]
-        if len(regions) > 1 and 100 * len(failed) <= m.design.max_failed_region_percent * len(regions):
+        regions, failed, too_many = m.regional.judged_regions(p)
+        if not too_many:
             return (f"declined checkpoint {p.id}, triggered regional, within the failure ratio ({len(failed)} of"
                     f" {len(regions)} regions failed), was judged forced global because every source had FINISHED"
                     f" by its evaluation, and aborted")
