@@ -275,6 +275,9 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
                    help="a reduction for aligned designs without FLIP-600: an acknowledgement counts when the snapshot is"
                         " taken and the last one completes the checkpoint in a step of its own; every verdict is the"
                         " full model's, ack order is not shown (default: as in the design's default scope)")
+    g.add_argument("--spanning-records", action=argparse.BooleanOptionalAction, default=None,
+                   help="unaligned checkpoints: a record may straddle two buffers, its head in the consumer's"
+                        " deserializer while its tail is still queued (default: as in the design's default scope)")
     g.add_argument("--stop-with-savepoint", choices=("drain", "no-drain"), default=None,
                    help="the user may stop the job once with a savepoint, with --drain or without (then resume from it)")
     g.add_argument("--rescales", type=_nonneg, default=None,
@@ -302,7 +305,8 @@ def _scope_from_args(args, design) -> Scope:
         problem = scope_conflict(design, scope)
         if problem:
             raise ValueError(problem.replace("scope.stop_with_savepoint", "--stop-with-savepoint")
-                             .replace("scope.instant_acks", "--instant-acks"))
+                             .replace("scope.instant_acks", "--instant-acks")
+                             .replace("scope.spanning_records", "--spanning-records"))
         return scope
     except ValueError as e:  # a limit the job cannot take (--rescale naming a source, ...)
         field, _, msg = str(e).partition(": ")
@@ -330,6 +334,7 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
         staggered_triggers=pick(args.staggered_triggers, d.staggered_triggers),
         stop_with_savepoint=pick(args.stop_with_savepoint, d.stop_with_savepoint),
         instant_acks=pick(args.instant_acks, d.instant_acks),
+        spanning_records=pick(args.spanning_records, d.spanning_records),
     )
 
 
@@ -406,7 +411,7 @@ def print_result(result: CheckResult, header: bool = True, unreached: bool = Tru
 
 SCOPE_OPTIONS = ("job", "records", "unbounded", "bounded", "checkpoints", "failures", "declines", "timeouts",
                  "lost_notifications", "channel_capacity", "input_buffers", "rescale", "repattern", "keys_per_split",
-                 "staggered_triggers", "stop_with_savepoint", "instant_acks", "rescales")
+                 "staggered_triggers", "stop_with_savepoint", "instant_acks", "spanning_records", "rescales")
 
 
 def _scopes_from_args(args, design) -> tuple:

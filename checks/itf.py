@@ -7,7 +7,7 @@ Each state carries the world's variables plus ``action``, the action that led to
 
 from __future__ import annotations
 
-from ckptcheck.model.world import BARRIER, CANCEL, COMMITTABLE, COMMITTED, EOD, EOD_NO_DRAIN, NOTIFY_NAMES, REC, RECOVERED_INPUT, REPLAY, STATUS_NAMES, World
+from ckptcheck.model.world import BARRIER, CANCEL, COMMITTABLE, COMMITTED, EOD, EOD_NO_DRAIN, HEAD_READ, NOTIFY_NAMES, REC, RECOVERED_INPUT, REPLAY, STATUS_NAMES, World
 
 from .trace import ReplayOutcome
 
@@ -19,7 +19,8 @@ def _tup(xs) -> dict:
 def _item(it) -> dict | str:
     if it[0] == REC:
         if len(it) == 4:
-            return {"recoveredRecord" if it[3] == RECOVERED_INPUT else "resentRecord": _tup(it[1:3])}
+            kind = {RECOVERED_INPUT: "recoveredRecord", HEAD_READ: "recordHeadRead"}.get(it[3], "resentRecord")
+            return {kind: _tup(it[1:3])}
         return {"record": _tup(it[1:])}
     if it[0] == BARRIER:
         return {"unalignedBarrier": it[1]} if len(it) == 3 else {"barrier": it[1]}

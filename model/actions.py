@@ -77,6 +77,17 @@ class Deliver(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class ReadHead(Action):
+    """Spanning records (``Scope.spanning_records``): the consumer of ``channel`` polls the buffer
+    with the head of the channel's next record while the buffer with its tail is still in the
+    producer's subpartition; its deserializer holds the partial record
+    (``SpillingAdaptiveSpanningRecordDeserializer``) until the tail arrives (a ``Deliver``)."""
+
+    channel: int
+    _channel_fields: ClassVar = ("channel",)
+
+
+@dataclass(frozen=True, slots=True)
 class AlignmentTimeout(Action):
     """``aligned-checkpoint-timeout``: a subtask's alignment timer for checkpoint ``checkpoint``
     fires (a nondeterministic event: no clocks).  The receiver's timer, while the subtask aligns
@@ -230,6 +241,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         EmitRecord,
         EndOfInput,
         Deliver,
+        ReadHead,
         AlignmentTimeout,
         TriggerCheckpoint,
         Ack,

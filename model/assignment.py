@@ -30,14 +30,17 @@ routes it to (``RecordFilter``).
 A restore that Flink cannot carry out raises ``RestoreFailure`` with Flink's exception: a
 rescaled edge with an UNSUPPORTED mapper and in-flight data (``UnsupportedOperationException``),
 or an output buffer routed to a subtask that has no virtual channel for its old subpartition
-(``DemultiplexingRecordDeserializer.select``: "Cannot select SubtaskConnectionDescriptor");
+(``DemultiplexingRecordDeserializer.select``: "Cannot select SubtaskConnectionDescriptor"), or,
+with spanning records, a record whose head and tail reach different subtasks (``join_parts``);
 ``FailoverStrategy.restore`` then deploys nothing and ``restores-succeed`` reports it.
 
 Abstractions: the filter runs when the state is put back into the channels, not when the
 consumer reads it: the same records are kept, since the filter is a function of the record and
 the new parallelism.  Virtual channels are not kept apart: buffers of different old channels are
 concatenated, old consumer by old consumer, so the model reads them in one of the orders Flink
-can (per-key order across old channels is not guaranteed by Flink either).  Union and broadcast
+can (per-key order across old channels is not guaranteed by Flink either); only a record held
+in two parts (spanning records) is put together per virtual channel, where Flink's deserializer
+of that channel would read it (``join_parts``).  Union and broadcast
 state are not redistributed here (``Scope`` refuses to rescale a vertex with union state; the
 redistribution functions themselves are checked on their own).  Sources are not rescaled.
 """
@@ -71,6 +74,12 @@ from .world import EMPTY_SNAPSHOT, FINISHED_SNAPSHOT, REC, RECOVERED_INPUT, RECO
 if TYPE_CHECKING:  # pragma: no cover
     from .protocol import FlinkModel
     from .topology import Edge
+
+
+# A virtual channel's deserializer that starts mid-record (or continues a head with another
+# record's bytes) reads garbage; the exception Flink throws then depends on those bytes (not
+# confirmed from FLINK-35351's thread, which quotes none), so the model names the cause.
+CORRUPT_RECORD = "corrupt record stream (a deserializer reads a record's parts apart)"
 
 
 class RestoreFailure(Exception):
@@ -225,12 +234,19 @@ class StateAssignmentOperation(Component):
 
     def _own_channels(self, c: Completed) -> dict[int, tuple]:
         all_out = self.model.all_out
+        names = self.topo.names
         out = {}
         for ch in self.topo.channels:
             inp = c.snapshots[ch.consumer].inputs
             outp = c.snapshots[ch.producer].outputs
-            recovered = tuple((REC, r[0], r[1], RECOVERED_INPUT) for r in (inp[ch.input_index] if inp else ()))
-            resent = tuple((REC, r[0], r[1], RECOVERED_OUTPUT) for r in (outp[all_out[ch.producer].index(ch.id)] if outp else ()))
+            ins = inp[ch.input_index] if inp else ()
+            outs = outp[all_out[ch.producer].index(ch.id)] if outp else ()
+            if (ins and len(ins[-1]) == 3) or (outs and len(outs[0]) == 3):
+                [(_, _, ins)], [(_, _, outs)] = self.join_parts(
+                    [(0, 0, ins)], [(0, 0, outs)],
+                    lambda _k: f"{names[ch.consumer]} on {self.topo.channel_name(ch.id)}")
+            recovered = tuple((REC, r[0], r[1], RECOVERED_INPUT) for r in ins)
+            resent = tuple((REC, r[0], r[1], RECOVERED_OUTPUT) for r in outs)
             if recovered or resent:
                 out[ch.id] = recovered + resent
         return out
@@ -304,30 +320,79 @@ class StateAssignmentOperation(Component):
         descriptor = (down_old != down_new or full) and self.has_rescaling_descriptor(down, c, old)
         ambiguous = ambiguous_targets(down_map) if descriptor else set()
         # input state: the downstream mapper picks the new consumers, the upstream mapping the channels
-        per_new = reassign_channel_state([[(d, h) for h in ins[d]] for d in range(down_old)], down_mapper,
-                                         down_old, down_new, upstream_new_ps=(up_new,))
-        to_inputs = [(u2, d2, d, recs) for d2, hs in enumerate(per_new) for d, (u, recs) in hs for u2 in up_inv[u]]
+        per_new = self.input_state_assignment([[(d, h) for h in ins[d]] for d in range(down_old)], down_mapper,
+                                              down_old, down_new, up_new)
+        to_inputs = [(u2, d2, d, u, recs) for d2, hs in enumerate(per_new) for d, (u, recs) in hs for u2 in up_inv[u]]
         # output state: the upstream mapper picks the new producers, the downstream mapping the subpartitions
         per_new = reassign_channel_state([[(u, h) for h in outs[u]] for u in range(up_old)], up_mapper,
                                          up_old, up_new)
         peer = job.edges[self.peer_edge(ek)]
         peer_map = down_map if peer is e else self.mapping(edge_mappers(peer)[1], down_old, down_new)
         peer_inv = invert_mapping(peer_map, down_old)
-        to_outputs = [(u2, d2, d, recs) for u2, hs in enumerate(per_new) for u, (d, recs) in hs for d2 in peer_inv[d]]
-        for u2, d2, d, recs in to_outputs:
+        to_outputs = [(u2, d2, d, u, recs) for u2, hs in enumerate(per_new) for u, (d, recs) in hs for d2 in peer_inv[d]]
+        for u2, d2, d, _u, recs in to_outputs:
             if d not in down_map[d2]:  # DemultiplexingRecordDeserializer.select: no such virtual channel
                 raise RestoreFailure(
                     f"IllegalStateException: Cannot select SubtaskConnectionDescriptor(oldSubtask={d}, ...):"
                     f" {e.target}[{d2}] reads old subtasks {down_map[d2]} on its input from {e.source}"
                     f" ({e.partitioner})")
+        # a record split between an old consumer's input state and its producer's output state is
+        # whole again only where both parts reach one virtual channel; the filter runs after
+        # deserialization, on whole records
+        to_inputs, to_outputs = self.join_parts(
+            [((d2, d, u), (u2, d2, d), recs) for u2, d2, d, u, recs in to_inputs],
+            [((d2, d, u), (u2, d2, d), recs) for u2, d2, d, u, recs in to_outputs],
+            lambda k: f"{e.target}[{k[0]}] on its virtual channel (old {e.target}[{k[1]}], old {e.source}[{k[2]}])")
         dropped = 0
         routed: tuple[list, list] = ([], [])
         for into, got in zip(routed, (to_inputs, to_outputs)):
-            for u2, d2, d, recs in got:
+            for _, (u2, d2, d), recs in got:
                 kept = [r for r in recs if self.keeps(e, d in ambiguous, d2, r)]
                 dropped += len(recs) - len(kept)
                 into.append((u2, d2, kept))
         return routed[0], routed[1], dropped
+
+    def input_state_assignment(self, handles: list, mapper: str, old_p: int, new_p: int, up_new: int) -> list:
+        """Which old consumers' input-state handles each new consumer gets
+        (``StateAssignmentOperation.reDistributeInputChannelStates``): 1:1 at an unchanged
+        parallelism unless FLINK-35351's condition holds (a FULL-mapped input whose upstream's new
+        parallelism differs: ``full_edge_redistributes``), else by the downstream mapper."""
+        return reassign_channel_state(handles, mapper, old_p, new_p, upstream_new_ps=(up_new,))
+
+    @staticmethod
+    def join_parts(to_inputs: list, to_outputs: list, where) -> tuple[list, list]:
+        """Put records split across a checkpoint back together (spanning records): a head, the
+        last input-state entry of a virtual channel, and the tail, the first entry of the output
+        state restored to the same virtual channel, become the record, read when the re-sent
+        output arrives.  Entries are ``(key, place, records)``; ``key`` names the virtual channel
+        (new consumer, old consumer, old producer).  A part whose other part reaches another
+        subtask leaves the deserializer of its virtual channel reading a record's tail as a new
+        record, or a head followed by the next record's bytes: the restored task fails on the
+        corrupt record (``RestoreFailure``; ``where(key)`` names the virtual channel)."""
+        heads: dict[tuple, list[int]] = {}
+        for i, (k, _, recs) in enumerate(to_inputs):
+            if recs and len(recs[-1]) == 3:
+                heads.setdefault((k, recs[-1][:2]), []).append(i)
+        ins = [list(x) for x in to_inputs]
+        outs = [list(x) for x in to_outputs]
+        for x in outs:
+            k, _, recs = x
+            if not recs or len(recs[0]) != 3:
+                continue
+            r = recs[0][:2]
+            if not heads.get((k, r)):
+                raise RestoreFailure(
+                    f"{CORRUPT_RECORD}: {where(k)} reads the tail of record (split {r[0]}, offset {r[1]}) without its head, which is in"
+                    f" another subtask's input channel state")
+            i = heads[(k, r)].pop(0)
+            ins[i][2] = ins[i][2][:-1]
+            x[2] = (r,) + tuple(recs[1:])
+        for (k, r), left in heads.items():
+            if left:
+                raise RestoreFailure(
+                    f"{CORRUPT_RECORD}: {where(k)} reads the head of record (split {r[0]}, offset {r[1]}) and then no tail: its tail is in the"
+                    f" output channel state restored to another subtask")
+        return [tuple(x) for x in ins], [tuple(x) for x in outs]
 
     def peer_edge(self, ek: int) -> int:
         """The edge whose downstream (input) mapping routes the upstream's output state of edge

@@ -45,6 +45,7 @@ from .actions import (
     LastAck,
     LoseNotification,
     Notify,
+    ReadHead,
     Rescale,
     Restore,
     ResumeFromSavepoint,
@@ -59,7 +60,7 @@ from .sinkv2 import COMMITTER, GLOBAL_COMMITTER
 from .task import priority_index
 from .topology import Exchange, Expanded, Pattern, Role
 from .tx import Tx
-from .world import EMPTY_SNAPSHOT, FAILED, NOTIFY_NAMES, NOTIFY_TRIGGER, REC, RECOVERED_INPUT, RUNNING, Budget, Coordinator, World
+from .world import EMPTY_SNAPSHOT, FAILED, NOTIFY_NAMES, NOTIFY_TRIGGER, REC, RECOVERED_INPUT, RUNNING, Budget, Coordinator, World, is_recovered
 
 
 def scope_conflict(design: Design, scope: Scope) -> str:
@@ -78,6 +79,13 @@ def scope_conflict(design: Design, scope: Scope) -> str:
             return "scope.instant_acks: not exact with regional_checkpoints (the last response may be a decline)"
         if design.checkpoint_mode != "aligned":
             return f"scope.instant_acks: not modelled with checkpoint_mode {design.checkpoint_mode!r} (use an aligned design)"
+    if scope.spanning_records:
+        if design.checkpoint_mode == "aligned":
+            return "scope.spanning_records: a record's parts matter only in channel state (use an unaligned design)"
+        if design.recovery == "null-state":
+            return "scope.spanning_records: not modelled with recovery 'null-state'"
+        if scope.max_rescales and (scope.repattern or any(e.pattern.value == "POINTWISE" for e in scope.job.edges)):
+            return "scope.spanning_records: not modelled with a rescaled POINTWISE edge"
     if design.recovery == "null-state":
         job = scope.job
         if scope.max_rescales or scope.stop_with_savepoint or any(v.coordinator for v in job.vertices):
@@ -399,13 +407,13 @@ class FlinkModel:
             phase = self.task.recovery_phase(channels, t)
             if phase == RECOVERED_INPUT:
                 if self.has_room(w, t):
-                    out.extend(Deliver(c) for c in ins if channels[c] and len(channels[c][0]) == 4)
+                    out.extend(Deliver(c) for c in ins if channels[c] and is_recovered(channels[c][0]))
                 continue
             if phase:  # RECOVERED_OUTPUT: only the channels still re-sending are open
                 room = None
                 for c in ins:
                     items = channels[c]
-                    if not any(len(x) == 4 for x in items):
+                    if not any(is_recovered(x) for x in items):
                         continue
                     if priority_index(items) < 0:  # the head is a re-sent record
                         if room is None:
@@ -419,10 +427,14 @@ class FlinkModel:
                 out.extend(Deliver(c) for c in prio)
             else:
                 room = None
+                spanning = self.scope.spanning_records
                 for c in ins:
                     if not channels[c] or is_blocked(ts, topo.channels[c].input_index):
                         continue
-                    if channels[c][0][0] == REC:
+                    head = channels[c][0]
+                    if spanning and head[0] == REC and len(head) == 3:
+                        out.append(ReadHead(c))
+                    if head[0] == REC:
                         if room is None:
                             room = self.has_room(w, t)
                         if not room:
@@ -465,6 +477,8 @@ class FlinkModel:
         kind = type(a)
         if kind is Deliver:
             self.task.deliver(tx, a.channel)
+        elif kind is ReadHead:
+            self.task.read_head(tx, a.channel)
         elif kind is AlignmentTimeout:
             if w.tasks[a.task].aligning == a.checkpoint and not w.tasks[a.task].uc:
                 self.barriers.on_alignment_timeout(tx, a.task)

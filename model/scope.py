@@ -10,7 +10,7 @@ from .topology import JobGraph, Role, StateKind, edge_name
 
 # scope fields that are not non-negative limits
 NOT_LIMITS = ("job", "job_name", "bounded", "rescale", "repattern", "staggered_triggers", "stop_with_savepoint",
-              "instant_acks")
+              "instant_acks", "spanning_records")
 STOP_MODES = ("", "drain", "no-drain")
 
 
@@ -34,6 +34,7 @@ class Scope:
     staggered_triggers: bool = False  # each task's trigger RPC arrives in a step of its own (False: all in the trigger's step)
     stop_with_savepoint: str = ""  # "drain" / "no-drain": the user may stop the job once with a savepoint ("": never)
     instant_acks: bool = False  # a reduction: acks count at the snapshot, the last one is a step (model.coordinator)
+    spanning_records: bool = False  # unaligned: a record may straddle two buffers (its head read, its tail still queued)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -42,7 +43,7 @@ class Scope:
             v = getattr(self, f.name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ValueError(f"scope.{f.name}: expected a non-negative integer, got {v!r}")
-        for name in ("bounded", "staggered_triggers", "instant_acks"):
+        for name in ("bounded", "staggered_triggers", "instant_acks", "spanning_records"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"scope.{name}: expected true or false, got {getattr(self, name)!r}")
         if self.stop_with_savepoint not in STOP_MODES:
@@ -137,6 +138,7 @@ class Scope:
             + (f", input channels {self.input_buffers}" if self.input_buffers else "")
             + ("; trigger RPCs arrive one task at a time" if self.staggered_triggers else "")
             + ("; acknowledgements in flight folded into the pending checkpoint (instant acks)" if self.instant_acks else "")
+            + ("; records may straddle two buffers" if self.spanning_records else "")
             + (f"; the user may stop the job with a savepoint ({'--drain' if self.stop_with_savepoint == 'drain' else 'without --drain'})"
                if self.stop_with_savepoint else "")
             + (f"; at most {self.max_rescales} rescale(s) to " + ", ".join(f"{n} at {p}" for n, p in self.rescale)

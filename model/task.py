@@ -19,6 +19,15 @@ Abstractions:
   overtook on it.  Each record is thus in exactly one of the producer's output state, the
   consumer's input state or the consumer's operator state (A.6).  Records read after the
   snapshot are processed normally.
+- Spanning records (``Scope.spanning_records``): a consumer may read the head of a record
+  whose tail is still in the subpartition (``ReadHead``).  Its deserializer's partial record is
+  the first input-state entry of that channel (``StreamTaskNetworkInput.prepareSnapshot`` writes
+  ``getUnconsumedBuffer`` first, reference-flink-uc A.6 step 1), and a priority barrier that
+  overtakes the tail makes the tail output state: the record is then split between the two
+  sides of the checkpoint, which a restore must put back together.  A record straddles at most
+  two buffers, and only the next record of a channel can be partly read (the deserializer
+  finishes one record before it starts the next); without the option records are whole, which
+  hides every restore that separates a record's parts (FLINK-35351).
 - A task's inputs form one gate: after a restore it reads its recovered input channel state
   before any new item on any channel (``StreamTask.restoreStateAndGates`` requests partitions
   once every channel's state is consumed), and declines a checkpoint triggered meanwhile
@@ -51,10 +60,13 @@ from .world import (
     EOP,
     FINISHED,
     FINISHED_SNAPSHOT,
+    HEAD_READ,
     NOTIFY_ABORT,
     NOTIFY_COMPLETE,
     NOTIFY_FALLBACK,
     NOTIFY_TRIGGER,
+    PART_HEAD,
+    PART_TAIL,
     REC,
     RECOVERED_INPUT,
     REPLAY,
@@ -165,6 +177,19 @@ class StreamTask(Component):
         else:
             self.on_end_of_partition(tx, t, bit)
 
+    def read_head(self, tx: Tx, c: int) -> None:
+        """``ReadHead``: the consumer of ``c`` polls the buffer with the head of the channel's
+        next record; its deserializer holds the partial record until the tail's buffer arrives.
+        A buffer polled while an unaligned checkpoint waits for this channel's barrier is
+        persisted (``ChannelStatePersister.maybePersist``): the head becomes input state."""
+        ch = self.topo.channels[c]
+        items = tx.channels[c]
+        r = items[0]
+        tx.channels[c] = ((REC, r[1], r[2], HEAD_READ),) + items[1:]
+        bit = 1 << ch.input_index
+        if self.persists_on_poll(tx.tasks[ch.consumer], bit, (r[1], r[2])):
+            self.record_input(tx, ch.consumer, bit, ((r[1], r[2], PART_HEAD),))
+
     def persists_on_poll(self, ts: TaskState, bit: int, r: tuple) -> bool:
         """Does the task persist record ``r`` as input channel state when it reads it from the
         input ``bit`` names (``ChannelStatePersister.maybePersist``)?  While an unaligned
@@ -181,7 +206,10 @@ class StreamTask(Component):
             return
         snap, inputs = ts.uc
         i = bit.bit_length() - 1
-        inputs = inputs[:i] + (inputs[i] + records,) + inputs[i + 1:]
+        held = inputs[i]
+        if held and len(held[-1]) == 3 and held[-1][:2] == records[0]:  # the tail of the partial record persisted
+            held = held[:-1]
+        inputs = inputs[:i] + (held + records,) + inputs[i + 1:]
         tx.tasks[t] = ts._replace(uc=(snap, inputs))
 
     def recovery_phase(self, channels: tuple, t: int) -> int:
@@ -195,7 +223,8 @@ class StreamTask(Component):
                 if len(x) == 4:
                     if x[3] == RECOVERED_INPUT:
                         return RECOVERED_INPUT
-                    phase = RECOVERED_OUTPUT
+                    if x[3] == RECOVERED_OUTPUT:
+                        phase = RECOVERED_OUTPUT
         return phase
 
     def is_recovering(self, channels: tuple, t: int) -> bool:
@@ -213,7 +242,7 @@ class StreamTask(Component):
         any other subtask forwards it."""
         ts = tx.tasks[t]
         r = (rec[1], rec[2])
-        if len(rec) == 4:  # recovered channel state: forwarded as an ordinary record
+        if len(rec) == 4:  # recovered channel state, or a record read in two parts: forwarded as an ordinary record
             rec = rec[:3]
         if self.model.sink_v2[t] == WRITER:
             self.writer.write(tx, t, r)
@@ -391,9 +420,15 @@ class StreamTask(Component):
         if snap is None:
             return
         outputs = self.send_unaligned_barriers(tx, t, cp)
-        n_in = len(self.topo.inputs[t])
+        ins = self.topo.inputs[t]
+        inputs = [()] * len(ins)
+        if self.scope.spanning_records:  # the deserializers' partial records come first (A.6 step 1)
+            for c in ins:  # a priority barrier may be queued in front of the partly read record
+                x = next((x for x in tx.channels[c] if len(x) == 4 and x[3] == HEAD_READ), None)
+                if x is not None:
+                    inputs[self.topo.channels[c].input_index] = ((x[1], x[2], PART_HEAD),)
         ts = tx.tasks[t]
-        tx.tasks[t] = ts._replace(uc=(snap._replace(outputs=outputs), ((),) * n_in))
+        tx.tasks[t] = ts._replace(uc=(snap._replace(outputs=outputs), tuple(inputs)))
 
     def send_unaligned_barriers(self, tx: Tx, t: int, cp: int) -> tuple:
         """Barrier ``cp`` on every output of ``t``: a priority one where the consumer takes
@@ -418,7 +453,8 @@ class StreamTask(Component):
         items = tx.channels[c]
         k = consumer_end(items, self.scope.input_buffers)
         end = len(items) if queued_at is None else queued_at
-        state = self.output_state(tuple((x[1], x[2]) for x in items[k:end] if x[0] == REC))
+        state = self.output_state(tuple((x[1], x[2], PART_TAIL) if len(x) == 4 and x[3] == HEAD_READ else (x[1], x[2])
+                                        for x in items[k:end] if x[0] == REC))
         tx.channels[c] = items[:k] + ((BARRIER, cp, 1),) + items[k:end] + items[end + (queued_at is not None):]
         return state
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from operator import is_
 
-from .world import REC, RECOVERED_INPUT, Txn, World
+from .world import HEAD_READ, REC, RECOVERED_INPUT, Txn, World
 
 
 class Tx:
@@ -69,11 +69,16 @@ def consumer_end(items: tuple, buffers: int) -> int:
     move a record from the consumer's input channel state to the producer's output channel
     state, the same record restored to the same consumer unless the job is rescaled, where the
     two are redistributed by different mappings.  A record's place is a function of the
-    channel's contents, so no action and no state is spent on the network."""
+    channel's contents, so no action and no state is spent on the network.
+
+    A record whose head the consumer already read (``HEAD_READ``, spanning records) has its
+    tail in the subpartition: the input channel holds nothing else, so the end is before it."""
     k = 0
     n = len(items)
     while k < n and len(items[k]) == 4 and items[k][3] == RECOVERED_INPUT:  # in the RecoveredInputChannel
         k += 1
+    if k < n and len(items[k]) == 4 and items[k][3] == HEAD_READ:
+        return k
     for _ in range(buffers):
         while k < n and items[k][0] != REC:
             k += 1

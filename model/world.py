@@ -21,6 +21,12 @@ the consumer reads before anything new (``RecoveredInputChannel``), and a re-sen
 ``(REC, split, offset, 2)``: the producer's output channel state put back into its subpartition
 at a restore, ahead of its new records.  The marker tells the consumer when its gate has
 delivered all recovered state (``EndOfChannelStateEvent``, FLINK-19856); a snapshot strips it.
+With a scope's ``spanning_records`` a record can straddle two buffers: ``(REC, split, offset,
+HEAD_READ)`` at the head of a channel is a record whose head the consumer's deserializer holds
+while its tail is still in the producer's subpartition.  Channel state then holds parts:
+``(split, offset, PART_HEAD)`` (the deserializer's unconsumed bytes, the first input-state entry
+of that channel) and ``(split, offset, PART_TAIL)`` (the producer's output state), which a restore
+joins when both reach one virtual channel (``StateAssignmentOperation.join_parts``).
 """
 
 from __future__ import annotations
@@ -37,6 +43,9 @@ STATUS_NAMES = ("RUNNING", "FAILED", "FINISHED")
 REC = 0
 RECOVERED_INPUT = 1  # fourth field of a recovered record: the consumer's input channel state
 RECOVERED_OUTPUT = 2  # ... the producer's output channel state, re-sent
+HEAD_READ = 3  # ... spanning records: its head is in the consumer's deserializer, its tail in the subpartition
+PART_HEAD = 1  # third field of a channel-state entry: the head of a record (the deserializer's partial record)
+PART_TAIL = 2  # ... the tail of a record whose head the consumer's deserializer held
 BARRIER = 1
 EOD = (2,)
 EOD_NO_DRAIN = (2, 1)  # EndOfData(StopMode.NO_DRAIN): stop-with-savepoint without --drain
@@ -208,6 +217,19 @@ def _fast_replace(cls) -> None:
 
 for _cls in (Snapshot, TaskState, Pending, Completed, Coordinator, Txn, Budget, World):
     _fast_replace(_cls)
+
+
+def is_recovered(item: tuple) -> bool:
+    """Is channel item ``item`` recovered channel state (input, or output re-sent)?"""
+    return len(item) == 4 and item[3] != HEAD_READ
+
+
+def whole_records(entries: tuple) -> tuple:
+    """Channel-state entries as the records they stand for: a head counts as its record, a
+    tail as nothing (its head, in the consumer's input state, already counts it)."""
+    if all(len(r) == 2 for r in entries):
+        return entries
+    return tuple(r[:2] for r in entries if len(r) == 2 or r[2] == PART_HEAD)
 
 
 def add_sorted(items: tuple, *new) -> tuple:

@@ -23,6 +23,7 @@ from ckptcheck.model.actions import (
     LastAck,
     LoseNotification,
     Notify,
+    ReadHead,
     Rescale,
     Restore,
     ResumeFromSavepoint,
@@ -33,7 +34,7 @@ from ckptcheck.model.actions import (
 )
 from ckptcheck.model.topology import Role
 from ckptcheck.model.task import priority_index
-from ckptcheck.model.world import BARRIER, COMMITTABLE, COMMITTED, EOD, EOD_NO_DRAIN, FAILED, FINISHED, REC, RECOVERED_INPUT, REPLAY, World
+from ckptcheck.model.world import BARRIER, COMMITTABLE, COMMITTED, EOD, EOD_NO_DRAIN, FAILED, FINISHED, HEAD_READ, REC, RECOVERED_INPUT, REPLAY, World
 
 COORDINATOR = "coordinator"
 
@@ -154,6 +155,7 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
             origin = ""
             if len(item) == 4:
                 origin = (" (its recovered input channel state)" if item[3] == RECOVERED_INPUT
+                          else "'s tail (its head was read before)" if item[3] == HEAD_READ
                           else " (re-sent from the producer's recovered output channel state)")
             return f"{dst} receives {_record_words(item)}{origin} from {src} and {what}", ev
         if item[0] == BARRIER:
@@ -187,6 +189,14 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
             return f"{dst} receives EndOfData without drain from {src}: its operators neither endInput nor finish", ev
         ev.append(Event(src, dst, "EndOfPartition", "control"))
         return f"{dst} receives EndOfPartition from {src}", ev
+    if kind is ReadHead:
+        ch = topo.channels[a.channel]
+        item = w.channels[a.channel][0]
+        src, dst = names[ch.producer], names[ch.consumer]
+        ev.append(Event(src, dst, f"head of {_rec(item)}", "data"))
+        kept = " (persisted as input channel state)" if nxt.tasks[ch.consumer].uc != w.tasks[ch.consumer].uc else ""
+        return (f"{dst} reads the head of {_record_words(item)} from {src}{kept}; its tail is still in {src}'s"
+                f" subpartition"), ev
     if kind is TriggerCheckpoint:
         snapped = [t for t, cp in _new_acks(w, nxt) if cp == a.checkpoint]
         for t in snapped:

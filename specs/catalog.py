@@ -141,6 +141,25 @@ class PeerGateByPosition(StateAssignmentOperation):
         return next(k for k, x in enumerate(self.topo.job.edges) if (x.source, x.target) == (e.source, e.target))
 
 
+class InputStateOneToOne(StateAssignmentOperation):
+    """FLINK-35351 (before apache/flink#24857, commit 691ce18): ``reDistributeInputChannelStates``
+    assigned a vertex's input channel state 1:1 whenever the vertex kept its parallelism, even
+    behind a custom partitioner (downstream mapper FULL) whose upstream was rescaled.  The
+    gate's descriptor was the FULL mapping all the same (``TaskStateAssignment.getInputMapping``
+    did not change in the fix): every new subtask has a virtual channel for every old one and
+    gets the upstream's output state of every old subpartition.  A record split between old
+    consumer d's input state (its head, the deserializer's partial record) and the upstream's
+    output state for d (its tail) reaches every other subtask as a tail alone, and the
+    deserializer of that virtual channel starts mid-record.  With whole records (no
+    ``spanning_records``) the two assignments restore the same records: the filter drops the
+    replicas."""
+
+    def input_state_assignment(self, handles: list, mapper: str, old_p: int, new_p: int, up_new: int) -> list:
+        if old_p == new_p:
+            return [list(h) for h in handles]
+        return super().input_state_assignment(handles, mapper, old_p, new_p, up_new)
+
+
 class NoRecordFilter(StateAssignmentOperation):
     """Flawed restore at a new parallelism: channel state that an ambiguous mapper (RANGE)
     replicated to several new subtasks is kept by all of them (no ``RecordFilter``)."""
@@ -162,6 +181,14 @@ def _uc_unbounded_rescale_scope(job: str, vertex: str, records: int) -> Scope:
     from, one at the new parallelism), no fault."""
     return scope(job, records_per_split=records, bounded=False, max_checkpoints=2, max_failures=0, max_declines=0,
                  max_timeouts=0, max_lost_notifications=0, rescale=((vertex, 2),), max_rescales=1)
+
+
+def _uc_spanning_scope() -> Scope:
+    """FLINK-35351's shape: a stateless map rescaled 2 -> 1 in front of a custom-partitioned
+    2PC sink that keeps parallelism 2 (``custom-map``), records that may straddle two buffers,
+    one record, one checkpoint, unbounded, no fault."""
+    return scope("custom-map", records_per_split=1, bounded=False, max_checkpoints=1, max_failures=0, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0, rescale=(("map", 1),), max_rescales=1, spanning_records=True)
 
 
 def _uc_scope(input_buffers: int = 0, checkpoints: int = 0) -> Scope:
@@ -507,6 +534,23 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         _uc_unbounded_rescale_scope("keyed-map", "map", records=1),
         "FLINK-31963 (apache/flink#22584: StateAssignmentOperation skipped stateless operators whose upstream "
         "has output state or downstream input state; reference-flink-uc B.2)",
+        UNALIGNED,
+    ),
+    Entry(
+        "FLINK-35351-custom-partitioner-input-state",
+        UNALIGNED.with_(
+            name="FLINK-35351-custom-partitioner-input-state",
+            assignment=InputStateOneToOne,
+            description="A vertex that keeps its parallelism behind a custom partitioner gets its own "
+            "input channel state back 1:1 while its upstream was rescaled: a record whose head is in one "
+            "old subtask's input state and whose tail is in the upstream's output state reaches the "
+            "other subtasks as a tail without its head.",
+        ),
+        "restores-succeed",
+        _uc_spanning_scope(),
+        "FLINK-35351 (apache/flink#24857: StateAssignmentOperation.reDistributeInputChannelStates assigned "
+        "input channel state 1:1 behind a FULL-mapped edge whose upstream was rescaled; "
+        "UnalignedCheckpointRescaleITCase Topology.CUSTOM_PARTITIONER); reference-flink-uc B.2",
         UNALIGNED,
     ),
     Entry(

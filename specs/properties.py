@@ -24,7 +24,8 @@ from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
 from ckptcheck.model.topology import Role, StateKind, edge_name
 from ckptcheck.model.task import priority_index
-from ckptcheck.model.world import CANCEL, COMMITTABLE, COMMITTED, DRAIN, EOD, FAILED, FINISHED, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, REPLAY, RUNNING, STATUS_NAMES, Completed, World
+from ckptcheck.model.world import (CANCEL, COMMITTABLE, COMMITTED, DRAIN, EOD, FAILED, FINISHED, PART_HEAD, REC, RECOVERED_INPUT, RECOVERED_OUTPUT,
+                                   REPLAY, RUNNING, STATUS_NAMES, Completed, World, is_recovered, whole_records)
 
 ALWAYS = "always"
 EVENTUALLY = "eventually"
@@ -110,7 +111,9 @@ def restorable(m: FlinkModel, w: World) -> str | None:
 
 def channel_state(m: FlinkModel, c: Completed) -> tuple[tuple[int, str, tuple], ...]:
     """The channel state of checkpoint ``c``: per channel with any, (consumer vertex, where,
-    records), ``where`` naming the subtask and side that holds it."""
+    records), ``where`` naming the subtask and side that holds it.  A record split between the
+    consumer's input state (its head) and the producer's output state (its tail) counts once,
+    where its head is."""
     topo = m.topo
     out = []
     all_out = m.all_out
@@ -119,10 +122,10 @@ def channel_state(m: FlinkModel, c: Completed) -> tuple[tuple[int, str, tuple], 
         inp = c.snapshots[ch.consumer].inputs
         if inp and inp[ch.input_index]:
             out.append((topo.vertex_of[ch.consumer], f"input channel state of {topo.names[ch.consumer]} on {name}",
-                        inp[ch.input_index]))
+                        whole_records(inp[ch.input_index])))
         outp = c.snapshots[ch.producer].outputs
         if outp:
-            recs = outp[all_out[ch.producer].index(ch.id)]
+            recs = whole_records(outp[all_out[ch.producer].index(ch.id)])
             if recs:
                 out.append((topo.vertex_of[ch.consumer], f"output channel state of {topo.names[ch.producer]} on {name}", recs))
     return tuple(out)
@@ -1163,10 +1166,10 @@ def _rescales(design, scope) -> bool:
 
 
 def _keyed_edge(scope) -> bool:
-    """Does the job (or the rescaled job) have a keyBy edge, the only one here whose mapper
-    (RANGE) replicates channel state for the ``RecordFilter``?"""
+    """Does the job (or the rescaled job) have a keyBy or a custom-partitioned edge, the ones
+    here whose mappers (RANGE, FULL) replicate channel state for the ``RecordFilter``?"""
     jobs = (scope.job, scope.rescaled_job) if scope.max_rescales else (scope.job,)
-    return any(e.pattern.value == "ALL_TO_ALL" and e.partitioner == "hash" for j in jobs for e in j.edges)
+    return any(e.pattern.value == "ALL_TO_ALL" and e.partitioner in ("hash", "custom") for j in jobs for e in j.edges)
 
 
 def w_gate_waits_for_resent_output(m, prev: World, a, nxt: World) -> str | None:
@@ -1181,7 +1184,7 @@ def w_gate_waits_for_resent_output(m, prev: World, a, nxt: World) -> str | None:
             continue
         if cur.task.recovery_phase(nxt.channels, t) != RECOVERED_OUTPUT:
             continue
-        resending = [c for c in topo.inputs[t] if any(len(x) == 4 for x in nxt.channels[c])]
+        resending = [c for c in topo.inputs[t] if any(is_recovered(x) for x in nxt.channels[c])]
         for c in topo.inputs[t]:
             items = nxt.channels[c]
             if c not in resending and any(x[0] == REC for x in items):
@@ -1273,6 +1276,44 @@ def w_output_state(m, prev: World, a, nxt: World) -> str | None:
     return None
 
 
+def w_record_spans(m, prev: World, a, nxt: World) -> str | None:
+    """Spanning records: a subtask acknowledges with the head of a record (its deserializer's
+    partial record) as input channel state; the tail is the producer's output state."""
+    snap = _acked_snapshot(prev, a)
+    if snap is None:
+        return None
+    for i, recs in enumerate(snap.inputs):
+        for r in recs:
+            if len(r) == 3 and r[2] == PART_HEAD:
+                ch = m.topo.channels[m.topo.inputs[a.task][i]]
+                return (f"{m.topo.names[a.task]} acknowledged checkpoint {a.checkpoint} with the head of record {rec(r[:2])}"
+                        f" as input channel state on {m.topo.channel_name(ch.id)}; its tail is {m.topo.names[ch.producer]}'s"
+                        f" output channel state")
+    return None
+
+
+def w_split_record_restored(m, prev: World, a, nxt: World) -> str | None:
+    """A restore puts a record that a checkpoint holds in two parts back together: its head
+    (input channel state) and its tail (output channel state) reach one virtual channel."""
+    if type(a) is Rescale:
+        c = prev.coord.store[-1]
+    elif type(a) is Restore:
+        c = next((x for x in prev.coord.store if x.id == a.checkpoint), None)
+    else:
+        return None
+    if c is None or nxt.coord.restore_failure:
+        return None
+    old = m.model_of(c)
+    for t, snap in enumerate(c.snapshots):
+        for i, recs in enumerate(snap.inputs):
+            if recs and len(recs[-1]) == 3:
+                how = "at a new parallelism" if type(a) is Rescale else "at its own parallelism"
+                return (f"restoring checkpoint {c.id} {how}, record {rec(recs[-1][:2])}'s head ({old.topo.names[t]}'s input"
+                        f" channel state on {old.topo.channel_name(old.topo.inputs[t][i])}) and tail (its producer's output"
+                        f" channel state) reach one virtual channel and make the record whole")
+    return None
+
+
 def w_switch_to_unaligned(m, prev: World, a, nxt: World) -> str | None:
     """An aligned checkpoint continues unaligned: a subtask's alignment timer fired, an
     unaligned barrier arrived from an upstream that switched, or the sender's timer fired
@@ -1310,7 +1351,7 @@ def w_channel_state_restored(m, prev: World, a, nxt: World) -> str | None:
         if ch.consumer not in failed and ch.producer not in failed:
             continue
         for x in items:
-            if x[0] == REC and len(x) > 3:
+            if x[0] == REC and is_recovered(x):
                 side = "input" if x[3] == RECOVERED_INPUT else "output"
                 return (f"restored from checkpoint {a.checkpoint}: {topo.channel_name(cid)} gets record"
                         f" {rec(x[1:3])} of its {side} channel state back")
@@ -1677,6 +1718,12 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("a-barrier-overtakes-a-record", SOMETIMES, "an unaligned barrier overtakes a record", w_barrier_overtakes, _unaligned),
     Property("input-channel-state-recorded", SOMETIMES, "a subtask acknowledges with input channel state", w_input_state, _unaligned),
     Property("output-channel-state-recorded", SOMETIMES, "a subtask acknowledges with output channel state", w_output_state, _unaligned),
+    Property("a-record-spans-the-checkpoint", SOMETIMES,
+             "a checkpoint holds a record in two parts: its head in the consumer's input channel state, its tail in"
+             " the producer's output channel state", w_record_spans, lambda d, s: _unaligned(d, s) and s.spanning_records),
+    Property("a-split-record-is-restored", SOMETIMES,
+             "a restore puts a record held in two parts back together on one virtual channel", w_split_record_restored,
+             lambda d, s: _unaligned(d, s) and s.spanning_records),
     Property("switch-to-unaligned", SOMETIMES, "a checkpoint that started aligned continues unaligned", w_switch_to_unaligned, _timeoutable),
     Property("channel-state-restored", SOMETIMES, "failed subtasks are restored with channel state", w_channel_state_restored,
              lambda d, s: _unaligned(d, s) and not _null_state(d, s)),  # a null-state replay re-sends it instead

@@ -163,6 +163,20 @@ def unaligned_rescale_scope() -> Scope:
                  rescale=(("sink", 2),), max_rescales=1)
 
 
+def spanning_records_scope() -> Scope:
+    """The unaligned presets' third default scope: records that straddle two buffers
+    (``spanning_records``), restored across a custom partitioner (FLINK-35351's shape).  Job
+    ``custom-map`` (source(1) -rebalance-> stateless map(2) -custom-> 2PC sink(2)), the map
+    restored at parallelism 1 while the sink keeps 2, one record, unbounded, one checkpoint, one
+    failure, one decline, staggered triggers: a checkpoint holds a record's head as input
+    channel state and its tail as output channel state, a restore (at the same or a new
+    parallelism) joins them, and the FULL mapper's replicas are filtered.  ``flink-unaligned``:
+    13,429 states, 2.7 s; ``flink-unaligned-timeout``: 28,926, 5.6 s (one process)."""
+    return scope("custom-map", records_per_split=1, bounded=False, max_checkpoints=1, max_failures=1, max_declines=1,
+                 max_timeouts=0, max_lost_notifications=0, staggered_triggers=True, rescale=(("map", 1),),
+                 max_rescales=1, spanning_records=True)
+
+
 def flip147_union_scope() -> Scope:
     """The ``flip147`` preset's second default scope: job ``union-sink-v2-2x2`` (a legacy
     source with union list state feeding a Sink V2 writer and committer, at parallelism 2), so
@@ -183,7 +197,9 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
     reach together has more.  Unaligned checkpoints (not on pointwise edges, not FLINK-4120's)
     add ``unaligned_rescale_scope``: a rescale under backpressure with a failure and a decline,
     which the two-input default cannot afford (README, "Not modelled yet"), while the one-input
-    rescale scope cannot reach FLIP-147's partial finishing or input channel state.  ``flip147``
+    rescale scope cannot reach FLIP-147's partial finishing or input channel state; and
+    ``spanning_records_scope``: records split across a checkpoint and restored across a custom
+    partitioner (the first two keep records whole).  ``flip147``
     adds ``flip147_union_scope``: the union-state abort, which the first scope's job cannot
     reach (its only vertex of parallelism 2, the sources', cannot both hold union state and
     finish partly in a completed checkpoint), and which the union job cannot afford with a
@@ -191,7 +207,7 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
     PR's end-of-input rules, which its unbounded first scope never reaches."""
     first = default_scope_for(design)
     if first == unaligned_scope():
-        return (first, unaligned_rescale_scope())
+        return (first, unaligned_rescale_scope(), spanning_records_scope())
     if first == flip147_concurrent_scope():
         return (first, flip147_union_scope())
     if first == four_region_scope():
@@ -227,6 +243,8 @@ KNOWN_FIGURES: tuple[tuple[str, Scope, bool, str], ...] = (
     ("flip147", flip147_union_scope(), True, "2,703,977 states (symmetry classes), about 9 minutes with 1 worker"),
     ("flink-unaligned", unaligned_rescale_scope(), False, "4,608,400 states, about 7 minutes with 2 workers"),
     ("flink-unaligned-timeout", unaligned_rescale_scope(), False, "135,830 states, about 16 s with 1 worker"),
+    ("flink-unaligned", spanning_records_scope(), False, "13,429 states, about 3 s with 1 worker"),
+    ("flink-unaligned-timeout", spanning_records_scope(), False, "28,926 states, about 6 s with 1 worker"),
     ("flip600-regional", regional_scope(), True, "6,218,556 states (symmetry classes), about 7.5 minutes with 2 workers"),
     ("flip600-pr", four_region_scope(), True, "828,072 states (symmetry classes), about 3.5 minutes with 2 workers"),
     ("flip600-pr", four_region_end_scope(), True, "64,004 states (symmetry classes), about 9 s with 2 workers"),

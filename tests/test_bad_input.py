@@ -254,6 +254,14 @@ def test_a_stop_with_savepoint_the_model_does_not_cover_is_refused(tmp_path, cap
     assert not (tmp_path / "r").exists()
 
 
+def test_spanning_records_without_channel_state_are_refused(tmp_path, capsys):
+    refused(["check", "--design", "flink-baseline", "--spanning-records", "--out", str(tmp_path / "r"), *TINY],
+            capsys, "--spanning-records", "unaligned design")
+    refused(["check", "--design", "flink-unaligned-pointwise", "--spanning-records", "--out", str(tmp_path / "r2")],
+            capsys, "--spanning-records", "rescaled POINTWISE edge")
+    assert not (tmp_path / "r").exists() and not (tmp_path / "r2").exists()
+
+
 def test_concurrent_checkpoints_with_regional_ones_are_refused_in_a_design_file(tmp_path, capsys):
     f = tmp_path / "d.toml"
     f.write_text('based_on = "flip600-regional"\nmax_concurrent_checkpoints = 2\n')

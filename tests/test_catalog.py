@@ -197,8 +197,10 @@ def test_junit_suite_names_are_unique_when_a_design_repeats():
 
 @pytest.mark.parametrize("e", UNALIGNED_CATALOG, ids=lambda x: x.name)
 def test_unaligned_entries_name_the_record_lost_duplicated_or_overtaken(e):
-    """Each unaligned entry's reason names the record: lost, in two places, committed twice, or
-    processed before an earlier record of its key."""
+    """Each unaligned entry's reason names the record: lost, in two places, committed twice,
+    processed before an earlier record of its key, or (FLINK-35351, whose symptom is a restore
+    that fails) read in parts that a restore separated."""
     v = catalog_run(e.name).verdict(e.violates)
     assert re.search(r"record \(split \d+, offset \d+\)", v.reason), v.reason
-    assert any(w in v.reason for w in ("loses it", "applies it twice", "committed twice", "not processed in source order")), v.reason
+    assert any(w in v.reason for w in ("loses it", "applies it twice", "committed twice", "not processed in source order",
+                                       "without its head")), v.reason

@@ -17,6 +17,7 @@ from ckptcheck.specs.scopes import (
     flip147_union_scope,
     scope,
     unaligned_rescale_scope,
+    spanning_records_scope,
     unaligned_scope,
 )
 
@@ -27,14 +28,17 @@ ONE_FAILURE = scope("keyed-1x1", records_per_split=1, max_failures=1, max_declin
 
 
 def test_designs_with_more_than_one_default_scope():
-    """The unaligned presets add a scope with a rescale, backpressure, a failure and a decline;
-    flip147 adds the union-state job; every other preset keeps one default scope."""
+    """The unaligned presets add a scope with a rescale, backpressure, a failure and a decline,
+    and one with records split across a checkpoint; flip147 adds the union-state job; every
+    other preset keeps one default scope."""
     for d in (UNALIGNED, UNALIGNED_TIMEOUT):
-        first, second = default_scopes_for(d)
+        first, second, third = default_scopes_for(d)
         assert first == unaligned_scope() == default_scope_for(d)
         assert second == unaligned_rescale_scope()
         assert second.rescale and second.max_rescales and second.channel_capacity
         assert second.max_failures and second.max_declines
+        assert third == spanning_records_scope() and third.spanning_records and not first.spanning_records
+        assert not second.spanning_records and third.rescale and third.max_failures and third.max_declines
     assert default_scopes_for(FLIP147) == (flip147_concurrent_scope(), flip147_union_scope())
     assert default_scopes_for(BASELINE) == (default_scope_for(BASELINE),)
 
