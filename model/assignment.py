@@ -368,7 +368,10 @@ class StateAssignmentOperation(Component):
         (new consumer, old consumer, old producer).  A part whose other part reaches another
         subtask leaves the deserializer of its virtual channel reading a record's tail as a new
         record, or a head followed by the next record's bytes: the restored task fails on the
-        corrupt record (``RestoreFailure``; ``where(key)`` names the virtual channel)."""
+        corrupt record (``RestoreFailure``; ``where(key)`` names the virtual channel).  A head
+        that nothing follows is caught at the end of recovery instead
+        (``RescalingStreamTaskNetworkInput.finishRecovery``: "Not all data has been fully
+        consumed"); the model reports both at the restore, where their cause lies."""
         heads: dict[tuple, list[int]] = {}
         for i, (k, _, recs) in enumerate(to_inputs):
             if recs and len(recs[-1]) == 3:
@@ -388,7 +391,7 @@ class StateAssignmentOperation(Component):
             ins[i][2] = ins[i][2][:-1]
             x[2] = (r,) + tuple(recs[1:])
         for (k, r), left in heads.items():
-            if left:
+            if left:  # followed by other bytes, or by none: then finishRecovery's hasPartialData check fails
                 raise RestoreFailure(
                     f"{CORRUPT_RECORD}: {where(k)} reads the head of record (split {r[0]}, offset {r[1]}) and then no tail: its tail is in the"
                     f" output channel state restored to another subtask")
