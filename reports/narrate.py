@@ -34,7 +34,8 @@ from ckptcheck.model.actions import (
 )
 from ckptcheck.model.topology import Role
 from ckptcheck.model.task import priority_index
-from ckptcheck.model.world import BARRIER, COMMITTABLE, COMMITTED, EOD, EOD_NO_DRAIN, FAILED, FINISHED, HEAD_READ, REC, RECOVERED_INPUT, REPLAY, World
+from ckptcheck.model.world import (BARRIER, COMMITTABLE, COMMITTED, EOD, EOD_NO_DRAIN, FAILED, FINISHED, HEAD_READ, PART_HEAD, PART_TAIL, REC,
+                                   RECOVERED_INPUT, REPLAY, World)
 
 COORDINATOR = "coordinator"
 
@@ -109,6 +110,27 @@ def _new_acks(w: World, nxt: World) -> list[tuple[int, int]]:
     return sorted(x for x in _acks(nxt) if x not in before)
 
 
+def _parts_recorded(model, names, w: World, nxt: World, t: int) -> str:
+    """Spanning records: the parts of records that subtask ``t``'s snapshot of this step holds,
+    in words ("" when none)."""
+    if nxt.tasks[t].uc and not w.tasks[t].uc:
+        snap, inputs = nxt.tasks[t].uc
+    else:
+        new = [x[2] for x in nxt.acks if x[0] == t and x not in w.acks]
+        if not new:
+            return ""
+        snap, inputs = new[0], new[0].inputs
+    words = []
+    for i, recs in enumerate(inputs):
+        words += [f"the head of record (split {r[0]}, offset {r[1]}) in its deserializer is input channel state"
+                  for r in recs if len(r) == 3 and r[2] == PART_HEAD]
+    for i, recs in enumerate(snap.outputs):
+        to = names[model.topo.channels[model.all_out[t][i]].consumer]
+        words += [f"the tail of record (split {r[0]}, offset {r[1]}), queued for {to}, is output channel state"
+                  for r in recs if len(r) == 3 and r[2] == PART_TAIL]
+    return "".join("; " + x for x in words)
+
+
 def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str, list[Event]]:
     kind = type(a)
     ev: list[Event] = []
@@ -163,7 +185,8 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
             if len(item) == 3:
                 c = ch.consumer
                 started = not w.tasks[c].uc and (nxt.tasks[c].uc or any(t == c for t, _ in _new_acks(w, nxt)))
-                then = "; it snapshots at once and sends the barrier ahead of its own output" if started else ""
+                then = ("; it snapshots at once and sends the barrier ahead of its own output"
+                        + _parts_recorded(model, names, w, nxt, c)) if started else ""
                 return f"{dst} receives unaligned barrier {item[1]} from {src}, ahead of the records queued on that channel{then}", ev
             snapped = [cp for t, cp in _new_acks(w, nxt) if t == ch.consumer]
             if snapped:
@@ -202,7 +225,8 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         for t in snapped:
             ev.append(Event(COORDINATOR, names[t], f"trigger {a.checkpoint}", "control"))
         who = ", ".join(names[t] for t in snapped) or "no task"
-        return f"the coordinator triggers checkpoint {a.checkpoint}; {who} snapshot at once and emit the barrier", ev
+        parts = "".join(_parts_recorded(model, names, w, nxt, t) for t in snapped)
+        return f"the coordinator triggers checkpoint {a.checkpoint}; {who} snapshot at once and emit the barrier{parts}", ev
     if kind is Ack:
         ev.append(Event(names[a.task], COORDINATOR, f"ack {a.checkpoint}", "control"))
         if not any(p.id == a.checkpoint for p in w.coord.pending):
@@ -215,7 +239,8 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         ev.append(Event(COORDINATOR, names[a.task], f"trigger {a.checkpoint}", "control"))
         acked = [cp for t, cp in _new_acks(w, nxt) if t == a.task]
         if any(t == a.task and cp == a.checkpoint for t, cp, _ in w.acks) or acked or nxt.tasks[a.task].uc:
-            return f"the trigger RPC of checkpoint {a.checkpoint} reaches {names[a.task]}: it snapshots and emits the barrier", ev
+            return (f"the trigger RPC of checkpoint {a.checkpoint} reaches {names[a.task]}: it snapshots and emits the barrier"
+                    + _parts_recorded(model, names, w, nxt, a.task)), ev
         if not any(p.id == a.checkpoint for p in nxt.coord.pending) and any(p.id == a.checkpoint for p in w.coord.pending):
             return f"the trigger RPC of checkpoint {a.checkpoint} reaches {names[a.task]}, which declines it (TASK_NOT_READY)", ev
         return f"the trigger RPC of checkpoint {a.checkpoint} reaches {names[a.task]}", ev
