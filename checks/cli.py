@@ -8,6 +8,7 @@ expectation; nothing written), 3 no violation found but the search was cut short
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import json
 import os
@@ -238,7 +239,8 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group(
         "scope",
         "options left out take the design's default scope: for regional designs "
-        f"{r.job_name}, {r.max_checkpoints} checkpoints, {r.max_failures} failure, {r.max_declines} decline;"
+        f"{r.job_name}, {r.max_checkpoints} checkpoints, {r.max_failures} failure, {r.max_declines} decline, instant acks"
+        " (designs with a failure ratio below 50 % use sources-4);"
         f" for aligned designs with concurrent checkpoints (flip147) {c.job_name}, {c.max_checkpoints} checkpoints,"
         f" {c.max_failures} failure, {c.max_declines} decline, instant acks; the unaligned and null-state presets have"
         " their own;"
@@ -303,6 +305,9 @@ def _scope_from_args(args, design) -> Scope:
     try:
         scope = _scope(args, d, name, job, pick)
         problem = scope_conflict(design, scope)
+        if problem.startswith("scope.instant_acks") and args.instant_acks is None and scope.instant_acks:
+            scope = dataclasses.replace(scope, instant_acks=False)  # the default's reduction does not fit the options given
+            problem = scope_conflict(design, scope)
         if problem:
             raise ValueError(problem.replace("scope.stop_with_savepoint", "--stop-with-savepoint")
                              .replace("scope.instant_acks", "--instant-acks")

@@ -283,8 +283,12 @@ class CheckpointCoordinator(Component):
         compares the folded state sets on several scopes.  A late acknowledgement's file goes
         at the abort instead of at its arrival: no retained checkpoint refers to it.  What it
         hides: the order in which acknowledgements arrive (``an-ack-overtakes`` does not apply).
-        Not with FLIP-600's handler, where a decline may be the last response, nor with
-        unaligned checkpoints (``protocol.scope_conflict``)."""
+        With FLIP-600's handler a decline may be the last response: a decline while another
+        task's acknowledgement is counted leaves the evaluation to ``LastAck`` (in the full
+        model that acknowledgement may still be in flight, and the decline then does not
+        evaluate either; once it arrived the decline evaluates, as ``LastAck`` does here).  Not
+        with timeouts that complete regionally, which mark a task whose acknowledgement is in
+        flight declined, nor with unaligned checkpoints (``protocol.scope_conflict``)."""
         pending = pending_of(tx.coord, cp)
         if pending is None or not pending.waiting >> t & 1:
             return
@@ -302,6 +306,9 @@ class CheckpointCoordinator(Component):
         if pending is None or not pending.waiting >> t & 1:
             return
         self.drop_ack(tx, t, cp)
+        if self.scope.instant_acks and any(x == t for x, _ in pending.acked):
+            # instant acks: the task declines instead of its acknowledgement, counted but still in flight
+            put_pending(tx, pending._replace(acked=tuple(x for x in pending.acked if x[0] != t)))
         if self.design.regional_checkpoints:
             self.regional.on_decline(tx, t, cp)
         else:

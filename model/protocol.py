@@ -69,14 +69,16 @@ def scope_conflict(design: Design, scope: Scope) -> str:
     savepoint is always aligned (``CheckpointOptions.forConfig``), which the unaligned modes'
     barriers do not record, and the regional handler has no rule for a synchronous savepoint.
     Instant acks (``CheckpointCoordinator.acknowledge_at_once``) are exact only where nothing
-    but the last acknowledgement of a checkpoint acts on its arrival: not with FLIP-600's handler
-    (a decline may be the last response) nor with unaligned checkpoints (their witnesses read
-    the acknowledgement's channel state as it arrives).  FLINK-4120's null-state recovery
+    but the last response to a checkpoint acts on an acknowledgement's arrival: not with
+    FLIP-600's timeouts that complete regionally (a timeout marks a task whose acknowledgement is
+    in flight declined) nor with unaligned checkpoints (their witnesses read the
+    acknowledgement's channel state as it arrives).  FLINK-4120's null-state recovery
     (``model.nullstate``) needs a recomputable operator and has no rule for a rescale, a
     stop-with-savepoint or a split enumerator."""
     if scope.instant_acks:
-        if design.regional_checkpoints:
-            return "scope.instant_acks: not exact with regional_checkpoints (the last response may be a decline)"
+        if design.regional_checkpoints and design.timeouts_complete_regionally and scope.max_timeouts:
+            return ("scope.instant_acks: not exact with timeouts that complete regionally (a timeout marks a task"
+                    " whose acknowledgement is in flight declined)")
         if design.checkpoint_mode != "aligned":
             return f"scope.instant_acks: not modelled with checkpoint_mode {design.checkpoint_mode!r} (use an aligned design)"
     if scope.spanning_records:
@@ -328,8 +330,8 @@ class FlinkModel:
         if self.coordinator.can_trigger(w):
             out.append(TriggerCheckpoint(w.coord.next_id))
         if scope.instant_acks:
-            for p in w.coord.pending:
-                if len(p.acked) == bin(p.waiting).count("1"):
+            for p in w.coord.pending:  # every task responded (regionally: acknowledged or declined)
+                if len(p.acked) + bin(p.declined).count("1") == bin(p.waiting).count("1"):
                     out.append(LastAck(p.id))
         elif w.acks and self.design.max_concurrent_checkpoints > 1:
             out.extend(Ack(t, cp) for t, cp, _ in w.acks)  # concurrent async parts: any order

@@ -107,6 +107,8 @@ class RegionalCheckpointHandler(Component):
             self.tier2(tx, pending)
             return
         put_pending(tx, pending._replace(declined=pending.declined | 1 << t))
+        if self.scope.instant_acks and pending.acked:  # evaluated by LastAck (``acknowledge_at_once``)
+            return
         self.coordinator.maybe_finalize(tx, cp)
 
     def on_timeout(self, tx: Tx, cp: int) -> bool:

@@ -1073,7 +1073,7 @@ def w_forced_checkpoint_aborts(m, prev: World, a, nxt: World) -> str | None:
     """A forced global checkpoint that a region declined (or that timed out) is aborted: by
     tier 2, or, under ``forced_checkpoint_waits``, by the ratio check before it (which keeps the
     counter)."""
-    if type(a) not in (Decline, Timeout, Ack) or nxt.coord.completed_count != prev.coord.completed_count:
+    if type(a) not in (Decline, Timeout, Ack, LastAck) or nxt.coord.completed_count != prev.coord.completed_count:
         return None
     for p in prev.coord.pending:
         if pending_of(nxt.coord, p.id) is not None:

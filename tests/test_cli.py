@@ -218,10 +218,16 @@ def test_scope_defaults_follow_the_design():
     its own default scope, bounded or not; options override."""
     from ckptcheck.checks.cli import _scope_from_args, build_parser
     from ckptcheck.specs.designs import BASELINE, FLIP600, PRESETS
-    from ckptcheck.specs.scopes import default_scope, default_scope_for, regional_scope
+    from ckptcheck.specs.scopes import default_scope, default_scope_for, regional_default_scope, regional_scope
 
     p = build_parser()
-    assert _scope_from_args(p.parse_args(["check", "--design", "flip600-regional"]), FLIP600) == regional_scope()
+    assert _scope_from_args(p.parse_args(["check", "--design", "flip600-regional"]), FLIP600) == regional_default_scope()
+    assert regional_default_scope() == regional_scope().with_(instant_acks=True)
+    full = _scope_from_args(p.parse_args(["check", "--design", "flip600-regional", "--no-instant-acks"]), FLIP600)
+    assert full == regional_scope()
+    # a timeout that completes regionally does not fit the default's instant acks: the default drops them
+    timing = FLIP600.with_(name="t", timeouts_complete_regionally=True)
+    assert not _scope_from_args(p.parse_args(["check", "--design", "flip600-regional", "--timeouts", "1"]), timing).instant_acks
     assert _scope_from_args(p.parse_args(["check"]), BASELINE) == default_scope()
     for name, design in PRESETS.items():
         assert _scope_from_args(p.parse_args(["check", "--design", name]), design) == default_scope_for(design), name

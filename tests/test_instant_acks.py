@@ -22,7 +22,7 @@ from ckptcheck.model.actions import Ack, Decline, EmitRecord, LastAck, Timeout, 
 from ckptcheck.model.protocol import FlinkModel, scope_conflict
 from ckptcheck.model.world import World, remove_sorted
 from ckptcheck.specs.catalog import entry
-from ckptcheck.specs.designs import BASELINE, FLIP147, FLIP600, UNALIGNED
+from ckptcheck.specs.designs import BASELINE, FLIP147, FLIP600, FLIP600_PR, UNALIGNED
 from ckptcheck.specs.scopes import default_scope_for, flip147_concurrent_scope, flip147_union_scope, scope
 
 from test_protocol import Run
@@ -59,8 +59,19 @@ def reachable(model: FlinkModel) -> set[World]:
     return seen
 
 
+REGIONAL_PR = FLIP600_PR.with_(name="flip600-pr-ratio-50", max_failed_region_percent=50)
+
+
 @pytest.mark.parametrize("design, job, limits, full, folded", [
     (BASELINE, "sink-v2", dict(max_checkpoints=1, max_failures=1, max_declines=1), 5_839, 2_446),
+    # FLIP-600: a decline may be the last response; it evaluates the checkpoint at once only
+    # where no other acknowledgement could still be in flight, else LastAck does
+    (FLIP600, "forward-2x2", dict(max_checkpoints=1, max_declines=1), 31_007, 10_249),
+    (FLIP600_PR, "sources-4", dict(max_checkpoints=2, max_declines=2, records_per_split=0, bounded=False), 1_572, 670),
+    pytest.param(REGIONAL_PR, "forward-2x2", dict(max_checkpoints=1, max_declines=1), 175_389, 43_282,
+                 marks=pytest.mark.deep),  # 19 s
+    pytest.param(FLIP600, "forward-2x2", dict(max_checkpoints=1, max_failures=1, max_declines=1), 428_577, 64_785,
+                 marks=pytest.mark.deep),  # 55 s
     (CONCURRENT, "keyed-1x1", dict(max_checkpoints=2, max_failures=1, max_declines=1), 14_677, 4_776),
     pytest.param(CONCURRENT, "sink-v2", dict(max_checkpoints=2), 41_608, 5_596, marks=pytest.mark.deep),  # 5.5 s
 ])
@@ -122,7 +133,10 @@ def test_catalog_entries_keep_their_verdicts_with_instant_acks(name):
 
 def test_instant_acks_are_refused_where_they_would_not_be_exact():
     sc = scope("forward-2x2", instant_acks=True)
-    assert "regional_checkpoints" in scope_conflict(FLIP600, sc)
+    assert scope_conflict(FLIP600, sc) == ""
+    timing = FLIP600.with_(name="t", timeouts_complete_regionally=True)
+    assert scope_conflict(timing, dataclasses.replace(sc, max_timeouts=0)) == ""
+    assert "timeouts that complete regionally" in scope_conflict(timing, dataclasses.replace(sc, max_timeouts=1))
     assert "checkpoint_mode 'unaligned'" in scope_conflict(UNALIGNED, sc)
     assert scope_conflict(BASELINE, sc) == ""
     with pytest.raises(ValueError, match="scope.instant_acks: expected true or false"):
