@@ -1307,7 +1307,7 @@ def w_split_record_restored(m, prev: World, a, nxt: World) -> str | None:
     for t, snap in enumerate(c.snapshots):
         for i, recs in enumerate(snap.inputs):
             if recs and len(recs[-1]) == 3:
-                how = "at a new parallelism" if type(a) is Rescale else "at its own parallelism"
+                how = "at a new parallelism" if type(a) is Rescale or old is not m else "at its own parallelism"
                 return (f"restoring checkpoint {c.id} {how}, record {rec(recs[-1][:2])}'s head ({old.topo.names[t]}'s input"
                         f" channel state on {old.topo.channel_name(old.topo.inputs[t][i])}) and tail (its producer's output"
                         f" channel state) reach one virtual channel and make the record whole")
