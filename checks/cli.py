@@ -274,7 +274,7 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--staggered-triggers", action=argparse.BooleanOptionalAction, default=None,
                    help="each task's trigger RPC arrives in a step of its own (default: as in the design's default scope)")
     g.add_argument("--instant-acks", action=argparse.BooleanOptionalAction, default=None,
-                   help="a reduction for aligned designs without FLIP-600: an acknowledgement counts when the snapshot is"
+                   help="a reduction for aligned designs (not with timeouts that complete regionally): an acknowledgement counts when the snapshot is"
                         " taken and the last one completes the checkpoint in a step of its own; every verdict is the"
                         " full model's, ack order is not shown (default: as in the design's default scope)")
     g.add_argument("--spanning-records", action=argparse.BooleanOptionalAction, default=None,
