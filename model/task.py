@@ -76,6 +76,7 @@ from .world import (
     TaskState,
     World,
     add_sorted,
+    is_head_read,
 )
 
 
@@ -424,7 +425,7 @@ class StreamTask(Component):
         inputs = [()] * len(ins)
         if self.scope.spanning_records:  # the deserializers' partial records come first (A.6 step 1)
             for c in ins:  # a priority barrier may be queued in front of the partly read record
-                x = next((x for x in tx.channels[c] if len(x) == 4 and x[3] == HEAD_READ), None)
+                x = next((x for x in tx.channels[c] if is_head_read(x)), None)
                 if x is not None:
                     inputs[self.topo.channels[c].input_index] = ((x[1], x[2], PART_HEAD),)
         ts = tx.tasks[t]
@@ -453,7 +454,7 @@ class StreamTask(Component):
         items = tx.channels[c]
         k = consumer_end(items, self.scope.input_buffers)
         end = len(items) if queued_at is None else queued_at
-        state = self.output_state(tuple((x[1], x[2], PART_TAIL) if len(x) == 4 and x[3] == HEAD_READ else (x[1], x[2])
+        state = self.output_state(tuple((x[1], x[2], PART_TAIL) if is_head_read(x) else (x[1], x[2])
                                         for x in items[k:end] if x[0] == REC))
         tx.channels[c] = items[:k] + ((BARRIER, cp, 1),) + items[k:end] + items[end + (queued_at is not None):]
         return state

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from operator import is_
 
-from .world import HEAD_READ, REC, RECOVERED_INPUT, Txn, World
+from .world import REC, RECOVERED_INPUT, Txn, World, is_head_read
 
 
 class Tx:
@@ -77,7 +77,7 @@ def consumer_end(items: tuple, buffers: int) -> int:
     n = len(items)
     while k < n and len(items[k]) == 4 and items[k][3] == RECOVERED_INPUT:  # in the RecoveredInputChannel
         k += 1
-    if k < n and len(items[k]) == 4 and items[k][3] == HEAD_READ:
+    if k < n and is_head_read(items[k]):
         return k
     for _ in range(buffers):
         while k < n and items[k][0] != REC:

@@ -224,6 +224,12 @@ def is_recovered(item: tuple) -> bool:
     return len(item) == 4 and item[3] != HEAD_READ
 
 
+def is_head_read(item: tuple) -> bool:
+    """Is channel item ``item`` a record whose head the consumer's deserializer already holds
+    (spanning records)?"""
+    return len(item) == 4 and item[3] == HEAD_READ
+
+
 def whole_records(entries: tuple) -> tuple:
     """Channel-state entries as the records they stand for: a head counts as its record, a
     tail as nothing (its head, in the consumer's input state, already counts it)."""
