@@ -1,0 +1,124 @@
+"""``ckptcheck check``: search a design in its default scopes (or the scope the options name),
+print each scope's verdicts and what the default scopes say together, write the results, the
+counterexample traces and, with ``--report``, the reports."""
+
+from __future__ import annotations
+
+import sys
+
+from ckptcheck.specs.spec import Spec
+
+from .api import check, run_id, save_traces
+from .cli_common import (
+    _add_scope_options,
+    _add_search_options,
+    _before_search,
+    _load_design,
+    _Progress,
+    _say,
+    _scopes_from_args,
+    _search_options,
+    print_header,
+    print_result,
+)
+from .outputs import out_dir
+from .suite import SuiteResult
+from .trace import write_json_atomic
+
+
+def _run_check(args, design, scope, opts, out):
+    """Search one scope; write its result and traces."""
+    print_header(design, scope)
+    _before_search(design, scope, opts["symmetry"])
+    result = check(design, scope, args.engine, progress=_Progress(), **opts)
+    spec = Spec(design, scope, symmetry=opts["symmetry"])
+    prefix = run_id(result)
+    save_traces(result, spec, out, prefix=prefix)
+    path = out / f"{prefix}.result.json"
+    write_json_atomic(path, result.to_json(spec))
+    return result, spec, path
+
+
+def cmd_check(args) -> int:
+    out = out_dir(args.out, "--out")
+    report_dir = out_dir(args.report, "--report") if args.report else None
+    design = _load_design(args.design)
+    scopes = _scopes_from_args(args, design)
+    # every scope's options are checked before the first search starts (--symmetry may be refused by any)
+    opts = [_search_options(args, [design], scope, quiet=k > 0) for k, scope in enumerate(scopes)]
+    runs = []
+    for k, scope in enumerate(scopes):
+        if len(scopes) > 1:
+            _say(f"{'' if not k else chr(10)}== default scope {k + 1} of {len(scopes)} ==")
+        result, spec, path = _run_check(args, design, scope, opts[k], out)
+        runs.append((result, spec))
+        if len(scopes) == 1:
+            print_result(result, header=False)
+        else:
+            print_result(result, header=False, unreached=False)
+        _say(f"result written to {path}")
+        if result.interrupted:
+            break
+    together = None
+    if len(scopes) > 1 and not runs[-1][0].interrupted:
+        suite = SuiteResult(tuple(r for r, _ in runs))
+        print_suite(suite)
+        together = suite_lines(suite) + ["RESULT: " + suite.headline()]
+    if report_dir is not None:
+        from ckptcheck.reports.render import build_report, write_reports
+
+        command = "ckptcheck " + " ".join(sys.argv[1:]) if sys.argv[1:] else f"ckptcheck check --design {design.name}"
+        paths = write_reports(build_report(runs, title=f"ckptcheck: {design.name}", command=command, suite=together),
+                              report_dir)
+        _say(f"report written to {', '.join(str(p) for p in paths)}")
+    if runs[-1][0].interrupted:
+        _say("interrupted: the figures above are those of the part searched")
+        return 130
+    return SuiteResult(tuple(r for r, _ in runs)).exit_status if len(runs) > 1 else runs[0][0].exit_status
+
+
+def suite_lines(suite: SuiteResult) -> list[str]:
+    """What the default scopes say together, a line each (the console and the reports): each
+    scope's result, the witnesses only it hits, where each witness a scope misses was hit, what
+    the combination hides, the witnesses no scope hits."""
+    lines = [f"scope {i + 1} (job {r.scope.job_name}): {r.headline()}" for i, r in enumerate(suite.results)]
+    lines += [f"only scope {i + 1} hits: {', '.join(names)}" for i, names in sorted(suite.only_in.items())]
+    for i, missed in sorted(suite.covered_elsewhere.items()):
+        lines.append(f"not reached in scope {i + 1}, hit in another: {', '.join(f'{n} (scope {j + 1})' for n, j in missed)}")
+    lines.append("each scope searches in combination only the mechanisms it hits; two mechanisms hit in different"
+                 " scopes only are not checked together")
+    if suite.unreached:
+        names = ", ".join(suite.unreached)
+        if all(r.searched_whole_scope for r in suite.results):
+            lines.append(f"WARNING: no witness for {names} in any default scope: they never exercise that behaviour,"
+                         " so the check says nothing about it.")
+        else:
+            lines.append(f"note: no witness for {names} in the parts searched (not every scope was searched whole).")
+    return lines
+
+
+def print_suite(suite: SuiteResult) -> None:
+    _say("")
+    _say(f"== the {len(suite.results)} default scopes together ==")
+    for line in suite_lines(suite):
+        _say(line if line.startswith(("WARNING", "note")) else f"  {line}")
+    _say("RESULT: " + suite.headline())
+
+
+def add_parser(sub) -> None:
+    """``ckptcheck check``."""
+    c = sub.add_parser(
+        "check", help="check a design in a scope",
+        description="Check a design in a scope.  Exit status: 0 every property holds (exhaustive search), 1 a "
+        "property is violated, 2 bad input, 3 no violation found but the search was cut short or sampled, 130 "
+        "interrupted (the partial result is written).",
+        epilog="examples: ckptcheck check --design flip600-regional | ckptcheck check --design my.toml --job "
+        "forward-2x2 --checkpoints 1 --failures 0 | ckptcheck check --design mymod:MY_VARIANT --report rep",
+    )
+    c.add_argument("--design", default="flink-baseline",
+                   help="a preset, a catalog variant, a TOML design file or module:NAME (default flink-baseline)")
+    _add_search_options(c)
+    c.add_argument("--out", default="results", help="where the result and counterexample traces go (default results)")
+    c.add_argument("--report", default=None, metavar="DIR", help="also write report.html, report.md and junit.xml to DIR")
+    _add_scope_options(c)
+    c.set_defaults(func=cmd_check)

@@ -1,0 +1,123 @@
+"""``ckptcheck compare``: check designs in the same scope, print their verdicts side by side and
+what each variant breaks, loses or fixes against the first (``checks.compare`` does the work)."""
+
+from __future__ import annotations
+
+import sys
+
+from ckptcheck.specs.errors import InputError
+
+from .cli_common import (
+    _add_scope_options,
+    _add_search_options,
+    _before_search,
+    _load_design,
+    _mark,
+    _Progress,
+    _say,
+    _scope_from_args,
+    _search_options,
+    _steps_text,
+)
+from .outputs import out_dir
+from .results import EXIT_STATUS, HOLDS, NOT_APPLICABLE, OUTCOME_HOLDS, OUTCOME_INCOMPLETE, OUTCOME_VIOLATED, VIOLATED
+
+
+def print_comparison(cmp) -> None:
+    """Verdicts side by side, then what each variant changes against the reference."""
+    from .compare import BREAKS, FIXES, LOSES_WITNESS
+
+    results = [r for r, _ in cmp.results]
+    ref = cmp.reference
+    width = max(14, *(len(r.design.name) for r in results)) + 2
+    _say(f"scope    {ref.scope.describe()}")
+    for r in results:
+        _say(f"design   {r.design.name}{' (reference)' if r is ref else ''}: {r.searched()}")
+    _say("")
+    shown = [v for v in ref.verdicts if any(r.verdict(v.property).status != NOT_APPLICABLE for r in results)]
+    pw = max(len(v.property) for v in shown) + 1 if shown else 28
+    _say(f"  {'':<10} {'property':<{pw}} " + "".join(f"{r.design.name:<{width}}" for r in results))
+    for v in shown:
+        cells = []
+        for r in results:
+            x = r.verdict(v.property)
+            word = _mark(r, x)
+            if x.status == VIOLATED:
+                word += f" ({len(x.trace)})"
+            cells.append(f"{word:<{width}}")
+        _say(f"  {v.kind:<10} {v.property:<{pw}} " + "".join(cells).rstrip())
+    for (r, spec) in cmp.results[1:]:
+        mine = [c for c in cmp.changes if c.design == r.design.name]
+        _say("")
+        if not mine:
+            _say(f"{r.design.name}: no change against {ref.design.name} in this scope")
+            continue
+        for c in mine:
+            if c.what == BREAKS:
+                was = "holds" if c.before.status == HOLDS else ref.verdict_words(c.before)
+                _say(f"{r.design.name} BREAKS {c.property} ({was} in {ref.design.name}): {c.after.reason}")
+                _say(f"  shortest counterexample, {len(c.after.trace)} steps:")
+                for line in _steps_text(spec, c.after.trace):
+                    _say(f"  {line}")
+                if c.after.trace_file:
+                    _say(f"  trace: {c.after.trace_file}  (ckptcheck replay {c.after.trace_file})")
+            elif c.what == LOSES_WITNESS:
+                _say(f"{r.design.name} LOSES WITNESS {c.property}: {c.reason}")
+            elif c.what == FIXES:
+                _say(f"{r.design.name} fixes {c.property}: {c.reason}")
+    broken = {c.design for c in cmp.broken}
+    unsure = [r.design.name for r in results if r.outcome not in (OUTCOME_HOLDS, OUTCOME_VIOLATED)]
+    words = f"{len(broken)} of {len(results) - 1} variant(s) break a property that {ref.design.name} does not"
+    if unsure:
+        words += f"; searches of {', '.join(unsure)} were not exhaustive, so what holds there is not proved"
+    _say("RESULT: " + words)
+
+
+def cmd_compare(args) -> int:
+    from .compare import compare
+
+    out = out_dir(args.out, "--out")
+    report_dir = out_dir(args.report, "--report") if args.report else None
+    designs = [_load_design(d) for d in args.designs]
+    if len(designs) < 2:
+        raise InputError("compare", "designs", "expected at least two designs (the reference first)")
+    names = [d.name for d in designs]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise InputError("compare", "designs", f"two designs are named {dup[0]!r}; give each variant its own name")
+    scope = _scope_from_args(args, designs[0])
+    opts = _search_options(args, designs, scope)
+    _say(f"comparing {', '.join(names)} (reference: {names[0]}) ...")
+    _before_search(designs[0], scope, opts["symmetry"])
+    cmp = compare(designs, scope, trace_dir=out, engine=args.engine, progress=_Progress(), **opts)
+    print_comparison(cmp)
+    if report_dir is not None:
+        from ckptcheck.reports.render import build_report, write_reports
+
+        command = "ckptcheck compare " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "ckptcheck compare"
+        report = build_report(cmp.results, title=f"ckptcheck: {' vs '.join(names)}", command=command, changes=cmp.changes)
+        paths = write_reports(report, report_dir)
+        _say(f"report written to {', '.join(str(p) for p in paths)}")
+    if cmp.broken:
+        return 1
+    return 0 if all(r.outcome in (OUTCOME_HOLDS, OUTCOME_VIOLATED) for r, _ in cmp.results) else EXIT_STATUS[OUTCOME_INCOMPLETE]
+
+
+def add_parser(sub) -> None:
+    """``ckptcheck compare``."""
+    cp = sub.add_parser(
+        "compare",
+        help="check designs in the same scope; show what each variant breaks against the first",
+        description="Check every design in the same scope and engine, print the verdicts side by side, "
+        "and for each variant the properties it breaks against the first design (with the shortest "
+        "counterexample), the witnesses it loses and what it fixes.  A design is a preset, a catalog "
+        "variant, a TOML design file, or module:NAME for a Design defined in Python.  Exit status: 0 no "
+        "variant breaks a property, 1 some variant does, 2 bad input, 3 no variant breaks one but some "
+        "search was not exhaustive.",
+    )
+    cp.add_argument("designs", nargs="+", metavar="DESIGN", help="the reference first, then the variants")
+    _add_search_options(cp)
+    cp.add_argument("--out", default="results/compare", help="where counterexample traces go")
+    cp.add_argument("--report", default=None, metavar="DIR", help="also write report.html, report.md and junit.xml to DIR")
+    _add_scope_options(cp)
+    cp.set_defaults(func=cmd_compare)

@@ -1,0 +1,61 @@
+"""``ckptcheck findings``: search a design under review in the scopes of its findings manifest
+and write a Markdown report (``checks.findings`` does the work)."""
+
+from __future__ import annotations
+
+import datetime
+import os
+
+from ckptcheck.specs.errors import InputError
+
+from .cli_common import _positive, _positive_float, _say
+from .outputs import out_dir
+from .trace import write_text_atomic
+
+
+def cmd_findings(args) -> int:
+    """Search a design under review in the scopes of its findings manifest and write one
+    Markdown report with every violation, its replayable trace, its fix and the fix's search."""
+    from ckptcheck.specs.findings import FINDINGS
+
+    if args.design not in FINDINGS:
+        raise InputError("findings", args.design, f"expected a design with a findings manifest: {', '.join(sorted(FINDINGS))}")
+    out = out_dir(args.out, "--out")
+    when = args.date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    if not (len(when) == 10 and when[4] == when[7] == "-" and when.replace("-", "").isdigit()):
+        raise InputError("--date", when, "expected a date as YYYY-MM-DD")
+    design, scopes = FINDINGS[args.design]
+    from ckptcheck.reports.render import render_findings
+
+    from .findings import run_findings
+
+    run = run_findings(design, scopes, out / "traces", workers=args.workers or os.cpu_count() or 1,
+                       max_seconds=args.max_seconds, progress=_say)
+    command = f"ckptcheck findings {args.design}" + (f" --out {args.out}" if args.out != "reports/findings" else "")
+    text = render_findings(run, command=command, when=when)
+    path = out / f"{when}-{args.design}.md"
+    write_text_atomic(path, text)
+    for f in run.findings:
+        fix = "no fix listed" if f.fix is None else (f"fix {f.fix.fixed.name} holds" if f.fix_holds else f"fix {f.fix.fixed.name} does NOT hold")
+        _say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}"
+             f" {'replays' if f.replays else 'does NOT replay'}; {fix}")
+    _say(f"report written to {path}")
+    return 0 if run.as_expected else 1
+
+
+def add_parser(sub) -> None:
+    """``ckptcheck findings``."""
+    fd = sub.add_parser(
+        "findings", help="search a design under review in its findings scopes and write a Markdown report",
+        description="Search the design in every scope of its findings manifest (specs/findings.py), save and replay "
+        "the shortest counterexample of every property it violates, check each listed fix in the same scope, and "
+        "write <out>/<date>-<design>.md with what holds.  Exit status: 0 every expected violation found, every "
+        "trace replays and every fix holds; 1 otherwise; 2 bad input.",
+    )
+    fd.add_argument("design", help="a design with a findings manifest (flip600-pr)")
+    fd.add_argument("--out", default="reports/findings", help="where the report and its traces go (default reports/findings)")
+    fd.add_argument("--date", default=None, help="the date in the report's name, YYYY-MM-DD (default today, UTC)")
+    fd.add_argument("--workers", type=_positive, default=None, help="processes per search (default: the number of cores)")
+    fd.add_argument("--max-seconds", type=_positive_float, default=None,
+                    help="stop each search after S seconds (what it did not search is then reported as incomplete)")
+    fd.set_defaults(func=cmd_findings)

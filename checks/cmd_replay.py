@@ -1,0 +1,52 @@
+"""``ckptcheck replay``: re-execute a saved trace and say whether it reaches the verdict it records."""
+
+from __future__ import annotations
+
+from ckptcheck.specs.catalog import all_designs
+
+from .cli_common import _load_design, _say, _steps_text, _warn
+from .trace import load_trace_file, replay
+
+
+def cmd_replay(args) -> int:
+    design = _load_design(args.design) if args.design else None
+    doc = load_trace_file(args.trace)
+    outcome = replay(doc, args.trace, design=design)
+    name = outcome.spec.design.name
+    if design is None and name not in all_designs():
+        _warn(f"{args.trace}: design {name!r} is not a preset or catalog entry: replayed as flink-baseline with the recorded knobs")
+    spec = outcome.spec
+    _say(f"design   {spec.design.name}")
+    _say(f"scope    {spec.scope.describe()}")
+    if args.verbose:
+        for line in _steps_text(spec, outcome.actions):
+            _say(line)
+    v = outcome.violation
+    if v is None:
+        _say(f"replayed {outcome.steps} steps: no property violated on this trace")
+    else:
+        _say(f"replayed {outcome.steps} steps: {v['property']} ({v['kind']}) VIOLATED at step {v['step']}: {v['reason']}")
+        if outcome.earlier:
+            e = outcome.earlier
+            _say(f"         earlier, at step {e['step']}: {e['property']} ({e['kind']}) VIOLATED: {e['reason']}")
+    rec = outcome.recorded
+    if rec is not None or v is not None:
+        if outcome.reproduced:
+            _say("same verdict as recorded in the trace")
+        else:
+            said = "no violation" if rec is None else (
+                f"{rec.get('property')} ({rec.get('kind')}) violated at step {rec.get('step')}: {rec.get('reason')}"
+            )
+            _say(f"DIFFERENT from the recorded verdict, which says: {said}")
+            return 1
+    return 1 if v is not None else 0
+
+
+def add_parser(sub) -> None:
+    """``ckptcheck replay``."""
+    r = sub.add_parser("replay", help="re-execute a trace and report its verdict")
+    r.add_argument("trace", help="a trace file (.trace.json) written by check, compare, catalog or spark")
+    r.add_argument("-v", "--verbose", action="store_true", help="print every step, in words")
+    r.add_argument("--design", default=None, help="the design to replay with (module:NAME for a Python variant); "
+                   "its components must be the ones the trace records")
+    r.set_defaults(func=cmd_replay)

@@ -1,0 +1,77 @@
+"""``ckptcheck spark generate`` and ``ckptcheck spark replay``: check random walks of a design, or
+replay saved traces, on PySpark (``checks.spark`` does the work)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .cli_common import _add_scope_options, _load_design, _nonneg, _Parser, _positive, _say, _scope_from_args
+from .outputs import out_dir
+from .results import EXIT_STATUS, OUTCOME_SAMPLED
+
+
+def _print_spark_summary(summary: dict, out: Path) -> None:
+    _say(
+        f"{summary['traces']:,} traces, {summary['steps']:,} steps, {summary['distinct_states']:,} distinct states,"
+        f" {summary['seconds']:.1f}s ({summary['traces_per_second'] or 0:,} traces/s, {summary['steps_per_second'] or 0:,} steps/s)"
+        f" on {summary['master']}"
+    )
+    if summary["malformed"]:
+        reasons = ", ".join(f"{k}: {v}" for k, v in sorted(summary["malformed_reasons"].items()))
+        _say(f"set aside {summary['malformed']:,} malformed trace(s) ({reasons}); see verdicts.parquet")
+        for source, reason in summary.get("malformed_examples", []):
+            _say(f"  {source}: {reason}")
+    for prop, n in sorted(summary["violations"].items()):
+        _say(f"VIOLATED {prop}: {n:,} trace(s); shortest: {summary['shortest_counterexamples'][prop]}")
+    if not summary["violations"]:
+        _say(f"no violation in {summary['traces']:,} traces ({summary['steps']:,} steps): sampled, nothing is proved beyond them")
+    _say(f"summary written to {out / 'summary.json'}; verdicts in {out / 'verdicts.parquet'}")
+    if summary["violations"]:
+        _say(f"report written to {out / 'report' / 'report.html'}")
+
+
+def cmd_spark(args) -> int:
+    from . import spark
+
+    out = out_dir(args.out, "--out")
+    if args.spark_mode == "generate":
+        design = _load_design(args.design)
+        scope = _scope_from_args(args, design)
+        _say(f"spark generate: {args.walks:,} random walks of {design.name}, <= {args.steps} steps, seed {args.seed}")
+        summary = spark.run_generate(
+            design, scope, walks=args.walks, max_steps=args.steps, seed=args.seed,
+            partitions=args.partitions, out=out, master=args.master, say=lambda m: print(m, file=sys.stderr, flush=True),
+        )
+    else:
+        _say(f"spark replay: {', '.join(args.traces)}")
+        summary = spark.run_replay(
+            args.traces, out=out, master=args.master, partitions=args.partitions,
+            say=lambda m: print(m, file=sys.stderr, flush=True),
+        )
+    _print_spark_summary(summary, out)
+    if summary["violations"]:
+        return 1
+    return EXIT_STATUS[OUTCOME_SAMPLED] if args.spark_mode == "generate" else 0
+
+
+def add_parser(sub) -> None:
+    """``ckptcheck spark`` and its two modes."""
+    sp = sub.add_parser("spark", help="generate and check random walks, or replay traces, with PySpark")
+    spm = sp.add_subparsers(dest="spark_mode", required=True, parser_class=_Parser)
+    g = spm.add_parser("generate", help="N random walks of a design in a scope, checked in parallel")
+    g.add_argument("--design", default="flink-baseline", help="a preset, a catalog variant or a TOML design file (default flink-baseline)")
+    g.add_argument("--walks", type=_positive, default=10_000, help="number of random walks (default 10000)")
+    g.add_argument("--steps", type=_positive, default=80, help="maximum steps per walk (default 80)")
+    g.add_argument("--seed", type=_nonneg, default=0, help="walk i is seeded from (seed, i) (default 0)")
+    g.add_argument("--partitions", type=_nonneg, default=None)
+    g.add_argument("--master", default=None, help="Spark master (default local[*], or what spark-submit set)")
+    g.add_argument("--out", default="results/spark", help="output folder (default results/spark)")
+    _add_scope_options(g)
+    g.set_defaults(func=cmd_spark)
+    rr = spm.add_parser("replay", help="replay and check traces from JSON-lines or Parquet files")
+    rr.add_argument("traces", nargs="+", help="JSON-lines files (one trace per line) or Parquet files/folders (a string column trace)")
+    rr.add_argument("--partitions", type=_nonneg, default=None)
+    rr.add_argument("--master", default=None)
+    rr.add_argument("--out", default="results/spark-replay", help="output folder (default results/spark-replay)")
+    rr.set_defaults(func=cmd_spark)

@@ -1,0 +1,110 @@
+"""The catalog's entries for Flink's aligned checkpoints as they are (``flink-baseline``): a 2PC
+sink committing at pre-commit, a source position not restored, a cleaner deleting the
+checkpoint a restore needs, no alignment block, no checkpoint after tasks finish (before
+FLIP-147)."""
+
+from __future__ import annotations
+
+from ckptcheck.model.scope import Scope
+from ckptcheck.model.sources import SourceReader
+from ckptcheck.model.store import CompletedCheckpointStore
+
+from .catalog_entry import Entry, catalog_class
+from .designs import BASELINE
+from .scopes import scope
+
+
+def _scope(checkpoints: int = 1, failures: int = 0) -> Scope:
+    """keyed-2x2 with one record per split and only the faults an entry needs."""
+    return scope("keyed-2x2", records_per_split=1, max_checkpoints=checkpoints, max_failures=failures,
+                 max_declines=0, max_timeouts=0, max_lost_notifications=0)
+
+
+@catalog_class
+class CleanerDeletesOlderThanPending(CompletedCheckpointStore):
+    """Flawed cleaner: once a newer checkpoint is triggered, the older ones are garbage."""
+
+    def discard(self, subsumed: tuple[int, ...], retained: tuple[int, ...], pending: tuple[int, ...]) -> tuple[int, ...]:
+        newest = max(pending, default=0)
+        return subsumed + tuple(c for c in retained if c < newest)
+
+
+@catalog_class
+class RestartFromInitialOffset(SourceReader):
+    """Flawed restore: the split reader starts again at the split's first offset."""
+
+    def restore_position(self, snapshot_position: int) -> int:
+        return 0
+
+
+BASELINE_CATALOG: tuple[Entry, ...] = (
+    Entry(
+        "commit-at-pre-commit",
+        BASELINE.with_(
+            name="commit-at-pre-commit",
+            sink_commit="pre-commit",
+            description="The 2PC sink commits its transaction when it pre-commits at the snapshot, "
+            "not on notifyCheckpointComplete: a failure before the checkpoint completes replays "
+            "records that are already committed.",
+        ),
+        "exactly-once-output",
+        _scope(checkpoints=1, failures=1),
+        "TwoPhaseCommitSinkFunction contract: commit only in notifyCheckpointComplete (seed 004, "
+        "'operators writing data to the external systems in 2pc style')",
+    ),
+    Entry(
+        "source-position-not-restored",
+        BASELINE.with_(
+            name="source-position-not-restored",
+            source=RestartFromInitialOffset,
+            description="A restored source ignores the offset in its split state and reads its "
+            "split from the start: records already committed are emitted again.",
+        ),
+        "exactly-once-output",
+        scope("keyed-1x1", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=0, max_timeouts=0,
+              max_lost_notifications=0),
+        "source split state (offsets) must be part of every checkpoint (reference section 6, restore)",
+    ),
+    Entry(
+        "cleaner-deletes-restore-checkpoint",
+        BASELINE.with_(
+            name="cleaner-deletes-restore-checkpoint",
+            store=CleanerDeletesOlderThanPending,
+            description="The cleaner deletes a checkpoint's files as soon as a newer checkpoint "
+            "is triggered, while the older one is still the latest completed checkpoint, the one "
+            "a restore would use.",
+        ),
+        "checkpoints-restorable",
+        _scope(checkpoints=1, failures=0),
+        "CheckpointSubsumeHelper: the latest completed checkpoint is never subsumed (FLINK-21351); "
+        "files are deleted only below the lowest retained id (reference section 6)",
+    ),
+    Entry(
+        "no-alignment-block",
+        BASELINE.with_(
+            name="no-alignment-block",
+            alignment_blocks_channels=False,
+            description="A task keeps processing a channel after that channel's barrier and "
+            "before its snapshot: the snapshot holds a record that the source's position says "
+            "is after the checkpoint.",
+        ),
+        "checkpoints-consistent",
+        _scope(checkpoints=1, failures=0),
+        "aligned checkpoints: a channel is blocked after its barrier until every input delivered it "
+        "(seed 002: barriers 'block' the other channels until aligned)",
+    ),
+    Entry(
+        "no-checkpoints-after-finish",
+        BASELINE.with_(
+            name="no-checkpoints-after-finish",
+            checkpoints_after_tasks_finish=False,
+            description="Flink before FLIP-147: tasks finish as soon as their input ends and no "
+            "checkpoint is taken after a task finished, so a 2PC sink's last transaction is "
+            "never committed.",
+        ),
+        "bounded-job-completes",
+        _scope(checkpoints=0, failures=0),
+        "seed 004 (FLIP-147): 'the data sent after the last checkpoint would always not be able to "
+        "be committed'",
+    ),
+)

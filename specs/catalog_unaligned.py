@@ -1,0 +1,407 @@
+"""The catalog's entries for unaligned checkpoints: ``UNALIGNED_CATALOG`` (what the output
+channel state, the acknowledgement, the restore order and ``StateAssignmentOperation`` must
+get right, with FLINK-40016, FLINK-31963, FLINK-35351 and FLINK-40269) and
+``POINTWISE_CATALOG`` (seed 003's restore of channel state on POINTWISE edges,
+apache/flink#28523), with their scopes and variant classes."""
+
+from __future__ import annotations
+
+from ckptcheck.model.assignment import PointwiseStateAssignment, StateAssignmentOperation
+from ckptcheck.model.pointwise import ALL_TO_ALL, consumers_of
+from ckptcheck.model.scope import Scope
+from ckptcheck.model.task import StreamTask, priority_index
+from ckptcheck.model.world import REC, RECOVERED_INPUT
+
+from .catalog_entry import Entry, catalog_class
+from .designs import UNALIGNED, UNALIGNED_POINTWISE
+from .scopes import scope
+
+
+@catalog_class
+class OutputStateNotPersisted(StreamTask):
+    """Flawed unaligned snapshot: only the input side is persisted; the records the priority
+    barrier overtakes in the producer's subpartition are not written as output channel state."""
+
+    def output_state(self, queued: tuple) -> tuple:
+        return ()
+
+
+@catalog_class
+class AckAtFirstBarrier(StreamTask):
+    """Flawed unaligned snapshot: the task acknowledges at its first barrier, with the input
+    channel state it has so far, instead of waiting for every channel's barrier."""
+
+    def start_unaligned(self, tx, t: int, cp: int) -> None:
+        super().start_unaligned(tx, t, cp)
+        if tx.tasks[t].uc:
+            self.finish_unaligned(tx, t)
+
+
+@catalog_class
+class PersistsQueuedBuffersTwice(StreamTask):
+    """FLINK-40016: a buffer queued in the input channel when the checkpoint started is
+    persisted then (``checkpointStarted`` / ``startPersisting``) and again when the task polls
+    it (``maybePersist``), as ``LocalInputChannel`` did.  Abstraction: in Flink the doubled
+    bytes made the restore fail ("Corrupt stream"); the model restores the buffer twice, and
+    ``checkpoints-consistent`` names the record that is in the channel state twice."""
+
+    def persists_on_poll(self, ts, bit: int, r: tuple) -> bool:
+        return super().persists_on_poll(ts, bit, r) or bool(ts.uc) and r in ts.uc[1][bit.bit_length() - 1]
+
+
+@catalog_class
+class NewDataBeforeChannelState(StreamTask):
+    """Flawed restore: the task reads new data before its recovered input channel state (its
+    gate requests the upstream partitions at once instead of after the recovered buffers are
+    consumed, ``StreamTask.restoreStateAndGates``, reference-flink-uc B.1): the first new
+    record in a channel is read ahead of the recovered records in front of it."""
+
+    def deliver(self, tx, c: int) -> None:
+        items = tx.channels[c]
+        j = next((i for i, x in enumerate(items) if len(x) != 4), 0)
+        if j and items[j][0] == REC and priority_index(items) < 0:
+            tx.channels[c] = (items[j],) + items[:j] + items[j + 1:]
+        super().deliver(tx, c)
+
+
+@catalog_class
+class SkipsStatelessVertices(StateAssignmentOperation):
+    """FLINK-31963 (before apache/flink#22584): ``StateAssignmentOperation`` reassigns only
+    vertices with state of their own (operator state, or channel state of their own subtasks);
+    a stateless vertex whose in-flight input is its upstream's output state gets no rescaling
+    descriptor, so it reads that state without virtual channels and without the
+    ``RecordFilter``.  Abstraction: the model shows what the missing filter lets through; it
+    does not model the missing demultiplexing itself."""
+
+    def has_rescaling_descriptor(self, k: int, c, old) -> bool:
+        tasks = old.topo.tasks_of[k]
+        own = any(any(c.snapshots[t].inputs) or any(c.snapshots[t].outputs) for t in tasks)
+        return own or any(old.stateful[t] for t in tasks)
+
+
+@catalog_class
+class PeerGateByPosition(StateAssignmentOperation):
+    """FLINK-40269 (before apache/flink#28856): ``TaskStateAssignment`` found the peer's gate by
+    the position of the peer assignment among those joining the two vertices (``indexOf`` on
+    ``[D, D]`` returns 0), so the upstream's output state of the second edge between the same
+    vertices is routed with the first edge's input mapping.  Where that mapping sends a buffer
+    to a subtask without a virtual channel for its old subpartition the restore fails, as in
+    Flink's reports ("Cannot select SubtaskConnectionDescriptor"); where it does not (the
+    catalog's scope: sink 1 -> 2), the keyBy filter of the subtask that gets the buffer drops
+    the record another subtask owns, and it is lost without an error (traced by hand in
+    Flink's code; not a reported symptom)."""
+
+    def peer_edge(self, ek: int) -> int:
+        e = self.topo.job.edges[ek]
+        return next(k for k, x in enumerate(self.topo.job.edges) if (x.source, x.target) == (e.source, e.target))
+
+
+@catalog_class
+class InputStateOneToOne(StateAssignmentOperation):
+    """FLINK-35351 (before apache/flink#24857, commit 691ce18): ``reDistributeInputChannelStates``
+    assigned a vertex's input channel state 1:1 whenever the vertex kept its parallelism, even
+    behind a custom partitioner (downstream mapper FULL) whose upstream was rescaled.  The
+    gate's descriptor was the FULL mapping all the same (``TaskStateAssignment.getInputMapping``
+    did not change in the fix): every new subtask has a virtual channel for every old one and
+    gets the upstream's output state of every old subpartition.  A record split between old
+    consumer d's input state (its head, the deserializer's partial record) and the upstream's
+    output state for d (its tail) reaches every other subtask as a tail alone, and the
+    deserializer of that virtual channel starts mid-record.  With whole records (no
+    ``spanning_records``) the two assignments restore the same records: the filter drops the
+    replicas."""
+
+    def input_state_assignment(self, handles: list, mapper: str, old_p: int, new_p: int, up_new: int) -> list:
+        if old_p == new_p:
+            return [list(h) for h in handles]
+        return super().input_state_assignment(handles, mapper, old_p, new_p, up_new)
+
+
+@catalog_class
+class NoRecordFilter(StateAssignmentOperation):
+    """Flawed restore at a new parallelism: channel state that an ambiguous mapper (RANGE)
+    replicated to several new subtasks is kept by all of them (no ``RecordFilter``)."""
+
+    def keeps(self, e, ambiguous: bool, consumer_index: int, r: tuple) -> bool:
+        return True
+
+
+def _uc_rescale_scope() -> Scope:
+    """Unaligned entries about rescaling: source(1) -keyBy-> keyed 2PC sink(1), the sink
+    rescaled to 2, one record, only the final checkpoints, no fault."""
+    return scope("keyed-1x1", records_per_split=1, max_checkpoints=0, max_failures=0, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1)
+
+
+def _uc_unbounded_rescale_scope(job: str, vertex: str, records: int) -> Scope:
+    """Unaligned entries about the restore of channel state at a new parallelism: ``vertex``
+    rescaled to 2, unbounded sources (no end-of-input phase), two checkpoints (one to restore
+    from, one at the new parallelism), no fault."""
+    return scope(job, records_per_split=records, bounded=False, max_checkpoints=2, max_failures=0, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0, rescale=((vertex, 2),), max_rescales=1)
+
+
+def _uc_spanning_scope() -> Scope:
+    """FLINK-35351's shape: a stateless map rescaled 2 -> 1 in front of a custom-partitioned
+    2PC sink that keeps parallelism 2 (``custom-map``), records that may straddle two buffers,
+    one record, one checkpoint, unbounded, no fault."""
+    return scope("custom-map", records_per_split=1, bounded=False, max_checkpoints=1, max_failures=0, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0, rescale=(("map", 1),), max_rescales=1, spanning_records=True)
+
+
+def _uc_scope(input_buffers: int = 0, checkpoints: int = 0) -> Scope:
+    """Unaligned entries: two sources into one keyed sink, one record per split, ``checkpoints``
+    checkpoints before end of input (by default none: only the final ones), no fault."""
+    return scope("keyed-2x1", records_per_split=1, max_checkpoints=checkpoints, max_failures=0, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0, input_buffers=input_buffers)
+
+
+UNALIGNED_CATALOG: tuple[Entry, ...] = (
+    Entry(
+        "uc-input-side-only",
+        UNALIGNED.with_(
+            name="uc-input-side-only",
+            task=OutputStateNotPersisted,
+            description="Unaligned checkpoints that persist only the input side: the records an "
+            "unaligned barrier overtakes in the producer's subpartition are in no state, and a "
+            "restore from that checkpoint loses them.",
+        ),
+        "checkpoints-consistent",
+        _uc_scope(),
+        "reference-flink-uc A.5-A.6 (PipelinedSubpartition.processPriorityBuffer copies the overtaken "
+        "buffers to ChannelStateWriter.addOutputData); issue 12's design mistakes",
+        UNALIGNED,
+    ),
+    Entry(
+        "uc-ack-at-first-barrier",
+        UNALIGNED.with_(
+            name="uc-ack-at-first-barrier",
+            task=AckAtFirstBarrier,
+            description="An unaligned task acknowledges at its first barrier: the records it reads "
+            "afterwards from a channel whose barrier has not arrived are in no channel state.",
+        ),
+        "checkpoints-consistent",
+        _uc_scope(input_buffers=1),
+        "reference-flink-uc A.5 item 7 and 'Things most likely to trip up a modeller' 1: acks wait "
+        "for alignment even in UC (ChannelStatePendingResult completes after completeInput)",
+        UNALIGNED,
+    ),
+    Entry(
+        "uc-no-record-filter",
+        UNALIGNED.with_(
+            name="uc-no-record-filter",
+            assignment=NoRecordFilter,
+            description="A restore at a new parallelism without record filtering: the keyBy edge's "
+            "RANGE mapper gives an old subtask's channel state to every new subtask that inherits "
+            "part of its key groups, and each of them processes (and commits) the record.",
+        ),
+        "exactly-once-output",
+        _uc_rescale_scope(),
+        "reference-flink-uc B.3 (RescalingStreamTaskNetworkInput's RecordFilter on ambiguous virtual "
+        "channels) and 'Things most likely to trip up a modeller' 4; issue 12's design mistakes",
+        UNALIGNED,
+    ),
+    Entry(
+        "FLINK-40016-buffers-persisted-twice",
+        UNALIGNED.with_(
+            name="FLINK-40016-buffers-persisted-twice",
+            task=PersistsQueuedBuffersTwice,
+            description="A record queued in the input channel when the unaligned barrier arrives is "
+            "persisted then and again when the task reads it: the checkpoint's input channel state "
+            "holds it twice.",
+        ),
+        "checkpoints-consistent",
+        _uc_scope(input_buffers=1, checkpoints=1),
+        "FLINK-40016 (apache/flink#28605): LocalInputChannel persisted recovered buffers in "
+        "checkpointStarted and again through maybePersist (reference-flink-uc B.4)",
+        UNALIGNED,
+    ),
+    Entry(
+        "uc-new-data-before-channel-state",
+        UNALIGNED.with_(
+            name="uc-new-data-before-channel-state",
+            task=NewDataBeforeChannelState,
+            description="A restored task reads new data before its recovered input channel state: "
+            "a record the source replays overtakes an earlier record of the same key that the "
+            "checkpoint holds as channel state.",
+        ),
+        "per-key-order",
+        scope("keyed-1x1", records_per_split=2, max_checkpoints=1, max_failures=1, max_declines=0, max_timeouts=0,
+              max_lost_notifications=0, input_buffers=1, keys_per_split=1),
+        "reference-flink-uc B.1 (recovered input buffers are consumed before new data: "
+        "StreamTask.restoreStateAndGates, FLINK-19856's UpstreamRecoveryTracker); issue 12's design mistakes",
+        UNALIGNED,
+    ),
+    Entry(
+        "FLINK-31963-stateless-vertex-not-reassigned",
+        UNALIGNED.with_(
+            name="FLINK-31963-stateless-vertex-not-reassigned",
+            assignment=SkipsStatelessVertices,
+            description="A stateless vertex rescaled behind a keyBy edge is not reassigned: the "
+            "source's output channel state, replicated by the RANGE mapper to every new subtask "
+            "that inherits part of the old one's key groups, reaches each of them unfiltered.",
+        ),
+        "exactly-once-output",
+        _uc_unbounded_rescale_scope("keyed-map", "map", records=1),
+        "FLINK-31963 (apache/flink#22584: StateAssignmentOperation skipped stateless operators whose upstream "
+        "has output state or downstream input state; reference-flink-uc B.2)",
+        UNALIGNED,
+    ),
+    Entry(
+        "FLINK-35351-custom-partitioner-input-state",
+        UNALIGNED.with_(
+            name="FLINK-35351-custom-partitioner-input-state",
+            assignment=InputStateOneToOne,
+            description="A vertex that keeps its parallelism behind a custom partitioner gets its own "
+            "input channel state back 1:1 while its upstream was rescaled: a record whose head is in one "
+            "old subtask's input state and whose tail is in the upstream's output state reaches the "
+            "other subtasks as a tail without its head.",
+        ),
+        "restores-succeed",
+        _uc_spanning_scope(),
+        "FLINK-35351 (apache/flink#24857: StateAssignmentOperation.reDistributeInputChannelStates assigned "
+        "input channel state 1:1 behind a FULL-mapped edge whose upstream was rescaled; "
+        "UnalignedCheckpointRescaleITCase Topology.CUSTOM_PARTITIONER); reference-flink-uc B.2",
+        UNALIGNED,
+    ),
+    Entry(
+        "FLINK-40269-same-upstream-gates",
+        UNALIGNED.with_(
+            name="FLINK-40269-same-upstream-gates",
+            assignment=PeerGateByPosition,
+            description="Two input gates of the sink read the same source (a rebalance side output "
+            "and a keyBy side output): at a restore at a new parallelism the source's output state "
+            "of the keyBy edge is routed with the rebalance edge's mapping, and the keyBy filter of "
+            "the one sink subtask that gets it drops the record another subtask owns.",
+        ),
+        "checkpoints-consistent",
+        _uc_unbounded_rescale_scope("side-outputs", "sink", records=2),
+        "FLINK-40269 (apache/flink#28856: TaskStateAssignment resolved the peer gate by position, "
+        "so two edges between the same job vertices shared the first one's mapping; "
+        "UnalignedCheckpointRescaleSameUpstreamITCase); reference-flink-uc B.2",
+        UNALIGNED,
+    ),
+)
+
+
+@catalog_class
+class NoPrimaryProducerRule(PointwiseStateAssignment):
+    """Seed 003 without its dedup: every new upstream that inherited an old upstream's output
+    state writes it to each connected downstream (``computeNewLocalSubpartitionIndex`` without
+    the lowest-producer check)."""
+
+    def writes_recovered_output(self, u: int, d: int, pattern: str, new_up: int, new_down: int) -> bool:
+        return pattern == ALL_TO_ALL or d in consumers_of(u, new_up, new_down)
+
+
+@catalog_class
+class NoRecoveryFilter(PointwiseStateAssignment):
+    """Seed 003 without "filters at recovery time": every new upstream writes all the output
+    state it inherited, connected or not."""
+
+    def writes_recovered_output(self, u: int, d: int, pattern: str, new_up: int, new_down: int) -> bool:
+        return True
+
+
+@catalog_class
+class NoUpstreamRecoveryTracker(StreamTask):
+    """A restored gate without FLINK-19856's ``UpstreamRecoveryTracker``: each channel resumes
+    on its own once it delivered its ``EndOfChannelStateEvent``, so a new record on one channel
+    can overtake the recovered output an upstream re-sends on another channel of the gate."""
+
+    def recovery_phase(self, channels: tuple, t: int) -> int:
+        phase = super().recovery_phase(channels, t)
+        return phase if phase == RECOVERED_INPUT else 0
+
+
+@catalog_class
+class UnrecordedPattern(PointwiseStateAssignment):
+    """Seed 003 without the pattern hook's record: the restore reads the new job's pattern as
+    the old one (``resolveOldDistributionPattern`` given the new pattern instead of the recorded
+    one, or ALL_TO_ALL)."""
+
+    def read_pattern(self, recorded: str, new: str) -> str:
+        return new
+
+
+def keyed_order_scope() -> Scope:
+    """Per-key order across a pointwise rescale (FLINK-21936's concern): ``three-stage-2x2x1``
+    (source(2) -forward-> map(2) -keyBy-> keyed sink(1)), the map rescaled to 1, two records per
+    split sharing one key, one checkpoint, unbounded, no fault."""
+    return scope("three-stage-2x2x1", records_per_split=2, bounded=False, max_checkpoints=1, max_failures=0,
+                 max_declines=0, max_timeouts=0, max_lost_notifications=0, rescale=(("map", 1),), max_rescales=1,
+                 keys_per_split=1)
+
+
+def _pointwise_rescale_scope() -> Scope:
+    """Pointwise entries: two sources over a pointwise edge into one sink, rescaled to 2 and back
+    (so a restore crosses POINTWISE 2:2 -> 2:1, where both sources inherit both old sources'
+    output state); one record per split, unbounded, three checkpoints (the last one commits what the
+    second restore put back), no fault."""
+    return scope("pointwise-2x1", records_per_split=1, bounded=False, max_checkpoints=3, max_failures=0,
+                 max_declines=0, max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=2)
+
+
+POINTWISE_CATALOG: tuple[Entry, ...] = (
+    Entry(
+        "pointwise-no-primary-producer-rule",
+        UNALIGNED_POINTWISE.with_(
+            name="pointwise-no-primary-producer-rule",
+            assignment=NoPrimaryProducerRule,
+            description="The pointwise restore without the primary-producer rule: when the sink goes back "
+            "from 2 subtasks to 1, both sources inherit both old sources' output state and both write it "
+            "to the one sink.",
+        ),
+        "exactly-once-output",
+        _pointwise_rescale_scope(),
+        "seed 003 ('When multiple new upstreams trace to the same old upstream, a primary-producer rule "
+        "deduplicates'); apache/flink#28523 computeNewLocalSubpartitionIndex; reference-flink-uc C.4",
+        UNALIGNED_POINTWISE,
+    ),
+    Entry(
+        "pointwise-no-recovery-filter",
+        UNALIGNED_POINTWISE.with_(
+            name="pointwise-no-recovery-filter",
+            assignment=NoRecoveryFilter,
+            description="The pointwise restore without the recovery-time filter: every new upstream writes "
+            "all the output state it inherited.",
+        ),
+        "exactly-once-output",
+        _pointwise_rescale_scope(),
+        "seed 003 ('then filters at recovery time to only write buffers destined for its actually connected "
+        "downstreams'); reference-flink-uc C.4",
+        UNALIGNED_POINTWISE,
+    ),
+    Entry(
+        "pointwise-pattern-not-recorded",
+        UNALIGNED_POINTWISE.with_(
+            name="pointwise-pattern-not-recorded",
+            assignment=UnrecordedPattern,
+            description="The pointwise restore reading the new job's pattern for the checkpoint's edge: an edge "
+            "that was ALL_TO_ALL at 2:3 is restored as if it had been POINTWISE, and an old source's buffer for a "
+            "sink it was connected to has no writer.",
+        ),
+        "rescaled-channel-state-exact",
+        scope("rebalance-2x3", records_per_split=2, bounded=False, max_checkpoints=1, max_failures=0, max_declines=0,
+              max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1,
+              repattern=("source->sink",)),
+        "seed 003 ('the computation requires knowing the distribution pattern of edges in both old and new job "
+        "versions. We leverage the MasterHook mechanism to record each edge's pattern'); apache/flink#28523 "
+        "EdgeDistributionPatternHook; reference-flink-uc C.2",
+        UNALIGNED_POINTWISE,
+    ),
+    Entry(
+        "pointwise-no-upstream-recovery-tracker",
+        UNALIGNED_POINTWISE.with_(
+            name="pointwise-no-upstream-recovery-tracker",
+            task=NoUpstreamRecoveryTracker,
+            description="The pointwise restore with gates that resume each channel on its own: the primary-producer "
+            "rule puts source[1]'s recovered record on source[0]'s channel, and the map reads source[1]'s next "
+            "record of the same key first.",
+        ),
+        "per-key-order",
+        keyed_order_scope(),
+        "FLINK-19856 (UpstreamRecoveryTracker: a gate resumes its channels only once every one delivered "
+        "EndOfChannelStateEvent); FLINK-21936's keyed-order concern; reference-flink-uc B.1, C.4",
+        UNALIGNED_POINTWISE,
+    ),
+)

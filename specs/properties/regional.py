@@ -1,0 +1,281 @@
+"""The properties and witnesses of regional checkpoints (FLIP-600, PRs #28963 and #28964): the
+bounded refCheckpointId chain, and the split enumerator's and union state's properties that a
+failed region's fallback puts at risk (each split held once, read once, one epoch per union
+state; they apply to every design whose job has a split enumerator or epoch state); then the
+witnesses of regional completions, forced global checkpoints, timeouts that complete regionally,
+and a split returned to the live enumerator (the review rows each docstring cites)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ckptcheck.model.actions import Ack, Decline, LastAck, Rescale, Restore, Timeout
+from ckptcheck.model.coordinator import pending_of
+from ckptcheck.model.protocol import FlinkModel
+from ckptcheck.model.topology import StateKind
+from ckptcheck.model.world import FINISHED, RUNNING, Completed, World
+
+from .base import _first_over_store, rec
+
+
+# -- always ------------------------------------------------------------------------------------
+def split_ownership(m: FlinkModel, w: World) -> str | None:
+    """In every retained checkpoint each enumerator split is in exactly one place: unassigned in
+    the enumerator's state or held by one reader; or nowhere once read to the end, which needs
+    its records in the downstream state (seed 000: checkpointCoordinatorForRegionFallback "to
+    produce consistent snapshots against the mixed view")."""
+    return _first_over_store(m, w, _ownership_verdict) if m.enumerator.readers else None
+
+
+@lru_cache(maxsize=4096)
+def _ownership_verdict(m: FlinkModel, c: Completed) -> str | None:
+    names = m.topo.names
+    downstream = [s for t, s in enumerate(c.snapshots) if m.stateful[t]]
+    for sp in m.enumerator.all_splits:
+        holders = [names[t] for t, s in enumerate(c.snapshots) if t in m.enumerator.readers and s.split == sp]
+        if sp in c.enum:
+            holders.insert(0, "the split enumerator (unassigned)")
+        if len(holders) > 1:
+            return f"checkpoint {c.id} gives split {sp} to both {holders[0]} and {holders[1]}: a restore reads it twice"
+        if holders or not downstream or any(s.finished for s in downstream):
+            continue  # no stateful task downstream (a job of readers alone): the records go nowhere
+        for off in range(m.scope.records_per_split):
+            if not any((sp, off) in s.processed for s in downstream):
+                return (
+                    f"checkpoint {c.id} has split {sp} neither unassigned in the enumerator nor held by"
+                    f" a reader, yet record {rec((sp, off))} is in no downstream state: a restore never reads it"
+                )
+    return None
+
+
+def union_epoch_agreed(m: FlinkModel, w: World) -> str | None:
+    """Every retained checkpoint gives a vertex with epoch state one epoch: each subtask's union
+    list entry is the id of the checkpoint it snapshotted (``StateKind.EPOCH``), so in a
+    checkpoint every task took part in they are all equal, and a restore shows each subtask the
+    same agreed value.  A regional checkpoint whose failed region falls back composes a view no
+    run of global checkpoints has (Roman, dev@ 3 Jul 2026: "{100, 101}"; review row B18)."""
+    store = w.coord.store
+    for c in store:
+        why = _epoch_verdict(m.model_of(c), c, store)
+        if why:
+            return why
+    return None
+
+
+def snapshot_origin(by_id: dict, c: Completed, t: int) -> int:
+    """The id of the checkpoint in which subtask ``t``'s snapshot in ``c`` was taken: its own
+    id, or the checkpoint its refCheckpointId leads to (followed through the store, ``by_id``,
+    since a fallback may itself be a fallback)."""
+    seen = c
+    while seen.refs and seen.refs[t]:
+        nxt = by_id.get(seen.refs[t])
+        if nxt is None:
+            return seen.refs[t]
+        seen = nxt
+    return seen.id
+
+
+@lru_cache(maxsize=4096)
+def _epoch_verdict(m: FlinkModel, c: Completed, store: tuple) -> str | None:
+    topo = m.topo
+    by_id = {x.id: x for x in store}
+    for v, vertex in enumerate(topo.job.vertices):
+        if StateKind.EPOCH not in vertex.state:
+            continue
+        entries = [(topo.names[t], snapshot_origin(by_id, c, t)) for t in topo.tasks_of[v]
+                   if not c.snapshots[t].finished]
+        epochs = sorted({e for _, e in entries})
+        if len(epochs) > 1:
+            who = ", ".join(f"{n} from checkpoint {e}" for n, e in entries)
+            return (f"checkpoint {c.id} gives the union state of {vertex.name} the view"
+                    f" {{{', '.join(map(str, epochs))}}} ({who}): no checkpoint every subtask took part in holds two"
+                    " epochs, and a restore shows each subtask both")
+    return None
+
+
+def split_read_once(m: FlinkModel, w: World) -> str | None:
+    """No split is held by two running readers at once.  A reader keeps the split it was given
+    until it asks for the next one, so a second holder means the enumerator handed the split
+    out again while (or after) the first reader read it: its records are read twice.  Every
+    path by which a split returns to the enumerator in Flink restarts its reader first
+    (``subtaskReset`` -> ``addSplitsBack``); PR #28963's fallback does not (review row B12)."""
+    readers = m.enumerator.readers
+    if not readers:
+        return None
+    names = m.topo.names
+    holder: dict[int, int] = {}
+    for t in readers:
+        ts = w.tasks[t]
+        if ts.status != RUNNING or ts.split < 0:
+            continue
+        if ts.split in holder:
+            first = holder[ts.split]
+            return (f"split {ts.split} is held by both {names[first]} (at offset {w.tasks[first].position}) and"
+                    f" {names[t]} (at offset {ts.position}): the enumerator handed it out again, and its records"
+                    " are read twice")
+        holder[ts.split] = t
+    return None
+
+
+def ref_chain_bounded(m: FlinkModel, w: World) -> str | None:
+    """FLIP-600: following refCheckpointId from any retained checkpoint takes at most
+    max_consecutive_regional hops (seed 000: "The reference chain can only grow as deep as
+    maxConsecutiveFailures")."""
+    limit = m.design.max_consecutive_regional
+    by_id = {c.id: c for c in w.coord.store}
+    for c in w.coord.store:
+        for t in range(len(c.snapshots)):
+            chain = [c.id]
+            cur = c
+            while cur is not None and cur.refs and len(cur.refs) == len(c.snapshots) and cur.refs[t]:
+                chain.append(cur.refs[t])  # (a chain into a checkpoint at another parallelism ends there)
+                cur = by_id.get(cur.refs[t])
+            if len(chain) - 1 > limit:
+                path = " -> ".join(map(str, chain))
+                return (
+                    f"checkpoint {c.id} refers for {m.model_of(c).topo.names[t]} through a chain {path} of {len(chain) - 1}"
+                    f" refs, over max_consecutive_regional = {limit}"
+                )
+    return None
+
+
+# -- sometimes (witnesses, on transitions) -----------------------------------------------------
+def w_regional_completed(m, prev: World, a, nxt: World) -> str | None:
+    if nxt.coord.completed_count > prev.coord.completed_count and any(nxt.coord.store[-1].refs):
+        c = nxt.coord.store[-1]
+        who = ", ".join(m.topo.names[t] for t, r in enumerate(c.refs) if r)
+        return f"regional checkpoint {c.id} completed with {who} falling back to checkpoint {max(c.refs)}"
+    return None
+
+
+def w_restore_regional(m, prev: World, a, nxt: World) -> str | None:
+    if type(a) is Restore and a.checkpoint and prev.coord.store and any(prev.coord.store[-1].refs):
+        return f"failed subtasks restored from regional checkpoint {a.checkpoint}"
+    return None
+
+
+def w_forced_global(m, prev: World, a, nxt: World) -> str | None:
+    """A checkpoint that was forced global (tier 1, or because the sources are exhausted)
+    completes after at least one regional one."""
+    pend = pending_of(prev.coord, nxt.coord.store[-1].id) if nxt.coord.completed_count > prev.coord.completed_count else None
+    if pend is not None and pend.global_only and prev.coord.consecutive_regional:
+        why = "tier 1" if prev.coord.force_global else "every source exhausted"
+        return (
+            f"forced global checkpoint {nxt.coord.store[-1].id} ({why}) completed after"
+            f" {prev.coord.consecutive_regional} regional one(s)"
+        )
+    return None
+
+
+def w_timeout_completes_regionally(m, prev: World, a, nxt: World) -> str | None:
+    """PR #28964: a timeout marks the silent tasks declined and the checkpoint completes
+    regionally (review row B9)."""
+    if type(a) is Timeout and nxt.coord.completed_count > prev.coord.completed_count and any(nxt.coord.store[-1].refs):
+        c = nxt.coord.store[-1]
+        who = ", ".join(m.topo.names[t] for t, r in enumerate(c.refs) if r)
+        return f"checkpoint {c.id} timed out and completed regionally, {who} falling back"
+    return None
+
+
+def w_split_returns_live(m, prev: World, a, nxt: World) -> str | None:
+    """PR #28963: a regional completion puts a failed reader's split back into the live
+    enumerator while the reader keeps it (review row B12)."""
+    if nxt.coord.completed_count > prev.coord.completed_count:
+        back = sorted(set(nxt.coord.unassigned) - set(prev.coord.unassigned))
+        held = [s for s in back if any(ts.split == s and ts.status == RUNNING for ts in nxt.tasks)]
+        if held:
+            return f"regional checkpoint {nxt.coord.store[-1].id} returned split {held[0]} to the live enumerator while a reader holds it"
+    return None
+
+
+def w_forced_checkpoint_aborts(m, prev: World, a, nxt: World) -> str | None:
+    """A forced global checkpoint that a region declined (or that timed out) is aborted: by
+    tier 2, or, under ``forced_checkpoint_waits``, by the ratio check before it (which keeps the
+    counter)."""
+    if type(a) not in (Decline, Timeout, Ack, LastAck) or nxt.coord.completed_count != prev.coord.completed_count:
+        return None
+    for p in prev.coord.pending:
+        if pending_of(nxt.coord, p.id) is not None:
+            continue
+        if p.global_only or prev.coord.force_global or (
+                m.design.forced_checkpoint_waits and m.regional.forced_at_evaluation(prev, p)):
+            return (f"forced global checkpoint {p.id} aborted: consecutive regional checkpoints"
+                    f" {prev.coord.consecutive_regional} -> {nxt.coord.consecutive_regional}")
+    return None
+
+
+def _evaluated_declined(prev: World, nxt: World):
+    """The pending checkpoints with a decline that this step evaluated (they left the pending
+    set: completed regionally or aborted)."""
+    return [p for p in prev.coord.pending if p.declined and pending_of(nxt.coord, p.id) is None]
+
+
+def w_finished_region_not_counted(m, prev: World, a, nxt: World) -> str | None:
+    """PR #28963 (``regions_of_running_tasks``, review row B3): a declined checkpoint is judged
+    over the regions of the tasks it waited for (``regionIdProvider`` over
+    ``tasksToWaitFor``), so a region whose tasks had all finished is not counted in the
+    failure ratio.  (A job with a BLOCKING or HYBRID edge is one region here: nothing to leave
+    out.)"""
+    if not m.topo.all_pipelined:
+        return None
+    for p in _evaluated_declined(prev, nxt):
+        counted = m.regional.regions(p.waiting)
+        if len(counted) < len(m.topo.regions):
+            left = [r for r in m.topo.regions if not any(p.waiting >> t & 1 for t in r)]
+            names = ", ".join(m.topo.names[t] for r in left for t in sorted(r))
+            outcome = "completed regionally" if nxt.coord.completed_count > prev.coord.completed_count else "aborted"
+            return (f"declined checkpoint {p.id} was judged over {len(counted)} of {len(m.topo.regions)} regions"
+                    f" ({names} had finished, not counted) and {outcome}")
+    return None
+
+
+def w_finished_sources_force_global(m, prev: World, a, nxt: World) -> str | None:
+    """PR #28964 (``end_of_input_rule = "finished-sets-force"``, review rows B6 and B8): a
+    declined checkpoint that was triggered as a regional one, and whose failed regions are
+    within the ratio, is judged forced global because every source is FINISHED at its
+    evaluation (``checkAllSourcesFinishedAndForceGlobal`` sets the shared flag), so it aborts
+    instead of completing regionally."""
+    if prev.coord.force_global:
+        return None
+    if nxt.coord.completed_count > prev.coord.completed_count:
+        return None
+    for p in _evaluated_declined(prev, nxt):
+        if p.global_only or not m.regional.sources_done(prev.tasks):
+            continue
+        regions, failed, too_many = m.regional.judged_regions(p)
+        if not too_many:
+            return (f"declined checkpoint {p.id}, triggered regional, within the failure ratio ({len(failed)} of"
+                    f" {len(regions)} regions failed), was judged forced global because every source had FINISHED"
+                    f" by its evaluation, and aborted")
+    return None
+
+
+def w_closing_task_falls_back(m, prev: World, a, nxt: World) -> str | None:
+    """A regional checkpoint completes with a failed region whose declining task had finished
+    before its trigger arrived (TASK_CLOSING): the PR treats every decline reason alike
+    (review row B1), so that task's state is its fallback's, not a finished state."""
+    if nxt.coord.completed_count > prev.coord.completed_count and any(nxt.coord.store[-1].refs):
+        c = nxt.coord.store[-1]
+        done = [t for t, r in enumerate(c.refs) if r and nxt.tasks[t].status == FINISHED]
+        if done:
+            return (f"regional checkpoint {c.id} completed with {m.topo.names[done[0]]}, which finished before its"
+                    f" trigger arrived, falling back to checkpoint {c.refs[done[0]]}")
+    return None
+
+
+def _pr_timeouts(design, scope) -> bool:
+    return design.regional_checkpoints and design.timeouts_complete_regionally and scope.max_timeouts > 0
+
+
+def _pr_add_back(design, scope) -> bool:
+    return (design.regional_checkpoints and design.coordinator_region_fallback == "add-back-live"
+            and any(v.coordinator for v in scope.job.vertices))
+
+
+def w_rescale_regional(m, prev: World, a, nxt: World) -> str | None:
+    if type(a) is not Rescale:
+        return None
+    c = prev.coord.store[-1]
+    falls = [m.topo.names[t] for t, r in enumerate(c.refs) if r]
+    return (f"regional checkpoint {c.id} (state of {', '.join(falls)} from checkpoint {max(c.refs)}) was restored"
+            f" at a new parallelism") if falls else None
