@@ -22,6 +22,7 @@ from . import (
     cmd_catalog,
     cmd_check,
     cmd_compare,
+    cmd_conform,
     cmd_designs,
     cmd_findings,
     cmd_itf,
@@ -45,6 +46,7 @@ COMMANDS = (
     cmd_spark,
     cmd_itf,
     cmd_prove,
+    cmd_conform,
 )
 
 

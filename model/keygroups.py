@@ -5,8 +5,15 @@
 - pointwise wiring: ``VertexInputInfoComputationUtils.computeVertexInputInfoForPointwise``.
 
 Java arithmetic is reproduced with explicit 32-bit wrap-around (``_i32``) where Flink computes
-in ``int``; Python's unbounded integers would otherwise hide overflow.  Arguments outside Flink's
-range raise ``ValueError`` naming the argument, as Flink's ``Preconditions.checkArgument`` does.
+in ``int``; Python's unbounded integers would otherwise hide overflow.  Arguments outside the
+model's domain raise ``ValueError`` naming the argument.  Where Flink checks too
+(``checkParallelismPreconditions`` in ``computeKeyGroupRangeForOperatorIndex`` and
+``computeDefaultMaxParallelism``) both refuse; elsewhere the domain is the model's own and Flink
+answers anyway (a key group of a key hash for a max parallelism outside 1..32768, an operator
+index outside 0..P-1 in ``computeKeyGroupRangeForOperatorIndex``, any argument of
+``computeOperatorIndexForKeyGroup``, which checks nothing): ``ckptcheck conform`` counts those
+cases as refused, and the README lists the domains.  Keys are Java Integers, Longs or Strings;
+a String with a lone surrogate is outside the domain (Python cannot encode it as UTF-16).
 """
 
 from __future__ import annotations
@@ -136,9 +143,10 @@ def _round_up_to_power_of_two(x: int) -> int:
 
 
 def default_max_parallelism(p: int) -> int:
-    """``computeDefaultMaxParallelism``: min(max(nextPow2(P + P/2), 128), 32768)."""
-    if not isinstance(p, int) or p <= 0:
-        raise ValueError(f"parallelism: must be > 0, got {p!r}")
+    """``computeDefaultMaxParallelism``: min(max(nextPow2(P + P/2), 128), 32768), for
+    0 < P <= 32768 (``checkParallelismPreconditions``)."""
+    if not isinstance(p, int) or not 0 < p <= UPPER_BOUND_MAX_PARALLELISM:
+        raise ValueError(f"parallelism: must be in 1..{UPPER_BOUND_MAX_PARALLELISM}, got {p!r}")
     return min(
         max(_round_up_to_power_of_two(p + p // 2), DEFAULT_LOWER_BOUND_MAX_PARALLELISM),
         UPPER_BOUND_MAX_PARALLELISM,

@@ -228,34 +228,38 @@ def java_hashmap_order(names: list[str], *, compute_if_absent: bool = False) -> 
     its bucket.  A resize splits each bucket keeping relative order, so a bucket lists its
     entries in insertion order after ``put`` and in reverse insertion order after
     ``computeIfAbsent``; the final capacity can differ too (13 distinct names: 32 buckets after
-    ``put``; 16 after ``computeIfAbsent`` unless a later call came).  Abstraction: a bucket of 8
-    or more names, which Java treeifies (or resizes a table under 64 for), is raised as
-    unsupported; only adversarial names get there.
+    ``put``; 16 after ``computeIfAbsent`` unless a later call came).  Abstraction: a bin that
+    Java treeifies (or resizes a table under 64 for) is raised as unsupported: ``put`` does it
+    when a new entry makes a bin of 9 (``binCount >= TREEIFY_THRESHOLD - 1`` counted before the
+    appended node), ``computeIfAbsent`` when it makes a bin of 8; only adversarial names get
+    there, and ``ckptcheck conform`` counts them as refused.
     """
     unique: list[str] = []
     seen: set[str] = set()
     cap = 16
+    spread = {}
+    treeify_at = 8 if compute_if_absent else 9
+
+    def bucket(name: str) -> int:
+        return spread[name] & (cap - 1)
+
     for x in names:
         if compute_if_absent and len(unique) > 0.75 * cap:
             cap *= 2
         if x in seen:
             continue
+        h = java_hash(x)
+        spread[x] = h ^ _ushr32(h, 16)
+        b = bucket(x)
+        if 1 + sum(1 for y in unique if bucket(y) == b) >= treeify_at:
+            raise ValueError(f"names: a HashMap bin of {treeify_at} names, which Java treeifies (not modelled)")
         seen.add(x)
         unique.append(x)
         if not compute_if_absent and len(unique) > 0.75 * cap:
             cap *= 2
 
-    def bucket(name: str) -> int:
-        h = java_hash(name)
-        return (h ^ _ushr32(h, 16)) & (cap - 1)
-
     sign = -1 if compute_if_absent else 1
     keyed = sorted((bucket(x), sign * k, x) for k, x in enumerate(unique))
-    per_bucket: dict[int, int] = {}
-    for b, _, _ in keyed:
-        per_bucket[b] = per_bucket.get(b, 0) + 1
-    if any(c >= 8 for c in per_bucket.values()):
-        raise ValueError("names: 8 or more names share a HashMap bucket; Java treeifies that bin (not modelled)")
     return [x for _, _, x in keyed]
 
 

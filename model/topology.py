@@ -7,9 +7,11 @@ channel per (producer subtask, consumer subtask) pair, wired as Flink wires them
 (``EdgeManagerBuildUtil.connectAllToAll`` / ``connectPointwise``; pointwise ranges from
 ``VertexInputInfoComputationUtils``, see :func:`model.redistribution.pointwise_inputs`).
 
-Pipelined regions are computed with networkx: subtasks joined by a PIPELINED channel are in
-one region; BLOCKING and HYBRID exchanges split regions (a HYBRID result need not be consumed
-while it is produced, so Flink's scheduler does not merge across it either).
+Pipelined regions are computed with networkx as ``SchedulingPipelinedRegionComputeUtil`` does:
+subtasks joined by a PIPELINED channel are in one region; BLOCKING and HYBRID exchanges split
+regions (a HYBRID result need not be consumed while it is produced, so Flink's scheduler does
+not merge across it either), except that regions which non-pipelined results join into a cycle
+merge (``mergeRegionsOnCycles``).  ``ckptcheck conform`` checks this against Flink's class.
 """
 
 from __future__ import annotations
@@ -396,7 +398,18 @@ class Expanded:
         g.add_edges_from(
             (c.producer, c.consumer) for c in channels if job.edges[c.edge].exchange is Exchange.PIPELINED
         )
-        comps = sorted((frozenset(cc) for cc in nx.connected_components(g)), key=min)
+        raw = [frozenset(cc) for cc in nx.connected_components(g)]
+        # SchedulingPipelinedRegionComputeUtil.mergeRegionsOnCycles (FLINK-17330): regions that a
+        # BLOCKING or HYBRID result joins into a cycle (each waits for the other's output) merge,
+        # one region per strongly connected component of the graph of non-pipelined results.
+        raw_of = {t: k for k, cc in enumerate(raw) for t in cc}
+        rg = nx.DiGraph()
+        rg.add_nodes_from(range(len(raw)))
+        rg.add_edges_from(
+            (raw_of[c.producer], raw_of[c.consumer]) for c in channels
+            if job.edges[c.edge].exchange is not Exchange.PIPELINED and raw_of[c.producer] != raw_of[c.consumer]
+        )
+        comps = sorted((frozenset().union(*(raw[k] for k in scc)) for scc in nx.strongly_connected_components(rg)), key=min)
         region_of = [0] * n
         for r, comp in enumerate(comps):
             for t in comp:
