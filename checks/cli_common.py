@@ -208,6 +208,8 @@ def _add_search_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-states", type=_nonneg, default=None, help="explore: stop after N distinct states (the result is then incomplete)")
     p.add_argument("--max-seconds", type=_positive_float, default=None, help="explore: stop after S seconds (the result is then incomplete)")
     p.add_argument("--max-depth", type=_nonneg, default=None, help="explore: do not expand states at this depth (the result is then incomplete)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="list every property on its own line, those that do not apply included, with each witness's reason")
 
 
 def _add_scope_options(p: argparse.ArgumentParser) -> None:
@@ -383,13 +385,52 @@ def print_header(design, scope) -> None:
     _say(f"scope    {scope.describe()}")
 
 
-def print_result(result: CheckResult, header: bool = True, unreached: bool = True) -> None:
+def _wrapped(head: str, items: list[str], width: int = 110) -> list[str]:
+    """``head`` and a comma-separated list, wrapped under the list's first column."""
+    lines, cur = [], head
+    for k, item in enumerate(items):
+        piece = item + ("," if k < len(items) - 1 else "")
+        if len(cur) + 1 + len(piece) > width and cur.strip() != head.strip():
+            lines.append(cur)
+            cur = " " * len(head) + " " + piece
+        else:
+            cur = f"{cur} {piece}" if cur else piece
+    lines.append(cur)
+    return lines
+
+
+def _grouped(result: CheckResult) -> list[str]:
+    """The short account: properties that hold and witnesses hit, a line group per kind; the
+    properties that do not apply, one line."""
+    out: list[str] = []
+    plain = [v for v in result.verdicts if result.verdict_words(v) == v.status]
+    for kind, status, word in (("always", HOLDS, "hold:"), ("eventually", HOLDS, "holds:"), ("sometimes", HIT, "hit:")):
+        names = [v.property + (f" ({len(v.trace)} steps)" if status == HIT else "")
+                 for v in plain if v.kind == kind and v.status == status]
+        if names:
+            out += _wrapped(f"  {kind:<10} {word:<6}", names)
+    na = sum(1 for v in plain if v.status == NOT_APPLICABLE)
+    if na:
+        out.append(f"  {na} properties do not apply to this design and scope (--verbose lists every property, and each"
+                   " witness's reason)")
+    return out
+
+
+def print_result(result: CheckResult, header: bool = True, unreached: bool = True, verbose: bool = False) -> None:
     """A scope's verdicts; ``unreached`` False leaves the warning about witnesses it does not
-    hit to ``print_suite`` (another default scope may hit them)."""
+    hit to ``print_suite`` (another default scope may hit them).  By default the properties
+    that hold and the witnesses hit are grouped by kind and those that do not apply are one
+    line; ``verbose`` lists every property on its own line, as the reports do.  A violation,
+    a witness not reached and anything short of a plain verdict always get their own line."""
     if header:
         print_header(result.design, result.scope)
     _say(f"engine   {_engine_line(result)}")
-    for v in result.verdicts:
+    shown = result.verdicts if verbose else [v for v in result.verdicts if v.status not in (HOLDS, HIT, NOT_APPLICABLE)
+                                             or result.verdict_words(v) != v.status]
+    if not verbose:
+        for line in _grouped(result):
+            _say(line)
+    for v in shown:
         line = f"  {v.kind:<10} {v.property:<28} {_mark(result, v)}"
         if v.status == VIOLATED:
             line += f" after {len(v.trace)} steps: {v.reason}"

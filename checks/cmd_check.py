@@ -53,9 +53,9 @@ def cmd_check(args) -> int:
         result, spec, path = _run_check(args, design, scope, opts[k], out)
         runs.append((result, spec))
         if len(scopes) == 1:
-            print_result(result, header=False)
+            print_result(result, header=False, verbose=args.verbose)
         else:
-            print_result(result, header=False, unreached=False)
+            print_result(result, header=False, unreached=False, verbose=args.verbose)
         _say(f"result written to {path}")
         if result.interrupted:
             break

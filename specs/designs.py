@@ -23,6 +23,8 @@ and named on the command line as ``module:KEEP_TWO``.
 
 from __future__ import annotations
 
+import json
+
 import importlib
 import os
 import re
@@ -249,7 +251,8 @@ def design_from_dict(data: dict, source: str, default_name: str, bases: dict[str
     name = data.get("name", default_name)
     if not isinstance(name, str) or not name:
         raise InputError(source, "name", f"expected a non-empty string, got {name!r}")
-    description = data.get("description", f"{base_name} with {', '.join(k for k in data if k in KNOB_BY_NAME) or 'no changes'}")
+    changed = ", ".join(f"{k} = {json.dumps(v) if isinstance(v, (str, bool)) else v}" for k, v in data.items() if k in KNOB_BY_NAME)
+    description = data.get("description", f"{base_name} with {changed or 'no changes'}")
     if not isinstance(description, str):
         raise InputError(source, "description", f"expected a string, got {description!r}")
     knobs = {}

@@ -207,7 +207,8 @@ def test_console_script_is_installed():
 
 
 def test_unbounded_scope_marks_termination_not_applicable(tmp_path, capsys):
-    code, out, _ = run(["check", "--unbounded", "--out", str(tmp_path), "--checkpoints", "1", "--failures", "0", "--declines", "0"], capsys)
+    code, out, _ = run(["check", "--unbounded", "--out", str(tmp_path), "--checkpoints", "1", "--failures", "0", "--declines", "0",
+                        "--verbose"], capsys)
     assert code == 0
     assert "bounded-job-completes        not applicable" in out
     assert "the-job-finishes             not applicable" in out
@@ -240,10 +241,24 @@ def test_scope_defaults_follow_the_design():
 
 def test_keys_per_split_turns_on_the_per_key_order_property(tmp_path, capsys):
     base = ["check", "--design", "flink-unaligned", "--job", "keyed-1x1", "--records", "2", "--failures", "0",
-            "--declines", "0", "--checkpoints", "1", "--out", str(tmp_path)]
+            "--declines", "0", "--checkpoints", "1", "--out", str(tmp_path), "--verbose"]
     code, out, err = run([*base, "--keys-per-split", "1"], capsys)
     assert code == 0, out + err
     assert "the records of a split share 1 key(s)" in out
     assert re.search(r"always +per-key-order +holds", out)
     code, out, _ = run(base, capsys)
     assert re.search(r"always +per-key-order +not applicable", out)
+
+
+def test_check_answers_short_and_verbose_lists_every_property(tmp_path, capsys):
+    """By default what holds and what is hit is grouped by kind, and the properties that do not
+    apply are one line; --verbose lists each property on its own line."""
+    args = ["check", "--out", str(tmp_path), "--records", "1", "--checkpoints", "1", "--failures", "0", "--declines", "0"]
+    code, out, _ = run(args, capsys)
+    assert code == 0
+    assert len(out.splitlines()) <= 30
+    assert "not applicable" not in out and "properties do not apply to this design and scope" in out
+    assert "  always     hold:  exactly-once-output," in out
+    code, verbose, _ = run(args + ["--verbose"], capsys)
+    assert code == 0 and "per-key-order                not applicable" in verbose
+    assert len(verbose.splitlines()) > 60

@@ -223,7 +223,7 @@ def test_the_baseline_ignores_windows_it_persists(tmp_path, capsys):
     """A window is ordinary state for Flink's own recovery: the baseline checks the null-state
     job without the null-state properties."""
     code = main(["check", "--design", "flink-baseline", "--job", "null-state-1x1", "--records", "1", "--checkpoints", "1",
-                 "--failures", "1", "--declines", "0", "--out", str(tmp_path)])
+                 "--failures", "1", "--declines", "0", "--out", str(tmp_path), "--verbose"])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "recomputed-state-matches     not applicable" in out
