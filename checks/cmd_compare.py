@@ -23,9 +23,11 @@ from .outputs import out_dir
 from .results import EXIT_STATUS, HOLDS, NOT_APPLICABLE, OUTCOME_HOLDS, OUTCOME_INCOMPLETE, OUTCOME_VIOLATED, VIOLATED
 
 
-def print_comparison(cmp) -> None:
-    """Verdicts side by side, then what each variant changes against the reference."""
-    from .compare import BREAKS, FIXES, LOSES_WITNESS
+def print_comparison(cmp, verbose: bool = False) -> None:
+    """Verdicts side by side, then what each variant changes against the reference: the first
+    violation of each variant step by step, the others (all of them under ``verbose``) in one
+    line with the trace that ``ckptcheck replay -v`` shows step by step."""
+    from .compare import BREAKS, FIXES, LOSES_WITNESS, VIOLATES
 
     results = [r for r, _ in cmp.results]
     ref = cmp.reference
@@ -52,22 +54,35 @@ def print_comparison(cmp) -> None:
         if not mine:
             _say(f"{r.design.name}: no change against {ref.design.name} in this scope")
             continue
+        shown = 0
         for c in mine:
-            if c.what == BREAKS:
-                was = "holds" if c.before.status == HOLDS else ref.verdict_words(c.before)
-                _say(f"{r.design.name} BREAKS {c.property} ({was} in {ref.design.name}): {c.after.reason}")
-                _say(f"  shortest counterexample, {len(c.after.trace)} steps:")
-                for line in _steps_text(spec, c.after.trace):
-                    _say(f"  {line}")
+            if c.what in (BREAKS, VIOLATES):
+                if c.what == BREAKS:
+                    was = "holds" if c.before.status == HOLDS else ref.verdict_words(c.before)
+                    _say(f"{r.design.name} BREAKS {c.property} ({was} in {ref.design.name}): {c.after.reason}")
+                else:
+                    _say(f"{r.design.name} violates {c.property} ({ref.verdict_words(c.before)} in {ref.design.name},"
+                         f" whose search was cut short: whether the change breaks it is not known): {c.after.reason}")
+                if verbose or not shown:
+                    _say(f"  shortest counterexample, {len(c.after.trace)} steps:")
+                    for line in _steps_text(spec, c.after.trace):
+                        _say(f"  {line}")
+                else:
+                    _say(f"  shortest counterexample, {len(c.after.trace)} steps (ckptcheck replay -v shows them; --verbose prints every one)")
+                shown += 1
                 if c.after.trace_file:
-                    _say(f"  trace: {c.after.trace_file}  (ckptcheck replay {c.after.trace_file})")
+                    _say(f"  trace: {c.after.trace_file}  (ckptcheck replay -v {c.after.trace_file})")
             elif c.what == LOSES_WITNESS:
                 _say(f"{r.design.name} LOSES WITNESS {c.property}: {c.reason}")
             elif c.what == FIXES:
                 _say(f"{r.design.name} fixes {c.property}: {c.reason}")
-    broken = {c.design for c in cmp.broken}
+    broken = {c.design for c in cmp.broken if c.what == BREAKS}
+    violating = {c.design for c in cmp.broken if c.what == VIOLATES} - broken
     unsure = [r.design.name for r in results if r.outcome not in (OUTCOME_HOLDS, OUTCOME_VIOLATED)]
     words = f"{len(broken)} of {len(results) - 1} variant(s) break a property that {ref.design.name} does not"
+    if violating:
+        words += (f"; {len(violating)} violate a property that the cut-short search of {ref.design.name} did not find"
+                  " violated (not known to be broken by the change)")
     if unsure:
         words += f"; searches of {', '.join(unsure)} were not exhaustive, so what holds there is not proved"
     _say("RESULT: " + words)
@@ -90,7 +105,7 @@ def cmd_compare(args) -> int:
     _say(f"comparing {', '.join(names)} (reference: {names[0]}) ...")
     _before_search(designs[0], scope, opts["symmetry"])
     cmp = compare(designs, scope, trace_dir=out, engine=args.engine, progress=_Progress(), **opts)
-    print_comparison(cmp)
+    print_comparison(cmp, verbose=args.verbose)
     if report_dir is not None:
         from ckptcheck.reports.render import build_report, write_reports
 

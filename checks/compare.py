@@ -21,6 +21,7 @@ from .api import check, save_traces
 from .results import HIT, NOT_APPLICABLE, NOT_REACHED, VIOLATED, CheckResult, Verdict
 
 BREAKS = "breaks"
+VIOLATES = "violates"  # the variant violates it; the reference's search was cut short, so "breaks" is not known
 LOSES_WITNESS = "loses witness"
 FIXES = "fixes"
 
@@ -32,13 +33,13 @@ class Change:
     design: str
     property: str
     kind: str
-    what: str  # BREAKS, LOSES_WITNESS or FIXES
+    what: str  # BREAKS, VIOLATES, LOSES_WITNESS or FIXES
     before: Verdict  # the reference's verdict
     after: Verdict  # the variant's verdict
 
     @property
     def reason(self) -> str:
-        if self.what == BREAKS:
+        if self.what in (BREAKS, VIOLATES):
             return self.after.reason or ""
         if self.what == LOSES_WITNESS:
             return f"hit in the reference ({self.before.reason}), not reached here"
@@ -53,7 +54,9 @@ class Comparison:
 
     @property
     def broken(self) -> list[Change]:
-        return [c for c in self.changes if c.what == BREAKS]
+        """Violations a variant has and the reference has not (``BREAKS``), or may not have
+        (``VIOLATES``: the reference's search was cut short)."""
+        return [c for c in self.changes if c.what in (BREAKS, VIOLATES)]
 
 
 def differences(reference: CheckResult, other: CheckResult) -> list[Change]:
@@ -68,7 +71,7 @@ def differences(reference: CheckResult, other: CheckResult) -> list[Change]:
             continue
         what = None
         if after.status == VIOLATED and before.status != VIOLATED:
-            what = BREAKS
+            what = BREAKS if reference.complete else VIOLATES
         elif before.status == VIOLATED and after.status != VIOLATED and other.complete:
             what = FIXES
         elif before.status == HIT and after.status == NOT_REACHED:

@@ -197,3 +197,17 @@ def test_readme_job_file_example_loads(tmp_path):
     name, job = load_job(str(tmp_path / "my-job.toml"))
     assert name == "my-job" and [v.name for v in job.vertices] == ["source", "agg", "sink"]
     assert job.describe() == "source(P=2), agg(P=2, keyed), sink(P=2); source-all_to_all/pipelined->agg, agg-pointwise/pipelined->sink"
+
+
+def test_compare_against_a_cut_short_reference_never_says_breaks(tmp_path, capsys):
+    """The reference's search bounded before it covered the scope: the variant's violation is
+    real, but whether the change breaks the property is not known, and compare says so."""
+    code = main(["compare", "flink-baseline", "cleaner-deletes-restore-checkpoint", "--job", "forward-2x2",
+                 "--checkpoints", "1", "--failures", "0", "--declines", "0", "--lost-notifications", "0",
+                 "--max-states", "20000", "--out", str(tmp_path / "t")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "BREAKS" not in out and "LOSES WITNESS" not in out
+    assert "cleaner-deletes-restore-checkpoint violates checkpoints-restorable (" in out
+    assert "whether the change breaks it is not known" in out
+    assert "RESULT: 0 of 1 variant(s) break a property that flink-baseline does not; 1 violate" in out
