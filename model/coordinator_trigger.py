@@ -1,0 +1,201 @@
+"""The checkpoint coordinator's trigger, a part of ``model.coordinator.CheckpointCoordinator``:
+when a checkpoint may be triggered, which tasks get the trigger RPC (the plan) and which the
+checkpoint waits for, and the stop-with-savepoint that stops the checkpoint scheduler.
+
+Flink: ``CheckpointCoordinator.triggerCheckpoint`` (with ``CheckpointRequestDecider`` and the
+operator coordinators' checkpoint futures), ``DefaultCheckpointPlanCalculator``
+(``calculateCheckpointPlan``, FLIP-147: tasks whose upstreams finished are triggered),
+``Execution.triggerCheckpoint`` (one RPC per task), ``SchedulerBase.stopWithSavepoint`` /
+``triggerSynchronousSavepoint`` and ``StopWithSavepointTerminationHandlerImpl``.  The
+abstractions are stated in ``model.coordinator``.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from .topology import Pattern
+from .tx import Tx
+from .world import DRAIN, FAILED, FINISHED, NO_DRAIN, NOTIFY_TRIGGER, RUNNING, Pending, World
+
+
+class TriggerMixin:
+    """``CheckpointCoordinator``'s trigger (``triggerCheckpoint``, the plan of
+    ``DefaultCheckpointPlanCalculator``) and stop-with-savepoint.  A mixin of
+    ``CheckpointCoordinator``."""
+
+    # the trigger plan ---------------------------------------------------------------------------
+    @cached_property
+    def trigger_rule(self) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+        """Per task: (ALL_TO_ALL upstream subtasks, POINTWISE-connected producer subtasks).
+
+        ``DefaultCheckpointPlanCalculator`` (ref §5): a running task is triggered iff every
+        ALL_TO_ALL upstream vertex is fully finished and no pointwise-connected producer
+        subtask is running.  Sources always qualify.
+        """
+        topo = self.topo
+        out = []
+        for t in range(topo.n_tasks):
+            a2a: set[int] = set()
+            pw: set[int] = set()
+            for c in topo.inputs[t]:
+                ch = topo.channels[c]
+                e = topo.job.edges[ch.edge]
+                if e.pattern is Pattern.ALL_TO_ALL:
+                    a2a.update(topo.tasks_of[topo.vertex_of[ch.producer]])
+                else:
+                    pw.add(ch.producer)
+            out.append((tuple(sorted(a2a)), tuple(sorted(pw))))
+        return tuple(out)
+
+    def tasks_to_trigger(self, tasks: tuple) -> tuple[list[int], int, int]:
+        """``DefaultCheckpointPlanCalculator.calculateCheckpointPlan``: the tasks to trigger by
+        RPC, and the bitmasks of tasks to wait for (every task not FINISHED) and of finished
+        tasks (FLIP-147: their state is a ``FinishedOperatorSubtaskState``)."""
+        waiting = finished = 0
+        to_trigger = []
+        for t, ts in enumerate(tasks):
+            if ts.status == FINISHED:
+                finished |= 1 << t
+                continue
+            waiting |= 1 << t
+            a2a, pw = self.trigger_rule[t]
+            if all(tasks[u].status == FINISHED for u in a2a) and not any(tasks[u].status == RUNNING for u in pw):
+                to_trigger.append(t)
+        return to_trigger, waiting, finished
+
+    def can_trigger(self, w: World) -> bool:
+        """Trigger preconditions (ref §5, §6) plus the scope budget.
+
+        The budget (``max_checkpoints``) stops applying once every source reached end of
+        input and some running task still needs its final checkpoint: FLIP-147's final
+        checkpoint must always be possible, or a correct bounded job could not terminate in
+        the scope.  A task whose inbox already holds the completion it waits for does not
+        count, so every such extra trigger follows a fault (a lost notification, an abort, a
+        failure) and their number is bounded by the fault budget.  Such an extra checkpoint
+        waits until none is pending, also with ``max_concurrent_checkpoints`` > 1: the exception
+        lets a bounded job end, concurrency is searched within the budget.  Without that, every
+        stage of a Sink V2 job's finishing (sources, committer, global committer) could keep two
+        checkpoints in flight, and sink-v2-global alone grows from 22,485 states to 1,233,894
+        (instant acks).  What it hides: overlapping checkpoints after the budget is spent; raise
+        ``max_checkpoints`` to search them.
+        """
+        if self.null_state.replaying(w):  # FLINK-4120: a re-inserted barrier is still on its way
+            return False
+        return self.trigger_allowed(w)
+
+    def trigger_allowed(self, w: World) -> bool:
+        """``can_trigger`` without FLINK-4120's hold during a replay (the witness of that hold
+        asks it)."""
+        if len(w.coord.pending) >= self.design.max_concurrent_checkpoints:  # CheckpointRequestDecider
+            return False
+        if w.coord.stop:  # a stop-with-savepoint stopped the checkpoint scheduler
+            return False
+        tasks = w.tasks
+        running = False
+        for ts in tasks:
+            if ts.status == FAILED:  # NOT_ALL_REQUIRED_TASKS_RUNNING
+                return False
+            if ts.status == FINISHED and not self.design.checkpoints_after_tasks_finish:
+                return False
+            if ts.status == RUNNING:
+                running = True
+        if not running:
+            return False
+        if w.coord.next_id - self.store.first_checkpoint_id < self.scope.max_checkpoints:
+            return True
+        if w.coord.pending:
+            return False
+        for t in self.topo.sources:
+            ts = tasks[t]
+            if ts.status == RUNNING and not ts.ended:
+                return False
+        needs = self.task.needs_final_checkpoint
+        return any(needs(ts) for ts in tasks)
+
+    def trigger(self, tx: Tx) -> None:
+        """``triggerCheckpoint``: a new pending checkpoint; the operator coordinators snapshot
+        first (their checkpoint futures), then the tasks of the plan.
+
+        Flink sends one ``triggerCheckpointAsync`` RPC per task (``Execution.triggerCheckpoint``)
+        and they arrive at different times.  With the scope's ``staggered_triggers`` each RPC
+        goes to its task's inbox, behind the notifications already there, and arrives in a
+        step of its own (``Task.on_trigger_rpc``).  Without it (the aligned presets' scopes)
+        every task of the plan is triggered in this one step.  What that abstraction hides: a
+        source triggered later can still send records behind which another source's unaligned
+        barrier already reached the consumer, so with local channels (``input_buffers`` 0) and
+        every checkpoint unaligned no record would ever be input channel state; the unaligned
+        presets' scopes therefore stagger.  It also lets a trigger overtake a notification
+        already queued for the task, which Flink's ordered RPCs and mailbox do not (a source
+        snapshots checkpoint 2 before it learns that 1 completed or was aborted), orders that
+        can show a violation Flink cannot have.  Staggering removes those orders, and in the
+        unaligned default scope that outweighs the interleavings it adds (579,729 states
+        against 582,199; 605,851 against 1,172,500 with the alignment timeout)."""
+        coord = tx.coord
+        cp = coord.next_id
+        to_trigger, waiting, finished = self.tasks_to_trigger(tx.tasks)
+        global_only = self.regional.must_be_global(tx)
+        pending = Pending(cp, waiting, finished, (), 0, global_only, coord.unassigned)
+        tx.coord = coord._replace(next_id=cp + 1, pending=coord.pending + (pending,))
+        self.trigger_tasks(tx, to_trigger, cp, 0)
+        self.store.retain(tx)
+
+    def trigger_tasks(self, tx: Tx, to_trigger: list[int], cp: int, savepoint: int) -> None:
+        """``triggerTasks``: the trigger RPC to each task of the plan, carrying the checkpoint
+        type (``savepoint``: 0, or a stop's DRAIN or NO_DRAIN); queued when staggered."""
+        if self.scope.staggered_triggers:
+            msg = (NOTIFY_TRIGGER, cp, savepoint, 0)
+            for t in to_trigger:
+                ts = tx.tasks[t]
+                tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+            return
+        not_ready = []
+        for t in to_trigger:
+            if self.task.not_ready_for_trigger(tx, t):
+                not_ready.append(t)
+            else:
+                self.task.trigger(tx, t, cp, savepoint)
+        for t in not_ready:
+            self.receive_decline(tx, t, cp, counted=False)  # CHECKPOINT_DECLINED_TASK_NOT_READY
+
+    # stop-with-savepoint ------------------------------------------------------------------------
+    def can_stop(self, w: World) -> bool:
+        """May the user stop the job with a savepoint now?  Once per scope that allows it, with
+        every task that has not finished RUNNING (``checkTasksStarted``) and one running."""
+        if not self.scope.stop_with_savepoint or w.used.stops or w.coord.stop:
+            return False
+        running = False
+        for ts in w.tasks:
+            if ts.status == FAILED:
+                return False
+            running = running or ts.status == RUNNING
+        return running
+
+    def stop_with_savepoint(self, tx: Tx) -> None:
+        """``SchedulerBase.stopWithSavepoint``: stop the checkpoint scheduler, which aborts every
+        pending checkpoint (``CHECKPOINT_COORDINATOR_SUSPEND``, not counted, the tasks told),
+        then ``triggerSynchronousSavepoint``: a savepoint of type terminate (``--drain``) or
+        suspend, always aligned, triggered like a checkpoint (the plan's sources, or tasks
+        whose producers finished).  A source that gets it stops reading
+        (``SourceOperatorStreamTask.triggerStopWithSavepointAsync``), sends EndOfData with the
+        stop mode, then the barrier (``SourceReader.stop``).  The records no source will read
+        any more are kept in ``Coordinator.stop``: with ``--drain`` the job ends without them.
+        Abstraction: the savepoint is never queued behind a trigger in flight (the trigger is
+        atomic here)."""
+        for p in tx.coord.pending:
+            self.notify_aborted(tx, p)
+        coord = tx.coord
+        mode = DRAIN if self.scope.stop_with_savepoint == "drain" else NO_DRAIN
+        cp = coord.next_id
+        to_trigger, waiting, finished = self.tasks_to_trigger(tx.tasks)
+        pending = Pending(cp, waiting, finished, (), 0, False, coord.unassigned, mode)
+        tx.coord = coord._replace(next_id=cp + 1, pending=(pending,), stop=(cp, mode, ()))
+        tx.used = tx.used._replace(stops=tx.used.stops + 1)
+        self.trigger_tasks(tx, to_trigger, cp, mode)
+        self.store.retain(tx)
+
+    def stop_failed(self, tx: Tx) -> None:
+        """The stop's savepoint was aborted: ``StopWithSavepointTerminationHandlerImpl``
+        restarts the checkpoint scheduler (``terminateExceptionally``) and the job runs on;
+        its sources read again after the restore that follows."""
+        tx.coord = tx.coord._replace(stop=())

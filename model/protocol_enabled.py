@@ -1,0 +1,164 @@
+"""What is enabled, a part of the protocol (``model.protocol.FlinkModel``): every action that
+may happen next in a world, in a fixed order, progress first, then faults.
+
+Which channel a running task may read next follows Flink's input side: ``CheckpointedInputGate``
+(a channel blocked by alignment, ``CheckpointBarrierHandler.is_blocked``; priority events
+first), ``RecordWriter.isAvailable`` (a full output backpressures the task,
+``FlinkModel.has_room``), ``UpstreamRecoveryTracker`` and ``StreamTask.restoreStateAndGates``
+(a restored gate reads its recovered state first).  The rest is asked of the components (the
+coordinator's ``can_trigger`` and ``can_stop``, the failover's restore, rescale and resume, the
+task's inbox); faults are offered within the scope's budget.
+"""
+
+from __future__ import annotations
+
+from .actions import (Ack, Action, AlignmentTimeout, Decline, DeleteSnapshot, Deliver, FailTask, LastAck, LoseNotification,
+                      Notify, ReadHead, Rescale, Restore, ResumeFromSavepoint, StopWithSavepoint, Timeout,
+                      TriggerAfterClose, TriggerCheckpoint)
+from .task import priority_index
+from .world import FAILED, NOTIFY_NAMES, NOTIFY_TRIGGER, REC, RECOVERED_INPUT, RUNNING, World, is_recovered
+
+
+class EnabledMixin:
+    """``FlinkModel.enabled``: the actions enabled in a world.  A mixin of ``FlinkModel``."""
+
+    def enabled(self, w: World) -> list[Action]:
+        """Every action enabled in ``w``, in a fixed order: progress first, then faults."""
+        if w.used.rescales & 1 != self.config:
+            return self.at(w).enabled(w)
+        scope = self.scope
+        out: list[Action] = []
+        tasks = w.tasks
+        self.source.enabled(w, out)
+        if self.unaligned:
+            self._enabled_unaligned(w, out)
+        else:
+            is_blocked = self.barriers.is_blocked
+            cap = self.scope.channel_capacity
+            for ch in self.topo.channels:
+                items = w.channels[ch.id]
+                if not items:
+                    continue
+                ts = tasks[ch.consumer]
+                if ts.status != RUNNING or is_blocked(ts, ch.input_index):
+                    continue
+                if cap and items[0][0] == REC and not self.has_room(w, ch.consumer):
+                    continue
+                out.append(Deliver(ch.id))
+        if self.coordinator.can_trigger(w):
+            out.append(TriggerCheckpoint(w.coord.next_id))
+        if scope.instant_acks:
+            for p in w.coord.pending:  # every task responded (regionally: acknowledged or declined)
+                if len(p.acked) + bin(p.declined).count("1") == bin(p.waiting).count("1"):
+                    out.append(LastAck(p.id))
+        elif w.acks and self.design.max_concurrent_checkpoints > 1:
+            out.extend(Ack(t, cp) for t, cp, _ in w.acks)  # concurrent async parts: any order
+        elif w.acks:
+            first: dict[int, int] = {}
+            for t, cp, _ in w.acks:
+                if t not in first:
+                    first[t] = cp
+            for t in sorted(first):
+                out.append(Ack(t, first[t]))
+        for t, ts in enumerate(tasks):
+            if ts.inbox:
+                kind, cp = ts.inbox[0][:2]
+                out.append(Notify(t, cp, NOTIFY_NAMES[kind]))
+                if kind == NOTIFY_TRIGGER and w.used.declines < scope.max_declines and self.task.ready_to_finish(w, t):
+                    out.append(TriggerAfterClose(t, cp))  # a decline: it takes the scope's decline budget
+        any_failed = any(ts.status == FAILED for ts in tasks)
+        if w.coord.savepoint:  # the stop's savepoint completed: a failure now ends the job
+            if self.failover.may_resume_from_savepoint(w):
+                out.append(ResumeFromSavepoint(w.coord.savepoint.id))
+        elif any_failed:
+            out.append(Restore(self.failover.restore_checkpoint(w)))
+        if self.coordinator.can_stop(w):
+            out.append(StopWithSavepoint(w.coord.next_id))
+        used = w.used
+        if used.rescales < scope.max_rescales and self.failover.may_rescale(w):
+            out.append(Rescale(w.coord.store[-1].id))
+        # faults
+        pending = w.coord.pending
+        if pending and used.declines < scope.max_declines:
+            if scope.instant_acks:  # an acknowledgement counted at once may still be one in flight
+                for p in pending:
+                    out.extend(Decline(t, p.id) for t, _ in p.acked if tasks[t].status == RUNNING)
+            else:
+                ids = {p.id for p in pending}
+                for t, cp, _ in w.acks:
+                    if cp in ids and tasks[t].status == RUNNING:
+                        out.append(Decline(t, cp))
+        if pending and used.timeouts < scope.max_timeouts:
+            out.extend(Timeout(p.id) for p in pending)
+        if used.failures < scope.max_failures and not any_failed:
+            for t, ts in enumerate(tasks):
+                if ts.status == RUNNING:
+                    out.append(FailTask(t))
+        if used.lost < scope.max_lost_notifications:
+            for t, ts in enumerate(tasks):
+                if ts.inbox:
+                    kind, cp = ts.inbox[0][:2]
+                    # a lost trigger RPC is not modelled: it hides a checkpoint that can only
+                    # time out because one task never heard of it (a timeout covers its effect)
+                    if kind != NOTIFY_TRIGGER:
+                        out.append(LoseNotification(t, cp, NOTIFY_NAMES[kind]))
+        if self.design.no_claim_restore and self.store.may_delete_snapshot(w):
+            out.append(DeleteSnapshot(1))
+        return out
+
+    def _enabled_unaligned(self, w: World, out: list[Action]) -> None:
+        """Input actions with unaligned checkpoints on.  A subtask reads its recovered input
+        channel state first, then its upstreams' re-sent output state on the channels that still
+        hold some (the others are blocked until all are done, ``UpstreamRecoveryTracker``),
+        then a priority barrier before anything else, then the heads of its channels; a record
+        needs room downstream.  An aligning subtask's timer may fire."""
+        tasks = w.tasks
+        channels = w.channels
+        topo = self.topo
+        is_blocked = self.barriers.is_blocked
+        for t, ts in enumerate(tasks):
+            ins = topo.inputs[t]
+            if ts.status != RUNNING:
+                continue
+            if ts.sending:
+                out.append(AlignmentTimeout(t, ts.sending[0]))  # the sender's timer
+            if not ins:
+                continue
+            phase = self.task.recovery_phase(channels, t)
+            if phase == RECOVERED_INPUT:
+                if self.has_room(w, t):
+                    out.extend(Deliver(c) for c in ins if channels[c] and is_recovered(channels[c][0]))
+                continue
+            if phase:  # RECOVERED_OUTPUT: only the channels still re-sending are open
+                room = None
+                for c in ins:
+                    items = channels[c]
+                    if not any(is_recovered(x) for x in items):
+                        continue
+                    if priority_index(items) < 0:  # the head is a re-sent record
+                        if room is None:
+                            room = self.has_room(w, t)
+                        if not room:
+                            continue
+                    out.append(Deliver(c))
+                continue
+            prio = [c for c in ins if priority_index(channels[c]) >= 0]
+            if prio:
+                out.extend(Deliver(c) for c in prio)
+            else:
+                room = None
+                spanning = self.scope.spanning_records
+                for c in ins:
+                    if not channels[c] or is_blocked(ts, topo.channels[c].input_index):
+                        continue
+                    head = channels[c][0]
+                    if spanning and head[0] == REC and len(head) == 3:
+                        out.append(ReadHead(c))
+                    if head[0] == REC:
+                        if room is None:
+                            room = self.has_room(w, t)
+                        if not room:
+                            continue
+                    out.append(Deliver(c))
+            if ts.aligning and not ts.uc and self.timeoutable[t]:
+                out.append(AlignmentTimeout(t, ts.aligning))

@@ -1,0 +1,169 @@
+"""Input processing, a part of the task (``model.task.StreamTask``): what a task does with each
+item a channel delivers (record, barrier, cancellation marker, EndOfData, EndOfPartition), in
+which order a restored gate reads its channels, and what it persists as input channel state.
+
+Flink: ``StreamOneInputProcessor`` and ``StreamTaskNetworkInput`` (``processElement``, the
+deserializer's partial record), ``CheckpointedInputGate`` (priority events first; the barrier
+rules are ``model.barriers``), ``ChannelStatePersister`` (``maybePersist``),
+``UpstreamRecoveryTracker`` and ``StreamTask.restoreStateAndGates`` (a restored gate reads its
+recovered state first).  The abstractions are stated in ``model.task``.
+"""
+
+from __future__ import annotations
+
+from .sinkv2 import WRITER
+from .topology import Role
+from .tx import Tx
+from .world import (
+    BARRIER,
+    CANCEL,
+    COMMITTABLE,
+    EOD,
+    EOD_NO_DRAIN,
+    HEAD_READ,
+    PART_HEAD,
+    REC,
+    RECOVERED_INPUT,
+    RECOVERED_OUTPUT,
+    REPLAY,
+    TaskState,
+    add_sorted,
+)
+
+
+class InputMixin:
+    """``StreamTask``'s input: ``StreamOneInputProcessor`` / ``StreamTaskNetworkInput``,
+    ``CheckpointedInputGate``, ``ChannelStatePersister``, ``UpstreamRecoveryTracker``.  A mixin of
+    ``StreamTask`` (its peers, ``self.barriers`` ..., are the task's)."""
+
+    def deliver(self, tx: Tx, c: int) -> None:
+        """The next item of channel ``c`` reaches its consumer (``StreamOneInputProcessor``): a
+        priority (unaligned) barrier in the channel first (``CheckpointedInputGate`` handles
+        priority events as mails, before the next record), else the head."""
+        ch = self.topo.channels[c]
+        items = tx.channels[c]
+        i = priority_index(items)
+        t = ch.consumer
+        bit = 1 << ch.input_index
+        if i >= 0:
+            item = items[i]
+            tx.channels[c] = items[:i] + items[i + 1:]
+            ahead = tuple((x[1], x[2]) for x in items[:i] if x[0] == REC)
+            self.barriers.on_barrier(tx, t, item[1], bit, priority=True, ahead=ahead)
+            return
+        item = items[0]
+        tx.channels[c] = items[1:]
+        if tx.tasks[ch.producer].sending:  # a barrier behind this item may have left the subpartition
+            self.maybe_sent(tx, ch.producer)
+        kind = item[0]
+        if (kind == REC or kind == COMMITTABLE) and tx.tasks[t].ended and not tx.tasks[t].stopped:
+            return  # FinishedDataOutput: after EndOfData on every input, data is dropped (A.9 item 4)
+        if kind == REC and self.null_state.drops(tx.tasks[t], (item[1], item[2])):
+            return  # FLINK-4120: the state restored from the latest checkpoint already holds it
+        if kind == REC:
+            if self.persists_on_poll(tx.tasks[t], bit, (item[1], item[2])):
+                self.record_input(tx, t, bit, ((item[1], item[2]),))
+            self.process(tx, t, item)
+        elif kind == COMMITTABLE:
+            self.sink_v2_part(self.model.sink_v2[t]).receive(tx, t, item)
+        elif kind == BARRIER:
+            self.barriers.on_barrier(tx, t, item[1], bit)
+        elif kind == CANCEL:
+            self.barriers.on_cancel(tx, t, item[1])
+        elif kind == REPLAY:
+            self.null_state.on_barrier(tx, t, item[1], bit)
+        elif item == EOD or item == EOD_NO_DRAIN:
+            self.on_end_of_data(tx, t, bit, item == EOD_NO_DRAIN)
+            self.maybe_finish(tx, ch.producer)  # its downstream processed all its data
+        else:
+            self.on_end_of_partition(tx, t, bit)
+
+    def read_head(self, tx: Tx, c: int) -> None:
+        """``ReadHead``: the consumer of ``c`` polls the buffer with the head of the channel's
+        next record; its deserializer holds the partial record until the tail's buffer arrives.
+        A buffer polled while an unaligned checkpoint waits for this channel's barrier is
+        persisted (``ChannelStatePersister.maybePersist``): the head becomes input state."""
+        ch = self.topo.channels[c]
+        items = tx.channels[c]
+        r = items[0]
+        tx.channels[c] = ((REC, r[1], r[2], HEAD_READ),) + items[1:]
+        bit = 1 << ch.input_index
+        if self.persists_on_poll(tx.tasks[ch.consumer], bit, (r[1], r[2])):
+            self.record_input(tx, ch.consumer, bit, ((r[1], r[2], PART_HEAD),))
+
+    def persists_on_poll(self, ts: TaskState, bit: int, r: tuple) -> bool:
+        """Does the task persist record ``r`` as input channel state when it reads it from the
+        input ``bit`` names (``ChannelStatePersister.maybePersist``)?  While an unaligned
+        checkpoint is in progress and that channel's barrier is still pending: the records
+        queued in front of the barrier when it arrived were persisted then
+        (``checkpointStarted``), and are not persisted again."""
+        return bool(ts.uc) and not (ts.blocked | ts.eop) & bit
+
+    def record_input(self, tx: Tx, t: int, bit: int, records: tuple) -> None:
+        """Append ``records`` to the input channel state of the unaligned checkpoint in progress,
+        on the input ``bit`` names (``ChannelStatePersister.maybePersist``)."""
+        ts = tx.tasks[t]
+        if not records or not ts.uc:
+            return
+        snap, inputs = ts.uc
+        i = bit.bit_length() - 1
+        held = inputs[i]
+        if held and len(held[-1]) == 3 and held[-1][:2] == records[0]:  # the tail of the partial record persisted
+            held = held[:-1]
+        inputs = inputs[:i] + (held + records,) + inputs[i + 1:]
+        tx.tasks[t] = ts._replace(uc=(snap, inputs))
+
+    def recovery_phase(self, channels: tuple, t: int) -> int:
+        """Where subtask ``t``'s gate is in its recovery: ``RECOVERED_INPUT`` while it still has
+        recovered input channel state to read, ``RECOVERED_OUTPUT`` while some channel still
+        holds re-sent output state (``UpstreamRecoveryTracker``: not every channel has delivered
+        its ``EndOfChannelStateEvent``), else 0."""
+        phase = 0
+        for c in self.topo.inputs[t]:
+            for x in channels[c]:
+                if len(x) == 4:
+                    if x[3] == RECOVERED_INPUT:
+                        return RECOVERED_INPUT
+                    if x[3] == RECOVERED_OUTPUT:
+                        phase = RECOVERED_OUTPUT
+        return phase
+
+    def is_recovering(self, channels: tuple, t: int) -> bool:
+        """Does subtask ``t`` still have recovered input channel state to read?"""
+        return self.recovery_phase(channels, t) == RECOVERED_INPUT
+
+    def not_ready_for_trigger(self, tx: Tx, t: int) -> bool:
+        """Does a trigger RPC reaching subtask ``t`` now get declined as not ready (FLINK-20654,
+        ``CHECKPOINT_DECLINED_TASK_NOT_READY``): unaligned, and still reading recovered channel
+        state?"""
+        return self.model.unaligned and self.is_recovering(tx.channels, t)
+
+    def process(self, tx: Tx, t: int, rec: tuple) -> None:
+        """``processElement``: a stateful subtask records the record's effect; a sink writes it,
+        any other subtask forwards it."""
+        ts = tx.tasks[t]
+        r = (rec[1], rec[2])
+        if len(rec) == 4:  # recovered channel state, or a record read in two parts: forwarded as an ordinary record
+            rec = rec[:3]
+        if self.model.sink_v2[t] == WRITER:
+            self.writer.write(tx, t, r)
+            return
+        if self.model.stateful[t]:
+            ts = ts._replace(processed=add_sorted(ts.processed, r))
+            if self.null_state.windows[t]:
+                ts = ts._replace(processed=self.null_state.trim(t, ts.processed))
+        if self.model.roles[t] is Role.SINK:
+            self.sink.invoke(tx, t, ts, r)
+        else:
+            targets, rr = self.partitioner.route(t, rec, ts.rr)
+            tx.push(targets, rec)
+            ts = ts._replace(rr=rr)
+        tx.tasks[t] = ts
+
+
+def priority_index(items: tuple) -> int:
+    """Where the priority (unaligned) barrier in a channel is, or -1."""
+    for i, x in enumerate(items):
+        if len(x) == 3 and x[0] == BARRIER:
+            return i
+    return -1

@@ -1,0 +1,191 @@
+"""Snapshots, a part of the task (``model.task.StreamTask``): the trigger, the synchronous
+snapshot, the barriers sent downstream, the output channel state of an unaligned checkpoint
+and the acknowledgement.
+
+Flink: ``StreamTask.triggerCheckpointAsync``, ``SubtaskCheckpointCoordinatorImpl.checkpointState``
+(``prepareSnapshotPreBarrier``, the operators' snapshot, the barrier or a
+``CancelCheckpointMarker``, ``withUnalignedSupported``), ``AsyncCheckpointRunnable`` (the
+acknowledgement), ``ChannelStateWriter.addOutputData`` and ``PipelinedSubpartition`` (priority
+barriers, ``processPriorityBuffer``; timeoutable barriers and the sender's alignment timer,
+FLINK-27251).  The abstractions are stated in ``model.task``.
+"""
+
+from __future__ import annotations
+
+from .sinkv2 import WRITER
+from .tx import Tx, consumer_end
+from .world import BARRIER, CANCEL, PART_HEAD, PART_TAIL, REC, Snapshot, add_sorted, is_head_read
+
+
+class SnapshotMixin:
+    """``StreamTask`` / ``SubtaskCheckpointCoordinatorImpl``: trigger, snapshot, barriers,
+    output channel state, acknowledgement.  A mixin of ``StreamTask``."""
+
+    def operator_snapshot(self, tx: Tx, t: int, cp: int) -> Snapshot | None:
+        """The synchronous part of ``SubtaskCheckpointCoordinatorImpl.checkpointState`` for
+        ``cp``: the operators' state, or ``None`` for a checkpoint the task was already told is
+        aborted (then it sends a ``CancelCheckpointMarker`` instead of the barrier).  A 2PC
+        sink pre-commits (``TwoPhaseCommitSink.snapshot_state``); a Sink V2 writer emits its
+        committables first (``prepareSnapshotPreBarrier``).  The first checkpoint
+        snapshotted after end of data is the task's final checkpoint (FLIP-147)."""
+        ts = tx.tasks[t]
+        if cp <= ts.aborted:
+            tx.tasks[t] = ts._replace(aligning=0, blocked=0, last_barrier=cp)
+            tx.push(self.model.all_out[t], (CANCEL, cp))
+            return None
+        if ts.finished_on_restore:  # AsyncCheckpointRunnable.finalizedFinishedSnapshots: acked FINISHED_ON_RESTORE
+            tx.tasks[t] = ts._replace(final_cp=ts.final_cp or cp, last_barrier=cp)
+            return self.finished_snapshot(ts)
+        part = self.model.sink_v2[t]
+        if part == WRITER:
+            self.writer.prepare_snapshot_pre_barrier(tx, t, cp)
+            ts = tx.tasks[t]
+        pending, txn = ts.pending, ts.txn
+        if self.model.two_pc[t]:
+            pending, txn = self.sink.snapshot_state(tx, t, ts, cp)
+        final_cp = ts.final_cp or (cp if ts.ended else 0)
+        tx.tasks[t] = ts._replace(pending=pending, txn=txn, final_cp=final_cp, last_barrier=cp)
+        sink = self.sink_v2_part(part).snapshot_state(ts) if part else ()
+        return Snapshot(False, ts.position, ts.processed, pending, ts.split, sink=sink, discarded=ts.discarded)
+
+    def acknowledge(self, tx: Tx, t: int, cp: int, snap: Snapshot) -> None:
+        """The snapshot is written: its acknowledgement goes to the coordinator (with the scope's
+        instant acks it counts at once, ``CheckpointCoordinator.acknowledge_at_once``)."""
+        if self.scope.instant_acks:
+            self.coordinator.acknowledge_at_once(tx, t, cp, snap)
+            return
+        tx.acks = tuple(sorted(tx.acks + ((t, cp, snap),)))  # in flight: a set, see World.acks
+        tx.files = add_sorted(tx.files, (cp, t))
+
+    def snapshot(self, tx: Tx, t: int, cp: int) -> None:
+        """An aligned snapshot of ``cp`` (every input delivered the barrier, or a trigger RPC),
+        then the barrier downstream, FIFO behind the data, and the acknowledgement.  With
+        ``aligned-timeout`` a barrier to a node that takes unaligned ones is timeoutable: the
+        acknowledgement waits until each such barrier has left the subpartition, or the
+        sender's timer fired (``PipelinedSubpartition``'s channel-state future, FLINK-27251).
+        With aligned-checkpoint-timeout 0 a node that had to align (FORCED_ALIGNED, a
+        POINTWISE input) sends unaligned barriers again on its outputs that take them
+        (``SubtaskCheckpointCoordinatorImpl.checkpointState``: ``withUnalignedSupported``,
+        reference-flink-uc A.5 step 3), and what they overtake is its output channel state."""
+        snap = self.operator_snapshot(tx, t, cp)
+        tx.tasks[t] = tx.tasks[t]._replace(aligning=0, blocked=0)
+        if snap is None:
+            return
+        if self.design.checkpoint_mode == "unaligned" and any(self.model.split[c] for c in self.model.all_out[t]):
+            self.acknowledge(tx, t, cp, snap._replace(outputs=self.send_unaligned_barriers(tx, t, cp)))
+            return
+        tx.push(self.model.all_out[t], (BARRIER, cp))
+        if self.model.timeoutable_out[t]:
+            tx.tasks[t] = tx.tasks[t]._replace(sending=(cp, snap._replace(outputs=((),) * len(self.model.all_out[t]))))
+            self.maybe_sent(tx, t)
+        else:
+            self.acknowledge(tx, t, cp, snap)
+
+    def queued_barrier(self, items: tuple, cp: int) -> int:
+        """Where the aligned barrier ``cp`` waits in a channel's subpartition, or -1 (sent)."""
+        for j, x in enumerate(items):
+            if x[0] == BARRIER and len(x) == 2 and x[1] == cp:
+                return j if j >= consumer_end(items, self.scope.input_buffers) else -1
+        return -1
+
+    def maybe_sent(self, tx: Tx, t: int) -> None:
+        """Acknowledge the snapshot ``sending`` waits for once no timeoutable barrier of it is
+        queued in a subpartition any more (``completeTimeoutableCheckpointBarrier``)."""
+        cp, snap = tx.tasks[t].sending
+        split = self.model.split
+        if any(split[c] and self.queued_barrier(tx.channels[c], cp) >= 0 for c in self.model.all_out[t]):
+            return
+        tx.tasks[t] = tx.tasks[t]._replace(sending=())
+        self.acknowledge(tx, t, cp, snap)
+
+    def on_sender_timeout(self, tx: Tx, t: int) -> None:
+        """The sender's alignment timer fires (``alignedBarrierTimeout`` on every subpartition):
+        each timeoutable barrier still queued jumps to the head of its subpartition as an
+        unaligned one, and the records it overtakes become output channel state."""
+        cp, snap = tx.tasks[t].sending
+        outputs = list(snap.outputs)
+        split = self.model.split
+        for i, c in enumerate(self.model.all_out[t]):
+            j = self.queued_barrier(tx.channels[c], cp) if split[c] else -1
+            if j >= 0:
+                outputs[i] = self.put_priority_barrier(tx, c, cp, queued_at=j)
+        tx.tasks[t] = tx.tasks[t]._replace(sending=(cp, snap._replace(outputs=tuple(outputs))))
+        self.maybe_sent(tx, t)
+
+    def trigger(self, tx: Tx, t: int, cp: int, savepoint: int = 0) -> None:
+        """The coordinator's trigger RPC (``triggerCheckpointAsync``): sources, and tasks whose
+        upstreams all finished (FLIP-147), snapshot at once; in ``unaligned`` mode the barriers
+        they send are priority ones and the records they overtake are output state.  A stop's
+        synchronous savepoint (``savepoint``: its stop mode) first stops a source that still
+        reads (``SourceReader.stop``); savepoints are aligned (stop-with-savepoint is modelled
+        with aligned designs only)."""
+        if savepoint and t in self.topo.sources:
+            self.source.stop(tx, t, savepoint)
+        if self.design.checkpoint_mode == "unaligned":
+            ts = tx.tasks[t]
+            live = self.model.all_inputs_mask[t] & ~ts.eop
+            tx.tasks[t] = ts._replace(aligning=cp, blocked=live)  # virtual barriers on every open channel
+            self.start_unaligned(tx, t, cp)
+            self.barriers.maybe_complete_alignment(tx, t)
+        else:
+            self.snapshot(tx, t, cp)
+
+    def start_unaligned(self, tx: Tx, t: int, cp: int) -> None:
+        """The first barrier of an unaligned checkpoint (A.5): the operator snapshot, and on
+        every output a priority barrier at the head of the subpartition, overtaking the records
+        queued there, which become output channel state.  An output to a node that cannot take
+        unaligned checkpoints gets a FORCED_ALIGNED barrier, FIFO, and no output state (A.10)."""
+        snap = self.operator_snapshot(tx, t, cp)
+        if snap is None:
+            return
+        outputs = self.send_unaligned_barriers(tx, t, cp)
+        ins = self.topo.inputs[t]
+        inputs = [()] * len(ins)
+        if self.scope.spanning_records:  # the deserializers' partial records come first (A.6 step 1)
+            for c in ins:  # a priority barrier may be queued in front of the partly read record
+                x = next((x for x in tx.channels[c] if is_head_read(x)), None)
+                if x is not None:
+                    inputs[self.topo.channels[c].input_index] = ((x[1], x[2], PART_HEAD),)
+        ts = tx.tasks[t]
+        tx.tasks[t] = ts._replace(uc=(snap._replace(outputs=outputs), tuple(inputs)))
+
+    def send_unaligned_barriers(self, tx: Tx, t: int, cp: int) -> tuple:
+        """Barrier ``cp`` on every output of ``t``: a priority one where the consumer takes
+        unaligned barriers, returning what it overtook (the output channel state per output),
+        a FORCED_ALIGNED one, FIFO and with no output state, elsewhere (A.10)."""
+        outputs = []
+        split = self.model.split
+        for c in self.model.all_out[t]:
+            if split[c]:
+                outputs.append(self.put_priority_barrier(tx, c, cp))
+            else:
+                outputs.append(())
+                tx.push((c,), (BARRIER, cp))
+        return tuple(outputs)
+
+    def put_priority_barrier(self, tx: Tx, c: int, cp: int, queued_at: int | None = None) -> tuple:
+        """An unaligned barrier of ``cp`` at the head of subpartition ``c``, behind what the
+        input channel already holds (``PipelinedSubpartition.processPriorityBuffer``); what it
+        overtakes is returned as output channel state: every record queued, or with
+        ``queued_at`` the records in front of the timeoutable barrier at that position, which
+        it replaces (the sender's alignment timer, FLINK-27251)."""
+        items = tx.channels[c]
+        k = consumer_end(items, self.scope.input_buffers)
+        end = len(items) if queued_at is None else queued_at
+        state = self.output_state(tuple((x[1], x[2], PART_TAIL) if is_head_read(x) else (x[1], x[2])
+                                        for x in items[k:end] if x[0] == REC))
+        tx.channels[c] = items[:k] + ((BARRIER, cp, 1),) + items[k:end] + items[end + (queued_at is not None):]
+        return state
+
+    def output_state(self, queued: tuple) -> tuple:
+        """What the task persists of the records a priority barrier overtook in one of its
+        subpartitions (``ChannelStateWriter.addOutputData``): all of them."""
+        return queued
+
+    def finish_unaligned(self, tx: Tx, t: int) -> None:
+        """Every open channel delivered the barrier: the channel state is complete and the task
+        acknowledges (``AsyncCheckpointRunnable`` waits for it, A.5 item 7)."""
+        ts = tx.tasks[t]
+        snap, inputs = ts.uc
+        tx.tasks[t] = ts._replace(uc=(), aligning=0, blocked=0)
+        self.acknowledge(tx, t, ts.aligning, snap._replace(inputs=inputs))
