@@ -31,18 +31,30 @@ def catalog_row(e: Entry, bad: CheckResult, good: CheckResult, replay_ok: bool, 
             "reason": v.reason or "", "origin": e.origin, "seconds": round(seconds, 3)}
 
 
-def run_entry(e: Entry, out: Path, correct_runs: dict, workers: int = 1) -> tuple[dict, CheckResult, Spec, CheckResult]:
+class CatalogInterrupted(KeyboardInterrupt):
+    """Ctrl-C during an entry's searches: the catalog stops there (not only the running search)."""
+
+
+def run_entry(e: Entry, out: Path, correct_runs: dict, workers: int = 1,
+              max_seconds: float | None = None) -> tuple[dict, CheckResult, Spec, CheckResult]:
     """Search entry ``e`` (to its first violation; one process, so that the counterexample is
     the one the exact store finds), check its correct design on the same scope with
     ``workers`` processes (shared between entries with the same design and scope), save and
-    replay the trace."""
+    replay the trace.  ``max_seconds`` bounds each of the two searches (a search cut short is
+    reported as incomplete, never as found or passed).  Ctrl-C in either search raises
+    :class:`CatalogInterrupted`."""
     t0 = time.perf_counter()
     spec = Spec(e.design, e.scope)
-    bad = check(e.design, e.scope, stop_at=e.violates)
-    key = (e.correct.name, repr(e.scope))
+    bad = check(e.design, e.scope, stop_at=e.violates, max_seconds=max_seconds)
+    if bad.interrupted:
+        raise CatalogInterrupted(e.name)
+    key = (e.correct.name, repr(e.scope), max_seconds)
     if key not in correct_runs:
-        correct_runs[key] = check(e.correct, e.scope, workers=workers)
+        correct_runs[key] = check(e.correct, e.scope, workers=workers, max_seconds=max_seconds)
     good = correct_runs[key]
+    if good.interrupted:
+        del correct_runs[key]
+        raise CatalogInterrupted(e.name)
     replay_ok = False
     for p in save_traces(bad, spec, out):
         if p.name.endswith(f"--{e.violates}.trace.json"):

@@ -56,8 +56,24 @@ def _positive_float(text: str) -> float:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if v <= 0:
+    if not v > 0:  # refuses nan, which no comparison would ever stop on
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return v
+
+
+MAX_WORKERS = 64
+
+
+def _workers(text: str) -> int:
+    """An argparse type: 1 to ``MAX_WORKERS`` processes (each holds pipes to every other and a
+    share of the visited set; far more than the cores only slows a search)."""
+    try:
+        v = int(text)
+    except ValueError:
+        v = None
+    if v is None or not 1 <= v <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"expected a number of processes from 1 to {MAX_WORKERS} (this machine has"
+                                         f" {os.cpu_count() or 1} cores), got {text!r}")
     return v
 
 
@@ -202,7 +218,8 @@ def _add_search_options(p: argparse.ArgumentParser) -> None:
                      help="search every state, not one per symmetry class")
     p.add_argument("--exact", action="store_true",
                    help="explore: store every state instead of 64-bit fingerprints (about 10x the memory, one process)")
-    p.add_argument("--workers", type=_positive, default=None, help="explore: processes sharing the search (default: the number of cores)")
+    p.add_argument("--workers", type=_workers, default=None,
+                   help=f"explore: processes sharing the search, 1 to {MAX_WORKERS} (default: the number of cores)")
     p.add_argument("--seed", type=_nonneg, default=None, help="seed for the stateful engine (default 0)")
     p.add_argument("--profile", choices=tuple(PROFILES), default=None, help="Hypothesis settings profile (default ci)")
     p.add_argument("--max-states", type=_nonneg, default=None, help="explore: stop after N distinct states (the result is then incomplete)")

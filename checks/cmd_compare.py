@@ -38,16 +38,16 @@ def print_comparison(cmp, verbose: bool = False) -> None:
     _say("")
     shown = [v for v in ref.verdicts if any(r.verdict(v.property).status != NOT_APPLICABLE for r in results)]
     pw = max(len(v.property) for v in shown) + 1 if shown else 28
-    _say(f"  {'':<10} {'property':<{pw}} " + "".join(f"{r.design.name:<{width}}" for r in results))
-    for v in shown:
-        cells = []
-        for r in results:
-            x = r.verdict(v.property)
-            word = _mark(r, x)
-            if x.status == VIOLATED:
-                word += f" ({len(x.trace)})"
-            cells.append(f"{word:<{width}}")
-        _say(f"  {v.kind:<10} {v.property:<{pw}} " + "".join(cells).rstrip())
+
+    def cell(r, prop: str) -> str:
+        x = r.verdict(prop)
+        return _mark(r, x) + (f" ({len(x.trace)})" if x.status == VIOLATED else "")
+
+    rows = [[cell(r, v.property) for r in results] for v in shown]
+    widths = [max(width, *(len(row[k]) + 2 for row in rows)) if rows else width for k in range(len(results))]
+    _say(f"  {'':<10} {'property':<{pw}} " + "".join(f"{r.design.name:<{w}}" for r, w in zip(results, widths)))
+    for v, row in zip(shown, rows):
+        _say(f"  {v.kind:<10} {v.property:<{pw}} " + "".join(f"{c:<{w}}" for c, w in zip(row, widths)).rstrip())
     for (r, spec) in cmp.results[1:]:
         mine = [c for c in cmp.changes if c.design == r.design.name]
         _say("")
@@ -113,6 +113,11 @@ def cmd_compare(args) -> int:
         report = build_report(cmp.results, title=f"ckptcheck: {' vs '.join(names)}", command=command, changes=cmp.changes)
         paths = write_reports(report, report_dir)
         _say(f"report written to {', '.join(str(p) for p in paths)}")
+    if cmp.interrupted:
+        searched = len(cmp.results)
+        _say(f"interrupted: {searched - 1} of {len(designs) - 1} variant(s) compared; the search of"
+             f" {cmp.results[-1][0].design.name} was cut short and the designs after it were not searched")
+        return 130
     if cmp.broken:
         return 1
     return 0 if all(r.outcome in (OUTCOME_HOLDS, OUTCOME_VIOLATED) for r, _ in cmp.results) else EXIT_STATUS[OUTCOME_INCOMPLETE]

@@ -8,7 +8,7 @@ import os
 
 from ckptcheck.specs.errors import InputError
 
-from .cli_common import _positive, _positive_float, _say
+from .cli_common import _positive_float, _say, _workers
 from .outputs import out_dir
 from .trace import write_text_atomic
 
@@ -22,8 +22,12 @@ def cmd_findings(args) -> int:
         raise InputError("findings", args.design, f"expected a design with a findings manifest: {', '.join(sorted(FINDINGS))}")
     out = out_dir(args.out, "--out")
     when = args.date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
-    if not (len(when) == 10 and when[4] == when[7] == "-" and when.replace("-", "").isdigit()):
-        raise InputError("--date", when, "expected a date as YYYY-MM-DD")
+    try:
+        ok = len(when) == 10 and datetime.date.fromisoformat(when).isoformat() == when
+    except ValueError:
+        ok = False
+    if not ok:
+        raise InputError("--date", when, "expected a calendar date as YYYY-MM-DD")
     design, scopes = FINDINGS[args.design]
     from ckptcheck.reports.render import render_findings
 
@@ -31,6 +35,12 @@ def cmd_findings(args) -> int:
 
     run = run_findings(design, scopes, out / "traces", workers=args.workers or os.cpu_count() or 1,
                        max_seconds=args.max_seconds, progress=_say)
+    if run.interrupted:
+        for f in run.findings:
+            _say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}")
+        _say(f"interrupted: {len(run.runs)} of {len(scopes)} scopes searched to the end; no report written (a findings"
+             " report covers every scope of the manifest)")
+        return 130
     command = f"ckptcheck findings {args.design}" + (f" --out {args.out}" if args.out != "reports/findings" else "")
     text = render_findings(run, command=command, when=when)
     path = out / f"{when}-{args.design}.md"
@@ -55,7 +65,7 @@ def add_parser(sub) -> None:
     fd.add_argument("design", help="a design with a findings manifest (flip600-pr)")
     fd.add_argument("--out", default="reports/findings", help="where the report and its traces go (default reports/findings)")
     fd.add_argument("--date", default=None, help="the date in the report's name, YYYY-MM-DD (default today, UTC)")
-    fd.add_argument("--workers", type=_positive, default=None, help="processes per search (default: the number of cores)")
+    fd.add_argument("--workers", type=_workers, default=None, help="processes per search, 1 to 64 (default: the number of cores)")
     fd.add_argument("--max-seconds", type=_positive_float, default=None,
                     help="stop each search after S seconds (what it did not search is then reported as incomplete)")
     fd.set_defaults(func=cmd_findings)

@@ -51,6 +51,7 @@ class Comparison:
     reference: CheckResult
     results: list[tuple[CheckResult, Spec]]  # every design, the reference first
     changes: list[Change] = field(default_factory=list)
+    interrupted: bool = False  # Ctrl-C: the designs after the interrupted search were not searched
 
     @property
     def broken(self) -> list[Change]:
@@ -101,6 +102,8 @@ def compare(
         results.append((r, spec))
         if on_result is not None:
             on_result(r)
+        if r.interrupted:  # Ctrl-C ends the comparison, not only the running search
+            break
     reference = results[0][0]
     changes = [c for r, _ in results[1:] for c in differences(reference, r)]
-    return Comparison(reference, results, changes)
+    return Comparison(reference, results, changes, interrupted=results[-1][0].interrupted)

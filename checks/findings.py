@@ -58,6 +58,7 @@ class FindingsRun:
     findings: list[Finding]
     seconds: float
     workers: int
+    interrupted: bool = False  # Ctrl-C: the scopes after the interrupted search were not searched
 
     @property
     def all_replay(self) -> bool:
@@ -109,6 +110,8 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
         t1 = time.perf_counter()
         sym = symmetric(configured, fs.scope) and all(symmetric(f.fixed, fs.scope) for f in fs.fixes)
         result = check(configured, fs.scope, workers=workers, max_seconds=max_seconds, symmetry=sym)
+        if result.interrupted:  # Ctrl-C ends the whole run, not only this search
+            return FindingsRun(design, runs, findings, time.perf_counter() - t0, workers, interrupted=True)
         spec = Spec(configured, fs.scope)
         save_traces(result, spec, traces, prefix=f"{design.name}--{fs.name}")
         run = ScopeRun(fs, result, time.perf_counter() - t1)
@@ -124,6 +127,8 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
                         progress(f"checking the fix {fix.fixed.name} in scope {fs.name}")
                     fix_runs[fix.fixed.name] = check(fix.fixed, fs.scope, workers=workers, max_seconds=max_seconds,
                                                      symmetry=sym)
+                    if fix_runs[fix.fixed.name].interrupted:
+                        return FindingsRun(design, runs, findings, time.perf_counter() - t0, workers, interrupted=True)
                 fix_result = fix_runs[fix.fixed.name]
             replays = replay(load_trace_file(v.trace_file), v.trace_file).reproduced
             findings.append(Finding(fs, v.property, v.statement, v.reason or "", v.trace, v.trace_file, replays,

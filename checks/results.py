@@ -98,7 +98,8 @@ class CheckResult:
             if self.complete:
                 return f"exhaustive search of the scope, {s.get('states', 0):,} states, depth {s.get('depth', 0)}"
             return f"{figures} (incomplete: {s.get('stopped') or 'stopped early'})"
-        return f"{s.get('runs', 0):,} runs of up to {s.get('max_steps', s.get('max_depth', 0))} steps (sampled, seed {s.get('seed')})"
+        cut = f", {s['stopped']}" if s.get("stopped") else ""
+        return f"{s.get('runs', 0):,} runs of up to {s.get('max_steps', s.get('max_depth', 0))} steps (sampled, seed {s.get('seed')}{cut})"
 
     def headline(self) -> str:
         """The one-line result: each outcome in its own words."""

@@ -149,19 +149,23 @@ def _run_stateful(spec, *, seed: int, profile: str, stop_at: str | None) -> Stat
     active_always = list(spec.always)
     active_eventually = list(spec.eventually)
     chosen = settings(PROFILES[profile], **_COMMON)
-    while active_always or active_eventually:
-        machine = _machine(spec, active_always, active_eventually, witnesses, stats)
-        test = get_state_machine_test(machine, settings=chosen)
-        test = hypothesis.seed(seed)(test)
-        try:
-            test()
-            break
-        except PropertyFailure as failure:
-            found[failure.prop.name] = Discovery(failure.prop, failure.reason, failure.path, failure.kind)
-            active_always = [x for x in active_always if x[0].name != failure.prop.name]
-            active_eventually = [x for x in active_eventually if x[0].name != failure.prop.name]
-            if stop_at == failure.prop.name:
+    stopped = None
+    try:
+        while active_always or active_eventually:
+            machine = _machine(spec, active_always, active_eventually, witnesses, stats)
+            test = get_state_machine_test(machine, settings=chosen)
+            test = hypothesis.seed(seed)(test)
+            try:
+                test()
                 break
+            except PropertyFailure as failure:
+                found[failure.prop.name] = Discovery(failure.prop, failure.reason, failure.path, failure.kind)
+                active_always = [x for x in active_always if x[0].name != failure.prop.name]
+                active_eventually = [x for x in active_eventually if x[0].name != failure.prop.name]
+                if stop_at == failure.prop.name:
+                    break
+    except KeyboardInterrupt:  # Ctrl-C: the runs so far are the result, marked as interrupted
+        stopped = "interrupted (Ctrl-C)"
     found.update({k: v for k, v in witnesses.items() if k not in found})
     elapsed = time.perf_counter() - started
     out_stats = {
@@ -173,4 +177,6 @@ def _run_stateful(spec, *, seed: int, profile: str, stop_at: str | None) -> Stat
         "profile": profile,
         "seed": seed,
     }
+    if stopped:
+        out_stats["stopped"] = stopped
     return StatefulOutcome(found, out_stats)

@@ -275,3 +275,21 @@ def test_a_trace_with_an_unknown_stop_mode_is_refused(tmp_path, capsys):
     f = tmp_path / "t.json"
     f.write_text(json.dumps(doc))
     refused(["replay", str(f)], capsys, str(f), "scope.stop_with_savepoint", "'drain'")
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["check", "--max-seconds", "nan"], ("--max-seconds", "'nan'")),  # N56: was accepted and ignored
+    (["catalog", "--max-seconds", "nan"], ("--max-seconds", "'nan'")),
+    (["check", "--workers", "100000"], ("--workers", "from 1 to 64")),  # N59: ended in "Too many open files"
+    (["findings", "flip600-pr", "--date", "2026-13-45"], ("--date", "2026-13-45", "calendar date")),  # N66: was not checked
+    (["findings", "flip600-pr", "--date", "2026-02-30"], ("--date", "calendar date")),
+])
+def test_review_three_bad_options_are_refused_at_once(tmp_path, capsys, monkeypatch, args, expected):
+    monkeypatch.chdir(tmp_path)
+    try:
+        refused(args, capsys, *expected)
+    except SystemExit as e:  # argparse's own refusal: one line, exit 2
+        assert e.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and all(x in err[0] for x in expected), err
+    assert not list(tmp_path.iterdir()), "nothing is written"

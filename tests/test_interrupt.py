@@ -1,0 +1,72 @@
+"""Ctrl-C (SIGINT) ends every long-running subcommand as it ends ``check``: what was found so far
+is said (and written where the command writes), nothing goes on searching, exit 130."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+CLI = [sys.executable, "-c", "import sys; from ckptcheck.checks.cli import main; sys.exit(main())"]
+
+
+def _interrupt(args: list[str], cwd, *, ready: str, after: float = 1.5, timeout: float = 90) -> tuple[int, str, str]:
+    """Start ``ckptcheck ARGS``, wait until ``ready`` appears on stderr or stdout (the work has
+    begun), send SIGINT ``after`` seconds later, and return (status, stdout, stderr)."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    p = subprocess.Popen(CLI + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    seen: list[str] = []
+    assert p.stderr is not None
+    reader = threading.Thread(target=lambda: seen.extend(iter(p.stderr.readline, "")), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and ready not in "".join(seen) and p.poll() is None:
+        time.sleep(0.1)
+    time.sleep(after)
+    p.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    out = p.stdout.read() if p.stdout else ""
+    p.wait(timeout=timeout)
+    reader.join(timeout=5)
+    took = time.monotonic() - start
+    assert took < 30, f"it went on for {took:.0f} s after Ctrl-C"
+    return p.returncode, out, "".join(seen)
+
+
+def test_compare_stops_at_ctrl_c_and_never_says_breaks(tmp_path):
+    code, out, err = _interrupt(["compare", "flink-baseline", "commit-at-pre-commit", "--out", "t", "--report", "rep"],
+                                tmp_path, ready="...")
+    assert code == 130, (out, err)
+    assert "interrupted:" in out and "BREAKS" not in out
+    assert "ckptcheck: interrupted" not in out
+
+
+def test_catalog_stops_at_ctrl_c_and_reports_what_it_finished(tmp_path):
+    code, out, err = _interrupt(["catalog", "--out", "t", "--report", "rep"], tmp_path, ready="catalog  [1/", after=2.0)
+    assert code == 130, (out, err)
+    assert "interrupted during entry 1 of" in out
+    assert "catalog  [2/" not in err, "the catalog went on to the next entry"
+    assert (tmp_path / "rep" / "report.md").exists()
+
+
+def test_stateful_check_says_its_figures_and_writes_its_result(tmp_path):
+    code, out, err = _interrupt(["check", "--engine", "stateful", "--profile", "deep", "--out", "res"], tmp_path,
+                                ready="design", after=3.0)
+    assert code == 130, (out, err)
+    assert "runs of up to" in out and "interrupted (Ctrl-C)" in out
+    assert list((tmp_path / "res").glob("*.result.json"))
+
+
+@pytest.mark.parametrize("args, ready", [
+    (["prove"], ""),
+    (["findings", "flip600-pr", "--out", "f"], "states"),
+])
+def test_other_long_commands_end_at_ctrl_c(tmp_path, args, ready):
+    code, out, err = _interrupt(args, tmp_path, ready=ready, after=2.0)
+    assert code == 130, (out, err)
+    assert "Traceback" not in err
