@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable
 from ckptcheck.model.redistribution import UnsupportedRescaleError
 
 from .conform_families import FAMILIES, Family, Op
+from .conform_op import Throws
 from .flinkjvm import FlinkJVM
 
 BATCH = 4000
@@ -122,6 +123,8 @@ def _model_answer(op: Op, args: list) -> tuple[str, Any]:
         return "v", op.model_norm(op.model(args))
     except UnsupportedRescaleError:
         return "x", "UnsupportedOperationException"
+    except Throws as e:
+        return "x", e.java
     except (ValueError, ZeroDivisionError) as e:
         return "refuse", f"{type(e).__name__}: {e}"
 

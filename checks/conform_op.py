@@ -31,6 +31,15 @@ def _identity(x: Any) -> Any:
     return x
 
 
+class Throws(Exception):
+    """Raised by a model adapter to say "here Flink throws ``java``" (the simple name of the
+    Java exception): a rule of the model that stands for an exception of Flink's."""
+
+    def __init__(self, java: str):
+        super().__init__(java)
+        self.java = java
+
+
 @dataclass(frozen=True)
 class Op:
     name: str  # the Java operation
