@@ -35,6 +35,8 @@ def cmd_spark(args) -> int:
     from . import spark
 
     out = out_dir(args.out, "--out")
+    spark.check_master(args.master)  # before Spark starts: Spark answers a bad URL with a Java traceback
+    spark.require_pyspark()
     if args.spark_mode == "generate":
         design = _load_design(args.design)
         scope = _scope_from_args(args, design)
@@ -65,13 +67,15 @@ def add_parser(sub) -> None:
     g.add_argument("--steps", type=_positive, default=80, help="maximum steps per walk (default 80)")
     g.add_argument("--seed", type=_nonneg, default=0, help="walk i is seeded from (seed, i) (default 0)")
     g.add_argument("--partitions", type=_nonneg, default=None)
-    g.add_argument("--master", default=None, help="Spark master (default local[*], or what spark-submit set)")
+    g.add_argument("--master", default=None, help="Spark master: local[N], spark://HOST:PORT, yarn, k8s://URL, ..."
+                   " (default local[*], or what spark-submit set)")
     g.add_argument("--out", default="results/spark", help="output folder (default results/spark)")
     _add_scope_options(g)
     g.set_defaults(func=cmd_spark)
-    rr = spm.add_parser("replay", help="replay and check traces from JSON-lines or Parquet files")
-    rr.add_argument("traces", nargs="+", help="JSON-lines files (one trace per line) or Parquet files/folders (a string column trace)")
+    rr = spm.add_parser("replay", help="replay and check traces from trace files, JSON-lines or Parquet files")
+    rr.add_argument("traces", nargs="+", help="trace files (.trace.json, one trace a file), JSON-lines files (one trace a line),"
+                    " Parquet files (a string column trace), or folders of them")
     rr.add_argument("--partitions", type=_nonneg, default=None)
-    rr.add_argument("--master", default=None)
+    rr.add_argument("--master", default=None, help="Spark master, as for generate (default local[*], or what spark-submit set)")
     rr.add_argument("--out", default="results/spark-replay", help="output folder (default results/spark-replay)")
     rr.set_defaults(func=cmd_spark)

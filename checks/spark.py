@@ -3,9 +3,10 @@
 ``generate``: N random walks of one design in one scope.  Walk i is seeded from (seed, i), so
 the result does not depend on how walks are partitioned; each walk also draws which fault
 kinds it may inject (swarm testing), and injects a fault on about one step in eight.
-``replay``: traces from JSON-lines files (one trace document per line) or Parquet files (a
-string column ``trace``), replayed and checked; a malformed or non-replayable trace is set
-aside with its reason and counted, never fatal.
+``replay``: traces from trace files (one document a file, as ``check`` writes them), JSON-lines
+files (one trace document per line), Parquet files (a string column ``trace``) or folders of
+them, replayed and checked; a malformed or non-replayable trace is set aside with its reason and
+counted, never fatal.  An input that holds no trace at all is bad input, refused before Spark starts.
 
 Output (``--out DIR``): ``verdicts.parquet`` (one row per trace: source, steps, verdict,
 property, step, reason), ``summary.json`` (traces, steps, violations per property, distinct
@@ -34,6 +35,8 @@ from typing import Iterable, Iterator
 
 from ckptcheck.model.actions import ACTION_TYPES
 from ckptcheck.specs.errors import InputError
+
+from .trace import FORMAT, TOO_DEEP
 
 MALFORMED_EXAMPLES = 5
 FAULT_KINDS = tuple(name for name, cls in ACTION_TYPES.items() if cls.fault)
@@ -158,6 +161,10 @@ def replay_partition(lines: Iterable[tuple[str, str]]) -> Iterator[tuple]:
             agg.set_aside(source, "not valid JSON", f"not valid JSON ({e})")
             yield ("row", source, 0, "malformed", None, None, f"not valid JSON ({e})")
             continue
+        except RecursionError:
+            agg.set_aside(source, "nested too deeply", TOO_DEEP)
+            yield ("row", source, 0, "malformed", None, None, TOO_DEEP)
+            continue
         try:
             outcome = replay(doc, source)
         except InputError as e:
@@ -227,12 +234,38 @@ def java_major_version() -> int:
     return major
 
 
-def spark_session(master: str | None, app: str = "ckptcheck"):
-    """A quiet Spark session whose Python workers use this interpreter."""
+# The master URLs Spark takes (SparkContext's own forms; local-cluster is its test cluster).
+MASTER_FORMS = "local, local[N], local[*], local[N,F], spark://HOST:PORT, yarn, k8s://URL or mesos://URL"
+_MASTER = re.compile(
+    r"local(\[([1-9]\d*|\*)(\s*,\s*\d+)?\])?|local-cluster\[\d+\s*,\s*\d+\s*,\s*\d+\]"
+    r"|spark://[^\s/:,]+:\d+(,[^\s/:,]+:\d+)*/?|yarn|k8s://\S+|mesos://\S+"
+)
+
+
+def check_master(master: str | None) -> None:
+    """A ``--master`` URL of a form Spark takes, before Spark starts (Spark itself answers a
+    bad one with a Java and Py4J traceback); ``None`` is the default (``local[*]``, or
+    spark-submit's)."""
+    if master is not None and not _MASTER.fullmatch(master):
+        raise InputError("--master", master, f"not a Spark master URL; expected {MASTER_FORMS}")
+
+
+def require_pyspark(source: str = "pyspark", field: str = "import") -> None:
+    """PySpark can be imported; else one line naming ``source`` and ``field``."""
     try:
-        from pyspark.sql import SparkSession
+        import pyspark  # noqa: F401
+        from pyspark.sql import SparkSession  # noqa: F401
     except ImportError:
-        raise InputError("pyspark", "import", "PySpark is not installed: pip install 'ckptcheck[spark]'") from None
+        raise InputError(source, field, "PySpark is not installed: pip install 'ckptcheck[spark]'") from None
+
+
+def spark_session(master: str | None, app: str = "ckptcheck"):
+    """A quiet Spark session whose Python workers use this interpreter.  A master URL of
+    another form, or a Spark that does not start, is one line naming ``--master``."""
+    check_master(master)
+    require_pyspark()
+    from pyspark.sql import SparkSession
+
     java_major_version()
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ["PYSPARK_PYTHON"] = sys.executable
@@ -245,15 +278,20 @@ def spark_session(master: str | None, app: str = "ckptcheck"):
     elif not os.environ.get("PYSPARK_GATEWAY_PORT"):  # not under spark-submit, which sets the master
         builder = builder.master("local[*]")
     java_opts = f"-Dlog4j.configurationFile=file:{log4j} -Dlog4j2.configurationFile=file:{log4j}"
-    return (
+    builder = (
         builder.config("spark.pyspark.python", sys.executable)
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.ui.enabled", "false")
         .config("spark.driver.extraJavaOptions", java_opts)
         .config("spark.executor.extraJavaOptions", java_opts)
         .config("spark.sql.execution.arrow.pyspark.enabled", "false")
-        .getOrCreate()
     )
+    try:
+        return builder.getOrCreate()
+    except Exception as e:  # the gateway did not start, the master refused us, ...: Py4J and Java errors
+        first = next((line.strip() for line in str(e).splitlines() if line.strip()), type(e).__name__)
+        given = master or ("spark-submit's" if os.environ.get("PYSPARK_GATEWAY_PORT") else "local[*]")
+        raise InputError("--master", given, f"Spark did not start ({first})") from None
 
 
 def _progress_thread(sc, stop: threading.Event, say) -> threading.Thread:
@@ -340,10 +378,20 @@ def run_generate(design, scope, *, walks: int, max_steps: int, seed: int, partit
 
 
 def _source_order(example: tuple[str, str]) -> tuple:
-    """file:line sources in file order, then line number order."""
+    """file:line sources in file order, then line number order (a whole-file trace is its file)."""
     src = example[0]
-    name, _, line = src.rpartition(":") if ":" in src else src.rpartition("#")
-    return (name, int(line) if line.isdigit() else 0)
+    for sep in (":", "#"):
+        name, _, line = src.rpartition(sep)
+        if name and line.isdigit():
+            return (name, int(line))
+    return (src, 0)
+
+
+# What a trace holds wherever it is (a JSON line, a document, a Parquet cell): its format's name.
+TRACE_MARK = FORMAT.encode()
+# A file whose first line is not JSON is tried whole as one JSON document up to this size.
+DOCUMENT_MAX_BYTES = 256 << 20
+FIRST_LINE_MAX_BYTES = 16 << 20
 
 
 def _parquet_files(path: Path) -> list[Path]:
@@ -352,10 +400,49 @@ def _parquet_files(path: Path) -> list[Path]:
     return sorted(path.glob("*.parquet"))
 
 
-def check_inputs(paths: list[str]) -> None:
+def _holds_a_trace(f: Path) -> bool:
+    """Whether ``f`` names the trace format anywhere (read in chunks; stops at the first)."""
+    tail = b""
+    with f.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            if TRACE_MARK in tail + chunk:
+                return True
+            tail = chunk[-(len(TRACE_MARK) - 1):]
+    return False
+
+
+def _is_document(f: Path) -> bool:
+    """Whether ``f`` is one JSON document over several lines (a ``.trace.json`` as ``check``
+    writes it) rather than JSON lines: its first non-blank line is not JSON on its own, and the
+    file is named ``.json`` or reads whole as one JSON value.  A file whose first line is JSON
+    is JSON lines (a one-line file reads the same either way)."""
+    with f.open("rb") as fh:
+        while first := fh.readline(FIRST_LINE_MAX_BYTES):
+            if first.strip():
+                break
+    try:
+        json.loads(first)
+        return False
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        pass
+    if f.name.endswith(".json"):
+        return True
+    if f.stat().st_size > DOCUMENT_MAX_BYTES:
+        return False
+    try:
+        json.loads(f.read_bytes())
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def check_inputs(paths: list[str]) -> list[tuple[str, str]]:
     """Everything that can be known about the inputs before Spark starts: they exist, a
-    ``.parquet`` file is Parquet (its PAR1 magic numbers), and not every input is empty."""
-    any_content = False
+    ``.parquet`` file is Parquet (its PAR1 magic numbers), and each other input holds a trace.
+    Returns what to read: ``(path, kind)`` with kind ``parquet`` (a file or folder), ``lines``
+    (JSON lines, one trace a line) or ``document`` (one trace, the whole file).  A folder's
+    files that hold no trace are passed over, as are its names starting with . or _ (as Spark does)."""
+    plan: list[tuple[str, str]] = []
     for p in paths:
         path = Path(p)
         if not path.exists():
@@ -372,47 +459,56 @@ def check_inputs(paths: list[str]) -> None:
             if head != b"PAR1" or tail != b"PAR1":
                 raise InputError(str(f), "parquet", "not a Parquet file (no PAR1 magic number); JSON-lines traces go in a file not named .parquet")
         if parquet:
-            any_content = True
+            plan.append((p, "parquet"))
             continue
         files = [path] if path.is_file() else sorted(x for x in path.iterdir() if x.is_file() and not x.name.startswith((".", "_")))
+        found = 0
         for f in files:
             try:
-                with f.open("rb") as fh:
-                    if any(line.strip() for line in fh):
-                        any_content = True
-                        break
+                if not _holds_a_trace(f):
+                    continue
+                kind = "document" if _is_document(f) else "lines"
             except OSError as e:
                 raise InputError(str(f), "file", f"cannot be read ({e.strerror})") from None
-    if not any_content:
-        raise InputError(paths[0] if len(paths) == 1 else ", ".join(paths), "traces", "no trace in the input (empty, or blank lines only)")
+            plan.append((p if f is path else str(f), kind))
+            found += 1
+        if not found:
+            raise InputError(p, "traces", f"no trace in the input: nothing in {'it' if path.is_file() else 'its files'} is a"
+                             f" ckptcheck trace (expected JSON documents with \"format\": \"{FORMAT}\": a .trace.json"
+                             " file, JSON lines, or Parquet with a column 'trace')")
+    return plan
 
 
-def _read_inputs(spark, paths: list[str], partitions: int | None):
-    """(source, text) pairs from JSON-lines and Parquet inputs."""
+def _read_inputs(spark, plan: list[tuple[str, str]], partitions: int | None):
+    """(source, text) pairs from the inputs ``check_inputs`` planned: a JSON line's source is
+    file:line, a Parquet row's file#row, a whole-file trace's its file."""
     sc = spark.sparkContext
+    target = partitions or sc.defaultParallelism * 2
     rdds = []
-    for p in paths:
-        if not Path(p).exists():
-            raise InputError(p, "file", "no such trace file or folder")
-        if p.endswith(".parquet") or (Path(p).is_dir() and any(Path(p).glob("*.parquet"))):
+    documents = [(p, Path(p).read_bytes().decode("utf-8", errors="replace")) for p, kind in plan if kind == "document"]
+    if documents:
+        rdds.append(sc.parallelize(documents, max(1, min(len(documents), target))))
+    n_lines = sum(kind == "lines" for _, kind in plan)
+    for p, kind in plan:
+        if kind == "parquet":
             df = spark.read.parquet(p)
             if "trace" not in df.columns:
                 raise InputError(p, "trace", f"expected a string column 'trace' (columns: {', '.join(df.columns)})")
             rdds.append(df.select("trace").rdd.zipWithIndex().map(lambda r, p=p: (f"{p}#{r[1]}", r[0][0])))
-        else:
-            lines = sc.textFile(p, minPartitions=partitions or sc.defaultParallelism * 2)
+        elif kind == "lines":
+            lines = sc.textFile(p, minPartitions=max(1, -(-target // n_lines)))
             rdds.append(lines.zipWithIndex().filter(lambda r: r[0].strip()).map(lambda r, p=p: (f"{p}:{r[1] + 1}", r[0])))
     return sc.union(rdds) if len(rdds) > 1 else rdds[0]
 
 
 def run_replay(paths: list[str], *, out: Path, master: str | None, partitions: int | None = None, say=print) -> dict:
-    check_inputs(paths)
+    plan = check_inputs(paths)
     spark = spark_session(master)
     started = time.perf_counter()
     stop = threading.Event()
     _progress_thread(spark.sparkContext, stop, say)
     try:
-        rdd = _read_inputs(spark, paths, partitions).mapPartitions(replay_partition)
+        rdd = _read_inputs(spark, plan, partitions).mapPartitions(replay_partition)
         return _finish(spark, rdd, out, {"mode": "replay", "inputs": paths}, started, say)
     finally:
         stop.set()

@@ -181,9 +181,10 @@ def spark_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, m
                  partitions: int | None = None) -> None:
     """The search on Spark; fills ``out`` (an ``ExploreOutcome``).  ``model`` is the driver's
     spec; the workers rebuild it from ``spec_args``."""
-    from pyspark import StorageLevel
+    from .spark import require_pyspark, spark_session
 
-    from .spark import spark_session
+    require_pyspark("--engine", "spark")  # one line, not an ImportError, where PySpark is missing
+    from pyspark import StorageLevel
 
     started = time.perf_counter()
     args = spec_args(model)

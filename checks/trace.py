@@ -25,6 +25,7 @@ from ckptcheck.specs.spec import Spec
 
 FORMAT = "ckptcheck-trace"
 VERSION = 1
+TOO_DEEP = "nested too deeply to be a trace"  # JSON deeper than Python's decoder recurses (RecursionError)
 
 
 def known_designs() -> dict[str, Design]:
@@ -193,6 +194,8 @@ def load_trace_file(path: str) -> dict:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(path, "json", f"not valid JSON (line {e.lineno}: {e.msg})") from None
+    except RecursionError:
+        raise InputError(path, "trace", TOO_DEEP) from None
     return doc
 
 
@@ -233,8 +236,11 @@ def parse_trace(doc: Any, source: str, design: Design | None = None) -> tuple[Sp
     spec = Spec(d, scope, symmetry=bool(symmetry))
     raw = _require(doc, "actions", list, source, "a list of actions")
     actions = []
+    rescales = 0  # counted as the actions are read: one pass, however long the trace
     for i, a in enumerate(raw or ()):
-        actions.append(spec.action_from_json(a, f"actions[{i}]", sum(type(x) is Rescale for x in actions)))
+        action = spec.action_from_json(a, f"actions[{i}]", rescales)
+        actions.append(action)
+        rescales += type(action) is Rescale
     violation = doc.get("violation")
     if violation is not None:
         _check_violation(violation, spec, len(actions), source)
