@@ -153,6 +153,10 @@ def _search_options(args, designs: list, scope, quiet: bool = False) -> dict:
             if v is not None:
                 warn(f"{opt} applies to --engine explore; --engine {args.engine} ignores it")
         if args.engine == "spark":
+            from .spark import check_master, require_pyspark
+
+            require_pyspark("--engine", "spark")  # one line before any work, not a traceback
+            check_master(args.master)
             opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth,
                         master=args.master, partitions=args.partitions)
     return opts
