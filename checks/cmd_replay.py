@@ -5,16 +5,26 @@ from __future__ import annotations
 from ckptcheck.specs.catalog import all_designs
 
 from .cli_common import _load_design, _say, _steps_text, _warn
-from .trace import load_trace_file, replay
+from .trace import REPORT_SUFFIXES, load_trace_file, replay, traces_in_report
 
 
 def cmd_replay(args) -> int:
     design = _load_design(args.design) if args.design else None
-    doc = load_trace_file(args.trace)
-    outcome = replay(doc, args.trace, design=design)
+    if args.trace.lower().endswith(REPORT_SUFFIXES):
+        traces = traces_in_report(args.trace)
+        codes = []
+        for k, (name, doc) in enumerate(traces, 1):
+            _say(f"== trace {k} of {len(traces)} embedded in {args.trace}: {name} ==")
+            codes.append(_replay_one(args, doc, f"{args.trace}#{name}", design))
+        return max(codes)
+    return _replay_one(args, load_trace_file(args.trace), args.trace, design)
+
+
+def _replay_one(args, doc: dict, where: str, design) -> int:
+    outcome = replay(doc, where, design=design)
     name = outcome.spec.design.name
     if design is None and name not in all_designs():
-        _warn(f"{args.trace}: design {name!r} is not a preset or catalog entry: replayed as flink-baseline with the recorded knobs")
+        _warn(f"{where}: design {name!r} is not a preset or catalog entry: replayed as flink-baseline with the recorded knobs")
     spec = outcome.spec
     _say(f"design   {spec.design.name}")
     _say(f"scope    {spec.scope.describe()}")
@@ -45,7 +55,8 @@ def cmd_replay(args) -> int:
 def add_parser(sub) -> None:
     """``ckptcheck replay``."""
     r = sub.add_parser("replay", help="re-execute a trace and report its verdict")
-    r.add_argument("trace", help="a trace file (.trace.json) written by check, compare, catalog or spark")
+    r.add_argument("trace", help="a trace file (.trace.json) written by check, compare, catalog or spark, or a report"
+                   " (report.html, report.md) whose embedded traces are replayed one by one")
     r.add_argument("-v", "--verbose", action="store_true", help="print every step, in words")
     r.add_argument("--design", default=None, help="the design to replay with (module:NAME for a Python variant); "
                    "its components must be the ones the trace records")

@@ -8,8 +8,11 @@ Python with ``replay(doc, design=...)``: reading a trace never imports what it n
 
 from __future__ import annotations
 
+import base64
+import html
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -197,6 +200,44 @@ def load_trace_file(path: str) -> dict:
     except RecursionError:
         raise InputError(path, "trace", TOO_DEEP) from None
     return doc
+
+
+REPORT_SUFFIXES = (".html", ".htm", ".md")
+_HTML_TRACE = re.compile(r'<script type="application/json" class="ckptcheck-trace" data-name="([^"]*)">(.*?)</script>', re.S)
+_MD_TRACE = re.compile(r"^```ckptcheck-trace-base64()\n(.*?)\n```", re.S | re.M)
+
+
+def traces_in_report(path: str) -> list[tuple[str, dict]]:
+    """The traces a report embeds (``report.html``: one ``<script class="ckptcheck-trace">``
+    per counterexample; ``report.md``: one fenced ``json ckptcheck-trace`` block), as (name,
+    document); one line naming the report when it holds none or one is not JSON."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, "file", "no such report") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(path, "file", f"cannot be read as UTF-8 text ({e})") from None
+    found = (_HTML_TRACE if p.suffix.lower() in (".html", ".htm") else _MD_TRACE).findall(text)  # md: base64 blocks
+    if not found:
+        raise InputError(path, "traces", "the report embeds no trace (only reports with a counterexample do)")
+    out = []
+    markdown = p.suffix.lower() == ".md"
+    for k, (name, body) in enumerate(found):
+        name = name or f"trace {k + 1}"
+        try:
+            if markdown:
+                body = base64.b64decode("".join(body.split()), validate=True).decode("utf-8")
+            out.append((html.unescape(name), json.loads(body)))
+        except (ValueError, UnicodeDecodeError) as e:
+            if not isinstance(e, json.JSONDecodeError):
+                raise InputError(path, f"traces[{k}]", f"embedded trace {name!r} is not base64 of UTF-8 text") from None
+            raise InputError(path, f"traces[{k}]", f"embedded trace {name!r} is not valid JSON (line {e.lineno}: {e.msg})") from None
+        except json.JSONDecodeError as e:
+            raise InputError(path, f"traces[{k}]", f"embedded trace {name!r} is not valid JSON (line {e.lineno}: {e.msg})") from None
+        except RecursionError:
+            raise InputError(path, f"traces[{k}]", TOO_DEEP) from None
+    return out
 
 
 @dataclass

@@ -15,6 +15,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from ckptcheck.checks.results import EXHAUSTIVE_ENGINES, HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, SAMPLED, UNKNOWN, VIOLATED, CheckResult
+from ckptcheck.checks.outputs import slug
 from ckptcheck.checks.trace import load_trace_file, replay, write_text_atomic
 from ckptcheck.model.topology import Expanded
 from ckptcheck.specs.spec import Spec
@@ -101,10 +102,32 @@ class Counterexample:
     engine: str
     seed: int | None
     trace_file: str | None
+    trace_json: str = ""  # the trace document, embedded in the report so that it replays from the report alone
+    trace_name: str = ""
+    cause_step: int | None = None  # the last fault before the violation (a decline, a failure, a lost notice, ...)
 
     @property
     def replay_command(self) -> str:
         return f"ckptcheck replay {self.trace_file}" if self.trace_file else "(trace not saved)"
+
+    @property
+    def trace_script(self) -> str:
+        """The trace as the body of a ``<script type="application/json">``: it holds no ``<``
+        (``trace_json`` escapes it), so no name in the trace can end the element."""
+        return self.trace_json
+
+    @property
+    def trace_b64(self) -> str:
+        import base64
+
+        return base64.b64encode(self.trace_json.encode("utf-8")).decode("ascii")
+
+    @property
+    def trace_b64_lines(self) -> list[str]:
+        """The trace in base64, 76 characters a line: a Markdown block that no reader reflows
+        or renders, and that ``ckptcheck replay report.md`` decodes."""
+        b = self.trace_b64
+        return [b[i:i + 76] for i in range(0, len(b), 76)]
 
 
 @dataclass
@@ -196,8 +219,30 @@ def topology_view(name: str, topo: Expanded) -> Topology:
     return Topology(name, job.describe(), vertices, edges, len(topo.regions), 40 + 200 * len(job.vertices), height)
 
 
+FAULTS = ("Decline", "FailTask", "Timeout", "LoseNotification", "AlignmentTimeout", "Rescale", "StopWithSavepoint")
+
+
+def cause_of(actions: list, step: int) -> int | None:
+    """The step a reader should look at first: the last fault (a decline, a task failure, a
+    timeout, a lost notification, a rescale, a stop) before the violation at ``step``.  A
+    heuristic, and labelled so in the reports: it is where the run leaves the fault-free path,
+    not a proof that the fault is necessary (``ckptcheck compare`` against a design without it
+    answers that)."""
+    for k in range(min(step, len(actions)) - 1, 0, -1):
+        if type(actions[k - 1]).__name__ in FAULTS:
+            return k
+    return None
+
+
 def counterexample(spec, actions: list, prop: str, kind: str, reason: str, step: int, *, engine: str, seed, trace_file, n: int) -> Counterexample:
+    import json as _json
+
+    from ckptcheck.checks.trace import trace_document
+
     steps, _ = narrate(spec, actions)
+    doc = trace_document(spec, actions, engine=engine, seed=seed,
+                         violation={"property": prop, "kind": kind, "step": step, "reason": reason})
+    name = Path(trace_file).name if trace_file else f"{slug(spec.design.name)}--{slug(prop)}.trace.json"
     return Counterexample(
         id=f"cex-{n}",
         design=spec.design.name,
@@ -211,6 +256,11 @@ def counterexample(spec, actions: list, prop: str, kind: str, reason: str, step:
         engine=engine,
         seed=seed,
         trace_file=trace_file,
+        # <, > and & as JSON escapes: the same document, with nothing an HTML or Markdown reader acts on
+        trace_json=_json.dumps(doc, separators=(",", ":"), ensure_ascii=True)
+        .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"),
+        trace_name=name,
+        cause_step=cause_of(actions, step),
     )
 
 
@@ -271,6 +321,11 @@ def build_report(
     _unique_suite_names(rows)
     report = Report(title, command, props, rows, cexes, list(topologies.values()), proofs or [])
     report.catalog = catalog or []
+    cex_of = {(c.design, c.property): c for c in cexes}
+    for row in report.catalog:  # each catalog row links to its counterexample
+        c = cex_of.get((row["name"], row["violates"]))
+        row["link"] = c.id if c else None
+        row["cex_title"] = f"Counterexample: {c.design} violates {c.property}" if c else ""
     report.catalog_summary = catalog_summary
     report.suite = suite or []
     if changes is not None and results:

@@ -220,3 +220,50 @@ def test_screenshot_of_the_longest_counterexample_keeps_legend_and_reason_inside
                    timeout=120, check=False)
     w, h = _png_size(shot)
     assert int(attrs["text-right"]) <= w and int(attrs["text-bottom"]) <= h, (attrs, w, h)
+
+
+def test_a_catalog_report_replays_from_its_embedded_trace_alone(tmp_path, capsys):
+    """The catalog's report links each row to its counterexample and embeds the trace (HTML: a
+    script element and a download link; Markdown: a fenced block): with the trace files gone,
+    `ckptcheck replay report.md` and `report.html` re-run it to the recorded verdict."""
+    import shutil
+
+    from ckptcheck.checks.catalogrun import run_entry
+    from ckptcheck.checks.cli import main
+    from ckptcheck.reports.render import build_report, write_reports
+    from ckptcheck.specs.catalog import entry
+
+    e = entry("commit-at-pre-commit")
+    row, bad, spec, good = run_entry(e, tmp_path / "traces", {}, workers=1)
+    assert row["found"]
+    report = build_report([(bad, spec)], title="ckptcheck flaw catalog", command="ckptcheck catalog", catalog=[row],
+                          catalog_summary="1/1 catalog entries found")
+    write_reports(report, tmp_path / "rep")
+    shutil.rmtree(tmp_path / "traces")
+    html = (tmp_path / "rep" / "report.html").read_text()
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert '<a href="#cex-1">commit-at-pre-commit</a>' in html and 'download="' in html
+    assert '(see "Counterexample: commit-at-pre-commit violates exactly-once-output" below)' in " ".join(md.split())
+    assert "◆" in md, "the last fault before the violation is marked"
+    for name in ("report.md", "report.html"):
+        code = main(["replay", str(tmp_path / "rep" / name)])
+        out = capsys.readouterr().out
+        assert code == 1 and "== trace 1 of 2 embedded in" in out, out  # the flaw's property and another it breaks
+        assert "exactly-once-output (always) VIOLATED at step" in out and "same verdict as recorded in the trace" in out
+
+
+def test_a_report_without_a_trace_and_a_doctored_embedded_trace_are_one_line(tmp_path, capsys):
+    from ckptcheck.checks.cli import main
+
+    plain = tmp_path / "report.md"
+    plain.write_text("# nothing here\n")
+    assert main(["replay", str(plain)]) == 2
+    assert "embeds no trace" in capsys.readouterr().err
+    bad = tmp_path / "bad.md"
+    bad.write_text("```ckptcheck-trace-base64\neyJub3QganNvbg==\n```\n")  # base64 of '{"not json'
+    assert main(["replay", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "traces[0]" in err[0] and "not valid JSON" in err[0]
+    bad.write_text("```ckptcheck-trace-base64\n%%%\n```\n")
+    assert main(["replay", str(bad)]) == 2
+    assert "not base64" in capsys.readouterr().err
