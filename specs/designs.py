@@ -23,6 +23,7 @@ and named on the command line as ``module:KEEP_TWO``.
 
 from __future__ import annotations
 
+import inspect
 import json
 
 import importlib
@@ -290,7 +291,25 @@ def python_design(spec: str) -> Design:
     value = getattr(module, attr, None)
     if not isinstance(value, Design):
         raise InputError(spec, attr, f"expected a Design (e.g. BASELINE.with_(...)) in {module_name}, got {type(value).__name__}")
-    return value
+    return described(value)
+
+
+def described(d: Design) -> Design:
+    """A Python variant that kept its preset's description (``BASELINE.with_(name=...,
+    coordinator=Mine)``) says what it changes instead: each replaced component with the first
+    paragraph of its class's docstring, and each knob with its value, so that the header and
+    the reports name the variant's own rule, not the baseline's."""
+    base = next((p for p in PRESETS.values() if p.description == d.description), None)
+    if base is None or d.name == base.name:
+        return d
+    parts = []
+    for field_name in d.replaced():
+        cls = getattr(d, field_name)
+        doc = " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split())
+        parts.append(f"{field_name} = {cls.__name__}" + (f" ({doc})" if doc else ""))
+    mine, theirs = d.knobs(), base.knobs()
+    parts += [f"{k} = {json.dumps(v) if isinstance(v, (str, bool)) else v}" for k, v in mine.items() if v != theirs[k]]
+    return d.with_(description=f"{base.name} with {'; '.join(parts) or 'no changes'}")
 
 
 def load_design(spec: str, bases: dict[str, Design] | None = None, warn: Callable[[str], None] | None = None) -> Design:

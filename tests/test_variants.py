@@ -211,3 +211,14 @@ def test_compare_against_a_cut_short_reference_never_says_breaks(tmp_path, capsy
     assert "cleaner-deletes-restore-checkpoint violates checkpoints-restorable (" in out
     assert "whether the change breaks it is not known" in out
     assert "RESULT: 0 of 1 variant(s) break a property that flink-baseline does not; 1 violate" in out
+
+
+def test_a_python_variant_is_described_by_its_own_rule(variants_dir, monkeypatch, capsys):
+    """A variant that kept the baseline's description is described by what it replaces (its
+    class's docstring), not as Flink's checkpointing today."""
+    monkeypatch.chdir(variants_dir)
+    from ckptcheck.specs.designs import load_design
+
+    d = load_design("variant_coordinator:TRIGGER_EVERY_TASK")
+    assert d.description.startswith("flink-baseline with coordinator = TriggerEveryTask (Trigger every running task")
+    assert "today" not in d.description
