@@ -5,6 +5,7 @@ counterexample traces and, with ``--report``, the reports."""
 from __future__ import annotations
 
 import sys
+import time
 
 from ckptcheck.specs.spec import Spec
 
@@ -47,7 +48,19 @@ def cmd_check(args) -> int:
     # every scope's options are checked before the first search starts (--symmetry may be refused by any)
     opts = [_search_options(args, [design], scope, quiet=k > 0) for k, scope in enumerate(scopes)]
     runs = []
+    # --max-seconds bounds the whole command: each default scope gets what the earlier ones left
+    deadline = time.monotonic() + args.max_seconds if args.max_seconds else None
+    unsearched = 0
     for k, scope in enumerate(scopes):
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0.5 and k > 0:
+                unsearched = len(scopes) - k
+                _say(f"\nnot searched: default scope{'s' if unsearched > 1 else ''} {k + 1}"
+                     f"{f'-{len(scopes)}' if unsearched > 1 else ''} of {len(scopes)}: the --max-seconds"
+                     f" {args.max_seconds:g} bound was spent; nothing is said about {'them' if unsearched > 1 else 'it'}")
+                break
+            opts[k] = {**opts[k], "max_seconds": max(left, 0.5)}
         if len(scopes) > 1:
             _say(f"{'' if not k else chr(10)}== default scope {k + 1} of {len(scopes)} ==")
         result, spec, path = _run_check(args, design, scope, opts[k], out)
@@ -60,7 +73,7 @@ def cmd_check(args) -> int:
         if result.interrupted:
             break
     together = None
-    if len(scopes) > 1 and not runs[-1][0].interrupted:
+    if len(scopes) > 1 and not runs[-1][0].interrupted and not unsearched:
         suite = SuiteResult(tuple(r for r, _ in runs))
         print_suite(suite)
         together = suite_lines(suite) + ["RESULT: " + suite.headline()]
@@ -74,6 +87,11 @@ def cmd_check(args) -> int:
     if runs[-1][0].interrupted:
         _say("interrupted: the figures above are those of the part searched")
         return 130
+    if unsearched:
+        violated = any(r.violated for r, _ in runs)
+        _say(f"RESULT: {'a property is violated' if violated else 'no violation in the scopes searched'}; {unsearched}"
+             f" default scope(s) not searched (--max-seconds): nothing is proved about the design's default scopes")
+        return 1 if violated else 3
     return SuiteResult(tuple(r for r, _ in runs)).exit_status if len(runs) > 1 else runs[0][0].exit_status
 
 

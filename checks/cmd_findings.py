@@ -46,7 +46,14 @@ def cmd_findings(args) -> int:
     path = out / f"{when}-{args.design}.md"
     write_text_atomic(path, text)
     for f in run.findings:
-        fix = "no fix listed" if f.fix is None else (f"fix {f.fix.fixed.name} holds" if f.fix_holds else f"fix {f.fix.fixed.name} does NOT hold")
+        if f.fix is None:
+            fix = "no fix listed"
+        elif f.fix_holds:
+            fix = f"fix {f.fix.fixed.name} holds"
+        elif f.fix_result is not None and f.fix_result.violated:
+            fix = f"fix {f.fix.fixed.name} does NOT hold: " + "; ".join(v.property for v in f.fix_result.violated)
+        else:  # cut short: as the report says it, never "does NOT hold"
+            fix = f"fix {f.fix.fixed.name}: {f.fix_result.headline() if f.fix_result else 'not searched'}"
         _say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}"
              f" {'replays' if f.replays else 'does NOT replay'}; {fix}")
     _say(f"report written to {path}")

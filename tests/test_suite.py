@@ -105,3 +105,14 @@ def test_an_option_a_later_default_scope_refuses_is_bad_input_before_any_search(
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "--symmetry: job keyed-1x1" in err
     assert not list(tmp_path.glob("out/*.json"))
+
+
+def test_max_seconds_bounds_the_whole_command_not_each_default_scope(tmp_path, capsys):
+    """flink-unaligned has three default scopes; a bound of 3 s is spent in the first, the
+    others are said to be unsearched, and the result proves nothing (exit 3)."""
+    code = cli.main(["check", "--design", "flink-unaligned", "--max-seconds", "3", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 3, out
+    assert "not searched: default scopes 2-3 of 3: the --max-seconds 3 bound was spent" in out
+    assert out.strip().splitlines()[-1].startswith("RESULT: no violation in the scopes searched; 2 default scope(s) not searched")
+    assert "holds" not in out.split("RESULT")[-1]
