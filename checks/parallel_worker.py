@@ -329,8 +329,22 @@ class _Worker:
         return self.parent_rank[idx], self.parent_idx[idx], self.action[idx], self.fps[idx]
 
 
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this worker when the process that started it dies, even by
+    SIGKILL (``PR_SET_PDEATHSIG``), so no worker outlives a killed ``ckptcheck``; elsewhere a
+    no-op (the coordinator's pipes still end a worker once it next waits on them)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _serve(model, rank: int, n: int, inboxes, halt, conn, tuning: tuple[int, int, int], live=None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
+    _die_with_parent()
     gc.disable()
     # A message is written to its pipe by the queue's feeder thread, which waits for the GIL: at
     # the default switch interval (5 ms) every answer to a peer that is still expanding came

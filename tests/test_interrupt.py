@@ -70,3 +70,17 @@ def test_other_long_commands_end_at_ctrl_c(tmp_path, args, ready):
     code, out, err = _interrupt(args, tmp_path, ready=ready, after=2.0)
     assert code == 130, (out, err)
     assert "Traceback" not in err
+
+
+def test_workers_do_not_outlive_a_killed_check(tmp_path):
+    """SIGKILL to ckptcheck (no chance to clean up): its search workers end with it."""
+    p = subprocess.Popen(CLI + ["check", "--design", "flink-unaligned", "--workers", "2", "--out", "r"], cwd=tmp_path,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(6)
+    children = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()
+    assert children, "the search runs in worker processes"
+    p.kill()
+    p.wait()
+    time.sleep(1)
+    alive = [c for c in children if os.path.exists(f"/proc/{c}") and "zombie" not in open(f"/proc/{c}/status").read().lower()]
+    assert not alive, f"orphaned workers: {alive}"
