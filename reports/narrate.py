@@ -57,6 +57,11 @@ class Step:
     events: list[Event] = field(default_factory=list)
 
 
+def _restored_from(a) -> str:
+    """A restore's label in the sequence diagram: the checkpoint, or the job's initial state."""
+    return f"restore {a.checkpoint}" if a.checkpoint else "restart from the initial state"
+
+
 def _committables(model, producer: int, item: tuple) -> str:
     """A Sink V2 committable message from subtask ``producer``, in words."""
     names = model.global_names
@@ -286,18 +291,18 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         for t in failed:
             y = nxt.tasks[t]
             if y.finished_on_restore:
-                ev.append(Event(names[t], None, f"restore {a.checkpoint or '-'}: FINISHED_ON_RESTORE", "restore"))
+                ev.append(Event(names[t], None, f"{_restored_from(a)}: FINISHED_ON_RESTORE", "restore"))
                 resumes.append(f"{names[t]} is finished in it: deployed FINISHED_ON_RESTORE, it ends its input at once and finishes once a checkpoint completes")
             elif topo.vertex(t).role is Role.SOURCE:
                 reader = t in model.enumerator.readers
-                ev.append(Event(names[t], None, f"restore {a.checkpoint or '-'} @ offset {y.position}", "restore"))
+                ev.append(Event(names[t], None, f"{_restored_from(a)} @ offset {y.position}", "restore"))
                 if reader and y.split < 0:
                     resumes.append(f"{names[t]} holds no split")
                 else:
                     split = y.split if reader else topo.split_of[t]
                     resumes.append(f"{names[t]} resumes split {split} at offset {y.position}")
             else:
-                ev.append(Event(names[t], None, f"restore {a.checkpoint or '-'}", "restore"))
+                ev.append(Event(names[t], None, _restored_from(a), "restore"))
         tail = f": {', '.join(resumes)}" if resumes else ""
         if a.checkpoint and model.null_state.active and not nxt.coord.restore_failure:
             n = w.coord.store[-1].null_state
@@ -309,7 +314,13 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         return f"{len(failed)} failed subtask(s) are restored from {src}{tail}", ev
     if kind is Decline:
         ev.append(Event(names[a.task], COORDINATOR, f"decline {a.checkpoint}", "fault"))
-        return f"FAULT: {names[a.task]} declines checkpoint {a.checkpoint} (its asynchronous snapshot failed)", ev
+        text = f"FAULT: {names[a.task]} declines checkpoint {a.checkpoint} (its asynchronous snapshot failed)"
+        failed = [names[t] for t, ts in enumerate(nxt.tasks) if ts.status == FAILED and w.tasks[t].status != FAILED]
+        if failed:
+            text += (f"; the CheckpointFailureManager counts the failure past the tolerable"
+                     f" {model.design.tolerable_failed_checkpoints} and fails the job over: {', '.join(failed)}"
+                     " are cancelled, to be restored from the latest completed checkpoint")
+        return text, ev
     if kind is Timeout:
         ev.append(Event(COORDINATOR, None, f"timeout {a.checkpoint}", "fault"))
         return f"FAULT: checkpoint {a.checkpoint} times out", ev
