@@ -60,7 +60,7 @@ def test_findings_report_says_what_the_manifest_got_wrong(tmp_path):
 
 @pytest.mark.parametrize("argv, says", [
     (["findings", "flip600-regional"], "expected a design with a findings manifest: flip600-pr"),
-    (["findings", "flip600-pr", "--date", "23-11-2026"], "expected a date as YYYY-MM-DD"),
+    (["findings", "flip600-pr", "--date", "23-11-2026"], "expected a calendar date as YYYY-MM-DD"),
 ])
 def test_findings_bad_input_is_one_line_and_exit_2(argv, says, capsys, tmp_path):
     assert main(argv + ["--out", str(tmp_path / "f")]) == 2
