@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable
 from ckptcheck.model.redistribution import UnsupportedRescaleError
 
 from .conform_families import FAMILIES, Family, Op
-from .conform_op import Throws
+from .conform_op import MayThrow, Throws
 from .flinkjvm import FlinkJVM
 
 BATCH = 4000
@@ -125,6 +125,8 @@ def _model_answer(op: Op, args: list) -> tuple[str, Any]:
         return "x", "UnsupportedOperationException"
     except Throws as e:
         return "x", e.java
+    except MayThrow as e:
+        return "either", (e.java, op.model_norm(e.answer))
     except (ValueError, ZeroDivisionError) as e:
         return "refuse", f"{type(e).__name__}: {e}"
 
@@ -138,6 +140,13 @@ def judge(op: Op, args: list, flink: dict) -> tuple[str, str | None, Mismatch | 
     """One case's verdict: ("match" | "refused" | "mismatch", domain, example)."""
     kind, mine = _model_answer(op, args)
     dom = op.domain(args)
+    if kind == "either":  # Flink may throw or answer: either is a match, anything else is not
+        java, answer = mine
+        if ("x" in flink and flink["x"].split(":", 1)[0] == java) or ("v" in flink and op.flink_norm(flink["v"]) == answer):
+            return "match", None, None
+        theirs = f"throws {flink['x']}" if "x" in flink else _show(op.flink_norm(flink["v"]))
+        return "mismatch", None, Mismatch(op.name, op.flink, op.model_fn, args,
+                                          f"throws {java} or answers {_show(answer)}", theirs)
     if "x" in flink:
         flink_exc = flink["x"].split(":", 1)[0]
         if kind == "refuse" or (kind == "x" and mine == flink_exc):

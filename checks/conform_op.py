@@ -40,6 +40,17 @@ class Throws(Exception):
         self.java = java
 
 
+class MayThrow(Exception):
+    """Raised by a model adapter to say "here Flink either throws ``java`` or answers
+    ``answer``, depending on something the case does not fix" (an iteration order of Flink's):
+    either Flink answer is a match."""
+
+    def __init__(self, java: str, answer):
+        super().__init__(java)
+        self.java = java
+        self.answer = answer
+
+
 @dataclass(frozen=True)
 class Op:
     name: str  # the Java operation

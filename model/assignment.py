@@ -59,10 +59,11 @@ from .redistribution import (
     SPLIT_DISTRIBUTE,
     ambiguous_targets,
     UnsupportedRescaleError,
+    check_channel_state_restore,
     check_edge_rescale,
     invert_mapping,
     key_group_range,
-    full_edge_redistributes,
+    input_side_redistributes,
     reassign_channel_state,
     reassign_keyed_state,
     repartition_operator_state,
@@ -228,9 +229,50 @@ class StateAssignmentOperation(Component):
 
     def _channels(self, c: Completed) -> tuple[dict[int, tuple], int]:
         old = self.model.model_of(c)
+        self.check_restore(c, old)
         if old is self.model:
             return self._memoised(("channels", c), lambda: (self._own_channels(c), 0))
         return self._memoised(("channels", c), lambda: self._rescaled_channels(c, old))
+
+    def state_mappers(self, ek: int, old: "FlinkModel") -> tuple[str, str]:
+        """The (upstream, downstream) ``SubtaskStateMapper`` a restore asks for edge ``ek``: its
+        partitioner's in the job being restored (``JobEdge.get*SubtaskStateMapper``)."""
+        return edge_mappers(self.topo.job.edges[ek])
+
+    def in_flight(self, c: Completed, old: "FlinkModel") -> tuple[bool, ...]:
+        """Per edge: does ``c`` hold channel state on it (input state on its consumers' gate or
+        output state on its producers' partition)?"""
+        otopo = old.topo
+        got = [False] * len(otopo.job.edges)
+        for ch in otopo.channels:
+            inp = c.snapshots[ch.consumer].inputs
+            outp = c.snapshots[ch.producer].outputs
+            if (inp and inp[ch.input_index]) or (outp and outp[old.all_out[ch.producer].index(ch.id)]):
+                got[ch.edge] = True
+        return tuple(got)
+
+    def input_redistributes(self, v: int, old: "FlinkModel") -> bool:
+        """``input_side_redistributes`` for vertex ``v`` of this job restored from ``old``'s."""
+        job = self.topo.job
+        gates = [ek for ek, e in enumerate(job.edges) if self.vidx[e.target] == v]
+        return input_side_redistributes(
+            len(old.topo.tasks_of[v]), len(self.topo.tasks_of[v]), tuple(self.state_mappers(ek, old)[1] for ek in gates),
+            tuple(len(self.topo.tasks_of[self.vidx[job.edges[ek].source]]) for ek in gates))
+
+    def check_restore(self, c: Completed, old: "FlinkModel") -> None:
+        """Raise ``RestoreFailure`` where Flink's channel-state assignment throws on this restore
+        (``check_channel_state_restore``: an UNSUPPORTED mapper asked, at a rescale or, through
+        FLINK-35351's vertex-wide rule and the descriptors' spreading, without one)."""
+        in_flight = self.in_flight(c, old)
+        if not any(in_flight):
+            return
+        job = self.topo.job
+        edges = tuple((self.vidx[e.source], self.vidx[e.target], *self.state_mappers(ek, old)) for ek, e in enumerate(job.edges))
+        ps = lambda m: tuple(len(m.topo.tasks_of[v]) for v in range(len(job.vertices)))  # noqa: E731
+        try:
+            check_channel_state_restore(ps(old), ps(self.model), edges, in_flight)
+        except UnsupportedRescaleError as err:
+            raise RestoreFailure(f"UnsupportedOperationException: {' '.join(str(err).split())}") from None
 
     def _own_channels(self, c: Completed) -> dict[int, tuple]:
         all_out = self.model.all_out
@@ -314,14 +356,15 @@ class StateAssignmentOperation(Component):
         # FLINK-35351: a consumer at unchanged parallelism that still redistributes its input
         # state gets the FULL mapping, virtual channels and the filter on that gate
         # (``TaskStateAssignment.getInputMapping``; reference-flink-uc B.2)
-        full = down_old == down_new and full_edge_redistributes(down_mapper, down_old, (up_new,))
+        redistributes = self.input_redistributes(down, old)
+        full = down_old == down_new and redistributes
         down_map = rescale_mappings(down_mapper, down_old, down_new)[0] if full else self.mapping(down_mapper, down_old, down_new)
         up_inv = invert_mapping(up_map, up_old)
         descriptor = (down_old != down_new or full) and self.has_rescaling_descriptor(down, c, old)
         ambiguous = ambiguous_targets(down_map) if descriptor else set()
         # input state: the downstream mapper picks the new consumers, the upstream mapping the channels
         per_new = self.input_state_assignment([[(d, h) for h in ins[d]] for d in range(down_old)], down_mapper,
-                                              down_old, down_new, up_new)
+                                              down_old, down_new, up_new, redistributes)
         to_inputs = [(u2, d2, d, u, recs) for d2, hs in enumerate(per_new) for d, (u, recs) in hs for u2 in up_inv[u]]
         # output state: the upstream mapper picks the new producers, the downstream mapping the subpartitions
         per_new = reassign_channel_state([[(u, h) for h in outs[u]] for u in range(up_old)], up_mapper,
@@ -352,12 +395,14 @@ class StateAssignmentOperation(Component):
                 into.append((u2, d2, kept))
         return routed[0], routed[1], dropped
 
-    def input_state_assignment(self, handles: list, mapper: str, old_p: int, new_p: int, up_new: int) -> list:
+    def input_state_assignment(self, handles: list, mapper: str, old_p: int, new_p: int, up_new: int,
+                               redistribute: bool | None = None) -> list:
         """Which old consumers' input-state handles each new consumer gets
         (``StateAssignmentOperation.reDistributeInputChannelStates``): 1:1 at an unchanged
-        parallelism unless FLINK-35351's condition holds (a FULL-mapped input whose upstream's new
-        parallelism differs: ``full_edge_redistributes``), else by the downstream mapper."""
-        return reassign_channel_state(handles, mapper, old_p, new_p, upstream_new_ps=(up_new,))
+        parallelism unless the consumer redistributes (``redistribute``: FLINK-35351's condition,
+        decided for the whole vertex by ``input_side_redistributes``), else by the downstream
+        mapper."""
+        return reassign_channel_state(handles, mapper, old_p, new_p, upstream_new_ps=(up_new,), redistribute=redistribute)
 
     @staticmethod
     def join_parts(to_inputs: list, to_outputs: list, where) -> tuple[list, list]:
@@ -460,6 +505,14 @@ class PointwiseStateAssignment(StateAssignmentOperation):
     subtask reads it.  A write for a downstream the writer is not connected to (only a wrong
     rule makes one) reaches no channel: Flink would write it into another consumer's
     subpartition or fail, which the model does not guess."""
+
+    def state_mappers(self, ek: int, old: "FlinkModel") -> tuple[str, str]:
+        """An edge POINTWISE before or after the restore is redistributed by its topology, never
+        by a mapper (the PR's rules), so it never fails: "TOPOLOGY" on both ends, which the
+        restore check reads as neither UNSUPPORTED nor FULL."""
+        if old.topo.job.edges[ek].pattern.value == ALL_TO_ALL and self.topo.job.edges[ek].pattern.value == ALL_TO_ALL:
+            return super().state_mappers(ek, old)
+        return "TOPOLOGY", "TOPOLOGY"
 
     def route_edge(self, ek: int, c: Completed, old: "FlinkModel", ins: list, outs: list) -> tuple[list, list, int]:
         e = self.topo.job.edges[ek]

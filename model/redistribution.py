@@ -9,6 +9,8 @@ redistribution rule.
 
 from __future__ import annotations
 
+from itertools import permutations
+
 from .keygroups import (  # noqa: F401  (re-exported)
     DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
     UPPER_BOUND_MAX_PARALLELISM,
@@ -40,7 +42,13 @@ UNSUPPORTED_MESSAGE = (
 
 
 class UnsupportedRescaleError(Exception):
-    """Flink's ``UnsupportedOperationException`` from ``SubtaskStateMapper.UNSUPPORTED``."""
+    """Flink's ``UnsupportedOperationException`` from ``SubtaskStateMapper.UNSUPPORTED``.
+    ``order_dependent``: Flink throws it in some iteration orders of its vertices and not in
+    others (``check_channel_state_restore``)."""
+
+    def __init__(self, message: str = "", order_dependent: bool = False):
+        super().__init__(message)
+        self.order_dependent = order_dependent
 
 
 def _check_mapper_args(kind: str, old_p: int, new_p: int) -> None:
@@ -139,8 +147,111 @@ def full_edge_redistributes(mapper: str, old_p: int, upstream_new_ps: tuple[int,
     return mapper == "FULL" and any(u != old_p for u in upstream_new_ps)
 
 
+def input_side_redistributes(old_p: int, new_p: int, gate_mappers: tuple[str, ...], upstream_new_ps: tuple[int, ...]) -> bool:
+    """Does a vertex redistribute its input channel state, rather than give new subtask i old
+    subtask i's handles (``StateAssignmentOperation.reDistributeInputChannelStates``)?  When its
+    parallelism changed, or (FLINK-35351, apache/flink#24857) when any of its input edges has a
+    FULL downstream mapper and any producer's *new* parallelism differs from this vertex's *old*
+    one: ``hasAnyFullMapper && hasAnyPreviousOperatorChanged``, decided for the whole vertex, so
+    that every in-flight gate of it is then redistributed by its own mapper, FIRST moving the
+    state to subtask 0 and UNSUPPORTED throwing, also at an unchanged parallelism (Flink 2.3.0,
+    checked by ``ckptcheck conform``'s channel-state family)."""
+    return old_p != new_p or ("FULL" in gate_mappers and any(u != old_p for u in upstream_new_ps))
+
+
+def check_channel_state_restore(old_ps: tuple[int, ...], new_ps: tuple[int, ...],
+                                edges: tuple[tuple[int, int, str, str], ...], in_flight: tuple[bool, ...]) -> None:
+    """Raise ``UnsupportedRescaleError`` where Flink 2.3.0's restore of channel state throws
+    ``UnsupportedOperationException`` (an UNSUPPORTED mapper asked for a mapping), for a job
+    of vertices ``0..n-1`` (old and new parallelism) and edges ``(source, target, upstream
+    mapper, downstream mapper)`` in JobGraph order, ``in_flight[k]`` when edge k's consumer has
+    input state on its gate or its producer output state on its partition
+    (``TaskStateAssignment.hasInFlightDataForInputGate`` / ``ForResultPartition``, FLINK-38267:
+    an edge without it is never asked).
+
+    1. ``repartitionState``: a redistributed input side (``input_side_redistributes``) asks the
+       downstream mapper of each in-flight gate, a rescaled output side the upstream mapper of
+       each in-flight partition.
+    2. ``applyStateAssignments`` -> ``TaskStateAssignment.getSubtaskState`` ->
+       ``createRescalingDescriptor``: a side (a vertex's gates, or its partitions) whose mapping
+       cache, or its neighbour's cache for the far end of one of its edges, is not empty asks
+       both mappers of every in-flight edge on it, filling both caches, so the asking spreads
+       from side to side.  The far end is found by ``getAssignmentIndex`` (``indexOf``): with
+       two edges between the same vertices, the first.  Flink visits the vertices in the order
+       of a ``HashMap`` keyed by ``ExecutionJobVertex``, which has identity hash codes: where
+       the spreading reaches an UNSUPPORTED mapper in some orders only, the outcome depends on
+       the run; the error then says so (``order_dependent``), and the model treats the restore
+       as failing (a "holds" of ``restores-succeed`` then also covers the runs where Flink's
+       order fails it; what this hides: the runs where Flink's order lets it succeed).
+    """
+    n = len(old_ps)
+    gates = [[k for k, e in enumerate(edges) if e[1] == v] for v in range(n)]
+    parts = [[k for k, e in enumerate(edges) if e[0] == v] for v in range(n)]
+    in_red = [input_side_redistributes(old_ps[v], new_ps[v], tuple(edges[k][3] for k in gates[v]),
+                                       tuple(new_ps[edges[k][0]] for k in gates[v])) for v in range(n)]
+
+    def asked(k: int, end: int, phase: str) -> None:
+        if edges[k][2 + end] == "UNSUPPORTED":
+            u, v = edges[k][0], edges[k][1]
+            side = f"v{v} input gate {gates[v].index(k)}" if end else f"v{u} output partition {parts[u].index(k)}"
+            raise UnsupportedRescaleError(f"{UNSUPPORTED_MESSAGE} [{phase}: {side}]")
+
+    in_cache: set[int] = set()  # edges whose consumer end (downstream mapper) was asked
+    out_cache: set[int] = set()  # edges whose producer end (upstream mapper) was asked
+    for k, (u, v, _, _) in enumerate(edges):
+        if not in_flight[k]:
+            continue
+        if in_red[v]:
+            asked(k, 1, "repartitionState")
+            in_cache.add(k)
+        if old_ps[u] != new_ps[u]:
+            asked(k, 0, "repartitionState")
+            out_cache.add(k)
+
+    def first_edge(u: int, v: int) -> int:
+        return next(k for k in parts[u] if edges[k][1] == v)
+
+    def descriptor_pass(order) -> str | None:
+        ins, outs = set(in_cache), set(out_cache)
+        try:
+            for v in order:
+                for mine, cache, far_cache, far_of, me, other in (
+                        (gates[v], ins, outs, lambda k: first_edge(edges[k][0], v), 1, 0),
+                        (parts[v], outs, ins, lambda k: first_edge(v, edges[k][1]), 0, 1)):
+                    far = [far_of(k) for k in mine]
+                    if not (any(k in cache for k in mine) or any(f in far_cache for f in far)):
+                        continue
+                    for k, f in zip(mine, far):
+                        if not in_flight[k]:
+                            continue
+                        if f not in far_cache:
+                            asked(f, other, "getSubtaskState")
+                            far_cache.add(f)
+                        if k not in cache:
+                            asked(k, me, "getSubtaskState")
+                            cache.add(k)
+        except UnsupportedRescaleError as e:
+            return str(e)
+        return None
+
+    active = [v for v in range(n) if any(in_flight[k] for k in gates[v] + parts[v])]
+    orders = permutations(active) if len(active) <= 6 else (tuple(active), tuple(reversed(active)))
+    thrown, passed = None, False
+    for order in orders:
+        why = descriptor_pass(order)
+        if why is None:
+            passed = True
+        else:
+            thrown = thrown or why
+        if thrown and passed:
+            raise UnsupportedRescaleError(f"{thrown} (in some of Flink's vertex orders only)", order_dependent=True)
+    if thrown:
+        raise UnsupportedRescaleError(thrown)
+
+
 def reassign_channel_state(
-    old_states: list[list], mapper: str, old_p: int, new_p: int, *, upstream_new_ps: tuple[int, ...] = ()
+    old_states: list[list], mapper: str, old_p: int, new_p: int, *, upstream_new_ps: tuple[int, ...] = (),
+    redistribute: bool | None = None,
 ) -> list[list]:
     """Input-channel (downstream mapper) or result-subpartition (upstream mapper) state of one
     gate/partition (``reDistributeInputChannelStates`` / ``reDistributeResultSubpartitionStates``).
@@ -150,11 +261,18 @@ def reassign_channel_state(
     mapper is FULL and some upstream vertex's *new* parallelism (``upstream_new_ps``) differs
     from this vertex's *old* parallelism: Flink compares those two, not an upstream's old and new
     parallelism, so a FULL edge from an unchanged upstream of another parallelism redistributes
-    too (review-fidelity.md, differential check, item 4).
+    too (review-fidelity.md, differential check, item 4).  Flink decides that for the whole
+    vertex (``input_side_redistributes``): a caller that knows the vertex passes
+    ``redistribute``, and a redistributed gate is mapped by its mapper also at an unchanged
+    parallelism.
     """
     if len(old_states) != old_p:
         raise ValueError(f"old_states: expected {old_p} entries (one per old subtask), got {len(old_states)}")
-    if old_p == new_p and not full_edge_redistributes(mapper, old_p, upstream_new_ps):
+    if redistribute is None:  # one edge on its own: the FLINK-35351 test of this edge alone
+        redistribute = old_p != new_p or full_edge_redistributes(mapper, old_p, upstream_new_ps)
+    if not redistribute:
+        if old_p != new_p:
+            raise ValueError("redistribute: a changed parallelism always redistributes")
         _check_mapper_args(mapper if mapper != "UNSUPPORTED" else "FULL", old_p, new_p)
         return [list(s) for s in old_states]
     mapping, _ = rescale_mappings(mapper, old_p, new_p)

@@ -110,10 +110,11 @@ class InputStateOneToOne(StateAssignmentOperation):
     ``spanning_records``) the two assignments restore the same records: the filter drops the
     replicas."""
 
-    def input_state_assignment(self, handles: list, mapper: str, old_p: int, new_p: int, up_new: int) -> list:
+    def input_state_assignment(self, handles: list, mapper: str, old_p: int, new_p: int, up_new: int,
+                               redistribute: bool | None = None) -> list:
         if old_p == new_p:
             return [list(h) for h in handles]
-        return super().input_state_assignment(handles, mapper, old_p, new_p, up_new)
+        return super().input_state_assignment(handles, mapper, old_p, new_p, up_new, redistribute)
 
 
 @catalog_class
