@@ -153,3 +153,48 @@ def test_ctrl_c_says_what_was_found_writes_the_report_and_reaps_the_jvm(tmp_path
 def _server_pids() -> list[str]:
     r = subprocess.run(["pgrep", "-f", "ckptcheck.conform.Server"], capture_output=True, text=True)
     return r.stdout.split()
+
+
+ORDER_DEPENDENT = [[1, 2, 2, 2], [2, 2, 2, 2],
+                   [[0, 2, "ALL_TO_ALL", "ARBITRARY", "ROUND_ROBIN"], [1, 2, "ALL_TO_ALL", "ARBITRARY", "ROUND_ROBIN"],
+                    [1, 3, "POINTWISE", "UNSUPPORTED", "UNSUPPORTED"]],
+                   [[False], [False, False], [True, True], [True, True]], [[False], [False, False], [False, False], [False, False]]]
+UNCHANGED_FAILS = [[2, 1, 1], [2, 1, 1],
+                   [[0, 2, "ALL_TO_ALL", "ARBITRARY", "FULL"], [1, 2, "POINTWISE", "UNSUPPORTED", "UNSUPPORTED"]],
+                   [[False, False], [False], [True]], [[False, False], [False], [False]]]
+
+
+def _edges(case):
+    return tuple((e[0], e[1], e[3], e[4]) for e in case[2])
+
+
+def _in_flight(case):
+    return tuple(any(case[3][e[1]]) or any(case[4][e[0]]) for e in case[2])
+
+
+def test_flink_2_3_restores_whose_outcome_depends_on_the_run():
+    """Flink visits the vertices in a HashMap order by identity hash: the same restore throws
+    in some runs and not in others, and the model says so (and treats it as failing)."""
+    with pytest.raises(rd.UnsupportedRescaleError) as e:
+        rd.check_channel_state_restore(tuple(ORDER_DEPENDENT[0]), tuple(ORDER_DEPENDENT[1]), _edges(ORDER_DEPENDENT),
+                                       _in_flight(ORDER_DEPENDENT))
+    assert e.value.order_dependent and "in some of Flink's vertex orders only" in str(e.value)
+    dist = flinkjvm.open_dist(None)
+    classes, _ = flinkjvm.compile_helper(dist)
+    with flinkjvm.FlinkJVM(dist, classes) as jvm:
+        answers = jvm.call("ChannelState", "assign", [ORDER_DEPENDENT] * 40)
+    assert {("x" in a) for a in answers} == {True, False}, "Flink's outcome differs between runs"
+
+
+def test_flink_2_3_fails_a_restore_at_unchanged_parallelism():
+    """FLINK-35351's branch redistributes every gate of a vertex with a FULL input whose
+    producer has another parallelism, a forward gate too, whose UNSUPPORTED mapper throws."""
+    with pytest.raises(rd.UnsupportedRescaleError) as e:
+        rd.check_channel_state_restore(tuple(UNCHANGED_FAILS[0]), tuple(UNCHANGED_FAILS[1]), _edges(UNCHANGED_FAILS),
+                                       _in_flight(UNCHANGED_FAILS))
+    assert not e.value.order_dependent and "repartitionState: v2 input gate 1" in str(e.value)
+    dist = flinkjvm.open_dist(None)
+    classes, _ = flinkjvm.compile_helper(dist)
+    with flinkjvm.FlinkJVM(dist, classes) as jvm:
+        (answer,) = jvm.call("ChannelState", "assign", [UNCHANGED_FAILS])
+    assert answer["x"].startswith("UnsupportedOperationException: Cannot rescale the given pointwise partitioner")
