@@ -7,7 +7,7 @@ Each case goes to both: the model's function (Python) and the Flink class and me
   exception; the model's ``UnsupportedRescaleError`` only with Flink's
   ``UnsupportedOperationException``, the one exception the model reproduces as behaviour);
 - *refused*: outside a stated domain of the model (``Op.domain``), the model refuses and Flink
-  answers; never counted as a match, and every such domain is listed in the README;
+  answers; never counted as a match, and every such domain is listed in docs/pages/conform.md;
 - a *mismatch*: anything else, shown with the input, both answers and the Flink method.
 
 Cases are the exhaustive small ranges of every operation plus ``--cases`` random ones drawn

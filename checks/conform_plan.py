@@ -131,7 +131,7 @@ TRIGGER_PLAN = Family(
         Op("fulfill", "DefaultCheckpointPlan.fulfillFinishedTaskStatus (via PendingCheckpoint.acknowledgeTask)",
            "CheckpointCoordinator.partly_finished_union_vertex", _m_fulfill, lambda: (), _rand_fulfill, domain=_plan_domain),
     ),
-    weight=0.002,
+    weight=0.2,
     domains=("every subtask FINISHED (the job is finished: no checkpoint is triggered)",),
 )
 
@@ -246,5 +246,5 @@ CHANNEL_STATE = Family(
            " reDistributeResultSubpartitionStates)", "redistribution.reassign_channel_state, check_edge_rescale",
            _m_assign, lambda: (), _rand_assign, flink_norm=_norm_assign),
     ),
-    weight=0.002,
+    weight=0.2,
 )

@@ -12,7 +12,7 @@ model's domain raise ``ValueError`` naming the argument.  Where Flink checks too
 answers anyway (a key group of a key hash for a max parallelism outside 1..32768, an operator
 index outside 0..P-1 in ``computeKeyGroupRangeForOperatorIndex``, any argument of
 ``computeOperatorIndexForKeyGroup``, which checks nothing): ``ckptcheck conform`` counts those
-cases as refused, and the README lists the domains.  Keys are Java Integers, Longs or Strings;
+cases as refused, and docs/pages/conform.md lists the domains.  Keys are Java Integers, Longs or Strings;
 a String with a lone surrogate is outside the domain (Python cannot encode it as UTF-16).
 """
 

@@ -198,7 +198,7 @@ def flip147_union_scope() -> Scope:
     pending at once), no fault, instant acks, symmetry reduction.  The union-state abort is
     searched together with partial finishing, end-of-input committables and concurrent
     checkpoints, not with a failure: with one checkpoint and one failure the search passed
-    5,148,003 symmetry classes at depth 63 with the queue still growing (README, "Default
+    5,148,003 symmetry classes at depth 63 with the queue still growing (docs/pages/engines.md, "Default
     scopes").  2,703,977 symmetry classes, about 9 minutes with 1 worker."""
     return scope("union-sink-v2-2x2", records_per_split=1, max_checkpoints=2, max_failures=0, max_declines=0,
                  max_timeouts=0, max_lost_notifications=0, instant_acks=True)
@@ -209,7 +209,7 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
     first is ``default_scope_for``'s; a design whose mechanisms one affordable scope does not
     reach together has more.  Unaligned checkpoints (not on pointwise edges, not FLINK-4120's)
     add ``unaligned_rescale_scope``: a rescale under backpressure with a failure and a decline,
-    which the two-input default cannot afford (README, "Not modelled yet"), while the one-input
+    which the two-input default cannot afford (docs/pages/model.md, "Not modelled yet"), while the one-input
     rescale scope cannot reach FLIP-147's partial finishing or input channel state; and
     ``spanning_records_scope``: records split across a checkpoint and restored across a custom
     partitioner (the first two keep records whole).  ``flip147``
@@ -244,7 +244,7 @@ def default_scope_for(design) -> Scope:
     return unaligned_scope() if design.checkpoint_mode != "aligned" else default_scope()
 
 
-# Figures measured on this project's 2-core machine (README, "Scopes and figures"): design name,
+# Figures measured on this project's 2-core machine (docs/pages/engines.md, "Scopes and figures"): design name,
 # scope and whether symmetry reduction was on -> what a full exhaustive search costs.  Shown
 # before such a search starts.
 KNOWN_FIGURES: tuple[tuple[str, Scope, bool, str], ...] = (

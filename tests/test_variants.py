@@ -31,9 +31,12 @@ README_VARIANTS = {  # file name in the README -> (design attribute, property it
 }
 
 
+DESIGNS_PAGE = ROOT / "docs" / "pages" / "designs.md"  # the documentation's page on designs and variants
+
+
 def readme_blocks() -> dict[str, str]:
-    """The README's ```python blocks that start with a ``# variant_*.py`` line, by file name."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The designs page's ```python blocks that start with a ``# variant_*.py`` line, by file name."""
+    text = DESIGNS_PAGE.read_text(encoding="utf-8")
     out = {}
     for block in re.findall(r"```python\n(.*?)```", text, flags=re.S):
         first = block.splitlines()[0]
@@ -191,7 +194,7 @@ def test_installed_tool_renders_a_report_from_another_folder(tmp_path):
 def test_readme_job_file_example_loads(tmp_path):
     from ckptcheck.specs.jobs import load_job
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = DESIGNS_PAGE.read_text(encoding="utf-8")
     block = next(b for b in re.findall(r"```toml\n(.*?)```", text, flags=re.S) if b.startswith("# my-job.toml"))
     (tmp_path / "my-job.toml").write_text(block)
     name, job = load_job(str(tmp_path / "my-job.toml"))

@@ -1,0 +1,121 @@
+"""The documentation's tables that restate code, generated from it so that they cannot drift.
+
+A page under ``docs/pages`` holds a generated table between ``<!-- generated: NAME -->`` and
+``<!-- end generated -->``; ``python -m ckptcheck.checks.docgen`` rewrites every such block
+from the code (``--check`` only says which differ, exit 1), and ``tests/test_docs.py`` fails
+when a committed page differs from what the code generates.  The tables: ``catalog`` (every
+entry of ``specs.catalog``), ``designs`` (every preset's knobs that differ from
+``flink-baseline`` and the components it replaces), ``default-scopes`` (every preset's default
+scopes and the figures measured for them, ``specs.scopes.KNOWN_FIGURES``), ``properties``
+(every property and witness of ``specs.properties``) and ``conform`` (the conform families).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Callable
+
+BLOCK = re.compile(r"(<!-- generated: ([a-z-]+) -->\n)(.*?)(<!-- end generated -->)", re.S)
+
+
+def _cell(text: object) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def catalog() -> str:
+    from ckptcheck.specs.catalog import CATALOG
+
+    rows = ["| entry | violates | the flawed design | scope (job) | correct design on the same scope |",
+            "| --- | --- | --- | --- | --- |"]
+    for e in CATALOG:
+        rows.append(f"| `{e.name}` | `{e.violates}` | {_cell(e.design.description)} | {e.scope.job_name} | {e.correct.name} |")
+    return "\n".join(rows) + "\n"
+
+
+def designs() -> str:
+    from ckptcheck.specs.designs import BASELINE, PRESETS
+
+    base = BASELINE.knobs()
+    rows = ["| preset | what it is | knobs that differ from flink-baseline | components it replaces |", "| --- | --- | --- | --- |"]
+    for name, d in PRESETS.items():
+        knobs = ", ".join(f"`{k} = {v!r}`" for k, v in d.knobs().items() if v != base[k]) or "none"
+        comps = ", ".join(f"`{k}` = `{q.rsplit('.', 1)[-1]}`" for k, q in d.replaced().items()) or "none"
+        rows.append(f"| `{name}` | {_cell(d.description)} | {knobs} | {comps} |")
+    return "\n".join(rows) + "\n"
+
+
+def default_scopes() -> str:
+    from ckptcheck.specs.designs import PRESETS
+    from ckptcheck.specs.scopes import default_scopes_for, known_figures
+
+    rows = ["| preset | default scope | figures measured (an exhaustive search) |", "| --- | --- | --- |"]
+    for name, d in PRESETS.items():
+        for k, sc in enumerate(default_scopes_for(d), 1):
+            from .findings import symmetric
+
+            fig = known_figures(d, sc, symmetric(d, sc)) or known_figures(d, sc, False) or "not measured"
+            fig = fig.split(": ", 1)[1] if ": " in fig and fig.startswith(name) else fig
+            rows.append(f"| `{name}` | {k}. {_cell(sc.describe())} | {_cell(fig)} |")
+    return "\n".join(rows) + "\n"
+
+
+def properties() -> str:
+    from ckptcheck.specs.properties import BASELINE_PROPERTIES
+
+    rows = ["| property | kind | statement |", "| --- | --- | --- |"]
+    for p in BASELINE_PROPERTIES:
+        rows.append(f"| `{p.name}` | {p.kind} | {_cell(p.statement)} |")
+    return "\n".join(rows) + "\n"
+
+
+def conform() -> str:
+    from .conform_families import FAMILIES
+
+    rows = ["| family | what | Flink class and method | model function |", "| --- | --- | --- | --- |"]
+    for f in FAMILIES:
+        for op in f.ops:
+            rows.append(f"| `{f.name}` | {_cell(f.summary)} | `{_cell(op.flink)}` | `{_cell(op.model_fn)}` |")
+    return "\n".join(rows) + "\n"
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    "catalog": catalog, "designs": designs, "default-scopes": default_scopes, "properties": properties, "conform": conform,
+}
+
+
+def regenerate(text: str, where: str = "page") -> str:
+    """``text`` with every generated block rewritten from the code; an unknown name raises."""
+    def one(m: re.Match) -> str:
+        name = m.group(2)
+        if name not in TABLES:
+            raise ValueError(f"{where}: generated block {name!r}: expected one of {', '.join(TABLES)}")
+        return m.group(1) + TABLES[name]() + m.group(4)
+
+    return BLOCK.sub(one, text)
+
+
+def pages(root: Path) -> list[Path]:
+    return sorted((root / "docs" / "pages").glob("*.md"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    check = "--check" in argv
+    root = Path(__file__).resolve().parents[1]
+    stale = []
+    for page in pages(root):
+        text = page.read_text(encoding="utf-8")
+        new = regenerate(text, str(page))
+        if new != text:
+            stale.append(page)
+            if not check:
+                page.write_text(new, encoding="utf-8")
+    for page in stale:
+        print(f"{'stale' if check else 'rewrote'}: {page.relative_to(root)}")
+    return 1 if (check and stale) else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
