@@ -438,7 +438,8 @@ def _is_document(f: Path) -> bool:
 
 def check_inputs(paths: list[str]) -> list[tuple[str, str]]:
     """Everything that can be known about the inputs before Spark starts: they exist, a
-    ``.parquet`` file is Parquet (its PAR1 magic numbers), and each other input holds a trace.
+    ``.parquet`` file is Parquet (its PAR1 magic numbers) with a column ``trace`` (where pyarrow
+    reads its footer), and each other input holds a trace.
     Returns what to read: ``(path, kind)`` with kind ``parquet`` (a file or folder), ``lines``
     (JSON lines, one trace a line) or ``document`` (one trace, the whole file).  A folder's
     files that hold no trace are passed over, as are its names starting with . or _ (as Spark does)."""
@@ -459,6 +460,7 @@ def check_inputs(paths: list[str]) -> list[tuple[str, str]]:
             if head != b"PAR1" or tail != b"PAR1":
                 raise InputError(str(f), "parquet", "not a Parquet file (no PAR1 magic number); JSON-lines traces go in a file not named .parquet")
         if parquet:
+            _check_trace_column(p, parquet)
             plan.append((p, "parquet"))
             continue
         files = [path] if path.is_file() else sorted(x for x in path.iterdir() if x.is_file() and not x.name.startswith((".", "_")))
@@ -477,6 +479,21 @@ def check_inputs(paths: list[str]) -> list[tuple[str, str]]:
                              f" ckptcheck trace (expected JSON documents with \"format\": \"{FORMAT}\": a .trace.json"
                              " file, JSON lines, or Parquet with a column 'trace')")
     return plan
+
+
+def _check_trace_column(p: str, files: list[Path]) -> None:
+    """Parquet input without a column ``trace`` (in none of its files), said from the files' footers
+    before Spark starts, where pyarrow can be imported; without pyarrow, ``_read_inputs`` says it."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        return
+    try:
+        columns = [pq.read_schema(f).names for f in files]
+    except Exception:  # a footer pyarrow cannot read: left to Spark, as without pyarrow
+        return
+    if not any("trace" in names for names in columns):
+        raise InputError(p, "trace", f"expected a string column 'trace' (columns: {', '.join(columns[0])})")
 
 
 def _read_inputs(spark, plan: list[tuple[str, str]], partitions: int | None):
