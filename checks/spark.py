@@ -20,13 +20,8 @@ Runs on ``local[*]`` by default; the same job runs unchanged under
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
-import shutil
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -36,18 +31,11 @@ from typing import Iterable, Iterator
 from ckptcheck.model.actions import ACTION_TYPES
 from ckptcheck.specs.errors import InputError
 
+from .spark_session import LOG4J, MASTER_FORMS, check_master, java_major_version, require_pyspark, spark_session  # noqa: F401
 from .trace import FORMAT, TOO_DEEP
 
 MALFORMED_EXAMPLES = 5
 FAULT_KINDS = tuple(name for name, cls in ACTION_TYPES.items() if cls.fault)
-LOG4J = """rootLogger.level = error
-rootLogger.appenderRef.stderr.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
-"""
 
 
 # --- pure per-trace work (runs in the Python workers) -----------------------------------------
@@ -214,84 +202,6 @@ def merge_aggregates(aggs: list[dict]) -> dict:
 
 
 # --- driver ----------------------------------------------------------------------------------
-
-
-def java_major_version() -> int:
-    """The major version of the ``java`` Spark will use (JAVA_HOME first, then PATH)."""
-    home = os.environ.get("JAVA_HOME")
-    java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
-    if not java or not Path(java).exists():
-        raise InputError("java", "JAVA_HOME/PATH", "Spark needs Java 17 or newer; no java found (install a JDK, e.g. Debian's openjdk-17-jre-headless, or set JAVA_HOME)")
-    out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False)
-    m = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)
-    if not m:
-        raise InputError("java", java, "could not read the Java version from 'java -version'")
-    major = int(m.group(1))
-    if major == 1 and m.group(2):
-        major = int(m.group(2))
-    if major < 17:
-        raise InputError("java", java, f"Spark needs Java 17 or newer, found Java {major}")
-    return major
-
-
-# The master URLs Spark takes (SparkContext's own forms; local-cluster is its test cluster).
-MASTER_FORMS = "local, local[N], local[*], local[N,F], spark://HOST:PORT, yarn, k8s://URL or mesos://URL"
-_MASTER = re.compile(
-    r"local(\[([1-9]\d*|\*)(\s*,\s*\d+)?\])?|local-cluster\[\d+\s*,\s*\d+\s*,\s*\d+\]"
-    r"|spark://[^\s/:,]+:\d+(,[^\s/:,]+:\d+)*/?|yarn|k8s://\S+|mesos://\S+"
-)
-
-
-def check_master(master: str | None) -> None:
-    """A ``--master`` URL of a form Spark takes, before Spark starts (Spark itself answers a
-    bad one with a Java and Py4J traceback); ``None`` is the default (``local[*]``, or
-    spark-submit's)."""
-    if master is not None and not _MASTER.fullmatch(master):
-        raise InputError("--master", master, f"not a Spark master URL; expected {MASTER_FORMS}")
-
-
-def require_pyspark(source: str = "pyspark", field: str = "import") -> None:
-    """PySpark can be imported; else one line naming ``source`` and ``field``."""
-    try:
-        import pyspark  # noqa: F401
-        from pyspark.sql import SparkSession  # noqa: F401
-    except ImportError:
-        raise InputError(source, field, "PySpark is not installed: pip install 'ckptcheck[spark]'") from None
-
-
-def spark_session(master: str | None, app: str = "ckptcheck"):
-    """A quiet Spark session whose Python workers use this interpreter.  A master URL of
-    another form, or a Spark that does not start, is one line naming ``--master``."""
-    check_master(master)
-    require_pyspark()
-    from pyspark.sql import SparkSession
-
-    java_major_version()
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    log4j = Path(tempfile.gettempdir()) / "ckptcheck-log4j2.properties"
-    log4j.write_text(LOG4J)
-    builder = SparkSession.builder.appName(app)
-    if master:
-        builder = builder.master(master)
-    elif not os.environ.get("PYSPARK_GATEWAY_PORT"):  # not under spark-submit, which sets the master
-        builder = builder.master("local[*]")
-    java_opts = f"-Dlog4j.configurationFile=file:{log4j} -Dlog4j2.configurationFile=file:{log4j}"
-    builder = (
-        builder.config("spark.pyspark.python", sys.executable)
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.extraJavaOptions", java_opts)
-        .config("spark.executor.extraJavaOptions", java_opts)
-        .config("spark.sql.execution.arrow.pyspark.enabled", "false")
-    )
-    try:
-        return builder.getOrCreate()
-    except Exception as e:  # the gateway did not start, the master refused us, ...: Py4J and Java errors
-        first = next((line.strip() for line in str(e).splitlines() if line.strip()), type(e).__name__)
-        given = master or ("spark-submit's" if os.environ.get("PYSPARK_GATEWAY_PORT") else "local[*]")
-        raise InputError("--master", given, f"Spark did not start ({first})") from None
 
 
 def _progress_thread(sc, stop: threading.Event, say) -> threading.Thread:

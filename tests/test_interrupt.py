@@ -90,3 +90,13 @@ def test_workers_do_not_outlive_a_killed_check(tmp_path):
     time.sleep(1)
     alive = [c for c in children if os.path.exists(f"/proc/{c}") and "zombie" not in open(f"/proc/{c}/status").read().lower()]
     assert not alive, f"orphaned workers: {alive}"
+
+
+def test_spark_generate_ends_at_ctrl_c(tmp_path):
+    """The Spark job is cancelled and the command ends; nothing half-written."""
+    pytest.importorskip("pyspark")
+    code, out, err = _interrupt(["spark", "generate", "--walks", "1000000", "--master", "local[2]", "--out", "sp"],
+                                tmp_path, ready="", after=12.0)
+    assert code == 130, (out, err[-2000:])
+    assert "Traceback" not in err
+    assert not list((tmp_path / "sp").glob("*.tmp*")) if (tmp_path / "sp").exists() else True
