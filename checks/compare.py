@@ -9,6 +9,7 @@ cut short is ``unknown`` and never counts as holding.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -94,8 +95,12 @@ def compare(
     if len(designs) < 2:
         raise ValueError("compare needs at least two designs")
     results = []
+    # max_seconds bounds the whole comparison: each design gets what the earlier ones left
+    deadline = time.monotonic() + check_options["max_seconds"] if check_options.get("max_seconds") else None
     for d in designs:
         spec = Spec(d, scope, symmetry=check_options.get("symmetry", False))
+        if deadline is not None:
+            check_options = {**check_options, "max_seconds": max(deadline - time.monotonic(), 0.5)}
         r = check(d, scope, **check_options)
         if trace_dir is not None:
             save_traces(r, spec, trace_dir)

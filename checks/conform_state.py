@@ -73,7 +73,7 @@ def _m_reassign(a):
 
 def _rand_keyed(r: random.Random) -> list:
     m = r.choice((128, 256, MAXP, r.randint(1, 512), r.randint(1, MAXP)))
-    hi = min(m, 96)
+    hi = min(m, 64)
     return [m, r.randint(1, hi), r.randint(1, hi)]
 
 
