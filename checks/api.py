@@ -28,6 +28,7 @@ from .results import EXHAUSTIVE_ENGINES, HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED
 from .trace import trace_document, write_json_atomic
 
 ENGINES = ("explore", "spark", "stateful")
+STOP_AT_ANY = "any"  # ``check(stop_at=...)``: the first violation of any property
 
 
 def _verdicts(spec: Spec, discoveries: dict, complete: bool) -> list[Verdict]:
@@ -69,7 +70,8 @@ def check(
     partitions: int | None = None,
 ) -> CheckResult:
     """Check ``design`` in ``scope``.  ``stop_at`` ends the search at the first violation of
-    that property.  With ``trace_dir``, every counterexample is written there as a trace.
+    that property, or with ``"any"`` of any property (a witness does not stop it; the CLI's
+    ``--stop-at-first``).  With ``trace_dir``, every counterexample is written there as a trace.
     ``store`` ("fingerprint" or "exact") and ``workers`` choose how the exhaustive search keeps
     its visited states and how many processes share it (``checks.explore``); ``engine="spark"`` runs
     the same exhaustive search on Spark (``master``, ``partitions``)."""
@@ -79,6 +81,9 @@ def check(
     spec = Spec(design, scope, symmetry=symmetry, **kwargs)
     if engine in EXHAUSTIVE_ENGINES:
         stop_when = (lambda d: stop_at in d) if stop_at else None
+        if stop_at == STOP_AT_ANY:
+            violable = {p.name for p in spec.applicable if p.kind != SOMETIMES}
+            stop_when = lambda d: not violable.isdisjoint(d)  # noqa: E731
         outcome: ExploreOutcome = explore(
             spec,
             max_states=max_states,
@@ -107,9 +112,10 @@ def check(
         }
         if outcome.engine_detail:
             stats["engine_detail"] = outcome.engine_detail
-        if stop_at and outcome.stopped == "stop condition met":
-            stats["stopped"] = f"stopped at the first violation of {stop_at}"
         verdicts = _verdicts(spec, outcome.discoveries, complete)
+        if stop_at and outcome.stopped == "stop condition met":
+            first = stop_at if stop_at != STOP_AT_ANY else next(v.property for v in verdicts if v.status == VIOLATED)
+            stats["stopped"] = f"stopped at the first violation of {first}"
         used_seed = None
     else:
         from .stateful import run_stateful

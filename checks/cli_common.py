@@ -93,8 +93,9 @@ def _symmetry(args, designs: list, scope, warn=_warn) -> bool:
     """Symmetry reduction where every design allows it (``auto``, the default), never
     (``--no-symmetry``), or required (``--symmetry``: refused where it does not apply, before
     anything runs).  It needs interchangeable subtasks (forward edges only, equal parallelism,
-    no split enumerator, no task-manager file merging, aligned checkpoints) and the preset components: a replaced
-    component may treat subtask indexes differently."""
+    no split enumerator, no task-manager file merging, aligned checkpoints) and the preset components, or replaced
+    ones that declare ``treats_subtasks_alike`` (``Design.unlike_subtasks``): another replaced component may treat
+    subtask indexes differently."""
     if args.engine == "stateful":
         if args.symmetry == "on":
             warn("--symmetry applies to the exhaustive engines; --engine stateful ignores it")
@@ -103,8 +104,9 @@ def _symmetry(args, designs: list, scope, warn=_warn) -> bool:
         return False
     why = None
     for d in designs:
-        if d.replaced():
-            why = (f"design {d.name}", f"replaces components ({', '.join(d.replaced())}) that may treat subtask indexes differently")
+        if d.unlike_subtasks():
+            why = (f"design {d.name}", f"replaces components ({', '.join(d.unlike_subtasks())}) that may treat subtask indexes"
+                   " differently (their classes do not declare treats_subtasks_alike = True)")
         elif not Spec(d, scope, symmetry=True).permutations:
             why = (f"job {scope.job_name}", f"no interchangeable subtasks for {d.name} (symmetry needs forward edges only,"
                    " equal parallelism, no split enumerator, no task-manager file merging, aligned checkpoints)")
@@ -139,7 +141,8 @@ def _search_options(args, designs: list, scope, quiet: bool = False) -> dict:
         comp, qual = next(iter(design.replaced().items()))
         raise InputError(design.name, f"components.{comp}", f"--engine spark runs presets, catalog entries and TOML designs; {qual}"
                          " would have to be importable on every executor (use --engine explore)")
-    opts = dict(symmetry=_symmetry(args, designs, scope, warn), seed=args.seed or 0, profile=args.profile or "ci")
+    opts = dict(symmetry=_symmetry(args, designs, scope, warn), seed=args.seed or 0, profile=args.profile or "ci",
+                stop_at="any" if args.stop_at_first else None)
     if args.engine == "explore":
         workers = args.workers or os.cpu_count() or 1
         if args.exact:
@@ -229,6 +232,9 @@ def _add_search_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-states", type=_nonneg, default=None, help="explore: stop after N distinct states (the result is then incomplete)")
     p.add_argument("--max-seconds", type=_positive_float, default=None, help="explore: stop after S seconds (the result is then incomplete)")
     p.add_argument("--max-depth", type=_nonneg, default=None, help="explore: do not expand states at this depth (the result is then incomplete)")
+    p.add_argument("--stop-at-first", action="store_true",
+                   help="stop each search at the first violation of any property (the other properties are then not"
+                   " decided)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="list every property on its own line, those that do not apply included, with each witness's reason")
 

@@ -90,8 +90,9 @@ class FindingsRun:
 
 def symmetric(design: Design, scope) -> bool:
     """Does symmetry reduction apply (as ``ckptcheck check`` decides by default)?  It needs
-    interchangeable subtasks and the preset components (``checks.cli._symmetry``)."""
-    return not design.replaced() and bool(Spec(design, scope, symmetry=True).permutations)
+    interchangeable subtasks and the preset components, or replaced ones that declare
+    ``treats_subtasks_alike`` (``checks.cli_common._symmetry``)."""
+    return not design.unlike_subtasks() and bool(Spec(design, scope, symmetry=True).permutations)
 
 
 def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path, *, workers: int = 2,

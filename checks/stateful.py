@@ -162,7 +162,7 @@ def _run_stateful(spec, *, seed: int, profile: str, stop_at: str | None) -> Stat
                 found[failure.prop.name] = Discovery(failure.prop, failure.reason, failure.path, failure.kind)
                 active_always = [x for x in active_always if x[0].name != failure.prop.name]
                 active_eventually = [x for x in active_eventually if x[0].name != failure.prop.name]
-                if stop_at == failure.prop.name:
+                if stop_at in (failure.prop.name, "any"):
                     break
     except KeyboardInterrupt:  # Ctrl-C: the runs so far are the result, marked as interrupted
         stopped = "interrupted (Ctrl-C)"

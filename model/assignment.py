@@ -53,8 +53,6 @@ from typing import TYPE_CHECKING
 from .component import Component
 from .keygroups import operator_index_for_key_group
 from .partitioner import custom_channel, record_key_group
-from .pointwise import ALL_TO_ALL, heirs, primary_upstream, resolve_old_pattern, restored_output_buffers
-from .pointwise import writes_recovered_output as pr_writes_recovered_output
 from .redistribution import (
     SPLIT_DISTRIBUTE,
     ambiguous_targets,
@@ -389,8 +387,8 @@ class StateAssignmentOperation(Component):
         dropped = 0
         routed: tuple[list, list] = ([], [])
         for into, got in zip(routed, (to_inputs, to_outputs)):
-            for _, (u2, d2, d), recs in got:
-                kept = [r for r in recs if self.keeps(e, d in ambiguous, d2, r)]
+            for (_, d, u), (u2, d2, _), recs in got:
+                kept = [r for r in recs if self.keeps(e, d in ambiguous, d2, r, old_consumer=d, old_producer=u)]
                 dropped += len(recs) - len(kept)
                 into.append((u2, d2, kept))
         return routed[0], routed[1], dropped
@@ -466,9 +464,17 @@ class StateAssignmentOperation(Component):
         m, _ = rescale_mappings(mapper, old_p, new_p)
         return m + [[] for _ in range(new_p - len(m))]
 
-    def keeps(self, e: "Edge", ambiguous: bool, consumer_index: int, r: tuple) -> bool:
-        """``RecordFilter``: a record of a virtual channel whose old subtask is ambiguous is kept
-        only if the edge's partitioner, set up for the new parallelism, routes it here."""
+    def keeps(self, e: "Edge", ambiguous: bool, consumer_index: int, r: tuple, *, old_consumer: int | None = None,
+              old_producer: int | None = None) -> bool:
+        """``RecordFilter`` (made per virtual channel by ``DemultiplexingRecordDeserializer.create``
+        with ``RescalingStreamTaskNetworkInput.RecordFilterFactory``): is record ``r`` of edge
+        ``e``, restored to new consumer ``consumer_index``, kept?  Its virtual channel is the
+        ``SubtaskConnectionDescriptor`` of the old subtasks its channel state came from: old
+        consumer ``old_consumer`` and old producer ``old_producer`` (``None`` where a caller does
+        not say).  A record of a virtual channel whose old consumer is ``ambiguous``
+        (``InflightDataRescalingDescriptor.isAmbiguous``) is kept only if the edge's partitioner,
+        set up for the new parallelism, routes it here; in Flink the old side chooses only
+        whether the filter runs."""
         if not ambiguous:
             return True
         dst = self.topo.job.vertex(e.target)
@@ -477,70 +483,12 @@ class StateAssignmentOperation(Component):
         return operator_index_for_key_group(dst.max_p, dst.parallelism, record_key_group(r[0], r[1], dst.max_p, self.scope.keys_per_split)) == consumer_index
 
 
-class PointwiseStateAssignment(StateAssignmentOperation):
-    """``TaskStateAssignment`` as the open PR apache/flink#28523 (seed 003, FLINK-39680 /
-    FLINK-21378) changes it: the channel state of an edge that is POINTWISE before or after the
-    restore is redistributed by the edge's topology instead of failing
-    (reference-flink-uc C.2-C.4; the rules are ``model.pointwise``'s, proved in
-    ``checks.proofs``).  An edge ALL_TO_ALL on both sides keeps Flink's mappers.
+def __getattr__(name: str):
+    """``PointwiseStateAssignment`` lives in ``model.assignment_pointwise`` and keeps its name
+    ``ckptcheck.model.assignment.PointwiseStateAssignment`` (traces and results record it): it
+    resolves here, on first use (an import at the top would be circular)."""
+    if name == "PointwiseStateAssignment":
+        from .assignment_pointwise import PointwiseStateAssignment
 
-    - The old pattern is the one ``EdgeDistributionPatternHook`` recorded in the checkpoint:
-      the pattern of the job the checkpoint was taken by (``model_of``), not stored as a field
-      of the world.  ``read_pattern`` is where a checkpoint without the hook would read as
-      ALL_TO_ALL (``resolveOldDistributionPattern``); every checkpoint of a run here has it.
-    - Output state: old producer u's buffer for old consumer d goes to new consumer
-      ``d mod newDownP``, written by every new producer that inherited u
-      (``computeInheritedOldUpstreams``) and passes ``writes_recovered_output`` (connected, and
-      the lowest producer of that consumer: ``computeNewLocalSubpartitionIndex``), or by its
-      only heir when nothing changed.
-    - Input state: new consumer d takes the input state of the old consumers ROUND_ROBIN(d), each
-      buffer on the channel of the first new producer of d that inherited the buffer's old
-      producer (``computePrimaryUpstreamMapping``), so that an old producer's recovered input
-      and output share one channel, input first.  A buffer whose old producer no new producer
-      of d inherited (-1) is lost here; with the PR's rules that never happens
-      (``tests/test_pointwise.py``).
-
-    Abstraction: a buffer is a unit; the PR's local subpartition numbering
-    (``D mod |consumersOf(U)|``) names where a buffer is written and does not change which
-    subtask reads it.  A write for a downstream the writer is not connected to (only a wrong
-    rule makes one) reaches no channel: Flink would write it into another consumer's
-    subpartition or fail, which the model does not guess."""
-
-    def state_mappers(self, ek: int, old: "FlinkModel") -> tuple[str, str]:
-        """An edge POINTWISE before or after the restore is redistributed by its topology, never
-        by a mapper (the PR's rules), so it never fails: "TOPOLOGY" on both ends, which the
-        restore check reads as neither UNSUPPORTED nor FULL."""
-        if old.topo.job.edges[ek].pattern.value == ALL_TO_ALL and self.topo.job.edges[ek].pattern.value == ALL_TO_ALL:
-            return super().state_mappers(ek, old)
-        return "TOPOLOGY", "TOPOLOGY"
-
-    def route_edge(self, ek: int, c: Completed, old: "FlinkModel", ins: list, outs: list) -> tuple[list, list, int]:
-        e = self.topo.job.edges[ek]
-        was, now = old.topo.job.edges[ek].pattern.value, e.pattern.value
-        if was == ALL_TO_ALL and now == ALL_TO_ALL:
-            return super().route_edge(ek, c, old, ins, outs)
-        up, down = self.vidx[e.source], self.vidx[e.target]
-        sizes = (len(old.topo.tasks_of[up]), len(old.topo.tasks_of[down]), len(self.topo.tasks_of[up]),
-                 len(self.topo.tasks_of[down]))
-        targets = restored_output_buffers(was, now, *sizes, resolve=lambda p: self.read_pattern(p, now),
-                                          writes=self.writes_recovered_output)
-        to_outputs = [(x, y, recs) for u, got in enumerate(outs) for d, recs in got for x, y in targets[(u, d)]]
-        held = heirs(self.read_pattern(was, now), now, *sizes)
-        nu, nd = sizes[2:]
-        to_inputs = []
-        for o, got in enumerate(ins):
-            for u, recs in got:
-                x = primary_upstream(u, o % nd, held, now, nu, nd)
-                if x >= 0:
-                    to_inputs.append((x, o % nd, recs))
-        return to_inputs, to_outputs, 0
-
-    def read_pattern(self, recorded: str, new: str) -> str:
-        """The old pattern the restore reads: the one the checkpoint recorded
-        (``resolveOldDistributionPattern``; a checkpoint without the hook reads as ALL_TO_ALL)."""
-        return resolve_old_pattern(recorded)
-
-    def writes_recovered_output(self, u: int, d: int, pattern: str, new_up: int, new_down: int) -> bool:
-        """``computeNewLocalSubpartitionIndex(D, U) != -1``: the recovery filter and the
-        primary-producer rule."""
-        return pr_writes_recovered_output(u, d, pattern, new_up, new_down)
+        return PointwiseStateAssignment
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -31,7 +31,20 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class Component:
-    """One Flink component's rules, bound to a model (a design in a scope)."""
+    """One Flink component's rules, bound to a model (a design in a scope).
+
+    ``treats_subtasks_alike``: a variant class sets it to ``True`` to declare that its rules do
+    not depend on subtask indexes: renaming the subtasks of a job whose subtasks are
+    interchangeable (``model.symmetry``) commutes with every rule it changes, so symmetry
+    reduction stays sound with it (``ckptcheck check`` keeps it on where every replaced component
+    declares this).  A rule that treats one index unlike another (picks subtask 0, breaks a tie
+    or orders by index) must not declare it; one that relates indexes the same way whatever
+    they are (subtask i of every vertex together) may.  The declaration is the class's own: a
+    subclass of a declaring class declares again (``declares_alike``).  The commutation test
+    of ``tests/test_explore.py`` checks every catalog variant that declares it on random runs
+    (``assert_step_commutes``, which a test of a variant of one's own can call too)."""
+
+    treats_subtasks_alike: bool = False
 
     def __init__(self, model: "FlinkModel"):
         self.model = model
@@ -41,3 +54,9 @@ class Component:
 
     def __repr__(self) -> str:
         return f"{type(self).__qualname__}({self.design.name})"
+
+
+def declares_alike(cls: type) -> bool:
+    """Does component class ``cls`` itself (not a class it inherits from) declare
+    ``treats_subtasks_alike``?"""
+    return bool(cls.__dict__.get("treats_subtasks_alike", False))

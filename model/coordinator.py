@@ -46,6 +46,8 @@ from .world import (
     FAILED,
     NOTIFY_ABORT,
     NOTIFY_COMPLETE,
+    NOTIFY_FALLBACK,
+    NOTIFY_TRIGGER,
     RUNNING,
     Completed,
     Coordinator,
@@ -200,11 +202,9 @@ class CheckpointCoordinator(TriggerMixin, Component):
             # (``cleanupAfterCompletedCheckpoint``), which commit and finish
             tx.coord = coord._replace(assignments=assignments, pending=tuple(p for p in coord.pending if p.id != pending.id),
                                       savepoint=Completed(pending.id, snaps, files, (), False, enum))
-            msg = (NOTIFY_COMPLETE, pending.id, 0, 0)
             for t in range(n):
                 if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
-                    ts = tx.tasks[t]
-                    tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+                    self.send_complete(tx, t, pending.id, 0)
             return
         null_state = self.null_state.null_state_checkpoint(coord.store, pending.id, snaps) if self.null_state.active else 0
         tx.coord = coord._replace(
@@ -220,11 +220,9 @@ class CheckpointCoordinator(TriggerMixin, Component):
             if older.id < pending.id:
                 self.notify_aborted(tx, older)
         subsumed = self.store.retain(tx)
-        msg = (NOTIFY_COMPLETE, pending.id, 0, subsumed)
         for t in range(n):
             if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
-                ts = tx.tasks[t]
-                tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+                self.send_complete(tx, t, pending.id, subsumed)
 
     def latest_completed_for(self, store: tuple, t: int) -> int:
         """The latest completed checkpoint id that task ``t`` is told of, and may commit up to.
@@ -252,9 +250,30 @@ class CheckpointCoordinator(TriggerMixin, Component):
         store = tx.coord.store
         for t in range(self.topo.n_tasks):
             if pending.waiting >> t & 1 and t not in skip and tx.tasks[t].status == RUNNING:
-                ts = tx.tasks[t]
-                msg = (NOTIFY_ABORT, pending.id, self.latest_completed_for(store, t), 0)
-                tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+                self.send_abort(tx, t, pending.id, self.latest_completed_for(store, t))
+
+    # notices: the coordinator's RPCs to one task, queued in its inbox (FIFO; ``StreamTask.notify`` takes the head)
+    def send_complete(self, tx: Tx, t: int, cp: int, subsumed: int) -> None:
+        """``Execution.notifyCheckpointOnComplete(cp, timestamp, lastSubsumedCheckpointId)`` to task
+        ``t``; ``subsumed`` is FLIP-306's ``lastSubsumedCheckpointId`` (0: none)."""
+        enqueue(tx, t, (NOTIFY_COMPLETE, cp, 0, subsumed))
+
+    def send_abort(self, tx: Tx, t: int, cp: int, latest: int) -> None:
+        """``Execution.notifyCheckpointAborted(cp, latestCompletedCheckpointId, timestamp)`` to
+        task ``t``, carrying the latest completed id ``latest`` the task may commit up to."""
+        enqueue(tx, t, (NOTIFY_ABORT, cp, latest, 0))
+
+    def send_fallback(self, tx: Tx, t: int, cp: int, fallback: int, subsumed: int) -> None:
+        """FLIP-600 (PR #28963 step 8): the completion of regional checkpoint ``cp`` to task ``t``
+        of a failed region, whose state in it is the fallback checkpoint's: it carries the id
+        ``fallback`` the task commits up to (``RegionalCheckpointHandler.fallback_notice_id``)."""
+        enqueue(tx, t, (NOTIFY_FALLBACK, cp, fallback, subsumed))
+
+    def send_trigger(self, tx: Tx, t: int, cp: int, savepoint: int) -> None:
+        """``Execution.triggerCheckpoint`` (or ``triggerSynchronousSavepoint``: ``savepoint`` a
+        stop's DRAIN or NO_DRAIN, else 0) to task ``t``, queued when the scope staggers triggers
+        (``TriggerMixin.trigger_tasks``)."""
+        enqueue(tx, t, (NOTIFY_TRIGGER, cp, savepoint, 0))
 
     def abort(self, tx: Tx, cp: int, counted: bool) -> None:
         """``abortPendingCheckpoint`` of ``cp``: tell the tasks, and let the
@@ -339,6 +358,12 @@ def pending_of(coord: Coordinator, cp: int) -> Pending | None:
         if p.id == cp:
             return p
     return None
+
+
+def enqueue(tx: Tx, t: int, msg: tuple) -> None:
+    """Queue coordinator RPC ``msg`` (kind, checkpoint, id, subsumed) behind task ``t``'s inbox."""
+    ts = tx.tasks[t]
+    tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
 
 
 def put_pending(tx: Tx, p: Pending) -> None:

@@ -16,7 +16,7 @@ from functools import cached_property
 
 from .topology import Pattern
 from .tx import Tx
-from .world import DRAIN, FAILED, FINISHED, NO_DRAIN, NOTIFY_TRIGGER, RUNNING, Pending, World
+from .world import DRAIN, FAILED, FINISHED, NO_DRAIN, RUNNING, Pending, World
 
 
 class TriggerMixin:
@@ -144,10 +144,8 @@ class TriggerMixin:
         """``triggerTasks``: the trigger RPC to each task of the plan, carrying the checkpoint
         type (``savepoint``: 0, or a stop's DRAIN or NO_DRAIN); queued when staggered."""
         if self.scope.staggered_triggers:
-            msg = (NOTIFY_TRIGGER, cp, savepoint, 0)
             for t in to_trigger:
-                ts = tx.tasks[t]
-                tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+                self.send_trigger(tx, t, cp, savepoint)
             return
         not_ready = []
         for t in to_trigger:

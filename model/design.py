@@ -16,7 +16,7 @@ from typing import Any
 
 from .assignment import StateAssignmentOperation
 from .barriers import CheckpointBarrierHandler
-from .component import Component
+from .component import Component, declares_alike
 from .coordinator import CheckpointCoordinator
 from .failover import FailoverStrategy
 from .nullstate import NullStateRecovery
@@ -395,3 +395,9 @@ class Design:
     def replaced(self) -> dict[str, str]:
         """The components this design replaces (qualified names): its Python rule changes."""
         return {n: q for n, q in self.components().items() if getattr(self, n) is not COMPONENTS[n]}
+
+    def unlike_subtasks(self) -> dict[str, str]:
+        """The replaced components that do not declare ``treats_subtasks_alike``
+        (``model.component.declares_alike``): those that may treat subtask indexes differently,
+        so symmetry reduction is off for this design."""
+        return {n: q for n, q in self.replaced().items() if not declares_alike(getattr(self, n))}

@@ -146,12 +146,13 @@ class FailoverStrategy(Component):
         if latest is not None and self.model.unaligned and replay is None:  # a null-state replay re-sends in-flight data
             self.restore_channel_state(tx, latest, set(victims))
         fully = self.fully_finished(snaps) if latest else ()
+        null_checkpoint = self.null_state.null_checkpoint(store) if replay is not None else None
         for t in victims:
             snap = snaps[t] if latest else EMPTY_SNAPSHOT
             old = tx.tasks[t]
             restored = snap
             if replay is not None:  # FLINK-4120: no FINISHED_ON_RESTORE, the sources replay
-                snap = self.null_state.restored_state(t, snap, replay)
+                snap = self.null_state.restored_state(t, snap, replay, null_checkpoint)
             elif snap.finished:
                 if fully[self.topo.vertex_of[t]]:
                     tx.tasks[t] = self.task.finished_on_restore(t, snap, cp)

@@ -168,12 +168,20 @@ class NullStateRecovery(Component):
         return self.active and any(ts.replay for ts in w.tasks)
 
     # recovery ------------------------------------------------------------------------------------
+    def null_checkpoint(self, store: tuple) -> Completed | None:
+        """The latest checkpoint's null-state checkpoint N (FLINK-4120's "most recent checkpoint
+        preceding all the received null-state watermarks", ``Completed.null_state``) as the store
+        holds it (snapshots, files, positions), or ``None``: N is the job's start, or the store
+        no longer holds it (``plan`` then refuses the recovery)."""
+        n = store[-1].null_state if store else 0
+        return next((c for c in store if c.id == n), None) if n else None
+
     def plan(self, store: tuple) -> tuple[int, dict[int, int], dict[int, int]] | str:
         """The recovery from the latest checkpoint L: (L, N's positions, L's positions), or why
         it cannot run (its null-state checkpoint is gone)."""
         latest = store[-1]
         n = latest.null_state
-        older = next((c for c in store if c.id == n), None)
+        older = self.null_checkpoint(store)
         if n and older is None:
             return (f"recovering checkpoint {latest.id} needs its null-state checkpoint {n}, which the store no"
                     f" longer holds")
@@ -202,10 +210,13 @@ class NullStateRecovery(Component):
         barrier overtook them, so ``t``'s state in ``c`` does not hold them)."""
         return self.in_flight(c, t)
 
-    def restored_state(self, t: int, snap: Snapshot, plan) -> Snapshot:
-        """The state task ``t`` restarts with: a source at the null-state checkpoint's position,
-        a recomputable operator empty, any other task its state in the latest checkpoint
-        (empty where it had finished)."""
+    def restored_state(self, t: int, snap: Snapshot, plan, null_checkpoint: Completed | None = None) -> Snapshot:
+        """The state task ``t`` restarts with (seed 001, FLINK-4120: "restarting the pipeline
+        from a checkpoint taken before the pipeline ingested any of the records required"): a
+        source at the null-state checkpoint's position, a recomputable operator empty, any other
+        task its state in the latest checkpoint, ``snap`` (empty where it had finished).
+        ``null_checkpoint`` is the null-state checkpoint as the store holds it, ``None`` for the
+        job's start (``null_checkpoint``): the default reads only its positions, from ``plan``."""
         _, start, _ = plan
         if self.model.roles[t] is Role.SOURCE:
             return EMPTY_SNAPSHOT._replace(position=start[self.topo.split_of[t]])

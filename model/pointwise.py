@@ -80,6 +80,14 @@ def heirs(old_pattern: str, new_pattern: str, old_up: int, old_down: int, new_up
     return [inherited_old_upstreams(x, old_pattern, new_pattern, old_up, old_down, new_up, new_down) for x in range(new_up)]
 
 
+def new_consumer_of(old_consumer: int, new_down: int) -> int:
+    """The new downstream that takes old downstream ``old_consumer``'s channel state, as the PR
+    routes it (reference-flink-uc C.3-C.4): the output buffers written for it (old (U, D) to
+    ``D mod newDownP``) and its input state (``SubtaskStateMapper.ROUND_ROBIN``, exactly once:
+    the ``round-robin-once`` theorem)."""
+    return old_consumer % new_down
+
+
 def primary_upstream(u: int, d_new: int, held: list[list[int]], new_pattern: str, new_up: int, new_down: int) -> int:
     """``computePrimaryUpstreamMapping(D)[u]``: the first new producer of ``d_new`` (in
     ascending order) whose inherited set ``held[x]`` contains old upstream ``u``, or -1."""
@@ -97,13 +105,14 @@ def writes_recovered_output(u_new: int, d_new: int, new_pattern: str, new_up: in
 
 
 def restored_output_buffers(old_pattern: str, new_pattern: str, old_up: int, old_down: int, new_up: int, new_down: int,
-                            *, recorded: bool = True, resolve=resolve_old_pattern,
-                            writes=writes_recovered_output) -> dict[tuple[int, int], list[tuple[int, int]]]:
+                            *, recorded: bool = True, resolve=resolve_old_pattern, writes=writes_recovered_output,
+                            new_consumer=new_consumer_of) -> dict[tuple[int, int], list[tuple[int, int]]]:
     """Every old output buffer ``(old upstream, old downstream)`` of an edge that had
     ``old_pattern`` -> the ``(new upstream, new downstream)`` pairs that restore it (exactly
     one pair each, by the theorems of ``checks.proofs``).  ``recorded`` False: the checkpoint
     was taken without the pattern hook, and the restore reads the pattern ``resolve(None)``.
-    ``resolve`` and ``writes`` are the PR's rules; the tests pass wrong ones (mutants)."""
+    ``resolve``, ``writes`` and ``new_consumer`` are the PR's rules; the tests pass wrong ones
+    (mutants), a design variant its own (``PointwiseStateAssignment``)."""
     old = resolve(old_pattern if recorded else None)
     identity = is_identity(old, new_pattern, old_up, old_down, new_up, new_down)
     holders = heirs(old, new_pattern, old_up, old_down, new_up, new_down)
@@ -112,7 +121,7 @@ def restored_output_buffers(old_pattern: str, new_pattern: str, old_up: int, old
         for d in range(old_down):
             if not connected(u, d, old_pattern, old_up, old_down):
                 continue
-            d_new = d % new_down
+            d_new = new_consumer(d, new_down)
             out[(u, d)] = [(x, d_new) for x in range(new_up) if u in holders[x]
                            and (identity or writes(x, d_new, new_pattern, new_up, new_down))]
     return out
@@ -124,6 +133,6 @@ def input_buffer_channel(o: int, c: int, old_pattern: str, new_pattern: str, old
     new upstream whose channel it is put on), or (new downstream, -1) when no new producer
     inherited its old upstream (``computePrimaryUpstreamMapping`` returns -1)."""
     u = producers_of(o, old_up, old_down)[c] if old_pattern == POINTWISE else c
-    d_new = o % new_down
+    d_new = new_consumer_of(o, new_down)
     held = heirs(old_pattern, new_pattern, old_up, old_down, new_up, new_down)
     return d_new, primary_upstream(u, d_new, held, new_pattern, new_up, new_down)

@@ -33,8 +33,6 @@ from .tx import Tx
 from .world import (
     EMPTY_SNAPSHOT,
     FINISHED,
-    NOTIFY_COMPLETE,
-    NOTIFY_FALLBACK,
     RUNNING,
     Completed,
     Pending,
@@ -167,7 +165,8 @@ class RegionalCheckpointHandler(Component):
         (``coordinator_region_fallback = "abort"``, PR step 5).
         Otherwise completes with the failed regions' fallback state, grows the counter (reaching
         the maximum forces the next checkpoint global), and notifies: healthy tasks complete,
-        failed-region tasks the completion with the fallback id (``fallback_notice_id``).
+        failed-region tasks as ``notice_for_failed_region`` says (the completion with the
+        fallback id, ``fallback_notice_id``).
         """
         waits = self.design.forced_checkpoint_waits
         if pending.global_only and not waits:  # only a timeout brings a forced one here
@@ -210,12 +209,18 @@ class RegionalCheckpointHandler(Component):
         subsumed = self.store.retain(tx)
         for t in range(self.topo.n_tasks):
             if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
-                ts = tx.tasks[t]
                 if t in in_failed:
-                    msg = (NOTIFY_FALLBACK, pending.id, self.fallback_notice_id(tx, t, fallback), subsumed)
+                    self.notice_for_failed_region(tx, t, pending, fallback, subsumed)
                 else:
-                    msg = (NOTIFY_COMPLETE, pending.id, 0, subsumed)
-                tx.tasks[t] = ts._replace(inbox=ts.inbox + (msg,))
+                    self.coordinator.send_complete(tx, t, pending.id, subsumed)
+
+    def notice_for_failed_region(self, tx: Tx, t: int, pending: Pending, fallback: Completed, subsumed: int) -> None:
+        """The notice running task ``t`` of a failed region gets when ``pending`` completes
+        regionally with ``fallback``'s state for it: PR #28963 step 8 (``tryCompleteRegionalCheckpoint``
+        notifies the failed regions' tasks with the fallback id), the completion of ``pending``
+        carrying ``fallback_notice_id`` (``CheckpointCoordinator.send_fallback``; ``subsumed`` is
+        FLIP-306's ``lastSubsumedCheckpointId``)."""
+        self.coordinator.send_fallback(tx, t, pending.id, self.fallback_notice_id(tx, t, fallback), subsumed)
 
     def mixed_state(self, tx: Tx, pending: Pending, in_failed: set, fallback: Completed):
         """The regional checkpoint's content: per subtask its snapshot and refCheckpointId (0: its

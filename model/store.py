@@ -17,6 +17,7 @@ Abstractions:
 
 from __future__ import annotations
 
+import inspect
 from functools import cached_property
 
 from .component import Component
@@ -26,7 +27,8 @@ from .world import EMPTY_SNAPSHOT, Completed, World, remove_sorted
 
 def ref_closure(store: tuple, ids) -> set[int]:
     """``ids`` and every checkpoint of ``store`` they reach through refCheckpointIds
-    (``DefaultCompletedCheckpointStore.computeReferencedCheckpointIds``, reference 8.1)."""
+    (``DefaultCompletedCheckpointStore.computeReferencedCheckpointIds``, reference 8.1).  The
+    store's own rule is ``CompletedCheckpointStore.referenced``, which a variant may replace."""
     by_id = {c.id: c for c in store}
     todo, closure = list(ids), set(ids)
     while todo:
@@ -67,13 +69,32 @@ class CompletedCheckpointStore(Component):
         n = max(1, num_retained)
         return tuple(completed[-n:])
 
-    def discard(self, subsumed: tuple[int, ...], retained: tuple[int, ...], pending: tuple[int, ...]) -> tuple[int, ...]:
+    def referenced(self, store: tuple, ids) -> set[int]:
+        """``ids`` and every checkpoint of ``store`` they reach through refCheckpointIds: what a
+        FLIP-600 store keeps for them (``DefaultCompletedCheckpointStore.computeReferencedCheckpointIds``,
+        reference 8.1; ``ref_closure``).  ``retain`` asks it under ``retention_follows_refs`` and
+        for ``discard``, ``may_delete_snapshot`` for the NO_CLAIM snapshot."""
+        return ref_closure(store, ids)
+
+    def discard(self, subsumed: tuple[int, ...], retained: tuple[int, ...], pending: tuple[int, ...],
+                referenced: frozenset[int] = frozenset()) -> tuple[int, ...]:
         """Whose files the cleaner deletes (``CheckpointsCleaner.cleanSubsumedCheckpoints``).
 
         Only subsumed checkpoints, never one the store still retains, and never because of a
-        pending checkpoint: a pending checkpoint may still fail.
+        pending checkpoint: a pending checkpoint may still fail.  ``referenced`` is the ref
+        closure of ``retained`` (``referenced``): the checkpoints whose files a retained one
+        still refers to, which the default leaves to the retention (``retention_follows_refs``
+        retains them).  An override with only the first three parameters is called without it.
         """
         return subsumed
+
+    @cached_property
+    def _discard_reads_refs(self) -> bool:
+        """Is ``discard`` an override that takes ``referenced``?  (One written before it existed
+        does not; the default ignores it, so it is not computed for the default.)"""
+        if type(self).discard is CompletedCheckpointStore.discard:
+            return False
+        return "referenced" in inspect.signature(self.discard).parameters
 
     def retain(self, tx: Tx) -> int:
         """After an add (or abort): keep what ``retained_ids`` says, plus the latest
@@ -95,10 +116,13 @@ class CompletedCheckpointStore(Component):
             keep = tuple(i for i in ids if i in keep or i in extra)
         last_subsumed = self.file_merging_manager.last_subsumed(ids, keep)
         if self.design.retention_follows_refs:
-            closure = ref_closure(coord.store, keep)
+            closure = self.referenced(coord.store, keep)
             keep = tuple(i for i in ids if i in closure)
         subsumed = tuple(i for i in ids if i not in keep)
-        gone = set(self.discard(subsumed, keep, pend))
+        if self._discard_reads_refs:
+            gone = set(self.discard(subsumed, keep, pend, referenced=frozenset(self.referenced(coord.store, keep))))
+        else:
+            gone = set(self.discard(subsumed, keep, pend))
         if not subsumed and not gone:
             return last_subsumed
         merged = self.file_merging_manager.is_merged
@@ -122,7 +146,7 @@ class CompletedCheckpointStore(Component):
             return False
         if self.design.no_claim_delete_after == "first-checkpoint":
             return True
-        return 1 not in ref_closure(coord.store, (coord.store[-1].id,))
+        return 1 not in self.referenced(coord.store, (coord.store[-1].id,))
 
     def delete_snapshot(self, tx: Tx) -> None:
         """The user deletes the NO_CLAIM snapshot's files."""

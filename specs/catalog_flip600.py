@@ -27,6 +27,8 @@ class RegionsBySubtaskIndex(RegionalCheckpointHandler):
     """Flawed region rule: subtask i of every vertex forms region i, whatever edge joins them
     (the thread's "each parallelism maps to an independent Region" applied to a keyBy job)."""
 
+    treats_subtasks_alike = True  # renaming index i to pi(i) renames region i to pi(i): tests/test_explore.py
+
     def regions(self, waiting: int | None = None) -> list[frozenset[int]]:
         groups: dict[int, set[int]] = {}
         for t in range(self.topo.n_tasks):

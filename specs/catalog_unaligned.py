@@ -122,7 +122,7 @@ class NoRecordFilter(StateAssignmentOperation):
     """Flawed restore at a new parallelism: channel state that an ambiguous mapper (RANGE)
     replicated to several new subtasks is kept by all of them (no ``RecordFilter``)."""
 
-    def keeps(self, e, ambiguous: bool, consumer_index: int, r: tuple) -> bool:
+    def keeps(self, e, ambiguous: bool, consumer_index: int, r: tuple, *, old_consumer=None, old_producer=None) -> bool:
         return True
 
 

@@ -104,10 +104,50 @@ def test_fast_canonical_form_is_the_least_permutation():
     assert 0 < swapped < len(worlds) * 2
 
 
+def _declared_alike() -> list[str]:
+    """The catalog variants whose every replaced component declares ``treats_subtasks_alike``
+    (``ckptcheck check`` searches them with symmetry reduction): the test below checks each."""
+    from ckptcheck.specs.catalog import CATALOG
+
+    return [e.design.name for e in CATALOG if e.design.replaced() and not e.design.unlike_subtasks()]
+
+
+def assert_step_commutes(design, job: str, runs: int = 120, seed: int = 11) -> int:
+    """On random runs with faults from ``regional_scope`` on ``job``, the canonical forms of the
+    successors of each world ``w`` and of its permutation are the same set: renaming the subtask
+    indexes commutes with ``step``.  Returns the number of steps taken."""
+    import random
+
+    from ckptcheck.model import symmetry
+    from ckptcheck.specs.jobs import job_by_name
+    from ckptcheck.specs.scopes import regional_scope
+    from ckptcheck.specs.spec import Spec
+
+    sp = Spec(design, regional_scope().with_(job=job_by_name(job), job_name=job), symmetry=True)
+    (perm,) = sp.permutations
+    canon = sp.canonical
+    rng = random.Random(seed)
+    steps = 0
+    for _ in range(runs):
+        w = sp.initial_states()[0]
+        for _ in range(45):
+            pw = symmetry.permute(w, perm)
+            mine = {canon(sp.next_state(w, a)) for a in sp.actions(w)}
+            theirs = {canon(sp.next_state(pw, a)) for a in sp.actions(pw)}
+            assert mine == theirs, f"{design.name}: step does not commute with renaming the subtasks"
+            acts = sp.actions(w)
+            if not acts:
+                break
+            w = sp.next_state(w, rng.choice(acts))
+            steps += 1
+    return steps
+
+
 @pytest.mark.parametrize("name,job", [("flip600-regional", "forward-2x2"), ("flink-baseline", "forward-2x2"),
                                       ("K1-regional-final-checkpoint", "forward-2x2"),
                                       ("F3-tier2-resets-the-chain-bound", "forward-2x2"),
-                                      ("flip147", "union-sink-v2-2x2")])
+                                      ("flip147", "union-sink-v2-2x2")]
+                         + [(name, "forward-2x2") for name in _declared_alike()])
 def test_the_model_is_symmetric_where_symmetry_reduction_is_applied(name, job):
     """Symmetry reduction is sound only if renaming the subtask indexes commutes with ``step``:
     the successors of a world renamed are the renamed successors.  On random runs with faults,
@@ -116,34 +156,27 @@ def test_the_model_is_symmetric_where_symmetry_reduction_is_applied(name, job):
     the reduced search miss states, and counts then depend on which member of an orbit is met
     first (one worker and two disagreed).  Sink V2: a committable names its writer, so the
     writer's index is renamed in the channel, the committer's collector and its snapshots (a
-    committable left unrenamed fails here)."""
-    import random
-
-    from ckptcheck.model import symmetry
+    committable left unrenamed fails here).  Every catalog variant whose replaced components
+    declare ``treats_subtasks_alike`` is checked too (``_declared_alike``): the declaration is
+    what keeps symmetry reduction on for it."""
     from ckptcheck.specs.catalog import all_designs
-    from ckptcheck.specs.jobs import job_by_name
-    from ckptcheck.specs.scopes import regional_scope
-    from ckptcheck.specs.spec import Spec
 
-    design = all_designs()[name]
-    sp = Spec(design, regional_scope().with_(job=job_by_name(job), job_name=job), symmetry=True)
-    (perm,) = sp.permutations
-    canon = sp.canonical
-    rng = random.Random(11)
-    steps = 0
-    for _ in range(120):
-        w = sp.initial_states()[0]
-        for _ in range(45):
-            pw = symmetry.permute(w, perm)
-            mine = {canon(sp.next_state(w, a)) for a in sp.actions(w)}
-            theirs = {canon(sp.next_state(pw, a)) for a in sp.actions(pw)}
-            assert mine == theirs, f"{name}: step does not commute with renaming the subtasks"
-            acts = sp.actions(w)
-            if not acts:
-                break
-            w = sp.next_state(w, rng.choice(acts))
-            steps += 1
-    assert steps > 3000
+    assert assert_step_commutes(all_designs()[name], job) > 3000
+
+
+def test_the_catalog_declares_subtasks_alike_where_the_commutation_test_checks_it():
+    """K2's region rule (subtask i of every vertex together) declares ``treats_subtasks_alike``;
+    a variant that declares nothing does not, nor does a subclass of a declaring class."""
+    from ckptcheck.model.component import declares_alike
+    from ckptcheck.specs.catalog import RegionsBySubtaskIndex
+
+    assert "K2-regions-joined-by-keyby" in _declared_alike()
+    assert "uc-no-record-filter" not in _declared_alike()
+
+    class Sub(RegionsBySubtaskIndex):
+        pass
+
+    assert declares_alike(RegionsBySubtaskIndex) and not declares_alike(Sub)
 
 
 def test_no_symmetry_on_keyed_jobs(tiny_scope):

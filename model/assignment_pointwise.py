@@ -1,0 +1,108 @@
+"""The open PR apache/flink#28523's ``TaskStateAssignment`` (seed 003): the restore of channel
+state on POINTWISE edges, a ``StateAssignmentOperation`` whose routing of such an edge follows
+the rules of ``model.pointwise``.  It lives in a module of its own to keep ``model.assignment``
+under 500 lines, and keeps the name it had there,
+``ckptcheck.model.assignment.PointwiseStateAssignment``: results and traces record components
+by name, and that name resolves (``model.assignment.__getattr__``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .assignment import StateAssignmentOperation
+from .pointwise import ALL_TO_ALL, heirs, new_consumer_of, resolve_old_pattern, restored_output_buffers
+from .pointwise import primary_upstream as pr_primary_upstream
+from .pointwise import writes_recovered_output as pr_writes_recovered_output
+from .world import Completed
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .protocol import FlinkModel
+
+
+class PointwiseStateAssignment(StateAssignmentOperation):
+    """``TaskStateAssignment`` as the open PR apache/flink#28523 (seed 003, FLINK-39680 /
+    FLINK-21378) changes it: the channel state of an edge that is POINTWISE before or after the
+    restore is redistributed by the edge's topology instead of failing
+    (reference-flink-uc C.2-C.4; the rules are ``model.pointwise``'s, proved in
+    ``checks.proofs``).  An edge ALL_TO_ALL on both sides keeps Flink's mappers.
+
+    - The old pattern is the one ``EdgeDistributionPatternHook`` recorded in the checkpoint:
+      the pattern of the job the checkpoint was taken by (``model_of``), not stored as a field
+      of the world.  ``read_pattern`` is where a checkpoint without the hook would read as
+      ALL_TO_ALL (``resolveOldDistributionPattern``); every checkpoint of a run here has it.
+    - Output state: old producer u's buffer for old consumer d goes to new consumer
+      ``d mod newDownP``, written by every new producer that inherited u
+      (``computeInheritedOldUpstreams``) and passes ``writes_recovered_output`` (connected, and
+      the lowest producer of that consumer: ``computeNewLocalSubpartitionIndex``), or by its
+      only heir when nothing changed.
+    - Input state: new consumer d takes the input state of the old consumers ROUND_ROBIN(d), each
+      buffer on the channel of the first new producer of d that inherited the buffer's old
+      producer (``computePrimaryUpstreamMapping``), so that an old producer's recovered input
+      and output share one channel, input first.  A buffer whose old producer no new producer
+      of d inherited (-1) is lost here; with the PR's rules that never happens
+      (``tests/test_pointwise.py``).
+
+    Abstraction: a buffer is a unit; the PR's local subpartition numbering
+    (``D mod |consumersOf(U)|``) names where a buffer is written and does not change which
+    subtask reads it.  A write for a downstream the writer is not connected to (only a wrong
+    rule makes one) reaches no channel: Flink would write it into another consumer's
+    subpartition or fail, which the model does not guess."""
+
+    def state_mappers(self, ek: int, old: "FlinkModel") -> tuple[str, str]:
+        """An edge POINTWISE before or after the restore is redistributed by its topology, never
+        by a mapper (the PR's rules), so it never fails: "TOPOLOGY" on both ends, which the
+        restore check reads as neither UNSUPPORTED nor FULL."""
+        if old.topo.job.edges[ek].pattern.value == ALL_TO_ALL and self.topo.job.edges[ek].pattern.value == ALL_TO_ALL:
+            return super().state_mappers(ek, old)
+        return "TOPOLOGY", "TOPOLOGY"
+
+    def route_edge(self, ek: int, c: Completed, old: "FlinkModel", ins: list, outs: list) -> tuple[list, list, int]:
+        e = self.topo.job.edges[ek]
+        was, now = old.topo.job.edges[ek].pattern.value, e.pattern.value
+        if was == ALL_TO_ALL and now == ALL_TO_ALL:
+            return super().route_edge(ek, c, old, ins, outs)
+        up, down = self.vidx[e.source], self.vidx[e.target]
+        sizes = (len(old.topo.tasks_of[up]), len(old.topo.tasks_of[down]), len(self.topo.tasks_of[up]),
+                 len(self.topo.tasks_of[down]))
+        targets = restored_output_buffers(was, now, *sizes, resolve=lambda p: self.read_pattern(p, now),
+                                          writes=self.writes_recovered_output, new_consumer=self.new_consumer_of)
+        to_outputs = [(x, y, recs) for u, got in enumerate(outs) for d, recs in got for x, y in targets[(u, d)]]
+        held = heirs(self.read_pattern(was, now), now, *sizes)
+        nu, nd = sizes[2:]
+        to_inputs = []
+        for o, got in enumerate(ins):
+            d2 = self.new_consumer_of(o, nd)
+            for u, recs in got:
+                x = self.primary_upstream(u, d2, held, now, nu, nd)
+                if x >= 0:
+                    to_inputs.append((x, d2, recs))
+        return to_inputs, to_outputs, 0
+
+    def new_consumer_of(self, old_consumer: int, new_down_p: int) -> int:
+        """The new consumer that takes old consumer ``old_consumer``'s channel state, its input
+        state and the output buffers written for it: ``old_consumer mod new_down_p``
+        (apache/flink#28523: ``SubtaskStateMapper.ROUND_ROBIN`` for the input state, ``D mod
+        newDownP`` for the output state; ``model.pointwise.new_consumer_of``)."""
+        return new_consumer_of(old_consumer, new_down_p)
+
+    def primary_upstream(self, u: int, d_new: int, held: list[list[int]], new_pattern: str, new_up: int,
+                         new_down: int) -> int:
+        """The new producer on whose channel new consumer ``d_new`` gets a recovered input buffer
+        of old producer ``u`` (``held[x]``: the old producers new producer x inherited), or -1 (the
+        buffer is lost): the first producer of ``d_new`` that inherited ``u``
+        (``computePrimaryUpstreamMapping``; ``model.pointwise.primary_upstream``)."""
+        return pr_primary_upstream(u, d_new, held, new_pattern, new_up, new_down)
+
+    def read_pattern(self, recorded: str, new: str) -> str:
+        """The old pattern the restore reads: the one the checkpoint recorded
+        (``resolveOldDistributionPattern``; a checkpoint without the hook reads as ALL_TO_ALL)."""
+        return resolve_old_pattern(recorded)
+
+    def writes_recovered_output(self, u: int, d: int, pattern: str, new_up: int, new_down: int) -> bool:
+        """``computeNewLocalSubpartitionIndex(D, U) != -1``: the recovery filter and the
+        primary-producer rule."""
+        return pr_writes_recovered_output(u, d, pattern, new_up, new_down)
+
+
+# the name results and traces record (``model.design.qualified_name``); ``model.assignment`` resolves it
+PointwiseStateAssignment.__module__ = "ckptcheck.model.assignment"
