@@ -60,7 +60,7 @@ def cmd_check(args) -> int:
                      f"{f'-{len(scopes)}' if unsearched > 1 else ''} of {len(scopes)}: the --max-seconds"
                      f" {args.max_seconds:g} bound was spent; nothing is said about {'them' if unsearched > 1 else 'it'}")
                 break
-            opts[k] = {**opts[k], "max_seconds": max(left, 0.5)}
+            opts[k] = {**opts[k], "max_seconds": max(round(left, 1), 0.5)}
         if len(scopes) > 1:
             _say(f"{'' if not k else chr(10)}== default scope {k + 1} of {len(scopes)} ==")
         result, spec, path = _run_check(args, design, scope, opts[k], out)

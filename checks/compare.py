@@ -100,7 +100,7 @@ def compare(
     for d in designs:
         spec = Spec(d, scope, symmetry=check_options.get("symmetry", False))
         if deadline is not None:
-            check_options = {**check_options, "max_seconds": max(deadline - time.monotonic(), 0.5)}
+            check_options = {**check_options, "max_seconds": max(round(deadline - time.monotonic(), 1), 0.5)}
         r = check(d, scope, **check_options)
         if trace_dir is not None:
             save_traces(r, spec, trace_dir)
