@@ -32,7 +32,14 @@ def _interrupt(args: list[str], cwd, *, ready: str, after: float = 1.5, timeout:
     time.sleep(after)
     p.send_signal(signal.SIGINT)
     start = time.monotonic()
-    p.wait(timeout=timeout)
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        for r in readers:
+            r.join(timeout=5)
+        raise AssertionError(f"still running 30 s after Ctrl-C; its output:\n{''.join(out)[-2000:]}\n{''.join(err)[-3000:]}")
     for r in readers:
         r.join(timeout=5)
     took = time.monotonic() - start
