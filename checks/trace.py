@@ -185,14 +185,18 @@ def scope_from_trace(d: Any, source: str) -> Scope:
         raise InputError(source, field, msg) from None
 
 
-def load_trace_file(path: str) -> dict:
-    p = Path(path)
+def _read_text(path: str, what: str) -> str:
+    """A user's file as UTF-8 text, or one line saying why not."""
     try:
-        text = p.read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise InputError(path, "file", "no such trace file") from None
+        raise InputError(path, "file", f"no such {what}") from None
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(path, "file", f"cannot be read as UTF-8 text ({e})") from None
+
+
+def load_trace_file(path: str) -> dict:
+    text = _read_text(path, "trace file")
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
@@ -209,15 +213,10 @@ _MD_TRACE = re.compile(r"^```ckptcheck-trace-base64()\n(.*?)\n```", re.S | re.M)
 
 def traces_in_report(path: str) -> list[tuple[str, dict]]:
     """The traces a report embeds (``report.html``: one ``<script class="ckptcheck-trace">``
-    per counterexample; ``report.md``: one fenced ``json ckptcheck-trace`` block), as (name,
+    per counterexample; ``report.md``: one fenced ``ckptcheck-trace-base64`` block), as (name,
     document); one line naming the report when it holds none or one is not JSON."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(path, "file", "no such report") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(path, "file", f"cannot be read as UTF-8 text ({e})") from None
+    text = _read_text(path, "report")
     found = (_HTML_TRACE if p.suffix.lower() in (".html", ".htm") else _MD_TRACE).findall(text)  # md: base64 blocks
     if not found:
         raise InputError(path, "traces", "the report embeds no trace (only reports with a counterexample do)")
