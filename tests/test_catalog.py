@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from ckptcheck.checks.api import check, save_traces
-from ckptcheck.checks.results import VIOLATED
+from ckptcheck.checks.results import HIT, HOLDS, VIOLATED
 from ckptcheck.checks.trace import load_trace_file, replay
-from ckptcheck.specs.catalog import CATALOG, UNALIGNED_CATALOG
+from ckptcheck.specs.catalog import CATALOG, UNALIGNED_CATALOG, entry
 from ckptcheck.specs.spec import Spec
 
 from conftest import catalog_run
@@ -204,3 +204,20 @@ def test_unaligned_entries_name_the_record_lost_duplicated_or_overtaken(e):
     assert re.search(r"record \(split \d+, offset \d+\)", v.reason), v.reason
     assert any(w in v.reason for w in ("loses it", "applies it twice", "committed twice", "not processed in source order",
                                        "without its head")), v.reason
+
+
+def test_flink_31963_puts_a_rescaled_record_back_twice_and_the_fix_puts_every_record_back_once():
+    """``rescaled-channel-state-exact`` on FLINK-31963's scope (keyed-map, the stateless map
+    rescaled 1 -> 2): the source's output state, replicated by the RANGE mapper to both new map
+    subtasks, reaches both unfiltered once checkpoint 1 completes, 7 steps in, shortest; the
+    fixed ``StateAssignmentOperation`` puts every record back exactly once, exhaustively."""
+    e = entry("FLINK-31963-stateless-vertex-not-reassigned")
+    v = check(e.design, e.scope, stop_at="rescaled-channel-state-exact").verdict("rescaled-channel-state-exact")
+    assert v.status == VIOLATED and len(v.trace) == 7
+    assert v.reason.startswith("checkpoint 1, restored at map 1 -> 2, puts record (split 0, offset 0)"), v.reason
+    assert v.reason.endswith("back 2 times: into source[0]->map[0] and source[0]->map[1]"), v.reason
+    shorter = check(e.design, e.scope, max_depth=6, stop_at="rescaled-channel-state-exact")
+    assert shorter.verdict("rescaled-channel-state-exact").status != VIOLATED
+    good = correct_result(e.correct.name, repr(e.scope))
+    assert good.complete and good.verdict("rescaled-channel-state-exact").status == HOLDS
+    assert good.verdict("a-replica-is-filtered").status == HIT, "the fix filters the replica this entry lets through"

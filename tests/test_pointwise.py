@@ -10,6 +10,7 @@ from itertools import product
 
 import pytest
 
+from ckptcheck.model.assignment_pointwise import PointwiseStateAssignment
 from ckptcheck.model.pointwise import (
     ALL_TO_ALL,
     PATTERNS,
@@ -184,3 +185,45 @@ def test_claim_flink_21936_keyed_order_holds_in_its_scope_and_breaks_without_the
     bad = check(e.design, sc, workers=2, stop_at="per-key-order").verdict("per-key-order")
     assert bad.status == VIOLATED and len(bad.trace) == 15
     assert "record (split 1, offset 1) but not the earlier record (split 1, offset 0) of the same key" in bad.reason
+
+
+class RecordedRoutes(PointwiseStateAssignment):
+    """The proposal's assignment, recording each restore ``route_edge`` routed: (old pattern, new
+    pattern, old and new parallelism of the edge's ends, with input state, with output state)."""
+
+    routes: set = set()
+
+    def route_edge(self, ek, c, old, ins, outs):
+        e = self.topo.job.edges[ek]
+        ends = [(len(m.topo.tasks_of[self.vidx[e.source]]), len(m.topo.tasks_of[self.vidx[e.target]])) for m in (old, self)]
+        RecordedRoutes.routes.add((old.topo.job.edges[ek].pattern.value, e.pattern.value, *ends,
+                                   any(recs for got in ins for _, recs in got), any(recs for got in outs for _, recs in got)))
+        return super().route_edge(ek, c, old, ins, outs)
+
+
+def test_the_proposal_restores_a_pointwise_edge_both_ways_in_a_small_scope_and_every_property_holds():
+    """The proposal's state-machine path (``PointwiseStateAssignment.route_edge``) in the default
+    run: pointwise-2x1 (two sources, a POINTWISE edge into one sink), the sink rescaled 1 -> 2
+    and back, two checkpoints, staggered triggers (so the sink has input state as well as the
+    sources' output state), unbounded, no fault: 24,676 states, exhaustively.  Restores cross
+    POINTWISE 2:1 -> 2:2 and 2:2 -> 2:1 with both kinds of channel state, and every property holds."""
+    from ckptcheck.checks.api import check
+    from ckptcheck.checks.results import HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED
+    from ckptcheck.specs.designs import UNALIGNED_POINTWISE
+    from ckptcheck.specs.properties import SOMETIMES
+    from ckptcheck.specs.scopes import scope
+
+    sc = scope("pointwise-2x1", records_per_split=1, bounded=False, max_checkpoints=2, max_failures=0, max_declines=0,
+               max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=2, staggered_triggers=True)
+    RecordedRoutes.routes = set()
+    r = check(UNALIGNED_POINTWISE.with_(assignment=RecordedRoutes), sc)
+    assert r.complete and r.ok and r.stats["states"] == 24676
+    for v in r.verdicts:
+        assert v.status in ((HIT, NOT_REACHED, NOT_APPLICABLE) if v.kind == SOMETIMES else (HOLDS, NOT_APPLICABLE)), v
+    for name in ("rescaled-channel-state-exact", "restores-succeed", "checkpoints-consistent", "exactly-once-output"):
+        assert r.verdict(name).status == HOLDS, name
+    for name in ("pointwise-restore-pw-to-pw", "a-rescale-restores-channel-state", "input-channel-state-recorded"):
+        assert r.verdict(name).status == HIT, name
+    for ends in (((2, 1), (2, 2)), ((2, 2), (2, 1))):  # sink 1 -> 2 and back, input and output state each way
+        routed = [x for x in RecordedRoutes.routes if x[:4] == (PW, PW, *ends)]
+        assert any(x[4] for x in routed) and any(x[5] for x in routed), (ends, RecordedRoutes.routes)

@@ -243,6 +243,51 @@ def test_enabled_actions_are_deterministic(job):
         w = w2
 
 
+# one fixed path per (design, scope), walked in a child process: every enabled list and a digest
+# of every world on the way, as JSON (scopes with failures, a rescale, regions and union state)
+_ENABLED_ALONG_A_PATH = """
+import hashlib, json
+from ckptcheck.model.protocol import FlinkModel
+from ckptcheck.specs.designs import BASELINE, FLIP600, UNALIGNED, UNALIGNED_POINTWISE
+from ckptcheck.specs.scopes import scope, unaligned_scope
+runs = [(BASELINE, scope("keyed-2x2", records_per_split=1, max_checkpoints=2, max_failures=1, max_declines=1)),
+        (BASELINE, scope("union-2x2", records_per_split=1, max_checkpoints=2, max_failures=1)),
+        (FLIP600, scope("forward-2x2", records_per_split=1, max_checkpoints=2, max_failures=1, max_declines=1)),
+        (UNALIGNED, unaligned_scope()),
+        (UNALIGNED_POINTWISE, scope("pointwise-2x1", records_per_split=1, bounded=False, max_checkpoints=3,
+                                    rescale=(("sink", 2),), max_rescales=2))]
+out = []
+for design, sc in runs:
+    m = FlinkModel(design, sc)
+    w = m.initial()
+    for i in range(60):
+        acts = m.enabled(w)
+        out.append([repr(a) for a in acts])
+        if not acts:
+            break
+        w = m.step(w, acts[(5 * i + 3) % len(acts)])
+        out.append(hashlib.sha256(repr(w).encode()).hexdigest())
+print(json.dumps(out))
+"""
+
+
+def test_enabled_actions_and_their_order_do_not_depend_on_the_hash_seed():
+    """Two processes with different ``PYTHONHASHSEED`` (string and enum hashes, set and dict
+    order) walk the same path and see the same enabled actions, in the same order, and the same
+    worlds: the search order and the shortest counterexamples do not depend on the process."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    procs = [subprocess.Popen([sys.executable, "-c", _ENABLED_ALONG_A_PATH], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}) for seed in ("1", "4242")]
+    outs = [p.communicate(timeout=60)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    a, b = (json.loads(o) for o in outs)
+    assert len(a) > 200 and any("Rescale" in x for step in a if isinstance(step, list) for x in step)
+    assert a == b
+
 def test_a_cancellation_marker_aborts_an_alignment_where_a_failed_checkpoint_is_tolerated():
     """The witness of the marker path (A.3, A.8): map[1] learns of the abort before its barrier,
     sends a CancelCheckpointMarker, and a sink collecting that checkpoint aborts it.  Where

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from ckptcheck.model.redistribution import (
     assign_key_to_parallel_operator,
+    assign_to_key_group,
     default_max_parallelism,
     java_hash,
     key_group_range,
@@ -30,10 +31,29 @@ def test_java_long_hash_code():
     assert java_hash(-1, as_long=True) == 0
 
 
-def test_murmur_is_non_negative_and_deterministic():
-    for code in (0, 1, -1, 2**31 - 1, -(2**31), 123456789):
+# Flink 2.3.0's own answers (MathUtils.murmurHash, KeyGroupRangeAssignment's assignToKeyGroup and
+# computeKeyGroupRangeForOperatorIndex, Integer/Long/String.hashCode), obtained by calling
+# flink-dist-2.3.0.jar through `ckptcheck conform`'s Java side (checks/java/KeyGroups.java via
+# checks.flinkjvm.FlinkJVM).  Pinned here so that the default run needs no JVM.
+FLINK_MURMUR = {0: 593689054, 1: 68075478, -1: 1982413648, 42: 1134849565, 2**31 - 1: 1653689534,
+                -(2**31): 1718298732, 123456789: 1088346449}
+FLINK_KEY_GROUP = {(0, 128): 94, (42, 128): 29, ("hello", 128): 35, ("flink", 256): 226, (-1, 32768): 15184}
+FLINK_KEY_GROUP_RANGE = {(128, 5, 4): (103, 127), (256, 7, 3): (110, 146), (32768, 10, 9): (29492, 32767)}
+
+
+def test_murmur_hash_matches_flinks_math_utils():
+    for code, flink in FLINK_MURMUR.items():
+        assert murmur_hash(code) == flink, code
         assert 0 <= murmur_hash(code) < 2**31
-        assert murmur_hash(code) == murmur_hash(code)
+
+
+def test_key_groups_and_hash_codes_match_flinks():
+    for (key, max_p), flink in FLINK_KEY_GROUP.items():
+        assert assign_to_key_group(key, max_p) == flink, (key, max_p)
+    for args, flink in FLINK_KEY_GROUP_RANGE.items():
+        assert key_group_range(*args) == flink, args
+    assert java_hash(123456789012, as_long=True) == -1097262584  # Long.valueOf(123456789012L).hashCode()
+    assert java_hash("flink") == 97520992 and java_hash(-7) == -7
 
 
 def test_key_group_ranges_worked_example():

@@ -13,9 +13,11 @@ from ckptcheck.checks.api import check
 from ckptcheck.checks.results import HIT
 from ckptcheck.model.actions import (AlignmentTimeout, Decline, Deliver, EmitRecord, EndOfInput, FailTask, LoseNotification, Notify,
                                      Restore, TriggerCheckpoint)
+from ckptcheck.model.coordinator import CheckpointCoordinator
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.tx import consumer_end
-from ckptcheck.model.world import BARRIER, CANCEL, EOD, FINISHED, NOTIFY_TRIGGER, REC, RECOVERED_INPUT, RECOVERED_OUTPUT
+from ckptcheck.model.world import (BARRIER, CANCEL, EOD, FINISHED, NOTIFY_TRIGGER, REC, RECOVERED_INPUT, RECOVERED_OUTPUT,
+                                   RUNNING)
 from ckptcheck.specs.designs import BASELINE, UNALIGNED, UNALIGNED_TIMEOUT
 from ckptcheck.specs.catalog import CATALOG
 from ckptcheck.specs.properties import channel_state, consistent_cut
@@ -160,25 +162,85 @@ def test_a_timeoutable_barrier_holds_the_ack_until_sent_and_the_senders_timer_ma
     assert r2.w.tasks[src].sending == () and next(s for t, cp, s in r2.w.acks if t == src).outputs == ((),)
 
 
-def test_a_restore_puts_input_state_before_output_state_before_new_data_and_declines_meanwhile():
-    r = Run(model(records_per_split=1, max_failures=1))
-    src1, sink = r.t("source[1]"), r.t("sink[0]")
+def _restored_with_input_and_output_state(**limits) -> Run:
+    """keyed-2x1 with one credit: checkpoint 1 holds the sink's input state (1, 0) and
+    source[1]'s output state (1, 1), both on source[1]->sink[0]; the sink fails and the job is
+    restored from it (stock ``flink-unaligned``)."""
+    r = Run(model(records_per_split=3, max_checkpoints=3, max_failures=1, input_buffers=1, **limits))
+    s1, sink = r.t("source[1]"), r.t("sink[0]")
     c0, c1 = r.c("source[0]->sink[0]"), r.c("source[1]->sink[0]")
-    r = Run(model(UNALIGNED_TIMEOUT, records_per_split=1, max_failures=1))
-    r.do(EmitRecord(src1)).do(TriggerCheckpoint(1)).do(Deliver(c0)).do(AlignmentTimeout(sink, 1))
-    r.do(Deliver(c1)).do(Deliver(c1)).acks().notify_all()
-    c = r.w.coord.store[-1]
-    assert [where for _, where, _ in channel_state(r.m, c)] == ["input channel state of sink[0] on source[1]->sink[0]"]
+    r.do(EmitRecord(s1)).do(EmitRecord(s1)).do(TriggerCheckpoint(1))
+    for t in (r.t("source[0]"), s1) if limits.get("staggered_triggers") else ():
+        r.do(Notify(t, 1, "trigger"))
+    r.do(Deliver(c0))  # the sink's first barrier: it records source[1]'s channel until that barrier
+    r.do(Deliver(c1)).do(Deliver(c1))  # (1, 0), read behind the credit: input state; then the barrier
+    r.acks().notify_all()
+    assert [(where, recs) for _, where, recs in channel_state(r.m, r.w.coord.store[-1])] == [
+        ("input channel state of sink[0] on source[1]->sink[0]", ((1, 0),)),
+        ("output channel state of source[1] on source[1]->sink[0]", ((1, 1),))]
     assert consistent_cut(r.m, r.w) is None
     r.do(FailTask(sink)).do(Restore(1))
-    assert r.w.channels[c1] == ((REC, 1, 0, RECOVERED_INPUT),), "recovered input state, marked"
-    assert r.w.tasks[src1].position == 1, "the source resumes after the record"
-    # while recovering the sink reads only its recovered state
-    r.do(EmitRecord(r.t("source[0]")))
-    enabled = r.m.enabled(r.w)
-    assert Deliver(c1) in enabled and Deliver(c0) not in enabled
+    return r
+
+
+def test_a_restore_puts_input_state_before_output_state_before_new_data():
+    r = _restored_with_input_and_output_state()
+    s0, s1, sink = r.t("source[0]"), r.t("source[1]"), r.t("sink[0]")
+    c0, c1 = r.c("source[0]->sink[0]"), r.c("source[1]->sink[0]")
+    assert r.w.channels[c1] == ((REC, 1, 0, RECOVERED_INPUT), (REC, 1, 1, RECOVERED_OUTPUT)), "input, then output state"
+    assert r.w.tasks[s1].position == 2, "the source resumes after the records its output state holds"
+    r.do(EmitRecord(s1)).do(EmitRecord(s0))  # new data on both channels of the gate
+    assert r.w.channels[c1][2:] == ((REC, 1, 2),) and r.w.channels[c0] == ((REC, 0, 0),)
+    delivers = lambda: [a for a in r.m.enabled(r.w) if type(a) is Deliver]  # noqa: E731
+    assert delivers() == [Deliver(c1)], "recovered input state first, no new record on any channel"
     r.do(Deliver(c1))
-    assert r.w.tasks[sink].processed == ((1, 0),) and Deliver(c0) in r.m.enabled(r.w)
+    assert r.w.tasks[sink].processed == ((1, 0),)
+    assert delivers() == [Deliver(c1)], "then the re-sent output state, still before any new record"
+    r.do(Deliver(c1))
+    assert r.w.tasks[sink].processed == ((1, 0), (1, 1))
+    assert set(delivers()) == {Deliver(c0), Deliver(c1)}, "new data only once every channel is recovered"
+
+
+class TriggersEveryRunningTask(CheckpointCoordinator):
+    """A plan that sends the trigger RPC to every running task.  Flink's plan
+    (``tasks_to_trigger``) reaches a task with inputs only once its upstreams finished, and they
+    finish only after it read their EndOfData, which is behind its recovered input: with the
+    stock plan no trigger reaches a recovering task, so this one makes it, to reach the
+    FLINK-20654 rule."""
+
+    def tasks_to_trigger(self, tasks: tuple) -> tuple[list[int], int, int]:
+        _, waiting, finished = super().tasks_to_trigger(tasks)
+        return [t for t, ts in enumerate(tasks) if ts.status == RUNNING], waiting, finished
+
+
+@pytest.mark.parametrize("staggered", [False, True], ids=["trigger-in-plan", "trigger-rpc"])
+def test_a_task_reading_recovered_input_declines_a_trigger_meanwhile(staggered):
+    """FLINK-20654 (``CHECKPOINT_DECLINED_TASK_NOT_READY``): a trigger reaching the restored sink
+    while it still reads recovered input is declined, uncounted, and the checkpoint aborts; once
+    the recovered input is read the same trigger is taken.  Both ways a trigger arrives: in the
+    coordinator's step (``trigger_tasks``) and as a staggered RPC (``StreamTask.on_trigger_rpc``)."""
+    r = _restored_with_input_and_output_state(staggered_triggers=staggered)
+    r.m = FlinkModel(UNALIGNED.with_(name="triggers-every-running-task", coordinator=TriggersEveryRunningTask),
+                     r.m.scope)  # the same world, a plan that reaches the sink
+    sink, c1 = r.t("sink[0]"), r.c("source[1]->sink[0]")
+
+    def trigger(cp: int) -> None:
+        r.do(TriggerCheckpoint(cp))
+        for t in range(len(r.w.tasks)) if staggered else ():
+            r.do(Notify(t, cp, "trigger"))
+
+    assert r.m.task.is_recovering(r.w.channels, sink)
+    trigger(2)
+    assert r.w.coord.pending == (), "declined: checkpoint 2 aborted"
+    assert r.w.coord.failed_count == 0 and r.w.used.declines == 0, "uncounted, and no Decline fault spent"
+    assert r.w.tasks[sink].uc == () and r.w.tasks[sink].aligning == 0, "the sink took no snapshot"
+    assert r.w.channels[c1][:2] == ((REC, 1, 0, RECOVERED_INPUT), (REC, 1, 1, RECOVERED_OUTPUT))
+    r.notify_all()
+    while r.m.task.is_recovering(r.w.channels, sink):  # the aborted checkpoint's priority barrier, then (1, 0)
+        r.do(Deliver(c1))
+    trigger(3)
+    assert [p.id for p in r.w.coord.pending] == [3], "read its recovered input: the sink takes the trigger"
+    assert any(t == sink and cp == 3 for t, cp, _ in r.w.acks)
 
 
 def test_a_restore_resends_output_state_before_new_records():
