@@ -105,7 +105,7 @@ class ConformResult:
         return 2 if self.missing else 0
 
 
-def _cases(fam: Family, op: Op, n: int, rng: random.Random) -> Iterable[list]:
+def _cases(op: Op, n: int, rng: random.Random) -> Iterable[list]:
     yield from op.exhaustive()
     for _ in range(n):
         yield op.random(rng)
@@ -183,7 +183,7 @@ def run(jvm: FlinkJVM, families: list[Family], *, random_cases: int, seed: int, 
             frng = random.Random(rng.random())
             for op, n_op in zip(fam.ops, _share(n_fam, [o.weight for o in fam.ops])):
                 batch: list[list] = []
-                for args in _cases(fam, op, n_op, frng):
+                for args in _cases(op, n_op, frng):
                     batch.append(args)
                     if len(batch) >= BATCH:
                         if not _run_batch(jvm, fam, op, batch, fr):

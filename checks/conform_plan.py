@@ -243,7 +243,7 @@ CHANNEL_STATE = Family(
     " UNSUPPORTED mappers per edge)",
     (
         Op("assign", "StateAssignmentOperation.assignStates (TaskStateAssignment, reDistributeInputChannelStates,"
-           " reDistributeResultSubpartitionStates)", "redistribution.reassign_channel_state, check_edge_rescale",
+           " reDistributeResultSubpartitionStates)", "redistribution.input_side_redistributes, reassign_channel_state, check_channel_state_restore",
            _m_assign, lambda: (), _rand_assign, flink_norm=_norm_assign),
     ),
     weight=0.2,

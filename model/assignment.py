@@ -58,7 +58,6 @@ from .redistribution import (
     ambiguous_targets,
     UnsupportedRescaleError,
     check_channel_state_restore,
-    check_edge_rescale,
     invert_mapping,
     key_group_range,
     input_side_redistributes,
@@ -345,11 +344,7 @@ class StateAssignmentOperation(Component):
         up, down = self.vidx[e.source], self.vidx[e.target]
         up_old, up_new = len(otopo.tasks_of[up]), len(topo.tasks_of[up])
         down_old, down_new = len(otopo.tasks_of[down]), len(topo.tasks_of[down])
-        up_mapper, down_mapper = edge_mappers(e)
-        try:
-            check_edge_rescale(down_mapper, up_old, up_new, down_old, down_new, in_flight=True)
-        except UnsupportedRescaleError as err:
-            raise RestoreFailure(f"UnsupportedOperationException: {' '.join(str(err).split())}") from None
+        up_mapper, down_mapper = self.state_mappers(ek, old)  # an UNSUPPORTED one has failed the restore (check_restore)
         up_map = self.mapping(up_mapper, up_old, up_new)
         # FLINK-35351: a consumer at unchanged parallelism that still redistributes its input
         # state gets the FULL mapping, virtual channels and the filter on that gate

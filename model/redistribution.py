@@ -279,25 +279,6 @@ def reassign_channel_state(
     return repartition_by_mapping(old_states, mapping, new_p)
 
 
-def check_edge_rescale(mapper: str, up_old_p: int, up_new_p: int, down_old_p: int, down_new_p: int, *, in_flight: bool) -> None:
-    """A restore across one edge, as Flink 2.3's ``TaskStateAssignment`` decides it: when the
-    edge's mapper is UNSUPPORTED (forward, rescale and broadcast partitioners), one of its ends
-    is rescaled and either end has in-flight data on this edge (output state on the producer's
-    partition or input state on the consumer's gate), computing the edge's mapping throws
-    ``UnsupportedOperationException("Cannot rescale the given pointwise partitioner...")`` and
-    the restore fails.  Without in-flight data on the edge the gate or partition gets
-    ``NO_STATE`` and the mapper is never called (FLINK-38267), so nothing fails.  Raises
-    ``UnsupportedRescaleError``; the per-vertex ``reassign_channel_state`` cannot see both ends
-    (review-fidelity.md, differential check, "Domain edges")."""
-    for name, v in (("up_old_p", up_old_p), ("up_new_p", up_new_p), ("down_old_p", down_old_p), ("down_new_p", down_new_p)):
-        if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-            raise ValueError(f"{name}: must be > 0, got {v!r}")
-    if mapper not in MAPPERS:
-        raise ValueError(f"mapper: unknown mapper {mapper!r} (known: {', '.join(MAPPERS)})")
-    if mapper == "UNSUPPORTED" and in_flight and (up_old_p != up_new_p or down_old_p != down_new_p):
-        raise UnsupportedRescaleError(UNSUPPORTED_MESSAGE)
-
-
 # --- keyed state (StateAssignmentOperation.reDistributeKeyedStates) ----------------------------
 
 

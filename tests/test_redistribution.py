@@ -320,16 +320,18 @@ def test_rescaling_an_unsupported_edge_with_in_flight_data_fails_as_flink_fails(
     """Flink 2.3 fails the restore ("Cannot rescale the given pointwise partitioner") as soon as
     one end of an edge with an UNSUPPORTED mapper is rescaled while either end has in-flight
     data on it; without in-flight data the gate gets NO_STATE (FLINK-38267) and nothing fails."""
-    from ckptcheck.model.redistribution import check_edge_rescale
+    from ckptcheck.model.redistribution import check_channel_state_restore
 
+    def restore(mappers, up_old, up_new, down_old, down_new, in_flight):
+        check_channel_state_restore((up_old, down_old), (up_new, down_new), ((0, 1, *mappers),), (in_flight,))
+
+    forward, keyed = ("UNSUPPORTED", "UNSUPPORTED"), ("ARBITRARY", "RANGE")
     for ends in ((2, 2, 2, 3), (2, 3, 2, 2), (4, 2, 4, 2)):
         with pytest.raises(UnsupportedRescaleError, match="^Cannot rescale the given pointwise partitioner"):
-            check_edge_rescale("UNSUPPORTED", *ends, in_flight=True)
-        check_edge_rescale("UNSUPPORTED", *ends, in_flight=False)
-        check_edge_rescale("RANGE", *ends, in_flight=True)
-    check_edge_rescale("UNSUPPORTED", 2, 2, 3, 3, in_flight=True)  # nothing rescaled
-    with pytest.raises(ValueError, match="^down_new_p:"):
-        check_edge_rescale("UNSUPPORTED", 2, 2, 3, 0, in_flight=True)
+            restore(forward, *ends, in_flight=True)
+        restore(forward, *ends, in_flight=False)
+        restore(keyed, *ends, in_flight=True)
+    restore(forward, 2, 2, 3, 3, in_flight=True)  # nothing rescaled
 
 
 # --- Hypothesis: the Python functions satisfy the statements the Z3 proofs make ------------------
