@@ -1,0 +1,48 @@
+"""The README's tour, run as written: each example's command gives the figures and verdicts its
+quoted output shows (the baseline's 398,946 states are the deep tier's, tests/test_deep.py)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from ckptcheck.checks import flinkjvm
+from ckptcheck.checks.cli import main
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+
+
+def example(command_start: str) -> tuple[list[str], str]:
+    """The README block whose first line is ``$ ckptcheck <command_start>...``: its argv and text."""
+    for block in re.findall(r"```\n(.*?)```", README, flags=re.S):
+        lines = [ln for ln in block.splitlines() if ln.startswith("$ ckptcheck ")]
+        if lines and lines[0].startswith(f"$ ckptcheck {command_start}"):
+            return shlex.split(lines[0])[2:], block
+    raise AssertionError(f"no README example of ckptcheck {command_start}")
+
+
+def test_the_compare_example(tmp_path, capsys, monkeypatch):
+    argv, quoted = example("compare")
+    monkeypatch.chdir(tmp_path)
+    code = main(argv)
+    out = capsys.readouterr().out
+    assert code == 1
+    for line in quoted.splitlines():
+        line = line.rstrip()
+        if line.startswith(("  always", "commit-at-pre-commit BREAKS", "RESULT", "     14.", "      6.")):
+            assert line in out, line
+
+
+@pytest.mark.skipif(flinkjvm.default_dist_jar() is None, reason="no Flink distribution jar: pip install -e '.[flink]'")
+def test_the_conform_example(capsys):
+    argv, quoted = example("conform")
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    for line in quoted.splitlines():
+        if re.match(r"^(key-groups|channel-state|trigger-plan|retention) ", line):
+            assert line.rsplit(None, 1)[0] in out, line  # all but the time column
+    want = re.search(r"RESULT: (0 mismatches in [\d,]+ cases over 10 families .*?); [\d.]+ s", quoted).group(1)
+    assert want in out
