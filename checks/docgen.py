@@ -26,11 +26,13 @@ def _cell(text: object) -> str:
 
 def catalog() -> str:
     from ckptcheck.specs.catalog import CATALOG
+    from ckptcheck.specs.figures import CATALOG_STEPS
 
-    rows = ["| entry | violates | the flawed design | scope (job) | correct design on the same scope |",
-            "| --- | --- | --- | --- | --- |"]
+    rows = ["| entry | violates | steps | the flawed design | scope (job) | correct design on the same scope |",
+            "| --- | --- | --- | --- | --- | --- |"]
     for e in CATALOG:
-        rows.append(f"| `{e.name}` | `{e.violates}` | {_cell(e.design.description)} | {e.scope.job_name} | {e.correct.name} |")
+        rows.append(f"| `{e.name}` | `{e.violates}` | {CATALOG_STEPS[e.name]} | {_cell(e.design.description)} | "
+                    f"{e.scope.job_name} | {e.correct.name} |")
     return "\n".join(rows) + "\n"
 
 
@@ -80,8 +82,25 @@ def conform() -> str:
     return "\n".join(rows) + "\n"
 
 
+def figures() -> str:
+    from ckptcheck.specs.figures import CLAIMS, FIGURES, ONCE
+
+    tier = {CLAIMS: "claims tier (every landing)", ONCE: "measured once (`pytest -m deep`)", "default": "default run"}
+    rows = ["| search | distinct states | transitions, depth | verdict | checked by | time (measured once) |",
+            "| --- | --- | --- | --- | --- | --- |"]
+    for f in FIGURES:
+        count = "not measured yet" if f.states is None else f"{f.states:,}{' symmetry classes' if f.symmetry else ''}"
+        shape = ", ".join(x for x in (f"{f.transitions:,}" if f.transitions else "", f"depth {f.depth}" if f.depth else "") if x)
+        hit = "" if f.unreached is None else ("; every applicable witness hit" if not f.unreached else
+                                              f"; every applicable witness hit but {', '.join(f.unreached)}")
+        rows.append(f"| `{f.id}`: {_cell(f.what)} | {count} | {shape} | {f.verdict}{hit} | {tier[f.tier]}: "
+                    f"`{f.test.split('::')[-1]}` | {_cell(f.cost)} |")
+    return "\n".join(rows) + "\n"
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "catalog": catalog, "designs": designs, "default-scopes": default_scopes, "properties": properties, "conform": conform,
+    "figures": figures,
 }
 
 

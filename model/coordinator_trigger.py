@@ -134,6 +134,8 @@ class TriggerMixin:
         coord = tx.coord
         cp = coord.next_id
         to_trigger, waiting, finished = self.tasks_to_trigger(tx.tasks)
+        self.regional.on_trigger(tx)
+        coord = tx.coord
         global_only = self.regional.must_be_global(tx)
         pending = Pending(cp, waiting, finished, (), 0, global_only, coord.unassigned)
         tx.coord = coord._replace(next_id=cp + 1, pending=coord.pending + (pending,))

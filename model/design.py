@@ -163,6 +163,19 @@ KNOBS: tuple[Knob, ...] = (
         ("fallback", "add-back-live", "abort", "ignore"),
     ),
     Knob(
+        "fallback_state_rule",
+        str,
+        "restored-share",
+        "FLIP-600 after a rescale: the state a failed-region subtask takes from the fallback checkpoint. "
+        "restored-share: the state it was restored with, its redistributed share (Roman, 29 Jun 2026); by-index: "
+        "the fallback's state of the subtask with the same index, whatever parallelism the fallback had (PR "
+        "#28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint step 11, lastState.getState(subtaskIdx) "
+        "at 4e12013, review row N1), where an index the fallback does not have throws (OperatorState.getState: "
+        "IndexOutOfBoundsException) and the checkpoint aborts, counted; by-index-empty: the same, but nothing is "
+        "grafted for such an index (the subtask's state in the checkpoint is empty)",
+        ("restored-share", "by-index", "by-index-empty"),
+    ),
+    Knob(
         "regions_of_running_tasks",
         bool,
         False,
@@ -186,8 +199,13 @@ KNOBS: tuple[Knob, ...] = (
         "FLIP-600 with global_checkpoint_at_end_of_input: a checkpoint triggered once every source ended (or "
         "finished) is global-only (ended: the thread, 23 Jun 2026); or, once every source is FINISHED, the "
         "evaluation of a declined checkpoint sets the tier-1 force flag, which tier 2 then resets "
-        "(finished-sets-force: PR #28964 checkAllSourcesFinishedAndForceGlobal, review rows B6, B8)",
-        ("ended", "finished-sets-force"),
+        "(finished-sets-force: an earlier reading of PR #28964 checkAllSourcesFinishedAndForceGlobal, review rows B6, B8); "
+        "or, once every source is FINISHED, the trigger of a checkpoint sets that flag, so a checkpoint triggered "
+        "before the last source finished is judged regional however late its declines come (finished-forces-at-"
+        "trigger: PR #28964 checkAllSourcesFinishedAndForceGlobal(CheckpointProperties), which skips savepoints, "
+        "and RegionalCheckpointBoundedSourceTest's 'may be re-set by allSourcesFinishedChecker during the next "
+        "trigger'; its call site is not indexed; review row N2)",
+        ("ended", "finished-sets-force", "finished-forces-at-trigger"),
     ),
     Knob(
         "timeouts_complete_regionally",
@@ -341,6 +359,7 @@ class Design:
     retention_follows_refs: bool = True
     own_state_commit_bound: bool = False
     coordinator_region_fallback: str = "fallback"
+    fallback_state_rule: str = "restored-share"
     regions_of_running_tasks: bool = False
     forced_checkpoint_waits: bool = False
     end_of_input_rule: str = "ended"

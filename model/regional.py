@@ -36,6 +36,7 @@ from .world import (
     RUNNING,
     Completed,
     Pending,
+    Snapshot,
     World,
     remove_sorted,
 )
@@ -85,13 +86,25 @@ class RegionalCheckpointHandler(Component):
         """Is the checkpoint being triggered forced global?  Tier 1 (``force_global``), or
         every source exhausted (``global_checkpoint_at_end_of_input``; Raorao, 23 Jun 2026).
         Under ``end_of_input_rule = "finished-sets-force"`` end of input is not decided at the
-        trigger but when a declined checkpoint is evaluated (``forced_at_evaluation``)."""
+        trigger but when a declined checkpoint is evaluated (``forced_at_evaluation``); under
+        ``"finished-forces-at-trigger"`` it set the force flag just before (``on_trigger``)."""
         if not self.design.regional_checkpoints:
             return False
         if tx.coord.force_global:
             return True
         return (self.design.global_checkpoint_at_end_of_input and self.design.end_of_input_rule == "ended"
                 and self.sources_done(tx.tasks))
+
+    def on_trigger(self, tx: Tx) -> None:
+        """A periodic checkpoint is being triggered.  Under ``end_of_input_rule =
+        "finished-forces-at-trigger"``, every source FINISHED sets the shared force flag
+        (PR #28964 ``checkAllSourcesFinishedAndForceGlobal(CheckpointProperties)``: it takes the
+        triggering checkpoint's properties and skips savepoints; review row N2), so the
+        checkpoint being triggered is judged forced global."""
+        d = self.design
+        if (d.regional_checkpoints and d.global_checkpoint_at_end_of_input and d.end_of_input_rule == "finished-forces-at-trigger"
+                and not tx.coord.force_global and self.sources_done(tx.tasks)):
+            tx.coord = tx.coord._replace(force_global=True)
 
     def on_decline(self, tx: Tx, t: int, cp: int) -> None:
         """A decline in regional mode.  Without ``forced_checkpoint_waits`` a forced global
@@ -189,6 +202,10 @@ class RegionalCheckpointHandler(Component):
             self.coordinator.abort(tx, pending.id, counted=True)
             return
         fallback = store[-1]
+        if any(self.fallback_state(fallback, t) is None for t in in_failed if not pending.finished >> t & 1):
+            # PR step 11 throws (IndexOutOfBoundsException) before step 12's coordinator fallback
+            self.coordinator.abort(tx, pending.id, counted=True)
+            return
         snaps, refs, files = self.mixed_state(tx, pending, in_failed, fallback)
         if self.design.file_merging and self.design.file_merging_keeps_fallback_alive:
             self.file_merging_manager.keep_alive(tx, files, pending.id)
@@ -235,7 +252,7 @@ class RegionalCheckpointHandler(Component):
                 snaps.append(self.task.finished_snapshot(tx.tasks[t]))
                 refs.append(0)
             elif t in in_failed:
-                snap, its_files = self.assignment.fallback_state(fallback, t)
+                snap, its_files = self.fallback_state(fallback, t)
                 snaps.append(snap)
                 refs.append(fallback.id)
                 files.update(its_files)
@@ -248,6 +265,29 @@ class RegionalCheckpointHandler(Component):
             if t in in_failed:
                 tx.files = remove_sorted(tx.files, (pending.id, t))
         return snaps, refs, files
+
+    def fallback_state(self, fallback: Completed, t: int) -> tuple[Snapshot, set] | None:
+        """What failed-region subtask ``t`` takes from ``fallback``: its snapshot and the files it
+        refers to, or None where the PR's rule throws.  At the fallback's own parallelism every
+        rule gives the fallback's snapshot of ``t``.  After a rescale, ``fallback_state_rule``:
+        the state ``t`` was restored with (``StateAssignmentOperation.fallback_state``, the
+        thread's rule), or the fallback's subtask with ``t``'s index (PR #28963
+        ``tryCompleteRegionalCheckpoint`` step 11: ``lastState.getState(subtaskIdx)``, no
+        parallelism check, review row N1): after a scale-down the old subtask's state, covering
+        other key groups and splits than ``t`` now owns; after a scale-up an index the fallback
+        lacks, for which Flink's ``OperatorState.getState`` throws (``by-index``) or, in the
+        reading that nothing is grafted, an empty state (``by-index-empty``).  Abstraction: the
+        exception's path past the handler (the PR's ``CheckpointCoordinator`` is not indexed) is
+        modelled as a counted abort of the checkpoint."""
+        rule = self.design.fallback_state_rule
+        old = self.model.model_of(fallback)
+        if rule == "restored-share" or old is self.model:
+            return self.assignment.fallback_state(fallback, t)
+        olds = old.topo.tasks_of[self.topo.vertex_of[t]]
+        i = self.topo.index_of[t]
+        if i < len(olds):
+            return fallback.snapshots[olds[i]], {f for f in fallback.files if f[1] == olds[i]}
+        return (EMPTY_SNAPSHOT, set()) if rule == "by-index-empty" else None
 
     def fallback_notice_id(self, tx: Tx, t: int, fallback: Completed) -> int:
         """The id a failed-region task's notice carries (PR step 8: the fallback id): the task

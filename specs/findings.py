@@ -90,6 +90,17 @@ def closing_scope() -> Scope:
                  max_timeouts=0, max_lost_notifications=0, staggered_triggers=True)
 
 
+def rescale_fallback_scope() -> Scope:
+    """A keyed 2PC sink scaled down from 2 to 1 next to a separate source (two regions), one
+    record, unbounded, two checkpoints, a decline and a failure, instant acks: a checkpoint
+    completes at parallelism 2, the job restarts from it at 1, and the next checkpoint, declined
+    by the pipeline, completes regionally with the sink's state taken from the checkpoint at 2
+    (review row N1).  Two regions complete regionally only with a ratio of 0.5 or more."""
+    return scope("keyed-pipeline-and-side", records_per_split=1, bounded=False, max_checkpoints=2, max_failures=1,
+                 max_declines=1, max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 1),), max_rescales=1,
+                 instant_acks=True)
+
+
 FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
     FindingScope(
         "live-enumerator-add-back",
@@ -139,6 +150,25 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
                                  max_failed_region_percent=50),
                 "tell a failed-region task the checkpoint that holds its own state (follow refCheckpointId), so it "
                 "never commits past it",
+            ),
+        ),
+        settings=(("max_failed_region_percent", 50),),
+    ),
+    FindingScope(
+        "rescale-fallback-by-index",
+        rescale_fallback_scope(),
+        "a regional checkpoint after a rescale, its fallback taken at the old parallelism (review row N1)",
+        (
+            Fix(
+                "checkpoints-consistent",
+                "a failed-region subtask takes the fallback checkpoint's state of the same subtask index, whatever "
+                "parallelism that checkpoint was taken at (PR #28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint "
+                "step 11, lastState.getState(subtaskIdx), at 4e12013): after a scale-down the new subtask gets one old "
+                "subtask's state, and the key groups of the others are in no state",
+                FLIP600_PR.with_(name="flip600-pr-fix-restored-share", fallback_state_rule="restored-share",
+                                 max_failed_region_percent=50),
+                "take the state the subtask was restored with (its redistributed share) until a checkpoint completes at "
+                "the new parallelism (Roman, 29 Jun 2026)",
             ),
         ),
         settings=(("max_failed_region_percent", 50),),

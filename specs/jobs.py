@@ -264,6 +264,18 @@ JOBS: dict[str, Any] = {
         lambda: pipeline_and_sides(),
         "source(1) -forward-> 2PC sink(1), and a separate source side(1): two regions, the smallest with a sink",
     ),
+    "keyed-pipeline-and-side": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 1, Role.SOURCE),
+                Vertex("sink", 2, Role.SINK, state=frozenset({StateKind.KEYED}), two_phase_commit=True),
+                Vertex("side", 1, Role.SOURCE),
+            ),
+            (Edge("source", "sink", Pattern.ALL_TO_ALL),),
+        ),
+        "source(1) -keyBy-> keyed 2PC sink(2), and a separate source side(1): two regions, the smallest where "
+        "a keyed sink scales down next to a side region",
+    ),
     "enumerator-and-side": (
         lambda: pipeline_and_sides(coordinator=True),
         "FLIP-27 source(1) with a split enumerator -forward-> 2PC sink(1), and a separate source side(1): two regions",

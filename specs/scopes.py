@@ -59,15 +59,16 @@ def four_region_scope() -> Scope:
                  max_timeouts=1, max_lost_notifications=0)
 
 
-def four_region_end_scope() -> Scope:
+def end_of_input_scope() -> Scope:
     """``flip600-pr``'s second default scope: the PR's end-of-input rules, which the first
-    (unbounded) never reaches.  Four one-subtask regions (``sources-4``) whose sources end at
-    once (no records) and finish at their own pace, two checkpoints before end of input, one
-    decline: a declined checkpoint is judged over the regions still running, a finished one
-    left out (review row B3), and one judged forced global because every source FINISHED
-    before its evaluation (rows B6, B8).  64,004 symmetry classes, about 9 s with 2
-    workers."""
-    return scope("sources-4", records_per_split=0, bounded=True, max_checkpoints=2, max_failures=0, max_declines=1,
+    (unbounded) never reaches.  A pipeline with a 2PC sink and a separate source
+    (``pipeline-and-side``, two regions), bounded, one record per split, two checkpoints
+    before end of input, one decline: a declined checkpoint is judged over the regions still
+    running, the finished side region left out (review row B3), and a checkpoint triggered
+    once every source FINISHED while the sink still runs is forced global at its trigger
+    (rows B6, B8, N2).  With sources only (``sources-4``) the second never happens: once every
+    source has FINISHED no task is left to trigger."""
+    return scope("pipeline-and-side", records_per_split=1, bounded=True, max_checkpoints=2, max_failures=0, max_declines=1,
                  max_timeouts=0, max_lost_notifications=0)
 
 
@@ -216,7 +217,7 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
     adds ``flip147_union_scope``: the union-state abort, which the first scope's job cannot
     reach (its only vertex of parallelism 2, the sources', cannot both hold union state and
     finish partly in a completed checkpoint), and which the union job cannot afford with a
-    failure.  ``flip600-pr`` (a failure ratio below 50 %) adds ``four_region_end_scope``: the
+    failure.  ``flip600-pr`` (a failure ratio below 50 %) adds ``end_of_input_scope``: the
     PR's end-of-input rules, which its unbounded first scope never reaches."""
     first = default_scope_for(design)
     if first == unaligned_scope():
@@ -224,7 +225,7 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
     if first == flip147_concurrent_scope():
         return (first, flip147_union_scope())
     if first == four_region_scope():
-        return (first, four_region_end_scope())
+        return (first, end_of_input_scope())
     return (first,)
 
 
@@ -244,39 +245,19 @@ def default_scope_for(design) -> Scope:
     return unaligned_scope() if design.checkpoint_mode != "aligned" else default_scope()
 
 
-# Figures measured on this project's 2-core machine (docs/pages/engines.md, "Scopes and figures"): design name,
-# scope and whether symmetry reduction was on -> what a full exhaustive search costs.  Shown
-# before such a search starts.
-KNOWN_FIGURES: tuple[tuple[str, Scope, bool, str], ...] = (
-    ("flink-baseline", default_scope(), False, "398,946 states, about 37 s with 2 workers"),
-    ("flink-null-state", null_state_scope(), False, "938,862 states, about 60-80 s with 2 workers"),
-    ("flink-null-state-unaligned", null_state_unaligned_default_scope(), False, "248,244 states, about 21 s with 2 workers"),
-    ("flink-baseline", flip147_default_scope(), False, "1,337,457 states, about 82 s with 2 workers"),
-    ("flip147", flip147_concurrent_scope(), False, "8,494,887 states, about 9.5 minutes with 2 workers"),
-    ("flip147", flip147_union_scope(), True, "2,703,977 states (symmetry classes), about 9 minutes with 1 worker"),
-    ("flink-unaligned", unaligned_rescale_scope(), False, "4,608,400 states, about 7 minutes with 2 workers"),
-    ("flink-unaligned-timeout", unaligned_rescale_scope(), False, "135,830 states, about 16 s with 1 worker"),
-    ("flink-unaligned", spanning_records_scope(), False, "13,429 states, about 3 s with 1 worker"),
-    ("flink-unaligned-timeout", spanning_records_scope(), False, "28,926 states, about 6 s with 1 worker"),
-    ("flip600-regional", regional_scope(), True, "6,218,556 states (symmetry classes), about 7 minutes with 2 workers"),
-    ("flip600-regional", regional_default_scope(), True, "902,129 states (symmetry classes), about 1 minute with 2 workers"),
-    ("flip600-pr", four_region_scope(), True, "828,072 states (symmetry classes), about 3.5 minutes with 2 workers"),
-    ("flip600-pr", four_region_end_scope(), True, "64,004 states (symmetry classes), about 9 s with 2 workers"),
-)
-FLIP600_WITHOUT_SYMMETRY = ("not measured in full: at least 6,218,556 states (the number of symmetry classes; about twice that"
-                            " is expected, as with one checkpoint), so more than 7.5 minutes")
-
-
 def known_figures(design, scope: Scope, symmetry: bool = False) -> str | None:
     """What an exhaustive search of ``scope`` is known to cost, for designs that run a scope
     measured before (the same design, or one whose default scope is the FLIP-600 one)."""
-    for name, known, sym, figures in KNOWN_FIGURES:
-        if scope == known and design.name == name and sym == symmetry:
-            return f"{name} in this scope: {figures}"
-    if scope == regional_scope():
-        if symmetry:
-            return "the FLIP-600 scope, full model: flip600-regional has 6,218,556 symmetry classes here (about 7 minutes with 2 workers)"
-        return f"the FLIP-600 scope without symmetry reduction: {FLIP600_WITHOUT_SYMMETRY}"
-    if scope == regional_default_scope() and symmetry:
-        return "the FLIP-600 default scope: flip600-regional has 902,129 symmetry classes here (about 1 minute with 2 workers)"
+    from .figures import measured
+
+    known = measured(design.name, scope, symmetry)
+    if known is not None and known.states is not None:
+        return f"{known.design} in this scope: {known.states:,} {'symmetry classes' if known.symmetry else 'states'}, {known.cost}"
+    if design.regional_checkpoints and scope in (regional_scope(), regional_default_scope()):
+        # another regional design on flip600-regional's scopes: its figure is the nearest known
+        ref = measured("flip600-regional", scope, True)
+        if not symmetry:
+            return (f"not measured without symmetry reduction; flip600-regional has {ref.states:,} symmetry classes "
+                    "in this scope, and about twice as many states are expected")
+        return f"the FLIP-600 scope: flip600-regional has {ref.states:,} symmetry classes here ({ref.cost})"
     return None

@@ -193,7 +193,7 @@ def test_trace_naming_an_unknown_design_is_said(tmp_path, capsys):
     assert "design 'flip999-imaginary' is not a preset or catalog entry" in capsys.readouterr().err
 
 
-@pytest.mark.deep  # kept out of the default run for its time; the deep run has it
+@pytest.mark.claims  # kept out of the default run for its time; the deep run has it
 def test_stateful_check_leaves_no_hypothesis_folder(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["check", "--engine", "stateful", "--out", "r", *TINY]) == 3

@@ -117,7 +117,7 @@ def test_claim_channel_state_redistribution_is_time_agnostic():
         assert sorted(handles) == [0, 1], f"P={new_p}: every handle exactly once"
 
 
-@pytest.mark.deep  # 7.5 s (the default run was 289 s)
+@pytest.mark.claims  # 7.5 s (the default run was 289 s)
 def test_claim_failed_subtask_is_a_stalled_subtask_holds_for_independent_regions_only():
     """Seed 000 (Gen): "assume the failed subtask simply stopped making progress after the
     previous checkpoint instead of failing. The resulting checkpoint would naturally contain

@@ -55,7 +55,7 @@ def test_toml_design_variant_checks_without_code(tmp_path, capsys):
     assert doc["design"]["knobs"]["num_retained"] == 2
 
 
-@pytest.mark.deep  # kept out of the default run for its time; the deep run has it
+@pytest.mark.claims  # kept out of the default run for its time; the deep run has it
 def test_stateful_engine_from_cli(tmp_path, capsys):
     code, out, _ = run(["check", "--engine", "stateful", "--seed", "1", "--out", str(tmp_path), *TINY], capsys)
     assert code == 3, "a sampled search never exits as 'all hold'"

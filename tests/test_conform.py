@@ -14,7 +14,6 @@ import subprocess
 import sys
 import time
 import zipfile
-from pathlib import Path
 
 import pytest
 

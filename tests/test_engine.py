@@ -35,7 +35,7 @@ def test_fingerprint_store_finds_the_exact_stores_path_and_two_workers_one_as_sh
     assert len(par.path) == len(exact.path)
 
 
-@pytest.mark.deep  # 9.0 s (the default run was 352 s)
+@pytest.mark.claims  # 9.0 s (the default run was 352 s)
 def test_parallel_search_is_deterministic_whatever_the_number_of_workers_and_reports_every_figure():
     """Which worker keeps a new world depends on timing; the results must not: the parent
     links and the discoveries are chosen by fingerprint, so two and three workers give the

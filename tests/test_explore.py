@@ -22,7 +22,7 @@ GOLDEN = [
 
 # the one-worker fingerprint store runs in the deep tier: the exact store and two workers pin
 # the same counts in the default run (which was 283-307 s)
-ENGINES = [dict(store="exact"), pytest.param(dict(store="fingerprint"), marks=pytest.mark.deep),
+ENGINES = [dict(store="exact"), pytest.param(dict(store="fingerprint"), marks=pytest.mark.claims),
            dict(store="fingerprint", workers=2)]
 
 
@@ -36,7 +36,7 @@ def test_golden_state_counts(job, limits, states, engine):
     assert r.ok, [v.reason for v in r.violated]
 
 
-@pytest.mark.deep  # 6.6 s; the default run searches the same scope in test_cli (87,384 states, NOT REACHED witnesses)
+@pytest.mark.claims  # 6.6 s; the default run searches the same scope in test_cli (87,384 states, NOT REACHED witnesses)
 def test_baseline_holds_and_reports_unreached_witnesses(tiny_scope):
     """Also the correct pass of catalog entry no-alignment-block, whose scope this is."""
     assert entry("no-alignment-block").scope == tiny_scope and entry("no-alignment-block").correct == BASELINE
@@ -52,7 +52,7 @@ def test_baseline_holds_and_reports_unreached_witnesses(tiny_scope):
     assert status["a-task-declines"] == NOT_REACHED
 
 
-@pytest.mark.deep  # 9.3 s (the default run was 352 s)
+@pytest.mark.claims  # 9.3 s (the default run was 352 s)
 def test_symmetry_keeps_every_verdict_and_cuts_states():
     sc = scope("forward-2x2", **GOLDEN[1][1])
     counts = {}

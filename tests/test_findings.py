@@ -86,7 +86,7 @@ def test_committed_flip600_pr_report_replays():
     assert text.count("| holds (exhaustive search of the scope,") == len(listed)
 
 
-@pytest.mark.deep  # the whole flip600-pr manifest: about 15 minutes with 2 workers
+@pytest.mark.claims  # the whole flip600-pr manifest: about 15 minutes with 2 workers
 def test_flip600_pr_manifest_holds_to_the_searches(tmp_path):
     """Every violation the manifest expects is found, nothing else is, every trace replays and
     every fix holds exhaustively in its scope: what ``ckptcheck findings flip600-pr`` exits 0 on."""
@@ -94,3 +94,11 @@ def test_flip600_pr_manifest_holds_to_the_searches(tmp_path):
     run = run_findings(design, scopes, tmp_path / "traces", workers=2)
     assert run.as_expected, [(f.property, f.scope.name, f.expected, f.replays, f.fix_holds) for f in run.findings]
     assert all(r.result.searched_whole_scope for r in run.runs)
+    # the committed report's figures are this search's: every search it states is stated again
+    committed = sorted((ROOT / "reports" / "findings").glob("*-flip600-pr.md"))[-1].read_text()
+    fresh = render_findings(run, command="ckptcheck findings flip600-pr", when="today")
+    stated = set(re.findall(SEARCHED, committed))
+    assert stated and stated <= set(re.findall(SEARCHED, fresh)), sorted(stated - set(re.findall(SEARCHED, fresh)))
+
+
+SEARCHED = r"\(exhaustive search of the scope, [\d,]+ states(?: \(symmetry classes\))?(?:, depth \d+)?\)"

@@ -15,7 +15,7 @@ from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.world import COMMITTED, EMPTY_SNAPSHOT, FINISHED, FINISHED_SNAPSHOT, RUNNING, Completed
 from ckptcheck.specs.catalog import entry, flip147_scope
 from ckptcheck.specs.designs import BASELINE
-from ckptcheck.specs.scopes import flip147_default_scope, scope
+from ckptcheck.specs.scopes import scope
 
 from conftest import catalog_run
 from test_protocol import Run
@@ -70,22 +70,6 @@ def test_claim_tasks_finishing_do_not_fail_pending_checkpoints():
     e = entry("legacy-source-rereads-finished-split")
     r = check(BASELINE, e.scope, workers=2)
     assert r.complete and r.ok and r.verdict("a-checkpoint-survives-a-finish").status == "hit"
-
-
-@pytest.mark.deep
-def test_flip147_default_scope_holds_with_every_witness():
-    """``ckptcheck check --design flink-baseline --job sink-v2-keyed-2x1``: FLIP-147's default
-    scope (two sources ending at their own pace into a Sink V2 writer, committer and global
-    committer; one record per split, one checkpoint, one failure, one decline)."""
-    r = check(BASELINE, flip147_default_scope(), workers=2)
-    assert r.complete and r.ok, [v.reason for v in r.violated]
-    assert r.stats["states"] == 1_337_457
-    missing = [v.property for v in r.verdicts if v.kind == "sometimes" and v.status != "hit" and v.status != "not applicable"]
-    assert not missing, missing
-    for w in ("a-task-triggered-after-its-producers-finished", "a-checkpoint-with-a-partly-finished-vertex",
-              "a-vertex-restored-finished", "a-finished-subtask-restarts", "end-of-input-committables-committed",
-              "a-committer-holds-end-of-data", "restored-committables-recommitted", "a-checkpoint-survives-a-finish"):
-        assert r.verdict(w).status == "hit", w
 
 
 def test_a_union_abort_carrying_the_latest_completion_ends_the_wait_for_a_final_checkpoint():
@@ -181,7 +165,7 @@ def test_claim_stop_with_savepoint_drains_only_when_the_job_is_not_resumed():
     assert any(type(a).__name__ == "ResumeFromSavepoint" for a in v.trace)
 
 
-@pytest.mark.deep
+@pytest.mark.claims
 def test_symmetry_on_a_sink_v2_job_keeps_every_verdict_and_halves_the_states():
     """Symmetry reduction on ``union-sink-v2-2x2`` (committables name their writer, which the
     renaming covers): one checkpoint, no fault, instant acks.  The same verdicts and the same

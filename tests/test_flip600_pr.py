@@ -53,12 +53,13 @@ class Four:
 
 
 def test_pr_rules_are_the_ones_review_section_b_names():
-    """The preset is the thread's design with the PR's rules (rows B1, B3-B9, B12, B13)."""
+    """The preset is the thread's design with the PR's rules (rows B1, B3-B9, B12, B13, N1, N2)."""
     changed = {k: v for k, v in PR.knobs().items() if FLIP600_PROPOSED.knobs()[k] != v}
     assert changed == {
         "max_failed_region_percent": 30, "regions_of_running_tasks": True, "forced_checkpoint_waits": True,
-        "end_of_input_rule": "finished-sets-force", "timeouts_complete_regionally": True,
+        "end_of_input_rule": "finished-forces-at-trigger", "timeouts_complete_regionally": True,
         "fallback_notice_reaches_operators": False, "coordinator_region_fallback": "add-back-live",
+        "fallback_state_rule": "by-index",
     }
 
 
@@ -158,7 +159,7 @@ def test_fallback_notice_is_a_no_op():
     assert t.w.tasks[0].notified == 2, "the thread's reading takes it as the completion (F1)"
 
 
-@pytest.mark.deep  # 11 s; the default run replays the committed trace (tests/test_findings.py)
+@pytest.mark.claims  # 11 s; the default run replays the committed trace (tests/test_findings.py)
 def test_live_add_back_hands_a_split_to_a_second_reader():
     """B12: the PR puts a failed-region reader's later split back into the live enumerator
     while that reader keeps it; an idle reader is handed the same split, and both read it.
@@ -182,24 +183,26 @@ def test_live_add_back_fix_holds_in_the_same_scope():
 
 
 def test_second_default_scope_reaches_the_prs_end_of_input_rules():
-    """``four_region_end_scope`` (the README's figure): the PR holds there, exhaustively, and
-    both end-of-input rules of the PR are reached: a declined checkpoint judged over the three
-    regions still running (1 failed of 3 is above the 30 % ratio, where 1 of 4 would have
-    completed regionally), and one judged forced global because every source FINISHED after
-    its trigger.  The thread's reading (``flip600-regional``) has neither rule: not
-    applicable there."""
-    from ckptcheck.checks.results import HIT, NOT_APPLICABLE
+    """``end_of_input_scope`` (its figure is in specs/figures.py): the PR holds there,
+    exhaustively, and both end-of-input rules of the PR are reached: a declined checkpoint
+    judged over the one region still running (the finished side region not counted, so a
+    single region: it aborts), and a checkpoint triggered once every source FINISHED while the
+    sink still runs, which the trigger forces global (review row N2).  The thread's reading
+    (``flip600-regional``) has neither rule: not applicable there; the PR's rule read at the
+    evaluation instead never reaches the second here."""
+    from ckptcheck.checks.results import HIT, NOT_APPLICABLE, NOT_REACHED
     from ckptcheck.specs.designs import FLIP600
-    from ckptcheck.specs.scopes import default_scopes_for, four_region_end_scope, four_region_scope
+    from ckptcheck.specs.scopes import default_scopes_for, end_of_input_scope, four_region_scope
 
-    assert default_scopes_for(PR) == (four_region_scope(), four_region_end_scope())
-    r = check(PR, four_region_end_scope(), symmetry=True, workers=2)
+    assert default_scopes_for(PR) == (four_region_scope(), end_of_input_scope())
+    r = check(PR, end_of_input_scope(), workers=2)
     assert r.complete and r.ok, [v.reason for v in r.violated]
-    assert r.stats["states"] == 64_004
     v = r.verdict("a-finished-region-is-not-counted")
-    assert v.status == HIT and "judged over 3 of 4 regions" in v.reason and "aborted" in v.reason
+    assert v.status == HIT and "judged over 1 of 2 regions (side[0] had finished" in v.reason and "aborted" in v.reason
     v = r.verdict("finished-sources-force-global")
-    assert v.status == HIT and "every source had FINISHED" in v.reason
-    thread = check(FLIP600, four_region_end_scope(), symmetry=True, workers=2, max_states=1)
+    assert v.status == HIT and "triggered once every source had FINISHED: the trigger set the force flag" in v.reason
+    at_evaluation = check(PR.with_(name="pr-at-evaluation", end_of_input_rule="finished-sets-force"), end_of_input_scope(), workers=2)
+    assert at_evaluation.verdict("finished-sources-force-global").status == NOT_REACHED
+    thread = check(FLIP600, end_of_input_scope(), workers=2, max_states=1)
     for name in ("a-finished-region-is-not-counted", "finished-sources-force-global"):
         assert thread.verdict(name).status == NOT_APPLICABLE

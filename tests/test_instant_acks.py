@@ -69,11 +69,11 @@ REGIONAL_PR = FLIP600_PR.with_(name="flip600-pr-ratio-50", max_failed_region_per
     (FLIP600, "forward-2x2", dict(max_checkpoints=1, max_declines=1), 31_007, 10_249),
     (FLIP600_PR, "sources-4", dict(max_checkpoints=2, max_declines=2, records_per_split=0, bounded=False), 1_572, 670),
     pytest.param(REGIONAL_PR, "forward-2x2", dict(max_checkpoints=1, max_declines=1), 175_389, 43_282,
-                 marks=pytest.mark.deep),  # 19 s
+                 marks=pytest.mark.claims),  # 19 s
     pytest.param(FLIP600, "forward-2x2", dict(max_checkpoints=1, max_failures=1, max_declines=1), 428_577, 64_785,
-                 marks=pytest.mark.deep),  # 55 s
+                 marks=pytest.mark.claims),  # 55 s
     (CONCURRENT, "keyed-1x1", dict(max_checkpoints=2, max_failures=1, max_declines=1), 14_677, 4_776),
-    pytest.param(CONCURRENT, "sink-v2", dict(max_checkpoints=2), 41_608, 5_596, marks=pytest.mark.deep),  # 5.5 s
+    pytest.param(CONCURRENT, "sink-v2", dict(max_checkpoints=2), 41_608, 5_596, marks=pytest.mark.claims),  # 5.5 s
 ])
 def test_instant_acks_reach_exactly_the_folded_states_of_the_full_model(design, job, limits, full, folded):
     limits = {"records_per_split": 1, "max_failures": 0, "max_declines": 0, "max_timeouts": 0, "max_lost_notifications": 0,
@@ -115,11 +115,11 @@ def test_a_late_ack_is_discarded_with_its_file_at_once():
 
 
 @pytest.mark.parametrize("name", ["FLINK-38614-end-of-data-before-committables",
-                                  pytest.param("union-state-finishes-partly", marks=pytest.mark.deep),  # 2.5 s
+                                  pytest.param("union-state-finishes-partly", marks=pytest.mark.claims),  # 2.5 s
                                   "K4-retention-ignores-refs", "K7-no-claim-snapshot-deleted-too-early",
                                   "F3-tier2-resets-the-chain-bound",
-                                  pytest.param("K1-regional-final-checkpoint", marks=pytest.mark.deep),
-                                  pytest.param("F2-commit-past-own-state", marks=pytest.mark.deep)])  # 17 s
+                                  pytest.param("K1-regional-final-checkpoint", marks=pytest.mark.claims),
+                                  pytest.param("F2-commit-past-own-state", marks=pytest.mark.claims)])  # 17 s
 def test_catalog_entries_keep_their_verdicts_with_instant_acks(name):
     """The FLIP-147 and FLIP-600 entries are found with instant acks too, by a counterexample no
     longer than the full model's (it drops the arrivals of all acks but the last), and the

@@ -15,10 +15,10 @@ from ckptcheck.model.nullstate import NullStateRecovery
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.world import COMMITTED, REPLAY, RUNNING
 from ckptcheck.specs.catalog import null_state_catalog_scope
-from ckptcheck.specs.designs import BASELINE, NULL_STATE, NULL_STATE_UNALIGNED
+from ckptcheck.specs.designs import BASELINE, NULL_STATE
 from ckptcheck.specs.errors import InputError
 from ckptcheck.specs.jobs import job_from_dict
-from ckptcheck.specs.scopes import default_scope_for, null_state_scope, null_state_unaligned_default_scope, scope
+from ckptcheck.specs.scopes import scope
 
 from conftest import catalog_run
 from test_protocol import Run
@@ -107,26 +107,6 @@ def test_a_sink_v2_writer_discards_until_the_reinserted_barrier():
     from ckptcheck.specs.catalog import entry
     bad = check(entry("null-state-sinks-keep-replayed-records").design, sc, stop_at="exactly-once-output", workers=2)
     assert "committed twice" in bad.verdict("exactly-once-output").reason
-
-
-@pytest.mark.deep
-def test_preset_default_scope_holds_with_every_witness():
-    """``ckptcheck check --design flink-null-state``: 938,862 states, every applicable witness."""
-    sc = default_scope_for(NULL_STATE)
-    assert sc == null_state_scope()
-    result = check(NULL_STATE, sc, workers=2)
-    assert result.complete and result.ok and result.stats["states"] == 938_862
-    assert not [v.property for v in result.verdicts if v.kind == "sometimes" and v.status == "not reached"]
-
-
-@pytest.mark.deep
-def test_unaligned_preset_default_scope_holds_with_every_witness():
-    sc = default_scope_for(NULL_STATE_UNALIGNED)
-    assert sc == null_state_unaligned_default_scope()
-    result = check(NULL_STATE_UNALIGNED, sc, workers=2)
-    assert result.complete and result.ok
-    assert result.verdict("a-sink-takes-an-overtaken-record").status == "hit"
-    assert not [v.property for v in result.verdicts if v.kind == "sometimes" and v.status == "not reached"]
 
 
 def test_refused_combinations():

@@ -129,7 +129,7 @@ def test_claim_downstream_needs_only_round_robin_holds_for_the_assignment_not_fo
 
 # -- the proposal in the state machine ------------------------------------------------------------
 
-@pytest.mark.deep
+@pytest.mark.claims
 def test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes_and_flink_2_3_cannot_restore():
     """``flink-unaligned-pointwise`` (apache/flink#28523's ``TaskStateAssignment``) in its
     default scope: restores at a new parallelism cross POINTWISE -> POINTWISE, ALL_TO_ALL ->
@@ -159,7 +159,7 @@ def test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes
     assert "UnsupportedOperationException" in flink.verdict("restores-succeed").reason
 
 
-@pytest.mark.deep
+@pytest.mark.claims
 def test_claim_flink_21936_keyed_order_holds_in_its_scope_and_breaks_without_the_gate_wide_recovery():
     """FLINK-21936 ("UC recovery with parallelism changes may redistribute data ... breaking
     ordering assumptions on KeyedStreams"), as seed 003 repeats it.  In ``keyed_order_scope``

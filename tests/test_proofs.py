@@ -15,7 +15,7 @@ SLOW = ("key-group-java-int-first-break",)
 
 
 def _split_slow(theorems) -> list:
-    return [pytest.param(t, marks=pytest.mark.deep, id=t.name) if t.name in SLOW else pytest.param(t, id=t.name) for t in theorems]
+    return [pytest.param(t, marks=pytest.mark.claims, id=t.name) if t.name in SLOW else pytest.param(t, id=t.name) for t in theorems]
 
 
 @pytest.mark.parametrize("t", _split_slow(THEOREMS))
@@ -31,7 +31,7 @@ def test_mutant_is_refuted(t):
     assert o.counterexample
 
 
-@pytest.mark.deep
+@pytest.mark.claims
 def test_first_java_int_break_is_46341():
     o = first_java_break(32768, 1 << 20)
     assert o.verdict == REFUTED

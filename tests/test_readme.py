@@ -1,5 +1,5 @@
 """The README's tour, run as written: each example's command gives the figures and verdicts its
-quoted output shows (the baseline's 398,946 states are the deep tier's, tests/test_deep.py)."""
+quoted output shows (the baseline's check, a 25 s search, in the claims tier)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,25 @@ def example(command_start: str) -> tuple[list[str], str]:
         if lines and lines[0].startswith(f"$ ckptcheck {command_start}"):
             return shlex.split(lines[0])[2:], block
     raise AssertionError(f"no README example of ckptcheck {command_start}")
+
+
+def _without_times(line: str) -> str:
+    """A line of output with its times and rates taken out (measured once; never compared)."""
+    line = re.sub(r"\d+(\.\d+)?s \([\d,]+ states/s\)", "<time>", line)
+    line = re.sub(r"about \d+ s", "about <time>", line)
+    return re.sub(r"explore-[0-9a-f]{8}", "explore-<id>", line).rstrip()
+
+
+@pytest.mark.claims
+def test_the_check_example_line_for_line(tmp_path, capsys, monkeypatch):
+    """Every line of the baseline's check as the README quotes it: its states, transitions, depth,
+    verdicts and each witness's steps; only the times differ."""
+    argv, quoted = example("check")
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 0
+    out = [_without_times(x) for x in capsys.readouterr().out.splitlines()]
+    quoted_lines = [_without_times(x) for x in quoted.splitlines() if not x.startswith("$ ")]
+    assert quoted_lines == out
 
 
 def test_the_compare_example(tmp_path, capsys, monkeypatch):

@@ -37,7 +37,7 @@ def catalog_results(slow: bool = False):
     return tuple(out)
 
 
-@pytest.mark.parametrize("slow", [False, pytest.param(True, marks=pytest.mark.deep)], ids=["default", "slow-to-find"])
+@pytest.mark.parametrize("slow", [False, pytest.param(True, marks=pytest.mark.claims)], ids=["default", "slow-to-find"])
 def test_every_catalog_counterexample_renders_in_all_formats(slow):
     report = build_report(list(catalog_results(slow)), title="catalog", command="ckptcheck catalog")
     # every entry's counterexample is there (a step can break a second property too)

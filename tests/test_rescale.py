@@ -184,7 +184,7 @@ def test_a_counterexample_across_a_rescale_replays_from_its_trace_file():
     assert out.reproduced, out.violation
 
 
-@pytest.mark.deep  # 9.4 s (the default run was 293-300 s); the default run checks restores-succeed in the test below
+@pytest.mark.claims  # 9.4 s (the default run was 293-300 s); the default run checks restores-succeed in the test below
 def test_a_restore_flink_cannot_carry_out_is_a_verdict_naming_flinks_exception():
     """FLINK-40269 at sink 4 -> 2: the keyBy edge's output state of old subpartition 2 routed
     with the rebalance edge's mapping reaches sink[0], which reads old subtasks [0, 1] on that

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ckptcheck.checks.api import check
-from ckptcheck.model.actions import Decline, EmitRecord, Notify, ResumeFromSavepoint, StopWithSavepoint, TriggerCheckpoint
+from ckptcheck.model.actions import Decline, EmitRecord, ResumeFromSavepoint, StopWithSavepoint, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel, scope_conflict
 from ckptcheck.model.world import (
     BARRIER, COMMITTABLE, COMMITTED, DRAIN, EOD, EOD_NO_DRAIN, FAILED, FINISHED, NO_DRAIN, NOTIFY_ABORT, RUNNING,
@@ -76,7 +76,7 @@ def test_a_writer_sends_its_savepoint_committables_after_a_no_drain_end_of_data_
     forwarded; the committer's input is STOPPED, not ended, so it takes them and commits them
     when the savepoint completes."""
     r = run("no-drain", job="sink-v2", records=1)
-    src, writer, committer = r.t("source[0]"), r.t("writer[0]"), r.t("committer[0]")
+    src, writer = r.t("source[0]"), r.t("writer[0]")
     r.do(EmitRecord(src)).do(StopWithSavepoint(1)).drain("source[0]->writer[0]")
     assert r.w.tasks[writer].sink[1] is False, "no endInput"
     items = r.w.channels[r.c("writer[0]->committer[0]")]

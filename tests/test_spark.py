@@ -25,7 +25,7 @@ def quiet(_msg: str) -> None:
     pass
 
 
-@pytest.mark.deep  # 15.7 s; the default run keeps the Spark replay tests
+@pytest.mark.claims  # 15.7 s; the default run keeps the Spark replay tests
 def test_generate_is_reproducible_across_partitionings(tmp_path):
     a = spark.run_generate(BASELINE, SMALL, walks=60, max_steps=80, seed=5, partitions=2, out=tmp_path / "a", master="local[2]", say=quiet)
     b = spark.run_generate(BASELINE, SMALL, walks=60, max_steps=80, seed=5, partitions=7, out=tmp_path / "b", master="local[2]", say=quiet)
@@ -37,7 +37,7 @@ def test_generate_is_reproducible_across_partitionings(tmp_path):
     assert summary["traces"] == 60 and summary["master"] == "local[2]"
 
 
-@pytest.mark.deep  # 14.8 s with the Spark session start (the default run was 289 s)
+@pytest.mark.claims  # 14.8 s with the Spark session start (the default run was 289 s)
 def test_generate_finds_a_broken_variant_and_writes_its_report(tmp_path):
     e = entry("commit-at-pre-commit")
     s = spark.run_generate(e.design, e.scope, walks=1500, max_steps=80, seed=1, partitions=4, out=tmp_path, master="local[2]", say=quiet)
@@ -102,7 +102,7 @@ def _outline(result) -> tuple:
     return s["states"], s["transitions"], s["depth"], s["quiescent_states"], result.complete, lengths
 
 
-@pytest.mark.deep
+@pytest.mark.claims
 def test_spark_engine_searches_the_same_space_as_the_local_engine(tmp_path):
     """K5 (no bound on consecutive regional checkpoints): the whole scope (2,574 states), with a violation of
     12 steps and five witnesses.  The Spark search must count the same states and transitions,
@@ -121,7 +121,7 @@ def test_spark_engine_searches_the_same_space_as_the_local_engine(tmp_path):
     assert replay(load_trace_file(str(path)), str(path)).reproduced
 
 
-@pytest.mark.deep  # kept out of the default run for its time; the deep run has it
+@pytest.mark.claims  # kept out of the default run for its time; the deep run has it
 def test_spark_engine_from_the_command_line_and_its_refusals(tmp_path, capsys):
     from ckptcheck.checks.cli import main
 

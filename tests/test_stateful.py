@@ -24,14 +24,14 @@ def test_stateful_finds_alignment_flaw_and_trace_replays():
     assert len(v.trace) >= len(bfs.trace), "BFS counterexamples are the shortest"
 
 
-@pytest.mark.deep
+@pytest.mark.claims
 def test_stateful_finds_commit_flaw():
     e = entry("commit-at-pre-commit")
     r = check(e.design, e.scope, "stateful", seed=3, stop_at=e.violates)
     assert r.verdict(e.violates).status == VIOLATED
 
 
-@pytest.mark.deep  # 6.7 s (the default run was 289 s); test_cli checks that a sampled run never says "holds"
+@pytest.mark.claims  # 6.7 s (the default run was 289 s); test_cli checks that a sampled run never says "holds"
 def test_stateful_baseline_finds_no_violation_and_says_it_sampled(tiny_scope):
     r = check(BASELINE, tiny_scope, "stateful", seed=0)
     assert all(v.status in (SAMPLED, NOT_APPLICABLE) for v in r.verdicts if v.kind != "sometimes"), [v.reason for v in r.violated]
@@ -40,7 +40,7 @@ def test_stateful_baseline_finds_no_violation_and_says_it_sampled(tiny_scope):
     assert r.stats["steps"] > 1000
 
 
-@pytest.mark.deep  # 8.7 s (the default run was 352 s); the default run keeps the stateful search and its replay
+@pytest.mark.claims  # 8.7 s (the default run was 352 s); the default run keeps the stateful search and its replay
 def test_same_seed_same_result():
     e = entry("uc-input-side-only")  # the cheapest catalog entry for random runs (about 3 s a run)
     a = check(e.design, e.scope, "stateful", seed=7, stop_at=e.violates).verdict(e.violates)
@@ -48,7 +48,7 @@ def test_same_seed_same_result():
     assert a.trace == b.trace and a.reason == b.reason
 
 
-@pytest.mark.deep
+@pytest.mark.claims
 def test_stateful_finds_flip600_coordinator_and_no_claim_flaws():
     for name in ("K3-no-coordinator-fallback", "K7-no-claim-snapshot-deleted-too-early"):
         e = entry(name)

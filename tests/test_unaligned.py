@@ -326,7 +326,7 @@ UC_GOLDEN = [
     (UNALIGNED, dict(), 3812),
     (UNALIGNED_TIMEOUT, dict(), 10565),
     (UNALIGNED, dict(max_failures=1), 45143),
-    pytest.param(UNALIGNED_TIMEOUT, dict(max_failures=1), 109658, marks=pytest.mark.deep),
+    pytest.param(UNALIGNED_TIMEOUT, dict(max_failures=1), 109658, marks=pytest.mark.claims),
 ]
 
 

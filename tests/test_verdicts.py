@@ -71,7 +71,7 @@ def test_replay_of_a_clean_trace_does_not_claim_the_design_holds(tmp_path, capsy
     assert code == 0 and "replayed 3 steps: no property violated on this trace" in out
 
 
-@pytest.mark.parametrize("workers", [pytest.param("1", marks=pytest.mark.deep), "2"])
+@pytest.mark.parametrize("workers", [pytest.param("1", marks=pytest.mark.claims), "2"])
 def test_ctrl_c_keeps_the_partial_result_marked_incomplete(tmp_path, workers):
     """Ctrl-C after a few seconds of a long search: the figures reached, a result file whose
     outcome is incomplete, exit status 130, no traceback."""

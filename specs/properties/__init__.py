@@ -271,10 +271,11 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              w_finished_region_not_counted,
              lambda d, s: _regional(d, s) and d.regions_of_running_tasks and s.bounded and s.max_declines > 0),
     Property("finished-sources-force-global", SOMETIMES,
-             "PR #28964: every source FINISHED forces a declined checkpoint global at its evaluation",
+             "PR #28964: every source FINISHED forces a checkpoint global (at its trigger, or at its evaluation)",
              w_finished_sources_force_global,
              lambda d, s: (_regional(d, s) and d.global_checkpoint_at_end_of_input and s.bounded and s.max_declines > 0
-                           and d.end_of_input_rule == "finished-sets-force" and d.forced_checkpoint_waits)),
+                           and d.end_of_input_rule in ("finished-sets-force", "finished-forces-at-trigger")
+                           and d.forced_checkpoint_waits)),
     Property("a-split-returns-to-the-live-enumerator", SOMETIMES,
              "PR #28963: a regional completion returns a split a failed reader still holds to the live enumerator",
              w_split_returns_live, _pr_add_back),

@@ -234,7 +234,14 @@ def w_finished_sources_force_global(m, prev: World, a, nxt: World) -> str | None
     declined checkpoint that was triggered as a regional one, and whose failed regions are
     within the ratio, is judged forced global because every source is FINISHED at its
     evaluation (``checkAllSourcesFinishedAndForceGlobal`` sets the shared flag), so it aborts
-    instead of completing regionally."""
+    instead of completing regionally.  Under ``"finished-forces-at-trigger"`` (review row N2):
+    a checkpoint triggered once every source FINISHED, whose trigger set the flag."""
+    if m.design.end_of_input_rule == "finished-forces-at-trigger":
+        if (not prev.coord.force_global and nxt.coord.force_global and len(nxt.coord.pending) > len(prev.coord.pending)
+                and m.regional.sources_done(prev.tasks)):
+            return (f"checkpoint {nxt.coord.pending[-1].id} was triggered once every source had FINISHED: the trigger set"
+                    f" the force flag (checkAllSourcesFinishedAndForceGlobal), so it is judged global")
+        return None
     if prev.coord.force_global:
         return None
     if nxt.coord.completed_count > prev.coord.completed_count:
