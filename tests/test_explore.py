@@ -20,7 +20,7 @@ GOLDEN = [
 ]
 
 
-# the one-worker fingerprint store runs in the deep tier: the exact store and two workers pin
+# the one-worker fingerprint store runs in the claims tier: the exact store and two workers pin
 # the same counts in the default run (which was 283-307 s)
 ENGINES = [dict(store="exact"), pytest.param(dict(store="fingerprint"), marks=pytest.mark.claims),
            dict(store="fingerprint", workers=2)]
