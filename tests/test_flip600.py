@@ -121,7 +121,7 @@ def test_claim_global_checkpoint_at_end_of_input_prevents_the_data_loss_is_refut
     assert outcome.spec.design.global_checkpoint_at_end_of_input
 
 
-@pytest.mark.claims
+@pytest.mark.deep  # about 5 minutes: the committed trace replays in the default run
 def test_claim_refuted_from_scratch_and_fixed_by_waiting_for_an_own_checkpoint():
     """The 23 Jun design fails in 23 steps (38 until the job ends without the record);
     flip600-regional passes the same scope exhaustively."""
