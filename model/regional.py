@@ -100,7 +100,10 @@ class RegionalCheckpointHandler(Component):
         "finished-forces-at-trigger"``, every source FINISHED sets the shared force flag
         (PR #28964 ``checkAllSourcesFinishedAndForceGlobal(CheckpointProperties)``: it takes the
         triggering checkpoint's properties and skips savepoints; review row N2), so the
-        checkpoint being triggered is judged forced global."""
+        checkpoint being triggered is judged forced global.  The PR's call site is not indexed:
+        if it were at the evaluation instead (``"finished-sets-force"``, searchable), a checkpoint
+        triggered before the last source finished and declined after would abort where this
+        reading completes it regionally."""
         d = self.design
         if (d.regional_checkpoints and d.global_checkpoint_at_end_of_input and d.end_of_input_rule == "finished-forces-at-trigger"
                 and not tx.coord.force_global and self.sources_done(tx.tasks)):
@@ -278,7 +281,8 @@ class RegionalCheckpointHandler(Component):
         lacks, for which Flink's ``OperatorState.getState`` throws (``by-index``) or, in the
         reading that nothing is grafted, an empty state (``by-index-empty``).  Abstraction: the
         exception's path past the handler (the PR's ``CheckpointCoordinator`` is not indexed) is
-        modelled as a counted abort of the checkpoint."""
+        modelled as a counted abort of the checkpoint; if the PR instead fails the job over, or
+        the checkpoint hangs, the model hides that failover or that hang."""
         rule = self.design.fallback_state_rule
         old = self.model.model_of(fallback)
         if rule == "restored-share" or old is self.model:

@@ -8,7 +8,7 @@ page wrong:
 - the claims tier (``pytest -m claims``, ``tests/test_figures.py``) runs every figure whose
   ``tier`` is ``"claims"`` and compares each stated field; the deep tier (``pytest -m deep``)
   runs the ``"once"`` figures, which do not fit CI's time (they were measured once, and the
-  pages say so); a ``"default"`` figure is pinned by the named test of the default run;
+  pages say so); a figure whose ``test`` names another test is searched there instead;
 - ``ckptcheck check`` prints a figure's ``cost`` before a search of the same design and scope
   (``specs.scopes.known_figures``);
 - ``checks/docgen.py`` writes the pages' tables of figures from it, and ``tests/test_docs.py``
@@ -27,7 +27,7 @@ from ckptcheck.model.scope import Scope
 
 from . import scopes as S
 
-CLAIMS, ONCE, DEFAULT = "claims", "once", "default"
+CLAIMS, ONCE = "claims", "once"
 GENERIC = "tests/test_figures.py::test_figure"  # the test that searches every figure no other test names
 
 
