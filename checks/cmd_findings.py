@@ -16,7 +16,7 @@ from .trace import write_text_atomic
 def cmd_findings(args) -> int:
     """Search a design under review in the scopes of its findings manifest and write one
     Markdown report with every violation, its replayable trace, its fix and the fix's search."""
-    from ckptcheck.specs.findings import FINDINGS
+    from ckptcheck.specs.findings import FINDINGS, READINGS
 
     if args.design not in FINDINGS:
         raise InputError("findings", args.design, f"expected a design with a findings manifest: {', '.join(sorted(FINDINGS))}")
@@ -34,11 +34,13 @@ def cmd_findings(args) -> int:
     from .findings import run_findings
 
     run = run_findings(design, scopes, out / "traces", workers=args.workers or os.cpu_count() or 1,
-                       max_seconds=args.max_seconds, progress=_say)
+                       max_seconds=args.max_seconds, progress=_say, readings=READINGS.get(args.design))
     if run.interrupted:
         for f in run.findings:
             _say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}")
-        _say(f"interrupted: {len(run.runs)} of {len(scopes)} scopes searched to the end; no report written (a findings"
+        readings = READINGS.get(args.design)
+        total = len(scopes) * (len(readings.values) if readings else 1)
+        _say(f"interrupted: {len(run.runs)} of {total} searches ran to the end; no report written (a findings"
              " report covers every scope of the manifest)")
         return 130
     command = f"ckptcheck findings {args.design}" + (f" --out {args.out}" if args.out != "reports/findings" else "")
@@ -54,8 +56,11 @@ def cmd_findings(args) -> int:
             fix = f"fix {f.fix.fixed.name} does NOT hold: " + "; ".join(v.property for v in f.fix_result.violated)
         else:  # cut short: as the report says it, never "does NOT hold"
             fix = f"fix {f.fix.fixed.name}: {f.fix_result.headline() if f.fix_result else 'not searched'}"
+        under = ""
+        if run.readings is not None:
+            under = " under " + ", ".join(f"{r}: {'holds' if x is None else f'{x[0]} steps'}" for r, x in f.by_reading.items())
         _say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}"
-             f" {'replays' if f.replays else 'does NOT replay'}; {fix}")
+             f" {'replays' if f.replays else 'does NOT replay'}; {fix}{under}")
     _say(f"report written to {path}")
     return 0 if run.as_expected else 1
 

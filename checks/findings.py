@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ckptcheck.model.design import Design
-from ckptcheck.specs.findings import FindingScope, Fix
+from ckptcheck.specs.findings import FindingScope, Fix, Readings
 from ckptcheck.specs.spec import Spec
 
 from .api import check, save_traces
@@ -36,7 +36,10 @@ class Finding:
     replays: bool
     fix: Fix | None
     fix_result: CheckResult | None
-    expected: bool  # the manifest lists it
+    expected: bool  # the manifest lists it under every reading it was found in
+    reading: str | None = None  # the reading the trace above is from (None: the design has no readings)
+    # per reading searched: (steps, trace file, replays) where the violation was found, None where it holds
+    by_reading: dict = field(default_factory=dict)
 
     @property
     def fix_holds(self) -> bool:
@@ -49,6 +52,7 @@ class ScopeRun:
     result: CheckResult
     seconds: float
     missing: list[Fix] = field(default_factory=list)  # expected violations the search did not find
+    reading: str | None = None  # the reading searched (None: the design has no readings)
 
 
 @dataclass
@@ -59,10 +63,11 @@ class FindingsRun:
     seconds: float
     workers: int
     interrupted: bool = False  # Ctrl-C: the scopes after the interrupted search were not searched
+    readings: Readings | None = None
 
     @property
     def all_replay(self) -> bool:
-        return all(f.replays for f in self.findings)
+        return all(f.replays and all(x is None or x[2] for x in f.by_reading.values()) for f in self.findings)
 
     @property
     def all_fixed(self) -> bool:
@@ -96,47 +101,75 @@ def symmetric(design: Design, scope) -> bool:
 
 
 def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path, *, workers: int = 2,
-                 max_seconds: float | None = None, progress=None) -> FindingsRun:
+                 max_seconds: float | None = None, progress=None, readings: Readings | None = None) -> FindingsRun:
     """Search ``design`` in every scope, save and replay each counterexample under ``traces``,
     and check each violated property's fix in the same scope (fix searches shared when one fix
     serves several properties).  Symmetry reduction is on where the design and the fix both
-    allow it, as in ``ckptcheck check``; the report then counts symmetry classes and says so."""
+    allow it, as in ``ckptcheck check``; the report then counts symmetry classes and says so.
+
+    With ``readings``, every scope is searched under each reading (the design's own first), each
+    counterexample saved and replayed; a fix is checked once, under the first reading its
+    violation was found in (the fix changes another rule than the reading)."""
     t0 = time.perf_counter()
     runs: list[ScopeRun] = []
     findings: list[Finding] = []
+    values: tuple = (None,)
+    if readings is not None:
+        own = design.knobs()[readings.knob]
+        values = (own,) + tuple(v for v in readings.values if v != own)
+
+    def stop() -> FindingsRun:
+        return FindingsRun(design, runs, findings, time.perf_counter() - t0, workers, interrupted=True, readings=readings)
+
     for fs in scopes:
-        configured = fs.configure(design)
-        if progress:
-            progress(f"searching {configured.name} in scope {fs.name}")
-        t1 = time.perf_counter()
-        sym = symmetric(configured, fs.scope) and all(symmetric(f.fixed, fs.scope) for f in fs.fixes)
-        result = check(configured, fs.scope, workers=workers, max_seconds=max_seconds, symmetry=sym)
-        if result.interrupted:  # Ctrl-C ends the whole run, not only this search
-            return FindingsRun(design, runs, findings, time.perf_counter() - t0, workers, interrupted=True)
-        spec = Spec(configured, fs.scope)
-        save_traces(result, spec, traces, prefix=f"{design.name}--{fs.name}")
-        run = ScopeRun(fs, result, time.perf_counter() - t1)
-        runs.append(run)
-        fixes = {f.violates: f for f in fs.fixes}
         fix_runs: dict[str, CheckResult] = {}
-        for v in result.violated:
-            fix = fixes.get(v.property)
-            fix_result = None
-            if fix is not None:
-                if fix.fixed.name not in fix_runs:
-                    if progress:
-                        progress(f"checking the fix {fix.fixed.name} in scope {fs.name}")
-                    fix_runs[fix.fixed.name] = check(fix.fixed, fs.scope, workers=workers, max_seconds=max_seconds,
-                                                     symmetry=sym)
-                    if fix_runs[fix.fixed.name].interrupted:
-                        return FindingsRun(design, runs, findings, time.perf_counter() - t0, workers, interrupted=True)
-                fix_result = fix_runs[fix.fixed.name]
-            replays = replay(load_trace_file(v.trace_file), v.trace_file).reproduced
-            findings.append(Finding(fs, v.property, v.statement, v.reason or "", v.trace, v.trace_file, replays,
-                                    fix, fix_result, fix is not None))
-        found = {v.property for v in result.violated}
-        run.missing = [f for f in fs.fixes if f.violates not in found]
-    return FindingsRun(design, runs, findings, time.perf_counter() - t0, workers)
+        mine: dict[str, Finding] = {}
+        for value in values:
+            read = design if value is None else readings.apply(design, value)
+            configured = fs.configure(read)
+            if progress:
+                progress(f"searching {configured.name} in scope {fs.name}")
+            t1 = time.perf_counter()
+            sym = symmetric(configured, fs.scope) and all(symmetric(f.fixed, fs.scope) for f in fs.fixes)
+            result = check(configured, fs.scope, workers=workers, max_seconds=max_seconds, symmetry=sym)
+            if result.interrupted:  # Ctrl-C ends the whole run, not only this search
+                return stop()
+            spec = Spec(configured, fs.scope)
+            own = value is None or value == values[0]
+            save_traces(result, spec, traces, prefix=f"{design.name}--{fs.name}" + ("" if own else f"--{value}"))
+            run = ScopeRun(fs, result, time.perf_counter() - t1, reading=value)
+            runs.append(run)
+            fixes = {f.violates: f for f in fs.fixes}
+            expected_here = {f.violates for f in fs.fixes if value is None or not f.readings or value in f.readings}
+            for v in result.violated:
+                replays = replay(load_trace_file(v.trace_file), v.trace_file).reproduced
+                if v.property in mine:
+                    f = mine[v.property]
+                    f.by_reading[value] = (len(v.trace), v.trace_file, replays)
+                    f.expected = f.expected and v.property in expected_here
+                    continue
+                fix = fixes.get(v.property)
+                fix_result = None
+                if fix is not None:
+                    fixed = fix.fixed if value is None else readings.apply(fix.fixed, value)
+                    if fixed.name not in fix_runs:
+                        if progress:
+                            progress(f"checking the fix {fixed.name} in scope {fs.name}")
+                        fix_runs[fixed.name] = check(fixed, fs.scope, workers=workers, max_seconds=max_seconds, symmetry=sym)
+                        if fix_runs[fixed.name].interrupted:
+                            return stop()
+                    fix_result = fix_runs[fixed.name]
+                f = Finding(fs, v.property, v.statement, v.reason or "", v.trace, v.trace_file, replays, fix, fix_result,
+                            v.property in expected_here, reading=value,
+                            by_reading={x: None for x in values[:values.index(value)]})
+                f.by_reading[value] = (len(v.trace), v.trace_file, replays)
+                mine[v.property] = f
+                findings.append(f)
+            found = {v.property for v in result.violated}
+            for f in mine.values():
+                f.by_reading.setdefault(value, None)
+            run.missing = [f for f in fs.fixes if f.violates in expected_here and f.violates not in found]
+    return FindingsRun(design, runs, findings, time.perf_counter() - t0, workers, readings=readings)
 
 
 def searched_words(r: CheckResult) -> str:

@@ -160,24 +160,30 @@ class CheckpointCoordinator(TriggerMixin, Component):
         """Vertices with operator union list state."""
         return tuple(v for v, x in enumerate(self.topo.job.vertices) if StateKind.UNION in x.state)
 
-    def partly_finished_union_vertex(self, tx: Tx, pending: Pending) -> int | None:
+    def partly_finished_union_vertex(self, tx: Tx, pending: Pending, grafted: dict[int, int] | None = None) -> int | None:
         """``DefaultCheckpointPlan.fulfillFinishedTaskStatus`` at ``finalizeCheckpoint``
         (reference-flink-uc D.3): a vertex with union list state may not be partly finished in
         a checkpoint.  Check A: some of its subtasks FINISHED, not all.  Check B: some acked
         with their operators finished (``isTaskFinished``: ended before their snapshot), not
         all.  Returns the offending vertex (the checkpoint then aborts, TASK_CLOSING, not
         counted), else ``None``.  So the fast subtasks of such a vertex wait: only a
-        checkpoint taken after every subtask ended can complete, and they share it."""
+        checkpoint taken after every subtask ended can complete, and they share it.
+
+        ``grafted``: a FLIP-600 regional checkpoint's failed-region subtasks, each with the id
+        of the checkpoint its state is taken from; such a subtask counts as ended when it had
+        ended before that checkpoint's snapshot (``RegionalCheckpointHandler.finished_check``)."""
         if not self.design.checkpoints_after_tasks_finish:
             return None
         acked = dict(pending.acked)
+        grafted = grafted or {}
         for v in self.union_vertices:
             tasks = self.topo.tasks_of[v]
             done = sum(1 for t in tasks if pending.finished >> t & 1)
             if 0 < done < len(tasks):
                 return v
-            ended = sum(1 for t in tasks if t in acked and not acked[t].finished
-                        and 0 < tx.tasks[t].final_cp <= pending.id)
+            ended = sum(1 for t in tasks if t in grafted and 0 < tx.tasks[t].final_cp <= grafted[t]) + sum(
+                1 for t in tasks if t not in grafted and t in acked and not acked[t].finished
+                and 0 < tx.tasks[t].final_cp <= pending.id)
             if 0 < ended < len(tasks):
                 return v
         return None

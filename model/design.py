@@ -133,10 +133,17 @@ KNOBS: tuple[Knob, ...] = (
         "FLIP-600: once every source is exhausted, the next checkpoint must be global",
     ),
     Knob(
-        "fallback_completes_final_checkpoint",
-        bool,
-        True,
-        "FLIP-600: a failed-region task takes a regional completion (with fallback id) as the completion of its final checkpoint",
+        "fallback_notice_at_task",
+        str,
+        "final",
+        "FLIP-600: what a failed-region task's StreamTask does with the id of a regional checkpoint that "
+        "completed with its fallback state. none: nothing; latest-reported: records it as "
+        "latestReportCheckpointId, so a later completion or abort replay of an id up to it is ignored, "
+        "without completing finalCheckpointCompleted; final: takes it as a completion in full, its final "
+        "checkpoint included (the proposal). PR #28963 says the notice is 'delivered via the same task-side "
+        "checkpoint-complete RPC path'; its StreamTask change is not indexed (review row N4), so the findings "
+        "report searches every reading",
+        ("none", "latest-reported", "final"),
     ),
     Knob(
         "own_state_commit_bound",
@@ -174,6 +181,17 @@ KNOBS: tuple[Knob, ...] = (
         "IndexOutOfBoundsException) and the checkpoint aborts, counted; by-index-empty: the same, but nothing is "
         "grafted for such an index (the subtask's state in the checkpoint is empty)",
         ("restored-share", "by-index", "by-index-empty"),
+    ),
+    Knob(
+        "regional_finished_check",
+        str,
+        "as-global",
+        "FLIP-600 with FLIP-147: when a regional checkpoint would leave a vertex with union list state partly "
+        "finished (DefaultCheckpointPlan.fulfillFinishedTaskStatus), as-global: it aborts before the fallback "
+        "changes anything, uncounted, as a global one does (TASK_CLOSING); after-fallback-counted: it aborts "
+        "counted (FINALIZE_CHECKPOINT_FAILURE) after the coordinators' fallback already ran, as PR #28963's "
+        "PendingCheckpoint.finalizeRegionalCheckpoint does (review row N3)",
+        ("as-global", "after-fallback-counted"),
     ),
     Knob(
         "regions_of_running_tasks",
@@ -219,9 +237,10 @@ KNOBS: tuple[Knob, ...] = (
         "fallback_notice_reaches_operators",
         bool,
         True,
-        "FLIP-600: a failed-region task acts on the fallback notice (as fallback_completes_final_checkpoint "
-        "says); false: the notice goes to CheckpointListener.notifyRegionalCheckpointFallback, a no-op by "
-        "default, so the task neither commits nor counts a completion (PR #28963, review row B13)",
+        "FLIP-600: a failed-region task's operators act on the fallback notice: they commit what the "
+        "fallback state covers (fallback_notice_at_task says what the task does); false: the notice goes to "
+        "CheckpointListener.notifyRegionalCheckpointFallback, a no-op by "
+        "default, so the operators commit nothing (PR #28963, review row B13)",
     ),
     Knob(
         "file_merging",
@@ -355,11 +374,12 @@ class Design:
     force_global_after_max: bool = True
     forced_global_failure_resets_counter: bool = True
     global_checkpoint_at_end_of_input: bool = True
-    fallback_completes_final_checkpoint: bool = True
+    fallback_notice_at_task: str = "final"
     retention_follows_refs: bool = True
     own_state_commit_bound: bool = False
     coordinator_region_fallback: str = "fallback"
     fallback_state_rule: str = "restored-share"
+    regional_finished_check: str = "as-global"
     regions_of_running_tasks: bool = False
     forced_checkpoint_waits: bool = False
     end_of_input_rule: str = "ended"

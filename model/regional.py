@@ -205,6 +205,10 @@ class RegionalCheckpointHandler(Component):
             self.coordinator.abort(tx, pending.id, counted=True)
             return
         fallback = store[-1]
+        pr_check = self.design.regional_finished_check == "after-fallback-counted"
+        if not pr_check and self.finished_check(tx, pending, in_failed, fallback):
+            self.coordinator.abort(tx, pending.id, counted=False)  # as the global path: TASK_CLOSING
+            return
         if any(self.fallback_state(fallback, t) is None for t in in_failed if not pending.finished >> t & 1):
             # PR step 11 throws (IndexOutOfBoundsException) before step 12's coordinator fallback
             self.coordinator.abort(tx, pending.id, counted=True)
@@ -215,6 +219,10 @@ class RegionalCheckpointHandler(Component):
         enum, assignments = self.enumerator.state_in_checkpoint(tx.coord, pending, failed_readers, fallback.id)
         if self.design.coordinator_region_fallback == "add-back-live":
             self.enumerator.add_back_live(tx, tx.coord, pending, failed_readers, fallback.id)
+        if pr_check and self.finished_check(tx, pending, in_failed, fallback):
+            # PendingCheckpoint.finalizeRegionalCheckpoint throws; FINALIZE_CHECKPOINT_FAILURE, counted
+            self.coordinator.abort(tx, pending.id, counted=True)
+            return
         coord = tx.coord
         count = coord.consecutive_regional + 1
         tx.coord = coord._replace(
@@ -233,6 +241,23 @@ class RegionalCheckpointHandler(Component):
                     self.notice_for_failed_region(tx, t, pending, fallback, subsumed)
                 else:
                     self.coordinator.send_complete(tx, t, pending.id, subsumed)
+
+    def finished_check(self, tx: Tx, pending: Pending, in_failed: set, fallback: Completed) -> bool:
+        """FLIP-147's check on a regional checkpoint's content (``DefaultCheckpointPlan.fulfillFinishedTaskStatus``,
+        ``CheckpointCoordinator.partly_finished_union_vertex``): would a vertex with union list
+        state be partly finished in it, the failed-region subtasks counted by the state they
+        take from ``fallback``?  ``regional_finished_check`` says when it runs and what its
+        failure costs: ``as-global``, before the fallback changes anything, an uncounted abort
+        as on the global path (TASK_CLOSING); ``after-fallback-counted``, as PR #28963 does
+        (review row N3): ``PendingCheckpoint.finalizeRegionalCheckpoint`` calls
+        ``checkpointPlan.fulfillFinishedTaskStatus(operatorStates)`` after step 12 already ran
+        ``checkpointCoordinatorForRegionFallback`` (a live add-back stays), and the
+        ``PartialFinishingNotSupportedByStateException`` reaches ``completeRegionalCheckpoint``'s
+        ``catch (Exception)``: ``abortPendingCheckpoint(FINALIZE_CHECKPOINT_FAILURE)``, which
+        ``CheckpointFailureManager.checkFailureCounter`` counts.  Abstraction: a grafted
+        subtask's operators count as finished when it ended before the fallback's snapshot of it."""
+        grafted = {t: fallback.id for t in in_failed if not pending.finished >> t & 1}
+        return self.coordinator.partly_finished_union_vertex(tx, pending, grafted) is not None
 
     def notice_for_failed_region(self, tx: Tx, t: int, pending: Pending, fallback: Completed, subsumed: int) -> None:
         """The notice running task ``t`` of a failed region gets when ``pending`` completes

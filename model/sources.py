@@ -202,10 +202,13 @@ class SplitEnumerator(Component):
         failed-region reader after the fallback checkpoint go back to the live enumerator's
         unassigned splits (``SourceCoordinatorRegionalCheckpointTest``: ``getUnassignedSplits()``
         grows), while the reader, which only declined, keeps its split and reads on (review row
-        B12).  The enumerator may then hand the split to another reader that asks."""
-        back = [s for e, r, s in coord.assignments if e <= pending.id and r in failed_readers and e > fallback_id]
+        B12).  The enumerator may then hand the split to another reader that asks.  The tracker
+        gives those assignments up at once: if the checkpoint then aborts (review row N3), the
+        live coordinator stays as the fallback left it."""
+        back = [x for x in coord.assignments if x[0] <= pending.id and x[1] in failed_readers and x[0] > fallback_id]
         if back:
-            tx.coord = tx.coord._replace(unassigned=add_sorted(tx.coord.unassigned, *back))
+            tx.coord = tx.coord._replace(unassigned=add_sorted(tx.coord.unassigned, *(s for _, _, s in back)),
+                                         assignments=remove_sorted(tx.coord.assignments, *back))
 
     def on_restore(self, tx: Tx, latest: Completed | None, victims: list[int]) -> None:
         """The enumerator on restore.  A global failover resets it to the checkpoint's state

@@ -172,32 +172,46 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
 
     def on_fallback(self, tx: Tx, t: int, cp: int, own: int) -> None:
         """FLIP-600's notice to a failed-region task: regional checkpoint ``cp`` completed with
-        this task's state taken from checkpoint ``own``.  The proposal takes it as the
-        completion of ``cp`` (``fallback_completes_final_checkpoint``, catalog F1); otherwise
-        the task commits what its fallback state covers and keeps waiting for a checkpoint of
-        its own.  In PR #28963 the notice reaches ``CheckpointListener.notifyRegionalCheckpointFallback``,
-        a no-op unless an operator overrides it (``fallback_notice_reaches_operators`` false,
-        review row B13): the task does nothing.  Which reading the PR's ``StreamTask`` takes for
-        ``finalCheckpointCompleted`` is not in the indexed code; the no-op is the preset's."""
-        if not self.design.fallback_notice_reaches_operators:
-            return
-        if self.design.fallback_completes_final_checkpoint:
-            self.on_complete(tx, t, cp, commit_upto=own)
-        else:
-            self.sink.commit_up_to(tx, t, own)
+        this task's state taken from checkpoint ``own``.
 
-    def on_complete(self, tx: Tx, t: int, cp: int, commit_upto: int | None = None) -> None:
-        """``notifyCheckpointComplete(cp)``: commit pending transactions up to ``cp`` (or up to
-        ``commit_upto``, the checkpoint whose state the task has in ``cp``).  Either way ``cp``
-        counts as complete for the task."""
+        Two questions, a knob each.  What the task's ``StreamTask`` does with ``cp``
+        (``fallback_notice_at_task``, review row N4): nothing; record it as
+        ``latestReportCheckpointId``, so that a later completion or abort replay of an id up to
+        ``cp`` is ignored (``notifyCheckpointComplete``'s early return), without completing
+        ``finalCheckpointCompleted``; or take it as a completion in full, the final checkpoint
+        included (the proposal, catalog F1).  PR #28963's documentation says the notice is
+        "delivered via the same task-side checkpoint-complete RPC path", which fits either of the
+        last two; its ``StreamTask`` change is not indexed, so every reading is searched
+        (``specs.findings``).  And whether the operators act on it
+        (``fallback_notice_reaches_operators``): they commit what the fallback state covers, up
+        to ``own``; in the PR the notice reaches ``CheckpointListener.notifyRegionalCheckpointFallback``,
+        a no-op unless an operator overrides it (review row B13)."""
+        reading = self.design.fallback_notice_at_task
+        operators = self.design.fallback_notice_reaches_operators
+        if reading == "none":
+            if operators:
+                self.sink.commit_up_to(tx, t, own)
+            return
+        self.on_complete(tx, t, cp, commit_upto=own, final=reading == "final", operators=operators)
+
+    def on_complete(self, tx: Tx, t: int, cp: int, commit_upto: int | None = None, final: bool = True,
+                    operators: bool = True) -> None:
+        """``StreamTask.notifyCheckpointComplete(cp)``: ignored unless ``cp`` is above
+        ``latestReportCheckpointId`` (``notified``), which it becomes; the operators commit
+        pending transactions up to ``cp`` (or up to ``commit_upto``, the checkpoint whose state
+        the task has in ``cp``); and ``finalCheckpointCompleted`` completes once ``cp`` reaches
+        the final checkpoint (``finalCheckpointMinId``).  ``final`` and ``operators`` false: a
+        FLIP-600 fallback notice read as ``on_fallback`` says."""
         ts = tx.tasks[t]
         if cp <= ts.notified:
             return
+        done = ts.final_done or final and bool(ts.final_cp) and cp >= ts.final_cp
         if ts.finished_on_restore:  # FinishedOperatorChain: notifications reach no operator
-            tx.tasks[t] = ts._replace(notified=cp)
+            tx.tasks[t] = ts._replace(notified=cp, final_done=done)
             return
-        upto = cp if commit_upto is None else commit_upto
-        self.sink.commit_up_to(tx, t, upto)
-        if self.model.sink_v2[t] == COMMITTER:
-            self.committer.commit_and_emit(tx, t, upto)
-        tx.tasks[t] = tx.tasks[t]._replace(notified=cp)
+        if operators:
+            upto = cp if commit_upto is None else commit_upto
+            self.sink.commit_up_to(tx, t, upto)
+            if self.model.sink_v2[t] == COMMITTER:
+                self.committer.commit_and_emit(tx, t, upto)
+        tx.tasks[t] = tx.tasks[t]._replace(notified=cp, final_done=done)

@@ -74,17 +74,18 @@ class FinishMixin:
             return False
         if not ts.final_cp:
             return True
-        if ts.notified >= ts.final_cp:
+        if ts.final_done:
             return False
         # an abort notice replays the latest completion it carries (FLINK-21080): announced too
         final = ts.final_cp
-        return not any(m[0] == NOTIFY_COMPLETE and m[1] >= final or m[0] == NOTIFY_ABORT and m[2] >= final
-                       for m in ts.inbox)
+        seen = ts.notified
+        return not any(m[0] == NOTIFY_COMPLETE and m[1] >= final and m[1] > seen
+                       or m[0] == NOTIFY_ABORT and m[2] >= final and m[2] > seen for m in ts.inbox)
 
     def final_checkpoint_done(self, ts: TaskState) -> bool:
         """FLIP-147: has a checkpoint snapshotted after this task's end of data (its final
         checkpoint) completed, as far as the task knows?"""
-        return bool(ts.final_cp) and ts.notified >= ts.final_cp
+        return ts.final_done
 
     def all_data_processed(self, tx: Tx, t: int) -> bool:
         """``ResultPartition.getAllDataProcessedFuture``: every consumer polled this task's

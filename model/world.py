@@ -103,7 +103,7 @@ class TaskState(NamedTuple):
     position: int  # sources: next offset to read
     ended: bool  # reached end of data (a source emitted EndOfData; others got it on every input)
     final_cp: int  # first checkpoint snapshotted after end of data (0: none yet)
-    notified: int  # highest checkpoint this task knows is complete
+    notified: int  # highest checkpoint this task knows is complete (``StreamTask.latestReportCheckpointId``)
     aborted: int  # highest checkpoint this task was told is aborted
     aligning: int  # checkpoint whose barriers are being aligned (0: none)
     blocked: int  # bitmask of inputs that delivered the aligning barrier
@@ -131,6 +131,10 @@ class TaskState(NamedTuple):
     # ghost: (checkpoint, rebuilt, expected) when a recomputable operator's state, as the
     # re-inserted barrier passed it, differed from the one the checkpoint held
     recomputed: tuple = ()
+    # FLIP-147: a completion of a checkpoint at or after ``final_cp`` reached the task
+    # (``StreamTask.finalCheckpointCompleted``); apart from ``notified`` only because FLIP-600's
+    # fallback notice may set one without the other (``fallback_notice_at_task``)
+    final_done: bool = False
 
 
 class Pending(NamedTuple):

@@ -443,9 +443,11 @@ def render_findings(run, *, command: str, when: str) -> str:
     from ckptcheck.specs.designs import BASELINE
 
     design = run.design
+    readings = run.readings
     rows = []
     for f in run.findings:
-        configured = f.scope.configure(design)
+        read = design if f.reading is None else readings.apply(design, f.reading)
+        configured = f.scope.configure(read)
         steps, _ = narrate(Spec(configured, f.scope.scope), f.trace)
         if f.fix is None:
             fix_name, fix_verdict, fix_knobs = "none listed", "not checked", ""
@@ -468,24 +470,35 @@ def render_findings(run, *, command: str, when: str) -> str:
             "replay": f"ckptcheck replay -v {f.trace_file}", "rule": f.fix.rule if f.fix else "",
             "change": f.fix.change if f.fix else "", "fix_name": fix_name, "fix_verdict": fix_verdict,
             "fix_knobs": fix_knobs,
+            "under": "; ".join(f"{r}: {'no violation' if x is None else str(x[0]) + ' steps'}"
+                               for r, x in f.by_reading.items()) if readings else "",
+            "others": [f"{r}: `ckptcheck replay -v {x[1]}`" + ("" if x[2] else " (does NOT replay)")
+                       for r, x in f.by_reading.items() if x is not None and x[1] != f.trace_file],
+            "reading": f.reading or "",
         })
     missing = [f"{m.violates} in scope {r.scope.name} ({m.rule})" for r in run.runs for m in r.missing]
-    held = [{"scope": r.scope.name, "searched": searched_words(r.result), "names": ", ".join(names) or "none",
+    held = [{"scope": r.scope.name + (f" under {readings.knob} = {r.reading}" if readings else ""),
+             "searched": searched_words(r.result), "names": ", ".join(names) or "none",
              "hit": ", ".join(hit) or "none", "missed": ", ".join(missed) or "none"}
             for r, names, hit, missed in run.held()]
     scopes = [{"name": r.scope.name, "why": r.scope.why,
                "text": r.scope.scope.describe() + (f"; design {r.result.design.name}" if r.scope.settings else "")}
-              for r in run.runs]
+              for r in run.runs if readings is None or r.reading == run.runs[0].reading]
     base = BASELINE.knobs()
     knobs = ", ".join(f"{k} = {v!r}" for k, v in design.knobs().items() if base[k] != v)
     fixes = sum(1 for f in run.findings if f.fix_holds)
-    intro = (f"{design.name} searched in {len(run.runs)} scope(s): {len(run.findings)} property violation(s) found,"
+    n_scopes = len({r.scope.name for r in run.runs})
+    intro = (f"{design.name} searched in {n_scopes} scope(s): {len(run.findings)} property violation(s) found,"
              f" {fixes} of them with a fix that holds in the same scope after an exhaustive search.  Every"
              " counterexample below is the shortest in its scope and replays with the command under it.")
+    if readings:
+        intro += (f"  Every scope is searched under each reading of a rule the design's source does not settle,"
+                  f" {readings.knob} ({', '.join(map(str, readings.values))}): {readings.why}.  The design's own reading is"
+                  f" {design.knobs()[readings.knob]}; the table says under which readings each finding holds.")
     data = {
         "title": f"Findings: {design.name}", "intro": intro, "command": command, "when": when,
         "cost": f"{run.seconds:.0f} s with {run.workers} worker(s)", "findings": rows, "missing": missing,
         "held": held, "scopes": scopes, "design_text": f"{design.name}: {design.description} Origin: {design.origin}",
-        "knobs": knobs,
+        "knobs": knobs, "readings": readings.knob if readings else "",
     }
     return ENV.get_template("findings.md").render(r=data)

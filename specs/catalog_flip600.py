@@ -9,7 +9,7 @@ from ckptcheck.model.scope import Scope
 
 from .catalog_entry import Entry, catalog_class
 from .designs import FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM
-from .scopes import scope
+from .scopes import regional_union_scope, scope
 
 
 def _flip600_scope(job: str = "forward-2x2", records: int = 0, checkpoints: int = 2, declines: int = 1,
@@ -36,13 +36,24 @@ class RegionsBySubtaskIndex(RegionalCheckpointHandler):
         return [frozenset(g) for _, g in sorted(groups.items())]
 
 
+@catalog_class
+class SkipsFinishedCheck(RegionalCheckpointHandler):
+    """Flawed regional completion: FLIP-147's union-state check (``fulfillFinishedTaskStatus``)
+    is left out of the regional path, as the model had it before review row N3."""
+
+    treats_subtasks_alike = True
+
+    def finished_check(self, tx, pending, in_failed, fallback) -> bool:
+        return False
+
+
 FLIP600_CATALOG: tuple[Entry, ...] = (
     Entry(
         "K1-regional-final-checkpoint",
         FLIP600.with_(
             name="K1-regional-final-checkpoint",
             global_checkpoint_at_end_of_input=False,
-            fallback_completes_final_checkpoint=True,
+            fallback_notice_at_task="final",
             description="FLIP-600 as first proposed: the checkpoint after end of input may be "
             "regional, and a failed-region task takes notifyCheckpointComplete(id, fallbackId) as "
             "the completion of its final checkpoint: it finishes, and the transaction it "
@@ -144,6 +155,23 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
         "successful global checkpoint guarantees independence from the old state'",
         FLIP600_NO_CLAIM,
     ),
+    Entry(
+        "K8-regional-skips-union-check",
+        FLIP600.with_(
+            name="K8-regional-skips-union-check",
+            regional=SkipsFinishedCheck,
+            description="A regional checkpoint completes without FLIP-147's union-state check: a source "
+            "subtask that ended takes it as its final checkpoint and finishes while a sibling, whose "
+            "snapshot failed, has not ended; from then on the vertex is partly finished, every "
+            "checkpoint aborts (PartialFinishingNotSupportedByStateException), and the sibling never "
+            "gets the final checkpoint it waits for: the job hangs.",
+        ),
+        "bounded-job-completes",
+        regional_union_scope(),
+        "reference-flink-uc D.3 (DefaultCheckpointPlan.fulfillFinishedTaskStatus at finalizeCheckpoint); "
+        "PR #28963 PendingCheckpoint.finalizeRegionalCheckpoint keeps the check (review row N3)",
+        FLIP600,
+    ),
 )
 
 # What the model found in the design as proposed (flip600-proposed): each entry reverts one of
@@ -153,7 +181,7 @@ FINDINGS: tuple[Entry, ...] = (
         "F1-fallback-notice-finishes-task",
         FLIP600.with_(
             name="F1-fallback-notice-finishes-task",
-            fallback_completes_final_checkpoint=True,
+            fallback_notice_at_task="final",
             description="The proposal's fix for bounded jobs (a global checkpoint once every source "
             "is exhausted), with a failed-region task taking notifyCheckpointComplete(id, fallbackId) "
             "as its final checkpoint: a region whose sources end first while another still runs "

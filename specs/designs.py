@@ -86,8 +86,10 @@ FLIP600_PR = FLIP600_PROPOSED.with_(
     forced_checkpoint_waits=True,  # B1, B5, B6
     end_of_input_rule="finished-forces-at-trigger",  # B6, B8, N2
     fallback_state_rule="by-index",  # N1
+    regional_finished_check="after-fallback-counted",  # N3
     timeouts_complete_regionally=True,  # B9
     fallback_notice_reaches_operators=False,  # B13
+    fallback_notice_at_task="none",  # N4: one reading of three; the findings report searches each
     coordinator_region_fallback="add-back-live",  # B12
 )
 
@@ -103,7 +105,7 @@ FLIP600 = FLIP600_PROPOSED.with_(
     origin="seed 000 and PR #28963, corrected: Roman (19 Jun 2026) 'the final checkpoint must always "
     "be acked by all subtasks/regions' and 'we would not allow this particular failed region to fail "
     "the checkpoint again'; the commit bound is this model's finding",
-    fallback_completes_final_checkpoint=False,
+    fallback_notice_at_task="none",
     own_state_commit_bound=True,
     forced_global_failure_resets_counter=False,
 )

@@ -16,18 +16,37 @@ from ckptcheck.model.design import Design
 from ckptcheck.model.scope import Scope
 
 from .designs import FLIP600_PR
-from .scopes import scope
+from .scopes import end_of_input_scope, scope
 
 
 @dataclass(frozen=True)
 class Fix:
     """A property ``violates`` that ``design`` is expected to violate in the finding's scope, the
-    rule responsible, and ``fixed``: the design with that rule changed, expected to hold there."""
+    rule responsible, and ``fixed``: the design with that rule changed, expected to hold there.
+    ``readings``: the readings (``Readings``) under which the violation is expected; empty, all."""
 
     violates: str
     rule: str  # the design's rule that leads to the violation, with its source
     fixed: Design
     change: str  # the fix in one sentence
+    readings: tuple = ()
+
+
+@dataclass(frozen=True)
+class Readings:
+    """A rule of the design under review that its source does not settle: a knob and every value
+    it may take.  The findings report searches every scope under each value, and says per finding
+    under which values it holds: a verdict that depends on a reading is stated with it."""
+
+    knob: str
+    values: tuple  # every value the knob may take under the source as read
+    why: str  # why the source does not settle it
+
+    def apply(self, design: Design, value) -> Design:
+        """``design`` under reading ``value`` (the design itself when it already reads so)."""
+        if design.knobs()[self.knob] == value:
+            return design
+        return design.with_(name=f"{design.name}[{self.knob}={value}]", **{self.knob: value})
 
 
 @dataclass(frozen=True)
@@ -174,6 +193,36 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
         settings=(("max_failed_region_percent", 50),),
     ),
     FindingScope(
+        "final-checkpoint-fallback",
+        end_of_input_scope(),
+        "a region whose source ends first while the other region's snapshot of the final checkpoint fails "
+        "(catalog F1, under the readings of review row N4)",
+        (
+            Fix(
+                "finished-sinks-committed",
+                "the fallback notice counts toward the failed-region task's finalCheckpointCompleted (one reading of "
+                "PR #28963's 'same task-side checkpoint-complete RPC path', review row N4): the sink finishes on a "
+                "checkpoint that holds its fallback state, and its last transaction is never committed",
+                FLIP600_PR.with_(name="flip600-pr-fix-final-own-state", fallback_notice_at_task="latest-reported",
+                                 max_failed_region_percent=50),
+                "record the fallback id as the latest reported checkpoint but leave finalCheckpointCompleted to a "
+                "checkpoint that holds the task's own state (Roman, 19 Jun 2026: 'the final checkpoint must always "
+                "be acked by all subtasks/regions')",
+                readings=("final",),
+            ),
+            Fix(
+                "bounded-job-completes",
+                "the same reading: the failed-region sink finishes on the fallback notice, and the job then ends "
+                "without ever committing the record's transaction",
+                FLIP600_PR.with_(name="flip600-pr-fix-final-own-state", fallback_notice_at_task="latest-reported",
+                                 max_failed_region_percent=50),
+                "as above",
+                readings=("final",),
+            ),
+        ),
+        settings=(("max_failed_region_percent", 50),),
+    ),
+    FindingScope(
         "trigger-time-declines",
         closing_scope(),
         "declines at the trigger (TASK_CLOSING) and the end of input of a bounded job (review rows B1, B8)",
@@ -198,4 +247,15 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
 
 FINDINGS: dict[str, tuple[Design, tuple[FindingScope, ...]]] = {
     "flip600-pr": (FLIP600_PR, FLIP600_PR_FINDINGS),
+}
+
+READINGS: dict[str, Readings] = {
+    "flip600-pr": Readings(
+        "fallback_notice_at_task",
+        ("none", "latest-reported", "final"),
+        "what a failed-region task's StreamTask does with the fallback notice: PR #28963 delivers it 'via the same "
+        "task-side checkpoint-complete RPC path' and calls notifyRegionalCheckpointFallback, a no-op by default, on "
+        "the operators; its StreamTask change (latestReportCheckpointId, finalCheckpointCompleted) is not in the "
+        "indexed code (review row N4)",
+    ),
 }

@@ -290,6 +290,10 @@ JOBS: dict[str, Any] = {
         "source(4) alone, four regions, whose union list state holds the id of the checkpoint each subtask last"
         " snapshotted (an epoch the subtasks agree on)",
     ),
+    "union-sources-4": (
+        lambda: JobGraph((Vertex("source", 4, Role.SOURCE, state=frozenset({StateKind.UNION})),)),
+        "source(4) alone, four regions, with union list state: FLIP-147 forbids it partly finished in a checkpoint",
+    ),
     "pipeline-and-3-sides": (
         lambda: pipeline_and_sides(sides=3),
         "source(1) -forward-> 2PC sink(1), and a separate source side(3): four regions, the smallest with a sink"

@@ -72,6 +72,18 @@ def end_of_input_scope() -> Scope:
                  max_timeouts=0, max_lost_notifications=0)
 
 
+def regional_union_scope() -> Scope:
+    """FLIP-600 with FLIP-147 and union list state: one source of four subtasks, each its own
+    region, whose union list state forbids a partly finished vertex in a checkpoint; bounded,
+    no records (each subtask ends when the scheduler says), two checkpoints, one decline.  A
+    subtask that ended snapshots its final checkpoint while another, not ended, declines it:
+    the regional content would hold the vertex partly finished, and FLIP-147's check aborts it
+    (``RegionalCheckpointHandler.finished_check``, review row N3).  No default scope with a
+    sink reaches this: the union vertex must have subtasks in different regions."""
+    return scope("union-sources-4", records_per_split=0, bounded=True, max_checkpoints=2, max_failures=0, max_declines=1,
+                 max_timeouts=0, max_lost_notifications=0)
+
+
 def regional_rescale_scope() -> Scope:
     """FLIP-600 with a rescale: a forward pipeline and a separate source (two regions), the sink
     rescaled from 1 to 2; one record per split, two checkpoints before end of input, one
@@ -218,15 +230,18 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
     reach (its only vertex of parallelism 2, the sources', cannot both hold union state and
     finish partly in a completed checkpoint), and which the union job cannot afford with a
     failure.  ``flip600-pr`` (a failure ratio below 50 %) adds ``end_of_input_scope``: the
-    PR's end-of-input rules, which its unbounded first scope never reaches."""
+    PR's end-of-input rules, which its unbounded first scope never reaches.  A regional design
+    with FLIP-147 adds ``regional_union_scope``: FLIP-147's union-state check on a regional
+    checkpoint's content, which needs a union vertex spread over regions."""
     first = default_scope_for(design)
     if first == unaligned_scope():
         return (first, unaligned_rescale_scope(), spanning_records_scope())
     if first == flip147_concurrent_scope():
         return (first, flip147_union_scope())
+    union = (regional_union_scope(),) if design.regional_checkpoints and design.checkpoints_after_tasks_finish else ()
     if first == four_region_scope():
-        return (first, end_of_input_scope())
-    return (first,)
+        return (first, end_of_input_scope()) + union
+    return (first,) + union
 
 
 def default_scope_for(design) -> Scope:

@@ -13,7 +13,7 @@ from ckptcheck.checks.findings import run_findings
 from ckptcheck.checks.trace import load_trace_file, replay
 from ckptcheck.reports.render import render_findings
 from ckptcheck.specs.designs import FLIP600_PROPOSED
-from ckptcheck.specs.findings import FINDINGS, FindingScope, Fix
+from ckptcheck.specs.findings import FINDINGS, FindingScope, Fix, Readings
 from ckptcheck.specs.scopes import scope
 
 ROOT = Path(__file__).parent.parent
@@ -47,6 +47,27 @@ def test_findings_report_narrates_replays_and_checks_the_fix(tmp_path):
     assert "ref-chain-bounded" not in held
 
 
+def test_findings_under_readings_say_where_each_holds(tmp_path):
+    """A rule the source does not settle, searched under each reading: the violation found under
+    one (a counter of 2: tier 2's reset lets the chain outgrow it) and not the other (3: five
+    checkpoints do not reach it), a trace for the one, the fix checked under it, and the
+    report's table saying which."""
+    readings = Readings("max_consecutive_regional", (2, 3), "a test")
+    fix = Fix("ref-chain-bounded", "tier 2 resets the counter", KEEP_FORCE, "keep the force", readings=(2,))
+    run = run_findings(FLIP600_PROPOSED, _manifest(fix), tmp_path / "traces", workers=1, readings=readings)
+    assert run.as_expected and [r.reading for r in run.runs] == [2, 3]
+    (f,) = run.findings
+    assert f.reading == 2 and f.by_reading[3] is None and f.by_reading[2][0] == len(f.trace) == 15
+    assert f.fix_holds and f.fix_result.design.max_consecutive_regional == 2
+    text = render_findings(run, command="ckptcheck findings test", when="2026-11-25")
+    assert "| 2: 15 steps; 3: no violation |" in text
+    assert "under max_consecutive_regional = 3 (exhaustive search of the scope" in text
+    # expected under the other reading only: found where not expected, missing where expected
+    wrong = Fix("ref-chain-bounded", "tier 2 resets the counter", KEEP_FORCE, "keep the force", readings=(3,))
+    run = run_findings(FLIP600_PROPOSED, _manifest(wrong), tmp_path / "traces2", workers=1, readings=readings)
+    assert not run.as_expected and not run.findings[0].expected and run.runs[1].missing == [wrong]
+
+
 def test_findings_report_says_what_the_manifest_got_wrong(tmp_path):
     """A manifest that expects a violation the search does not find, and misses one it does:
     the report names both, and the run is not as expected (the command exits 1)."""
@@ -70,18 +91,20 @@ def test_findings_bad_input_is_one_line_and_exit_2(argv, says, capsys, tmp_path)
 
 
 def test_committed_flip600_pr_report_replays():
-    """The report under reports/findings names a trace for each finding; each one replays to
-    the violation the report states, and the manifest lists a fix for it."""
+    """The report under reports/findings names a trace for each finding (and for each other
+    reading it holds under); each one replays to the violation the report states, and the
+    manifest lists a fix for it."""
     reports = sorted((ROOT / "reports" / "findings").glob("*-flip600-pr.md"))
     assert reports, "no committed findings report for flip600-pr"
     text = reports[-1].read_text()
+    primary = re.findall(r"^Replay: `ckptcheck replay -v (\S+\.trace\.json)`", text, re.M)
     traces = re.findall(r"`ckptcheck replay -v (\S+\.trace\.json)`", text)
-    listed = {fx.violates for fs in FINDINGS["flip600-pr"][1] for fx in fs.fixes}
-    assert len(traces) == len(listed)
+    listed = {(fs.name, fx.violates) for fs in FINDINGS["flip600-pr"][1] for fx in fs.fixes}
+    assert len(primary) == len(listed) and len(traces) > len(primary)
     for t in traces:
         doc = load_trace_file(str(ROOT / t))
         out = replay(doc, t)
-        assert out.reproduced and doc["violation"]["property"] in listed
+        assert out.reproduced and doc["violation"]["property"] in {p for _, p in listed}
         assert f"| {doc['violation']['property']} |" in text
     assert text.count("| holds (exhaustive search of the scope,") == len(listed)
 

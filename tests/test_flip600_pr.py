@@ -9,7 +9,7 @@ import pytest
 from ckptcheck.checks.api import check
 from ckptcheck.model.actions import Ack, AssignSplit, Decline, EndOfInput, Notify, Timeout, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
-from ckptcheck.model.world import FAILED, NOTIFY_FALLBACK
+from ckptcheck.model.world import FAILED, FINISHED, NOTIFY_ABORT, NOTIFY_FALLBACK
 from ckptcheck.specs.designs import FLIP600_PR, FLIP600_PROPOSED
 from ckptcheck.specs.findings import enumerator_scope
 from ckptcheck.specs.scopes import scope
@@ -53,13 +53,15 @@ class Four:
 
 
 def test_pr_rules_are_the_ones_review_section_b_names():
-    """The preset is the thread's design with the PR's rules (rows B1, B3-B9, B12, B13, N1, N2)."""
+    """The preset is the thread's design with the PR's rules (rows B1, B3-B9, B12, B13, N1-N3) and
+    one reading of N4 (the findings report searches the other two)."""
     changed = {k: v for k, v in PR.knobs().items() if FLIP600_PROPOSED.knobs()[k] != v}
     assert changed == {
         "max_failed_region_percent": 30, "regions_of_running_tasks": True, "forced_checkpoint_waits": True,
         "end_of_input_rule": "finished-forces-at-trigger", "timeouts_complete_regionally": True,
         "fallback_notice_reaches_operators": False, "coordinator_region_fallback": "add-back-live",
-        "fallback_state_rule": "by-index",
+        "fallback_state_rule": "by-index", "fallback_notice_at_task": "none",
+        "regional_finished_check": "after-fallback-counted",
     }
 
 
@@ -159,6 +161,30 @@ def test_fallback_notice_is_a_no_op():
     assert t.w.tasks[0].notified == 2, "the thread's reading takes it as the completion (F1)"
 
 
+@pytest.mark.parametrize("reading, notified, finished", [("none", 1, False), ("latest-reported", 2, False),
+                                                         ("final", 2, True)])
+def test_three_readings_of_the_fallback_notice_at_the_task(reading, notified, finished):
+    """N4: every source ended, so checkpoint 2 is each one's final checkpoint; source[0]'s
+    snapshot of it fails and 2 completes regionally.  What the fallback notice does to source[0]:
+    nothing; ``latestReportCheckpointId`` 2 but no ``finalCheckpointCompleted``; or both, and the
+    task finishes with checkpoint 1's state as its final checkpoint's (F1)."""
+    design = PR.with_(name=f"pr-{reading}", fallback_notice_at_task=reading, tolerable_failed_checkpoints=1)
+    r = Four(design, bounded=True).checkpoint(1)
+    for t in range(4):
+        r.do(EndOfInput(t))
+    r.do(TriggerCheckpoint(2)).respond(2, decline={0}).do(Notify(0, 2, "fallback"))
+    ts = r.w.tasks[0]
+    assert (ts.notified, ts.final_done, ts.status == FINISHED) == (notified, finished, finished)
+    if finished:
+        return
+    # checkpoint 3 fails in two regions of four and aborts; its abort notice carries 2, whose
+    # completion the task replays first (FLINK-21080) unless 2 is already its latest reported id
+    r.do(TriggerCheckpoint(3)).respond(3, decline={2, 3})
+    assert r.w.tasks[0].inbox[-1][:3] == (NOTIFY_ABORT, 3, 2)
+    r.do(Notify(0, 3, "abort"))
+    assert r.w.tasks[0].final_done == (reading == "none"), "only a task that ignored the notice takes the replay"
+
+
 @pytest.mark.claims  # 11 s; the default run replays the committed trace (tests/test_findings.py)
 def test_live_add_back_hands_a_split_to_a_second_reader():
     """B12: the PR puts a failed-region reader's later split back into the live enumerator
@@ -192,9 +218,9 @@ def test_second_default_scope_reaches_the_prs_end_of_input_rules():
     evaluation instead never reaches the second here."""
     from ckptcheck.checks.results import HIT, NOT_APPLICABLE, NOT_REACHED
     from ckptcheck.specs.designs import FLIP600
-    from ckptcheck.specs.scopes import default_scopes_for, end_of_input_scope, four_region_scope
+    from ckptcheck.specs.scopes import default_scopes_for, end_of_input_scope, four_region_scope, regional_union_scope
 
-    assert default_scopes_for(PR) == (four_region_scope(), end_of_input_scope())
+    assert default_scopes_for(PR) == (four_region_scope(), end_of_input_scope(), regional_union_scope())
     r = check(PR, end_of_input_scope(), workers=2)
     assert r.complete and r.ok, [v.reason for v in r.violated]
     v = r.verdict("a-finished-region-is-not-counted")
@@ -206,3 +232,21 @@ def test_second_default_scope_reaches_the_prs_end_of_input_rules():
     thread = check(FLIP600, end_of_input_scope(), workers=2, max_states=1)
     for name in ("a-finished-region-is-not-counted", "finished-sources-force-global"):
         assert thread.verdict(name).status == NOT_APPLICABLE
+
+
+def test_third_default_scope_reaches_the_union_check_on_the_regional_path():
+    """N3: a source subtask that ended snapshots the final checkpoint while a sibling's snapshot
+    fails; the regional content would hold the union-state vertex partly finished.  The PR
+    aborts it counted, after the coordinators' fallback (``finalizeRegionalCheckpoint``); the
+    thread's corrected design uncounted, before it.  Both hold in the scope (the correct side of
+    catalog K8, whose design skips the check and hangs)."""
+    from ckptcheck.checks.results import HIT
+    from ckptcheck.specs.designs import FLIP600
+    from ckptcheck.specs.scopes import regional_union_scope
+
+    for design, how, states in ((PR, "counted, after the coordinators' fallback", 25_767), (FLIP600, "not counted", 19_958)):
+        r = check(design, regional_union_scope(), workers=1, symmetry=True)
+        assert r.complete and r.ok and r.stats["states"] == states, [v.reason for v in r.violated]
+        v = r.verdict("a-regional-union-state-abort")
+        assert v.status == HIT and f"aborts ({how}): union-state vertex source would be partly finished" in v.reason
+

@@ -34,7 +34,8 @@ from .regional import (_epoch_verdict, _evaluated_declined, _ownership_verdict, 
                        ref_chain_bounded, snapshot_origin, split_ownership, split_read_once, union_epoch_agreed,
                        w_closing_task_falls_back, w_finished_region_not_counted, w_finished_sources_force_global,
                        w_forced_checkpoint_aborts, w_forced_global, w_regional_completed, w_rescale_regional,
-                       w_restore_regional, w_split_returns_live, w_timeout_completes_regionally)
+                       w_regional_union_state_abort, w_restore_regional, w_split_returns_live,
+                       w_timeout_completes_regionally)
 from .unaligned import (_acked_snapshot, _forced_aligned_node, _keyed_edge, _pattern_changes, _rescales,
                         _restore_verdict, _timeoutable, _two_input_subtask, _unaligned, _w_pattern_change,
                         channel_state, rescaled_channel_state_exact, w_aligned_node_sends_unaligned,
@@ -276,6 +277,12 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              lambda d, s: (_regional(d, s) and d.global_checkpoint_at_end_of_input and s.bounded and s.max_declines > 0
                            and d.end_of_input_rule in ("finished-sets-force", "finished-forces-at-trigger")
                            and d.forced_checkpoint_waits)),
+    Property("a-regional-union-state-abort", SOMETIMES,
+             "FLIP-600 with FLIP-147: a declined checkpoint within the failure ratio aborts because a vertex with union"
+             " list state would be partly finished in its regional content",
+             w_regional_union_state_abort,
+             lambda d, s: (_regional(d, s) and s.bounded and s.max_declines > 0 and d.checkpoints_after_tasks_finish
+                           and any(StateKind.UNION in v.state and v.parallelism > 1 for v in s.job.vertices))),
     Property("a-split-returns-to-the-live-enumerator", SOMETIMES,
              "PR #28963: a regional completion returns a split a failed reader still holds to the live enumerator",
              w_split_returns_live, _pr_add_back),

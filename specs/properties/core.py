@@ -251,7 +251,7 @@ def terminates_with_all_output(m: FlinkModel, w: World) -> str | None:
         ts = w.tasks[t]
         why = STATUS_NAMES[ts.status]
         if ts.status == RUNNING:
-            if ts.ended and ts.final_cp and ts.notified < ts.final_cp:
+            if ts.ended and ts.final_cp and not ts.final_done:
                 why += f", waiting for the completion of its final checkpoint {ts.final_cp}"
             elif ts.ended and not ts.final_cp:
                 why += ", waiting for a checkpoint after its end of input"
@@ -261,6 +261,11 @@ def terminates_with_all_output(m: FlinkModel, w: World) -> str | None:
                 why += ", waiting for EndOfPartition on its inputs"
         pend = w.coord.pending
         extra = f"; checkpoint {', '.join(str(p.id) for p in pend)} {'is' if len(pend) == 1 else 'are'} pending" if pend else ""
+        v = m.coordinator.union_vertex_partly_finished(w)
+        if v is not None:
+            done = ", ".join(topo.names[u] for u in topo.tasks_of[v] if w.tasks[u].status == FINISHED)
+            extra += (f"; every checkpoint would abort: {done} of union-state vertex {topo.job.vertices[v].name}"
+                      " finished while others run (PartialFinishingNotSupportedByStateException)")
         return f"no progress is possible but the job has not finished: {topo.names[t]} is {why}{extra}"
     committed: dict = {}
     for x in w.txns:

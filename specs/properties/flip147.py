@@ -249,7 +249,7 @@ def w_finishes_on_later_completion(m, prev: World, a, nxt: World) -> str | None:
     finish()"): its final checkpoint was aborted or its completion notice lost."""
     for t in _finishing(prev, nxt):
         p, n = prev.tasks[t], nxt.tasks[t]
-        if p.final_cp and p.notified < p.final_cp < n.notified:
+        if p.final_cp and not p.final_done and p.final_cp < n.notified:
             return (f"{m.topo.names[t]} finished on the completion of checkpoint {n.notified}, later than its"
                     f" final checkpoint {p.final_cp}")
     return None

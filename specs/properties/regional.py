@@ -286,3 +286,25 @@ def w_rescale_regional(m, prev: World, a, nxt: World) -> str | None:
     falls = [m.topo.names[t] for t, r in enumerate(c.refs) if r]
     return (f"regional checkpoint {c.id} (state of {', '.join(falls)} from checkpoint {max(c.refs)}) was restored"
             f" at a new parallelism") if falls else None
+
+
+def w_regional_union_state_abort(m, prev: World, a, nxt: World) -> str | None:
+    """FLIP-147 on the regional path (``RegionalCheckpointHandler.finished_check``, review row
+    N3): a declined checkpoint within the failure ratio aborts because a vertex with union list
+    state would be partly finished in its regional content; counted, after the coordinators'
+    fallback, under ``regional_finished_check = "after-fallback-counted"`` (the PR)."""
+    if nxt.coord.completed_count > prev.coord.completed_count or not prev.coord.store:
+        return None
+    for p in _evaluated_declined(prev, nxt):
+        regions, failed, too_many = m.regional.judged_regions(p)
+        if too_many or m.design.forced_checkpoint_waits and m.regional.forced_at_evaluation(prev, p) or p.global_only:
+            continue
+        in_failed = set().union(*failed)
+        if m.regional.finished_check(prev, p, in_failed, prev.coord.store[-1]):
+            union = " or ".join(m.topo.job.vertices[v].name for v in m.coordinator.union_vertices)
+            how = ("counted, after the coordinators' fallback" if m.design.regional_finished_check == "after-fallback-counted"
+                   else "not counted")
+            return (f"declined checkpoint {p.id}, within the failure ratio ({len(failed)} of {len(regions)} regions"
+                    f" failed), aborts ({how}): union-state vertex {union} would be partly finished in it")
+    return None
+
