@@ -124,6 +124,15 @@ class LastAck(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class CoordinatorsFellBack(Action):
+    """FLIP-600 (``regional_completion`` waiting for the coordinators): the futures of the
+    operator coordinators' fallback for checkpoint ``checkpoint`` complete, and the regional
+    completion goes on (``RegionalCheckpointHandler.after_coordinators``)."""
+
+    checkpoint: int
+
+
+@dataclass(frozen=True, slots=True)
 class Notify(Action):
     """A coordinator RPC (``complete``, ``abort``, FLIP-600's ``fallback``, or with staggered
     triggers ``trigger``) reaches a subtask."""
@@ -246,6 +255,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         TriggerCheckpoint,
         Ack,
         LastAck,
+        CoordinatorsFellBack,
         Notify,
         TriggerAfterClose,
         StopWithSavepoint,

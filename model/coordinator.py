@@ -146,6 +146,8 @@ class CheckpointCoordinator(TriggerMixin, Component):
         """Every task of checkpoint ``cp``'s plan acked (or, regionally, acked or declined):
         complete."""
         pending = pending_of(tx.coord, cp)
+        if pending.completing:  # FLIP-600: judged already, waiting for the coordinators' fallback
+            return
         if len(pending.acked) + bin(pending.declined).count("1") != bin(pending.waiting).count("1"):
             return
         if pending.declined:

@@ -183,6 +183,18 @@ KNOBS: tuple[Knob, ...] = (
         ("restored-share", "by-index", "by-index-empty"),
     ),
     Knob(
+        "regional_completion",
+        str,
+        "atomic",
+        "FLIP-600 with an operator coordinator (split enumerator) in a failed region: the regional completion is "
+        "one step (atomic), or waits for the futures of the coordinators' fallback with the pending checkpoint "
+        "still registered, so an acknowledgement from a task a timeout marked declined can arrive meanwhile; it "
+        "replaces the task's grafted fallback state, as PR #28963's PendingCheckpoint.acknowledgeTask (which does "
+        "not consult declinedTasks) lets it (futures-late-ack-overwrites: RegionalCheckpointHandler step 13, "
+        "FutureUtils.combineAll, review row N5), or is discarded (futures-late-ack-discarded)",
+        ("atomic", "futures-late-ack-overwrites", "futures-late-ack-discarded"),
+    ),
+    Knob(
         "regional_finished_check",
         str,
         "as-global",
@@ -379,6 +391,7 @@ class Design:
     own_state_commit_bound: bool = False
     coordinator_region_fallback: str = "fallback"
     fallback_state_rule: str = "restored-share"
+    regional_completion: str = "atomic"
     regional_finished_check: str = "as-global"
     regions_of_running_tasks: bool = False
     forced_checkpoint_waits: bool = False

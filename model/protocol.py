@@ -37,6 +37,7 @@ from .actions import (
     Action,
     AlignmentTimeout,
     AssignSplit,
+    CoordinatorsFellBack,
     Decline,
     DeleteSnapshot,
     Deliver,
@@ -351,6 +352,8 @@ class FlinkModel(EnabledMixin):
             self.coordinator.receive_acknowledge(tx, a.task, a.checkpoint)
         elif kind is LastAck:
             self.coordinator.maybe_finalize(tx, a.checkpoint)
+        elif kind is CoordinatorsFellBack:
+            self.regional.after_coordinators(tx, a.checkpoint)
         elif kind is Notify:
             self.task.notify(tx, a.task)
         elif kind is TriggerAfterClose:

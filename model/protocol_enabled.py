@@ -12,7 +12,7 @@ task's inbox); faults are offered within the scope's budget.
 
 from __future__ import annotations
 
-from .actions import (Ack, Action, AlignmentTimeout, Decline, DeleteSnapshot, Deliver, FailTask, LastAck, LoseNotification,
+from .actions import (Ack, Action, AlignmentTimeout, CoordinatorsFellBack, Decline, DeleteSnapshot, Deliver, FailTask, LastAck, LoseNotification,
                       Notify, ReadHead, Rescale, Restore, ResumeFromSavepoint, StopWithSavepoint, Timeout,
                       TriggerAfterClose, TriggerCheckpoint)
 from .task import priority_index
@@ -47,6 +47,7 @@ class EnabledMixin:
                 out.append(Deliver(ch.id))
         if self.coordinator.can_trigger(w):
             out.append(TriggerCheckpoint(w.coord.next_id))
+        out.extend(CoordinatorsFellBack(p.id) for p in w.coord.pending if p.completing)
         if scope.instant_acks:
             for p in w.coord.pending:  # every task responded (regionally: acknowledged or declined)
                 if len(p.acked) + bin(p.declined).count("1") == bin(p.waiting).count("1"):
@@ -89,7 +90,7 @@ class EnabledMixin:
                     if cp in ids and tasks[t].status == RUNNING:
                         out.append(Decline(t, cp))
         if pending and used.timeouts < scope.max_timeouts:
-            out.extend(Timeout(p.id) for p in pending)
+            out.extend(Timeout(p.id) for p in pending if not p.completing)
         if used.failures < scope.max_failures and not any_failed:
             for t, ts in enumerate(tasks):
                 if ts.status == RUNNING:

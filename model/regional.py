@@ -213,16 +213,60 @@ class RegionalCheckpointHandler(Component):
             # PR step 11 throws (IndexOutOfBoundsException) before step 12's coordinator fallback
             self.coordinator.abort(tx, pending.id, counted=True)
             return
-        snaps, refs, files = self.mixed_state(tx, pending, in_failed, fallback)
-        if self.design.file_merging and self.design.file_merging_keeps_fallback_alive:
-            self.file_merging_manager.keep_alive(tx, files, pending.id)
         enum, assignments = self.enumerator.state_in_checkpoint(tx.coord, pending, failed_readers, fallback.id)
         if self.design.coordinator_region_fallback == "add-back-live":
             self.enumerator.add_back_live(tx, tx.coord, pending, failed_readers, fallback.id)
-        if pr_check and self.finished_check(tx, pending, in_failed, fallback):
+        if failed_readers and self.design.regional_completion != "atomic":
+            acked = 0
+            for t, _ in pending.acked:
+                acked |= 1 << t
+            failed_mask = sum(1 << t for t in in_failed)
+            put_pending(tx, pending._replace(enum=enum, completing=(fallback.id, failed_mask, acked)))
+            return
+        self.finish(tx, pending, in_failed, fallback, enum, assignments)
+
+    def after_coordinators(self, tx: Tx, cp: int) -> None:
+        """The futures of the coordinators' fallback for ``cp`` completed (PR #28963
+        ``tryCompleteRegionalCheckpoint`` step 13: ``FutureUtils.combineAll(...)`` then
+        ``completeRegionalCheckpoint``): the completion goes on with the regions judged at the
+        evaluation.  An acknowledgement that arrived meanwhile from a failed-region task (one a
+        timeout marked declined) replaces the fallback state grafted for it under
+        ``futures-late-ack-overwrites`` (``PendingCheckpoint.acknowledgeTask`` does not consult
+        ``declinedTasks``: ``updateOperatorState`` -> ``putState``), and its own snapshot goes into
+        the checkpoint with no refCheckpointId; under ``futures-late-ack-discarded`` it is
+        dropped with its file.  Abstractions: the PR's ``receiveAcknowledgeMessage`` is not
+        indexed, so whether that late ack could instead complete the checkpoint globally is not
+        modelled; and where the PR keeps a grafted subtask's refCheckpointId apart from its
+        state, the model's "no refCheckpointId" hides a checkpoint that refers to the fallback
+        for state it no longer holds (retention keeps more, never less)."""
+        pending = pending_of(tx.coord, cp)
+        fallback_id, failed_mask, acked_before = pending.completing
+        fallback = next(c for c in tx.coord.store if c.id == fallback_id)
+        late = {t for t, _ in pending.acked if failed_mask >> t & 1 and not acked_before >> t & 1}
+        if late and self.design.regional_completion == "futures-late-ack-discarded":
+            for t in late:
+                tx.files = remove_sorted(tx.files, (cp, t))
+            pending = pending._replace(acked=tuple(x for x in pending.acked if x[0] not in late))
+            late = set()
+        in_failed = {t for t in range(self.topo.n_tasks) if failed_mask >> t & 1}
+        failed_readers = in_failed.intersection(self.enumerator.readers)
+        _, assignments = self.enumerator.state_in_checkpoint(tx.coord, pending, failed_readers, fallback_id)
+        self.finish(tx, pending._replace(completing=()), in_failed - late, fallback, pending.enum, assignments, late)
+
+    def finish(self, tx: Tx, pending: Pending, in_failed: set, fallback: Completed, enum: tuple, assignments: tuple,
+               late: set = frozenset()) -> None:
+        """The regional completion after the coordinators' fallback: FLIP-147's check where the
+        PR runs it, the checkpoint's content, the store, the counters and the notices.
+        ``late``: failed-region tasks whose own late acknowledgement replaced their graft
+        (``after_coordinators``); they are notified as failed-region tasks all the same (the PR
+        picks the notice by the region judged at step 8)."""
+        if self.design.regional_finished_check == "after-fallback-counted" and self.finished_check(tx, pending, in_failed, fallback):
             # PendingCheckpoint.finalizeRegionalCheckpoint throws; FINALIZE_CHECKPOINT_FAILURE, counted
             self.coordinator.abort(tx, pending.id, counted=True)
             return
+        snaps, refs, files = self.mixed_state(tx, pending, in_failed, fallback)
+        if self.design.file_merging and self.design.file_merging_keeps_fallback_alive:
+            self.file_merging_manager.keep_alive(tx, files, pending.id)
         coord = tx.coord
         count = coord.consecutive_regional + 1
         tx.coord = coord._replace(
@@ -237,7 +281,7 @@ class RegionalCheckpointHandler(Component):
         subsumed = self.store.retain(tx)
         for t in range(self.topo.n_tasks):
             if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
-                if t in in_failed:
+                if t in in_failed or t in late:
                     self.notice_for_failed_region(tx, t, pending, fallback, subsumed)
                 else:
                     self.coordinator.send_complete(tx, t, pending.id, subsumed)

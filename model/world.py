@@ -146,6 +146,9 @@ class Pending(NamedTuple):
     global_only: bool = False  # FLIP-600: this checkpoint may not complete regionally
     enum: tuple = ()  # the split enumerator's snapshot, taken at trigger (unassigned splits)
     savepoint: int = 0  # a stop-with-savepoint's synchronous savepoint: DRAIN (terminate) or NO_DRAIN (suspend); 0: a checkpoint
+    # FLIP-600 (``regional_completion`` waiting for the coordinators): (fallback id, failed-region
+    # mask, mask of the tasks acknowledged at the evaluation) while the coordinators' fallback runs
+    completing: tuple = ()
 
 
 class Completed(NamedTuple):

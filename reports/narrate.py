@@ -14,6 +14,7 @@ from ckptcheck.model.actions import (
     Ack,
     Action,
     AssignSplit,
+    CoordinatorsFellBack,
     Decline,
     DeleteSnapshot,
     Deliver,
@@ -236,7 +237,15 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         ev.append(Event(names[a.task], COORDINATOR, f"ack {a.checkpoint}", "control"))
         if not any(p.id == a.checkpoint for p in w.coord.pending):
             return f"the coordinator receives {names[a.task]}'s late ack of checkpoint {a.checkpoint} and discards its state", ev
+        p = next(p for p in w.coord.pending if p.id == a.checkpoint)
+        if p.completing and p.declined >> a.task & 1:
+            return (f"the coordinator receives {names[a.task]}'s late ack of checkpoint {a.checkpoint}, whose timeout"
+                    " marked it declined, while the coordinators fall back; the pending checkpoint takes it"), ev
         return f"the coordinator receives {names[a.task]}'s ack of checkpoint {a.checkpoint}", ev
+    if kind is CoordinatorsFellBack:
+        ev.append(Event(COORDINATOR, None, f"coordinators fell back {a.checkpoint}", "control"))
+        return (f"the operator coordinators' fallback for checkpoint {a.checkpoint} completes, and so does the"
+                " regional completion"), ev
     if kind is LastAck:
         ev.append(Event(COORDINATOR, None, f"last ack {a.checkpoint}", "control"))
         return f"the coordinator receives the last acknowledgement of checkpoint {a.checkpoint}", ev

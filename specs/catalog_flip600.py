@@ -9,7 +9,18 @@ from ckptcheck.model.scope import Scope
 
 from .catalog_entry import Entry, catalog_class
 from .designs import FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM
-from .scopes import regional_union_scope, scope
+from .scopes import regional_coordinator_scope, regional_union_scope, scope
+
+# flip600-regional where the PR's timeout rule and asynchronous completion apply, with late
+# acknowledgements of declined tasks discarded: the correct side of K9
+FLIP600_AWAITING_COORDINATORS = FLIP600.with_(
+    name="flip600-regional-awaiting-coordinators",
+    timeouts_complete_regionally=True,
+    regional_completion="futures-late-ack-discarded",
+    description="flip600-regional with timeouts that complete regionally and a regional completion that waits for "
+    "the coordinators' fallback, discarding an acknowledgement that arrives meanwhile from a task the timeout "
+    "marked declined.",
+)
 
 
 def _flip600_scope(job: str = "forward-2x2", records: int = 0, checkpoints: int = 2, declines: int = 1,
@@ -171,6 +182,23 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
         "reference-flink-uc D.3 (DefaultCheckpointPlan.fulfillFinishedTaskStatus at finalizeCheckpoint); "
         "PR #28963 PendingCheckpoint.finalizeRegionalCheckpoint keeps the check (review row N3)",
         FLIP600,
+    ),
+    Entry(
+        "K9-late-ack-overwrites-fallback",
+        FLIP600_AWAITING_COORDINATORS.with_(
+            name="K9-late-ack-overwrites-fallback",
+            regional_completion="futures-late-ack-overwrites",
+            description="The regional completion waits for the split enumerator's fallback with the pending "
+            "checkpoint still registered, and takes an acknowledgement that arrives meanwhile from a reader the "
+            "timeout marked declined: the reader's new state (holding its split) replaces its fallback state, "
+            "while the enumerator's state in the same checkpoint has that split back as unassigned.",
+        ),
+        "split-ownership-consistent",
+        regional_coordinator_scope(),
+        "PR #28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint step 13 (FutureUtils.combineAll of the "
+        "coordinators' fallback futures) and PendingCheckpoint.acknowledgeTask, which does not consult "
+        "declinedTasks (review row N5)",
+        FLIP600_AWAITING_COORDINATORS,
     ),
 )
 

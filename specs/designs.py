@@ -87,6 +87,7 @@ FLIP600_PR = FLIP600_PROPOSED.with_(
     end_of_input_rule="finished-forces-at-trigger",  # B6, B8, N2
     fallback_state_rule="by-index",  # N1
     regional_finished_check="after-fallback-counted",  # N3
+    regional_completion="futures-late-ack-overwrites",  # N5
     timeouts_complete_regionally=True,  # B9
     fallback_notice_reaches_operators=False,  # B13
     fallback_notice_at_task="none",  # N4: one reading of three; the findings report searches each

@@ -16,7 +16,7 @@ from ckptcheck.model.design import Design
 from ckptcheck.model.scope import Scope
 
 from .designs import FLIP600_PR
-from .scopes import end_of_input_scope, scope
+from .scopes import end_of_input_scope, regional_coordinator_scope, scope
 
 
 @dataclass(frozen=True)
@@ -92,12 +92,14 @@ def epoch_scope() -> Scope:
 
 def abort_replay_scope() -> Scope:
     """A pipeline with a 2PC sink and a separate source (two regions), one record, three
-    checkpoints, a decline and a failure: a regional checkpoint, then an abort whose notice
-    carries its id.  Two regions complete regionally only with a failure ratio of 0.5 or more:
+    checkpoints, a decline, a failure and a lost notification: a regional checkpoint, then an
+    abort whose notice carries its id.  The lost notification is there for the readings of the
+    fallback notice (review row N4): a task that records the fallback id as reported ignores
+    the abort's replay of it, unless the fallback notice was lost.  Two regions complete regionally only with a failure ratio of 0.5 or more:
     with the default 0.3 the same path needs four regions, which this engine cannot search to
     the end (8.4 million states without a regional checkpoint completing)."""
     return scope("pipeline-and-side", records_per_split=1, bounded=False, max_checkpoints=3, max_failures=1,
-                 max_declines=1, max_timeouts=0, max_lost_notifications=0)
+                 max_declines=1, max_timeouts=0, max_lost_notifications=1)
 
 
 def closing_scope() -> Scope:
@@ -119,6 +121,9 @@ def rescale_fallback_scope() -> Scope:
                  max_declines=1, max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 1),), max_rescales=1,
                  instant_acks=True)
 
+
+LATE_ACK_FIX = FLIP600_PR.with_(name="flip600-pr-fix-N5-B12", regional_completion="futures-late-ack-discarded",
+                                coordinator_region_fallback="fallback")
 
 FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
     FindingScope(
@@ -221,6 +226,32 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
             ),
         ),
         settings=(("max_failed_region_percent", 50),),
+    ),
+    FindingScope(
+        "late-ack-while-coordinators-fall-back",
+        regional_coordinator_scope(),
+        "a reader the timeout marked declined acknowledges while the regional completion waits for the split "
+        "enumerator's fallback (review rows N5, B9, B12)",
+        (
+            Fix(
+                "split-ownership-consistent",
+                "the regional completion waits for the coordinators' fallback futures with the pending checkpoint "
+                "registered (PR #28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint step 13, "
+                "FutureUtils.combineAll), and PendingCheckpoint.acknowledgeTask, which does not consult declinedTasks, "
+                "takes the late acknowledgement: the reader's new state, holding its split, replaces its fallback "
+                "state while the enumerator's state in the same checkpoint has the split back",
+                LATE_ACK_FIX,
+                "discard an acknowledgement from a task in declinedTasks, and correct only the checkpoint's copy of "
+                "the enumerator state (row B12's fix, without which the live add-back still hands the split out twice)",
+            ),
+            Fix(
+                "split-read-once",
+                "SourceCoordinator.checkpointCoordinatorForRegionFallback puts the timed-out reader's split back into "
+                "the live enumerator while the reader keeps it (review row B12, here after a timeout, row B9)",
+                LATE_ACK_FIX,
+                "as above",
+            ),
+        ),
     ),
     FindingScope(
         "trigger-time-declines",

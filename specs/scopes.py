@@ -84,6 +84,18 @@ def regional_union_scope() -> Scope:
                  max_timeouts=0, max_lost_notifications=0)
 
 
+def regional_coordinator_scope() -> Scope:
+    """FLIP-600 with a split enumerator in a failed region and timeouts that complete
+    regionally: two FLIP-27 readers and two other sources, each its own region; no records
+    (a split is assigned and held, which is what the enumerator's fallback is about), two
+    checkpoints, one timeout.  A reader given its split after the first checkpoint does not
+    acknowledge the second in time; the timeout marks it declined, the regional completion
+    waits for the coordinators' fallback, and the reader's acknowledgement arrives meanwhile
+    (review row N5)."""
+    return scope("enumerator-2-and-sides", records_per_split=0, bounded=False, max_checkpoints=2, max_failures=0,
+                 max_declines=0, max_timeouts=1, max_lost_notifications=0)
+
+
 def regional_rescale_scope() -> Scope:
     """FLIP-600 with a rescale: a forward pipeline and a separate source (two regions), the sink
     rescaled from 1 to 2; one record per split, two checkpoints before end of input, one
@@ -232,13 +244,17 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
     failure.  ``flip600-pr`` (a failure ratio below 50 %) adds ``end_of_input_scope``: the
     PR's end-of-input rules, which its unbounded first scope never reaches.  A regional design
     with FLIP-147 adds ``regional_union_scope``: FLIP-147's union-state check on a regional
-    checkpoint's content, which needs a union vertex spread over regions."""
+    checkpoint's content, which needs a union vertex spread over regions; one whose regional
+    completion waits for the coordinators' fallback adds ``regional_coordinator_scope``: a late
+    acknowledgement in that window needs a split enumerator and a timeout."""
     first = default_scope_for(design)
     if first == unaligned_scope():
         return (first, unaligned_rescale_scope(), spanning_records_scope())
     if first == flip147_concurrent_scope():
         return (first, flip147_union_scope())
     union = (regional_union_scope(),) if design.regional_checkpoints and design.checkpoints_after_tasks_finish else ()
+    if design.regional_checkpoints and design.regional_completion != "atomic":
+        union += (regional_coordinator_scope(),)
     if first == four_region_scope():
         return (first, end_of_input_scope()) + union
     return (first,) + union

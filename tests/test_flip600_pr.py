@@ -53,7 +53,7 @@ class Four:
 
 
 def test_pr_rules_are_the_ones_review_section_b_names():
-    """The preset is the thread's design with the PR's rules (rows B1, B3-B9, B12, B13, N1-N3) and
+    """The preset is the thread's design with the PR's rules (rows B1, B3-B9, B12, B13, N1-N3, N5) and
     one reading of N4 (the findings report searches the other two)."""
     changed = {k: v for k, v in PR.knobs().items() if FLIP600_PROPOSED.knobs()[k] != v}
     assert changed == {
@@ -61,7 +61,7 @@ def test_pr_rules_are_the_ones_review_section_b_names():
         "end_of_input_rule": "finished-forces-at-trigger", "timeouts_complete_regionally": True,
         "fallback_notice_reaches_operators": False, "coordinator_region_fallback": "add-back-live",
         "fallback_state_rule": "by-index", "fallback_notice_at_task": "none",
-        "regional_finished_check": "after-fallback-counted",
+        "regional_finished_check": "after-fallback-counted", "regional_completion": "futures-late-ack-overwrites",
     }
 
 
@@ -218,9 +218,11 @@ def test_second_default_scope_reaches_the_prs_end_of_input_rules():
     evaluation instead never reaches the second here."""
     from ckptcheck.checks.results import HIT, NOT_APPLICABLE, NOT_REACHED
     from ckptcheck.specs.designs import FLIP600
-    from ckptcheck.specs.scopes import default_scopes_for, end_of_input_scope, four_region_scope, regional_union_scope
+    from ckptcheck.specs.scopes import (default_scopes_for, end_of_input_scope, four_region_scope,
+                                        regional_coordinator_scope, regional_union_scope)
 
-    assert default_scopes_for(PR) == (four_region_scope(), end_of_input_scope(), regional_union_scope())
+    assert default_scopes_for(PR) == (four_region_scope(), end_of_input_scope(), regional_union_scope(),
+                                      regional_coordinator_scope())
     r = check(PR, end_of_input_scope(), workers=2)
     assert r.complete and r.ok, [v.reason for v in r.violated]
     v = r.verdict("a-finished-region-is-not-counted")
@@ -249,4 +251,29 @@ def test_third_default_scope_reaches_the_union_check_on_the_regional_path():
         assert r.complete and r.ok and r.stats["states"] == states, [v.reason for v in r.violated]
         v = r.verdict("a-regional-union-state-abort")
         assert v.status == HIT and f"aborts ({how}): union-state vertex source would be partly finished" in v.reason
+
+
+def test_fourth_default_scope_reaches_a_late_ack_while_the_coordinators_fall_back():
+    """N5: a reader given its split after checkpoint 1 does not acknowledge checkpoint 2 in time;
+    the timeout marks it declined and the regional completion waits for the enumerator's
+    fallback, which puts the split back.  The reader's acknowledgement arrives meanwhile: the PR
+    takes it, so checkpoint 2 holds the split twice (13 steps); discarding it leaves only the
+    live add-back's double read (B12); atomically, as the model had it, no acknowledgement can
+    arrive in between and the witness is out of reach."""
+    from ckptcheck.checks.results import HIT, NOT_APPLICABLE
+    from ckptcheck.specs.scopes import regional_coordinator_scope
+
+    sc = regional_coordinator_scope()
+    r = check(PR, sc, workers=1)
+    assert r.complete and r.stats["states"] == 46_369
+    v = r.verdict("a-late-ack-while-coordinators-fall-back")
+    assert v.status == HIT and "it replaces its fallback state" in v.reason
+    assert sorted((x.property, len(x.trace)) for x in r.violated) == [("split-ownership-consistent", 13), ("split-read-once", 12)]
+    assert "checkpoint 2 gives split 0 to both the split enumerator (unassigned) and source[" in r.verdict("split-ownership-consistent").reason
+    discarded = check(PR.with_(name="pr-discarding", regional_completion="futures-late-ack-discarded"), sc, workers=1)
+    assert [x.property for x in discarded.violated] == ["split-read-once"]
+    assert "it is discarded at the completion" in discarded.verdict("a-late-ack-while-coordinators-fall-back").reason
+    atomic = check(PR.with_(name="pr-atomic", regional_completion="atomic"), sc, workers=1)
+    assert [x.property for x in atomic.violated] == ["split-read-once"]
+    assert atomic.verdict("a-late-ack-while-coordinators-fall-back").status == NOT_APPLICABLE
 

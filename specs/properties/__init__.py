@@ -34,8 +34,8 @@ from .regional import (_epoch_verdict, _evaluated_declined, _ownership_verdict, 
                        ref_chain_bounded, snapshot_origin, split_ownership, split_read_once, union_epoch_agreed,
                        w_closing_task_falls_back, w_finished_region_not_counted, w_finished_sources_force_global,
                        w_forced_checkpoint_aborts, w_forced_global, w_regional_completed, w_rescale_regional,
-                       w_regional_union_state_abort, w_restore_regional, w_split_returns_live,
-                       w_timeout_completes_regionally)
+                       w_late_ack_while_coordinators_fall_back, w_regional_union_state_abort, w_restore_regional,
+                       w_split_returns_live, w_timeout_completes_regionally)
 from .unaligned import (_acked_snapshot, _forced_aligned_node, _keyed_edge, _pattern_changes, _rescales,
                         _restore_verdict, _timeoutable, _two_input_subtask, _unaligned, _w_pattern_change,
                         channel_state, rescaled_channel_state_exact, w_aligned_node_sends_unaligned,
@@ -283,6 +283,12 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              w_regional_union_state_abort,
              lambda d, s: (_regional(d, s) and s.bounded and s.max_declines > 0 and d.checkpoints_after_tasks_finish
                            and any(StateKind.UNION in v.state and v.parallelism > 1 for v in s.job.vertices))),
+    Property("a-late-ack-while-coordinators-fall-back", SOMETIMES,
+             "PR #28963: an acknowledgement the timeout marked declined arrives while the regional completion waits"
+             " for the coordinators' fallback",
+             w_late_ack_while_coordinators_fall_back,
+             lambda d, s: (_regional(d, s) and d.regional_completion != "atomic" and d.timeouts_complete_regionally
+                           and s.max_timeouts > 0 and any(v.coordinator for v in s.job.vertices))),
     Property("a-split-returns-to-the-live-enumerator", SOMETIMES,
              "PR #28963: a regional completion returns a split a failed reader still holds to the live enumerator",
              w_split_returns_live, _pr_add_back),

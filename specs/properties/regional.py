@@ -308,3 +308,19 @@ def w_regional_union_state_abort(m, prev: World, a, nxt: World) -> str | None:
                     f" failed), aborts ({how}): union-state vertex {union} would be partly finished in it")
     return None
 
+
+def w_late_ack_while_coordinators_fall_back(m, prev: World, a, nxt: World) -> str | None:
+    """PR #28963 (``regional_completion`` waiting for the coordinators, review row N5): an
+    acknowledgement from a task the timeout marked declined reaches a checkpoint that was judged
+    regional and waits for the coordinators' fallback; it replaces the task's grafted state
+    (``futures-late-ack-overwrites``) or is discarded at the completion."""
+    if type(a) is not Ack:
+        return None
+    p = pending_of(prev.coord, a.checkpoint)
+    if p is None or not p.completing or not p.declined >> a.task & 1:
+        return None
+    what = ("replaces its fallback state" if m.design.regional_completion == "futures-late-ack-overwrites"
+            else "is discarded at the completion")
+    return (f"{m.topo.names[a.task]}'s acknowledgement of checkpoint {p.id}, which the timeout marked declined, arrives"
+            f" while the coordinators fall back to checkpoint {p.completing[0]}: it {what}")
+
