@@ -109,7 +109,7 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
 
     With ``readings``, every scope is searched under each reading (the design's own first), each
     counterexample saved and replayed; a fix is checked once, under the first reading its
-    violation was found in (the fix changes another rule than the reading)."""
+    violation was found in, unless the fix is a reading of its own (it sets the knob)."""
     t0 = time.perf_counter()
     runs: list[ScopeRun] = []
     findings: list[Finding] = []
@@ -151,7 +151,9 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
                 fix = fixes.get(v.property)
                 fix_result = None
                 if fix is not None:
-                    fixed = fix.fixed if value is None else readings.apply(fix.fixed, value)
+                    fixed = fix.fixed
+                    if value is not None and fixed.knobs()[readings.knob] == design.knobs()[readings.knob]:
+                        fixed = readings.apply(fixed, value)  # a fix that sets the reading itself keeps its value
                     if fixed.name not in fix_runs:
                         if progress:
                             progress(f"checking the fix {fixed.name} in scope {fs.name}")

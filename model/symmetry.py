@@ -108,6 +108,8 @@ def _permute_coord(coord, perm: Perm, n: int):
             finished=_mask(p.finished, task_map),
             acked=tuple(sorted((task_map[t], _snap(s, split_map, roles[t], task_map)) for t, s in p.acked)),
             declined=_mask(p.declined, task_map),
+            completing=(p.completing[0], _mask(p.completing[1], task_map), _mask(p.completing[2], task_map))
+            if p.completing else (),
         )
         for p in coord.pending
     )

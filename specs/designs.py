@@ -73,8 +73,11 @@ FLIP600_PR = FLIP600_PROPOSED.with_(
         "responded; regions counted over the running tasks; failure ratio 0.3 and at most 2 consecutive "
         "regional checkpoints; one force flag for tier 1, tier 2 and end of input (every source FINISHED), "
         "checked after the ratio; healthy tasks get a plain completion, failed-region tasks a fallback "
-        "notice their operators ignore; the enumerator takes a failed reader's later splits back while that "
-        "reader reads on.  Each knob's text in ckptcheck designs cites the PR method or review row it follows.  "
+        "notice their operators ignore (what the task itself does with it is one of three readings, each "
+        "searched by ckptcheck findings); the enumerator takes a failed reader's later splits back while that "
+        "reader reads on, and the completion waits for it, taking a late acknowledgement meanwhile; FLIP-147's "
+        "union-state check after that fallback, its failure counted.  Each knob's text in ckptcheck designs "
+        "cites the PR method or review row it follows.  "
         "The FLIP-306 (file merging) integration is left out: the FLIP deferred it on 7 Jul 2026."
     ),
     origin="apache/flink PR #28963 and #28964 (RegionalCheckpointHandler, CheckpointCoordinator."

@@ -66,6 +66,11 @@ def test_findings_under_readings_say_where_each_holds(tmp_path):
     wrong = Fix("ref-chain-bounded", "tier 2 resets the counter", KEEP_FORCE, "keep the force", readings=(3,))
     run = run_findings(FLIP600_PROPOSED, _manifest(wrong), tmp_path / "traces2", workers=1, readings=readings)
     assert not run.as_expected and not run.findings[0].expected and run.runs[1].missing == [wrong]
+    # a fix that is itself a reading (it sets the knob) is checked with its own value
+    other = Fix("ref-chain-bounded", "a counter of 2", FLIP600_PROPOSED.with_(name="three", max_consecutive_regional=3),
+                "a counter of 3", readings=(2,))
+    run = run_findings(FLIP600_PROPOSED, _manifest(other), tmp_path / "traces3", workers=1, readings=readings)
+    assert run.as_expected and run.findings[0].fix_result.design.max_consecutive_regional == 3
 
 
 def test_findings_report_says_what_the_manifest_got_wrong(tmp_path):

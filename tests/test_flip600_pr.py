@@ -201,10 +201,10 @@ def test_live_add_back_hands_a_split_to_a_second_reader():
 @pytest.mark.deep  # about 3 minutes with 2 workers
 def test_live_add_back_fix_holds_in_the_same_scope():
     """The thread's correction (the checkpoint's copy only) holds where the PR reads twice:
-    2,432,359 states, exhaustively."""
+    2,506,087 states, exhaustively (the completion waiting for the coordinators, row N5)."""
     fixed = PR.with_(name="flip600-pr-fix-B12", coordinator_region_fallback="fallback")
     r = check(fixed, enumerator_scope(), workers=2)
-    assert r.complete and r.ok and r.stats["states"] == 2_432_359
+    assert r.complete and r.ok and r.stats["states"] == 2_506_087
     assert r.verdict("a-regional-checkpoint-completes").status == "hit"
 
 
@@ -239,14 +239,15 @@ def test_second_default_scope_reaches_the_prs_end_of_input_rules():
 def test_third_default_scope_reaches_the_union_check_on_the_regional_path():
     """N3: a source subtask that ended snapshots the final checkpoint while a sibling's snapshot
     fails; the regional content would hold the union-state vertex partly finished.  The PR
-    aborts it counted, after the coordinators' fallback (``finalizeRegionalCheckpoint``); the
-    thread's corrected design uncounted, before it.  Both hold in the scope (the correct side of
+    aborts it counted, after the coordinators' fallback (``finalizeRegionalCheckpoint``), and
+    with no tolerable failure the job fails over; the thread's corrected design aborts it
+    uncounted, before the fallback.  Both hold in the scope (the correct side of
     catalog K8, whose design skips the check and hangs)."""
     from ckptcheck.checks.results import HIT
     from ckptcheck.specs.designs import FLIP600
     from ckptcheck.specs.scopes import regional_union_scope
 
-    for design, how, states in ((PR, "counted, after the coordinators' fallback", 25_767), (FLIP600, "not counted", 19_958)):
+    for design, how, states in ((PR, "counted, the job fails over", 25_767), (FLIP600, "not counted", 19_958)):
         r = check(design, regional_union_scope(), workers=1, symmetry=True)
         assert r.complete and r.ok and r.stats["states"] == states, [v.reason for v in r.violated]
         v = r.verdict("a-regional-union-state-abort")
