@@ -9,7 +9,7 @@ from ckptcheck.model.scope import Scope
 
 from .catalog_entry import Entry, catalog_class
 from .designs import FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM
-from .scopes import regional_coordinator_scope, regional_union_scope, scope
+from .scopes import regional_coordinator_scope, scope
 
 # flip600-regional where the PR's timeout rule and asynchronous completion apply, with late
 # acknowledgements of declined tasks discarded: the correct side of K9
@@ -178,7 +178,7 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
             "gets the final checkpoint it waits for: the job hangs.",
         ),
         "bounded-job-completes",
-        regional_union_scope(),
+        _flip600_scope(job="union-sources-2", bounded=True),
         "reference-flink-uc D.3 (DefaultCheckpointPlan.fulfillFinishedTaskStatus at finalizeCheckpoint); "
         "PR #28963 PendingCheckpoint.finalizeRegionalCheckpoint keeps the check (review row N3)",
         FLIP600,

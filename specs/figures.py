@@ -192,7 +192,7 @@ CATALOG_STEPS: dict[str, int] = {
     "K5-no-consecutive-limit": 12,
     "K6-file-merging-drops-fallback-segments": 22,
     "K7-no-claim-snapshot-deleted-too-early": 8,
-    "K8-regional-skips-union-check": 22,
+    "K8-regional-skips-union-check": 12,
     "K9-late-ack-overwrites-fallback": 12,
     "F1-fallback-notice-finishes-task": 19,
     "F2-commit-past-own-state": 18,

@@ -290,6 +290,11 @@ JOBS: dict[str, Any] = {
         "source(4) alone, four regions, whose union list state holds the id of the checkpoint each subtask last"
         " snapshotted (an epoch the subtasks agree on)",
     ),
+    "union-sources-2": (
+        lambda: JobGraph((Vertex("source", 2, Role.SOURCE, state=frozenset({StateKind.UNION})),)),
+        "source(2) alone, two regions, with union list state: the smallest job where a regional checkpoint can hold a"
+        " union vertex partly finished",
+    ),
     "union-sources-4": (
         lambda: JobGraph((Vertex("source", 4, Role.SOURCE, state=frozenset({StateKind.UNION})),)),
         "source(4) alone, four regions, with union list state: FLIP-147 forbids it partly finished in a checkpoint",

@@ -298,7 +298,13 @@ def w_regional_union_state_abort(m, prev: World, a, nxt: World) -> str | None:
     fallback, under ``regional_finished_check = "after-fallback-counted"`` (the PR)."""
     if nxt.coord.completed_count > prev.coord.completed_count or not prev.coord.store:
         return None
-    for p in _evaluated_declined(prev, nxt):
+    evaluated = _evaluated_declined(prev, nxt)
+    if type(a) in (Decline, Timeout):  # the response that declines may be the last one
+        for p in prev.coord.pending:
+            if p.id == a.checkpoint and not p.declined and pending_of(nxt.coord, p.id) is None:
+                acked = sum(1 << t for t, _ in p.acked)
+                evaluated.append(p._replace(declined=1 << a.task if type(a) is Decline else p.waiting & ~acked))
+    for p in evaluated:
         regions, failed, too_many = m.regional.judged_regions(p)
         if too_many or m.design.forced_checkpoint_waits and m.regional.forced_at_evaluation(prev, p) or p.global_only:
             continue
