@@ -136,11 +136,6 @@ class TriggerMixin:
         if not finished:
             return None
         return self.partly_finished_union_vertex(w, Pending(w.coord.next_id, 0, finished, ()))
-        for v in self.coordinator.union_vertices:
-            states = {tasks[t].status for t in self.topo.tasks_of[v]}
-            if FINISHED in states and RUNNING in states:
-                return True
-        return False
 
     def trigger(self, tx: Tx) -> None:
         """``triggerCheckpoint``: a new pending checkpoint; the operator coordinators snapshot

@@ -12,8 +12,12 @@ The pull request as it stands (preset ``flip600-pr``) differs from the thread in
 behind a knob, so that either reading can be checked: the regions counted are those of the
 running tasks (``regions_of_running_tasks``, review row B3); a forced checkpoint is judged after
 every response, past the region and ratio checks (``forced_checkpoint_waits``, B1, B5, B6); end
-of input sets the shared force flag (``end_of_input_rule``, B6, B8); a timeout marks the silent
-tasks declined (``timeouts_complete_regionally``, B9).
+of input sets the shared force flag (``end_of_input_rule``, B6, B8, N2); a timeout marks the silent
+tasks declined (``timeouts_complete_regionally``, B9); the fallback state is taken by subtask
+index (``fallback_state_rule``, N1); FLIP-147's union-state check runs after the coordinators'
+fallback and its failure is counted (``regional_finished_check``, N3); the completion waits for
+the coordinators' fallback while a late acknowledgement can still arrive (``regional_completion``,
+N5).
 
 Abstractions: one pending checkpoint at a time (``max_concurrent_checkpoints`` 1: designs with
 more are refused, since the force flags are per coordinator, review row 39); the failure
@@ -179,10 +183,16 @@ class RegionalCheckpointHandler(Component):
         the ratio, review row B5), without a completed checkpoint to fall back to, or when a
         split enumerator in a failed region does not support the fallback
         (``coordinator_region_fallback = "abort"``, PR step 5).
-        Otherwise completes with the failed regions' fallback state, grows the counter (reaching
-        the maximum forces the next checkpoint global), and notifies: healthy tasks complete,
-        failed-region tasks as ``notice_for_failed_region`` says (the completion with the
-        fallback id, ``fallback_notice_id``).
+        FLIP-147's union-state check (``finished_check``) aborts it uncounted here, before the
+        fallback, unless ``regional_finished_check`` puts it after the fallback, counted, as the
+        PR does (``finish``).  Otherwise the coordinators fall back (the enumerator's state
+        correction, ``add_back_live``), and with a reader in a failed region and
+        ``regional_completion`` waiting for them the checkpoint stays pending until
+        ``after_coordinators``; then (or at once) ``finish`` completes it with the failed
+        regions' fallback state, grows the counter (reaching the maximum forces the next
+        checkpoint global), and notifies: healthy tasks complete, failed-region tasks as
+        ``notice_for_failed_region`` says (the completion with the fallback id,
+        ``fallback_notice_id``).
         """
         waits = self.design.forced_checkpoint_waits
         if pending.global_only and not waits:  # only a timeout brings a forced one here

@@ -116,6 +116,18 @@ FIGURES: tuple[Figure, ...] = (
            "about 6 s with 2 workers", "`flip600-pr` second default scope (pipeline-and-side, bounded, 2 checkpoints, "
            "1 decline)", unreached=("a-task-fails", "a-regional-checkpoint-completes", "restore-from-regional",
                                       "forced-global-completes")),
+    Figure("flip600-pr-union", "flip600-pr", S.regional_union_scope, True, 25_767, 132_174, 33, CLAIMS,
+           "about 6 s with 2 workers", "`flip600-pr` third default scope (union-sources-4, bounded, no records, 2 checkpoints, "
+           "1 decline; symmetry classes)", unreached=("a-task-fails", "a-checkpoint-with-a-partly-finished-vertex",
+                                                     "restore-from-regional", "forced-global-completes",
+                                                     "finished-sources-force-global")),
+    Figure("flip600-pr-coordinators", "flip600-pr", S.regional_coordinator_scope, False, 46_369, 185_258, 24, CLAIMS,
+           "about 3 s with 2 workers", "`flip600-pr` fourth default scope (enumerator-2-and-sides, no records, 2 checkpoints, "
+           "1 timeout)", violates=("split-ownership-consistent", "split-read-once"),
+           unreached=("a-task-declines", "a-task-fails", "restore-from-regional", "forced-global-completes")),
+    Figure("flip600-regional-union", "flip600-regional", S.regional_union_scope, True, 19_958, 107_079, 31, CLAIMS,
+           "about 5 s with 2 workers", "`flip600-regional` second default scope (union-sources-4, the same; symmetry classes)",
+           unreached=("a-task-fails", "a-checkpoint-with-a-partly-finished-vertex", "restore-from-regional")),
     Figure("unaligned-default", "flink-unaligned", S.unaligned_scope, False, 1_491_517, 5_042_392, 78, CLAIMS,
            "about 105 s with 2 workers", "`flink-unaligned` default (keyed-2x1, 1 checkpoint before end, 1 failure, 1 decline, "
            "staggered trigger RPCs)"),

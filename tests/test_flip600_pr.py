@@ -236,6 +236,7 @@ def test_second_default_scope_reaches_the_prs_end_of_input_rules():
         assert thread.verdict(name).status == NOT_APPLICABLE
 
 
+@pytest.mark.claims  # 12 s; the figures flip600-pr-union and flip600-regional-union in the same tier
 def test_third_default_scope_reaches_the_union_check_on_the_regional_path():
     """N3: a source subtask that ended snapshots the final checkpoint while a sibling's snapshot
     fails; the regional content would hold the union-state vertex partly finished.  The PR
