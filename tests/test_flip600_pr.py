@@ -255,6 +255,7 @@ def test_third_default_scope_reaches_the_union_check_on_the_regional_path():
         assert v.status == HIT and f"aborts ({how}): union-state vertex source would be partly finished" in v.reason
 
 
+@pytest.mark.claims  # 7 s; the figure flip600-pr-coordinators in the same tier, catalog K9 in the default run
 def test_fourth_default_scope_reaches_a_late_ack_while_the_coordinators_fall_back():
     """N5: a reader given its split after checkpoint 1 does not acknowledge checkpoint 2 in time;
     the timeout marks it declined and the regional completion waits for the enumerator's
