@@ -13,7 +13,7 @@ from ckptcheck.checks.findings import run_findings
 from ckptcheck.checks.trace import load_trace_file, replay
 from ckptcheck.reports.render import render_findings
 from ckptcheck.specs.designs import FLIP600_PROPOSED
-from ckptcheck.specs.findings import FINDINGS, FindingScope, Fix, Readings
+from ckptcheck.specs.findings import FINDINGS, READINGS, FindingScope, Fix, Readings
 from ckptcheck.specs.scopes import scope
 
 ROOT = Path(__file__).parent.parent
@@ -114,12 +114,12 @@ def test_committed_flip600_pr_report_replays():
     assert text.count("| holds (exhaustive search of the scope,") == len(listed)
 
 
-@pytest.mark.claims  # the whole flip600-pr manifest: about 15 minutes with 2 workers
+@pytest.mark.claims  # the whole flip600-pr manifest under its three readings: about 15 minutes with 2 workers
 def test_flip600_pr_manifest_holds_to_the_searches(tmp_path):
     """Every violation the manifest expects is found, nothing else is, every trace replays and
     every fix holds exhaustively in its scope: what ``ckptcheck findings flip600-pr`` exits 0 on."""
     design, scopes = FINDINGS["flip600-pr"]
-    run = run_findings(design, scopes, tmp_path / "traces", workers=2)
+    run = run_findings(design, scopes, tmp_path / "traces", workers=2, readings=READINGS["flip600-pr"])
     assert run.as_expected, [(f.property, f.scope.name, f.expected, f.replays, f.fix_holds) for f in run.findings]
     assert all(r.result.searched_whole_scope for r in run.runs)
     # the committed report's figures are this search's: every search it states is stated again
