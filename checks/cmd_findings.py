@@ -58,7 +58,7 @@ def cmd_findings(args) -> int:
             fix = f"fix {f.fix.fixed.name}: {f.fix_result.headline() if f.fix_result else 'not searched'}"
         under = ""
         if run.readings is not None:
-            under = " under " + ", ".join(f"{r}: {'holds' if x is None else f'{x[0]} steps'}" for r, x in f.by_reading.items())
+            under = " under " + ", ".join(f"{r}: {'no violation' if x is None else f'{x[0]} steps'}" for r, x in f.by_reading.items())
         _say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}"
              f" {'replays' if f.replays else 'does NOT replay'}; {fix}{under}")
     _say(f"report written to {path}")
