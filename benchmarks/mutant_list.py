@@ -16,6 +16,7 @@ from ckptcheck.model.barriers import CheckpointBarrierHandler
 from ckptcheck.model.component import Component
 from ckptcheck.model.coordinator import CheckpointCoordinator
 from ckptcheck.model.failover import FailoverStrategy
+from ckptcheck.model.gateway import OperatorCoordinatorHolder
 from ckptcheck.model.nullstate import NullStateRecovery
 from ckptcheck.model.partitioner import StreamPartitioner
 from ckptcheck.model.regional import RegionalCheckpointHandler
@@ -60,6 +61,12 @@ class EnumeratorForgetsSplitsOfRestartedReader(SplitEnumerator):
     def on_restore(self, tx, latest, victims):
         if len(victims) == self.topo.n_tasks:
             super().on_restore(tx, latest, victims)
+
+
+# -- operator-event gateways ---------------------------------------------------------------------
+class FailedReaderKeepsHeldEvents(OperatorCoordinatorHolder):
+    def on_failure(self, tx, victims):
+        pass
 
 
 # -- barrier handler ---------------------------------------------------------------------------
@@ -232,6 +239,9 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("enumerator-forgets-splits-of-restarted-reader", "enumerator", SplitEnumerator, "on_restore",
            "on a regional failover `SourceCoordinator.subtaskReset` does not `addSplitsBack` the splits assigned to "
            "the restarted reader after the restored checkpoint", EnumeratorForgetsSplitsOfRestartedReader),
+    Mutant("failed-reader-keeps-held-events", "gateways", OperatorCoordinatorHolder, "on_failure",
+           "a failed reader's `SubtaskGatewayImpl` keeps its closed marks and blocked `AddSplitEvent`s for the new attempt "
+           "(`subtaskReset` gives the new attempt a fresh, open gateway)", FailedReaderKeepsHeldEvents),
     Mutant("alignment-blocks-next-channel", "barriers", CheckpointBarrierHandler, "is_blocked",
            "`CheckpointBarrierHandler` blocks channel i + 1 instead of channel i when channel i delivers the "
            "barrier (the channel that delivered it is unblocked too early)", AlignmentBlocksNextChannel),

@@ -104,7 +104,14 @@ class CheckpointBarrierHandler(Component):
 
     def on_end_of_partition(self, tx: Tx, t: int) -> None:
         """``processEndOfPartition``: an input that ended no longer needs to deliver the barrier
-        (it counts as that channel's barrier, FLINK-21086)."""
+        (it counts as that channel's barrier, FLINK-21086).  Without checkpoints after tasks
+        finish, a checkpoint being aligned aborts instead (``SingleCheckpointBarrierHandler.
+        processEndOfPartition``: ``CHECKPOINT_DECLINED_INPUT_END_OF_STREAM``, which the
+        ``CheckpointFailureManager`` does not count); a channel that ended before the
+        alignment began still counts as delivered."""
+        if not self.design.checkpoints_after_tasks_finish and tx.tasks[t].aligning:
+            self.abort(tx, t, tx.tasks[t].aligning)
+            return
         self.maybe_complete_alignment(tx, t)
 
     def maybe_complete_alignment(self, tx: Tx, t: int) -> None:

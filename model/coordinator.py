@@ -25,7 +25,8 @@ Abstractions (each keeps the behaviour the properties can observe):
   may arrive next, and a later checkpoint can complete first and subsume an older one.  (An earlier
   version queued them in one FIFO in snapshot order; at a trigger that order was subtask index
   order, a tie-break Flink does not have, which also made symmetry reduction unsound.)
-- The operator coordinators (split enumerators) snapshot at trigger, before the tasks.
+- The operator coordinators (split enumerators) snapshot at trigger, before the tasks, and
+  close their readers' event gateways until each reader has snapshotted (``model.gateway``).
 
 Where the rules are: ``CheckpointCoordinator`` is one class (a variant subclasses it and
 overrides one method of it); its trigger plan and stop-with-savepoint are the mixin
@@ -210,6 +211,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
             # (``cleanupAfterCompletedCheckpoint``), which commit and finish
             tx.coord = coord._replace(assignments=assignments, pending=tuple(p for p in coord.pending if p.id != pending.id),
                                       savepoint=Completed(pending.id, snaps, files, (), False, enum))
+            self.gateways.on_checkpoint_done(tx, pending.id)
             for t in range(n):
                 if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
                     self.send_complete(tx, t, pending.id, 0)
@@ -228,6 +230,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
             if older.id < pending.id:
                 self.notify_aborted(tx, older)
         subsumed = self.store.retain(tx)
+        self.gateways.on_checkpoint_done(tx, pending.id)  # OperatorCoordinatorHolder.notifyCheckpointComplete
         for t in range(n):
             if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
                 self.send_complete(tx, t, pending.id, subsumed)
@@ -255,6 +258,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         """Discard the pending checkpoint's collected state and send ``notifyCheckpointAborted``
         (with the latest completed id, ref §6) to every running task of its plan not in ``skip``."""
         tx.files = remove_sorted(tx.files, *((pending.id, t) for t, _ in pending.acked))
+        self.gateways.on_checkpoint_done(tx, pending.id)  # OperatorCoordinatorHolder.notifyCheckpointAborted
         store = tx.coord.store
         for t in range(self.topo.n_tasks):
             if pending.waiting >> t & 1 and t not in skip and tx.tasks[t].status == RUNNING:

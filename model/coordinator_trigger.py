@@ -163,6 +163,7 @@ class TriggerMixin:
         global_only = self.regional.must_be_global(tx)
         pending = Pending(cp, waiting, finished, (), 0, global_only, coord.unassigned)
         tx.coord = coord._replace(next_id=cp + 1, pending=coord.pending + (pending,))
+        self.gateways.close_gateways(tx, cp)  # the coordinators' checkpoint, before the tasks'
         self.trigger_tasks(tx, to_trigger, cp, 0)
         self.store.retain(tx)
 
@@ -215,6 +216,7 @@ class TriggerMixin:
         pending = Pending(cp, waiting, finished, (), 0, False, coord.unassigned, mode)
         tx.coord = coord._replace(next_id=cp + 1, pending=(pending,), stop=(cp, mode, ()))
         tx.used = tx.used._replace(stops=tx.used.stops + 1)
+        self.gateways.close_gateways(tx, cp)
         self.trigger_tasks(tx, to_trigger, cp, mode)
         self.store.retain(tx)
 

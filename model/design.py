@@ -19,6 +19,7 @@ from .barriers import CheckpointBarrierHandler
 from .component import Component, declares_alike
 from .coordinator import CheckpointCoordinator
 from .failover import FailoverStrategy
+from .gateway import OperatorCoordinatorHolder
 from .nullstate import NullStateRecovery
 from .partitioner import StreamPartitioner
 from .regional import RegionalCheckpointHandler
@@ -206,6 +207,17 @@ KNOBS: tuple[Knob, ...] = (
         ("as-global", "after-fallback-counted"),
     ),
     Knob(
+        "regional_gateway_on_fallback",
+        str,
+        "reopened",
+        "FLIP-600 with a split enumerator: a regional completion tells every operator coordinator that the "
+        "checkpoint completed, which reopens the gateways still closed for it (reopened); or, as PR #28963 at "
+        "4e12013 does, a coordinator with a subtask in a failed region gets only notifyRegionalCheckpointFallback, "
+        "which opens no gateway: a failed-region reader that has not taken its snapshot keeps its gateway closed "
+        "until it does (left-closed; OperatorCoordinatorHolder, model.gateway)",
+        ("reopened", "left-closed"),
+    ),
+    Knob(
         "regions_of_running_tasks",
         bool,
         False,
@@ -316,6 +328,7 @@ COMPONENTS: dict[str, type[Component]] = {
     "partitioner": StreamPartitioner,
     "source": SourceReader,
     "enumerator": SplitEnumerator,
+    "gateways": OperatorCoordinatorHolder,
     "barriers": CheckpointBarrierHandler,
     "sink": TwoPhaseCommitSink,
     "writer": SinkWriterOperator,
@@ -393,6 +406,7 @@ class Design:
     fallback_state_rule: str = "restored-share"
     regional_completion: str = "atomic"
     regional_finished_check: str = "as-global"
+    regional_gateway_on_fallback: str = "reopened"
     regions_of_running_tasks: bool = False
     forced_checkpoint_waits: bool = False
     end_of_input_rule: str = "ended"
@@ -408,6 +422,7 @@ class Design:
     partitioner: type[StreamPartitioner] = field(default=StreamPartitioner, compare=False)
     source: type[SourceReader] = field(default=SourceReader, compare=False)
     enumerator: type[SplitEnumerator] = field(default=SplitEnumerator, compare=False)
+    gateways: type[OperatorCoordinatorHolder] = field(default=OperatorCoordinatorHolder, compare=False)
     barriers: type[CheckpointBarrierHandler] = field(default=CheckpointBarrierHandler, compare=False)
     sink: type[TwoPhaseCommitSink] = field(default=TwoPhaseCommitSink, compare=False)
     writer: type[SinkWriterOperator] = field(default=SinkWriterOperator, compare=False)

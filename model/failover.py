@@ -59,6 +59,7 @@ class FailoverStrategy(Component):
         checkpoint before the restore is possible only within the scope's timeout budget."""
         for t in victims:
             tx.tasks[t] = tx.tasks[t]._replace(status=FAILED, inbox=())
+        self.gateways.on_failure(tx, victims)
         keep = {p.id for p in tx.coord.pending}
         dropped = [a for a in tx.acks if a[0] in victims and a[1] not in keep]
         if dropped:  # acks of a checkpoint no longer pending: discarded when they arrive, dropped here

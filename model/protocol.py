@@ -15,6 +15,7 @@ composed of the components that hold its rules, one module per Flink component:
 | ``global_committer``   | ``GlobalCommitterOperator``  | ``sinkv2.py``     | Sink V2 GlobalCommitterOperator         |
 | ``source``             | ``SourceReader``             | ``sources.py``    | SourceOperator / SourceReader           |
 | ``enumerator``         | ``SplitEnumerator``          | ``sources.py``    | SourceCoordinator, SplitEnumerator      |
+| ``gateways``           | ``OperatorCoordinatorHolder``| ``gateway.py``    | OperatorCoordinatorHolder, SubtaskGatewayImpl |
 | ``failover``           | ``FailoverStrategy``         | ``failover.py``   | failover strategy, restore              |
 | ``partitioner``        | ``StreamPartitioner``        | ``partitioner.py``| StreamPartitioner / ChannelSelector     |
 | ``assignment``         | ``StateAssignmentOperation`` | ``assignment.py`` | state and channel state at a new parallelism |

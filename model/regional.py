@@ -289,6 +289,7 @@ class RegionalCheckpointHandler(Component):
             force_global=self.design.force_global_after_max and count >= self.design.max_consecutive_regional,
         )
         subsumed = self.store.retain(tx)
+        self.open_gateways(tx, pending.id, in_failed)
         for t in range(self.topo.n_tasks):
             if pending.waiting >> t & 1 and tx.tasks[t].status == RUNNING:
                 if t in in_failed or t in late:
@@ -312,6 +313,29 @@ class RegionalCheckpointHandler(Component):
         subtask's operators count as finished when it ended before the fallback's snapshot of it."""
         grafted = {t: fallback.id for t in in_failed if not pending.finished >> t & 1}
         return self.coordinator.partly_finished_union_vertex(tx, pending, grafted) is not None
+
+    def open_gateways(self, tx: Tx, cp: int, in_failed: set) -> None:
+        """The operator-event gateways at a regional completion (``model.gateway``).
+        ``reopened``: every coordinator is told the checkpoint completed, as on the global path
+        (``OperatorCoordinatorHolder.notifyCheckpointComplete`` opens every gateway marked for
+        it), so a failed-region reader that never took its snapshot gets its held split.
+        ``left-closed`` (``regional_gateway_on_fallback``, PR #28963 at 4e12013):
+        ``completeRegionalCheckpoint`` calls ``notifyRegionalCheckpointComplete`` (which reopens
+        every gateway) only on coordinators with no subtask in a failed region, and
+        ``notifyRegionalCheckpointFallback`` (which reopens none) on the others; their readers'
+        gateways open when each reader takes its snapshot, or at a later completion or abort.
+        The model's readers in a failed region that have not snapshotted are those whose trigger
+        RPC is still on its way (a decline follows a snapshot here; a lost trigger RPC is not
+        modelled), so the gateway stays closed until that RPC arrives, or until the reader fails
+        over and gets a new one: what the PR's rule can hide is a reader that never takes that
+        snapshot."""
+        if self.design.regional_gateway_on_fallback == "left-closed":
+            readers = self.enumerator.readers
+            vertex_of = self.topo.vertex_of
+            failed = {vertex_of[t] for t in in_failed if t in readers}
+            self.gateways.on_checkpoint_done(tx, cp, {t for t in readers if vertex_of[t] not in failed})
+            return
+        self.gateways.on_checkpoint_done(tx, cp)
 
     def notice_for_failed_region(self, tx: Tx, t: int, pending: Pending, fallback: Completed, subsumed: int) -> None:
         """The notice running task ``t`` of a failed region gets when ``pending`` completes

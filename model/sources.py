@@ -8,9 +8,9 @@ Abstractions:
   ``records_per_split`` records; its state is the next offset.  A record is ``(split, offset)``.
 - With an enumerator (a vertex with ``coordinator``) a vertex of parallelism P has P splits,
   numbered as the fixed splits would be.  The enumerator hands its lowest unassigned split to
-  a reader without one, atomically with the ``AddSplitEvent`` (the operator event valve holds
-  events sent after the coordinator's snapshot until the tasks are triggered, and the trigger
-  is atomic here); a reader holds one split at a time.  The enumerator's snapshot is the set of
+  a reader without one with an ``AddSplitEvent``, which reaches the reader at once unless the
+  reader's operator-event gateway is closed for a checkpoint (``model.gateway``); a reader
+  holds one split at a time.  The enumerator's snapshot is the set of
   unassigned splits, taken at trigger; the tracker keeps assignments by checkpoint epoch.
 """
 
@@ -43,6 +43,8 @@ class SourceReader(Component):
                     if self.model.has_room(w, t):
                         out.append(EmitRecord(t))
                     continue
+                if w.coord.held and self.gateways.holds_event_for(w, t):
+                    continue  # its split is on its way, held by the closed gateway
                 free = [s for s in w.coord.unassigned if s in readers[t]]
                 if free:
                     out.append(AssignSplit(t, free[0]))
@@ -167,7 +169,7 @@ class SplitEnumerator(Component):
             unassigned=remove_sorted(coord.unassigned, split),
             assignments=add_sorted(coord.assignments, (coord.next_id, t, split)),
         )
-        tx.tasks[t] = tx.tasks[t]._replace(split=split, position=0)
+        self.gateways.send_add_split(tx, t, split)
 
     def state_in_checkpoint(self, coord: Coordinator, pending: Pending, failed_readers: set, fallback_id: int):
         """The enumerator's state in checkpoint ``pending.id`` and its tracker after completion.
@@ -218,7 +220,8 @@ class SplitEnumerator(Component):
         uncheckpointed assignments)."""
         coord = tx.coord
         if len(victims) == self.topo.n_tasks:
-            tx.coord = coord._replace(unassigned=latest.enum if latest else self.all_splits, assignments=())
+            tx.coord = coord._replace(unassigned=latest.enum if latest else self.all_splits, assignments=(), gateways=(),
+                                      held=())
             return
         cp = latest.id if latest else 0
         back = [x for x in coord.assignments if x[1] in victims and x[0] > cp]

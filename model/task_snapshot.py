@@ -46,7 +46,10 @@ class SnapshotMixin:
         final_cp = ts.final_cp or (cp if ts.ended else 0)
         tx.tasks[t] = ts._replace(pending=pending, txn=txn, final_cp=final_cp, last_barrier=cp)
         sink = self.sink_v2_part(part).snapshot_state(ts) if part else ()
-        return Snapshot(False, ts.position, ts.processed, pending, ts.split, sink=sink, discarded=ts.discarded)
+        snap = Snapshot(False, ts.position, ts.processed, pending, ts.split, sink=sink, discarded=ts.discarded)
+        if tx.coord.gateways:  # a reader's AcknowledgeCheckpointEvent opens its operator-event gateway
+            self.gateways.on_subtask_snapshot(tx, t, cp)
+        return snap
 
     def acknowledge(self, tx: Tx, t: int, cp: int, snap: Snapshot) -> None:
         """The snapshot is written: its acknowledgement goes to the coordinator (with the scope's

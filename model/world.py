@@ -174,6 +174,10 @@ class Coordinator(NamedTuple):
     restore_failure: str = ""  # why the last restore could not deploy the job (Flink's exception), or ""
     stop: tuple = ()  # a stop-with-savepoint under way or done: (savepoint id, DRAIN or NO_DRAIN, records its sources never read)
     savepoint: tuple = ()  # the stop's completed synchronous savepoint (a ``Completed``, never in the store), or ()
+    # operator-event gateways (``model.gateway``): ((reader, checkpoint), ...) a reader's gateway is
+    # closed for, and ((reader, checkpoint, split), ...) the AddSplitEvents held in them
+    gateways: tuple = ()
+    held: tuple = ()
 
 
 class Txn(NamedTuple):

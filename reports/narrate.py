@@ -35,8 +35,8 @@ from ckptcheck.model.actions import (
 )
 from ckptcheck.model.topology import Role
 from ckptcheck.model.task import priority_index
-from ckptcheck.model.world import (BARRIER, COMMITTABLE, COMMITTED, EOD, EOD_NO_DRAIN, FAILED, FINISHED, HEAD_READ, PART_HEAD, PART_TAIL, REC,
-                                   RECOVERED_INPUT, REPLAY, World)
+from ckptcheck.model.world import (BARRIER, COMMITTABLE, COMMITTED, EOD, EOD_NO_DRAIN, FAILED, FINISHED, HEAD_READ, NOTIFY_TRIGGER,
+                                   PART_HEAD, PART_TAIL, REC, RECOVERED_INPUT, REPLAY, World)
 
 COORDINATOR = "coordinator"
 
@@ -230,8 +230,13 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         snapped = [t for t, cp in _new_acks(w, nxt) if cp == a.checkpoint]
         for t in snapped:
             ev.append(Event(COORDINATOR, names[t], f"trigger {a.checkpoint}", "control"))
-        who = ", ".join(names[t] for t in snapped) or "no task"
         parts = "".join(_parts_recorded(model, names, w, nxt, t) for t in snapped)
+        if not snapped:
+            sent = [names[t] for t, ts in enumerate(nxt.tasks)
+                    if any(m[0] == NOTIFY_TRIGGER and m[1] == a.checkpoint for m in ts.inbox)]
+            rpcs = f"its trigger RPCs to {', '.join(sent)} are on their way" if sent else "no task snapshots at once"
+            return f"the coordinator triggers checkpoint {a.checkpoint}; {rpcs}", ev
+        who = ", ".join(names[t] for t in snapped)
         return f"the coordinator triggers checkpoint {a.checkpoint}; {who} snapshot at once and emit the barrier{parts}", ev
     if kind is Ack:
         ev.append(Event(names[a.task], COORDINATOR, f"ack {a.checkpoint}", "control"))
@@ -357,6 +362,10 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
                 f" is declined (TASK_CLOSING, not counted) and checkpoint {a.checkpoint} aborts"), ev
     if kind is AssignSplit:
         ev.append(Event(COORDINATOR, names[a.task], f"assign split {a.split}", "control"))
+        held = [cp for t, cp, s in nxt.coord.held if t == a.task and s == a.split]
+        if held:
+            return (f"the split enumerator assigns split {a.split} to {names[a.task]}; {names[a.task]}'s gateway is closed"
+                    f" for checkpoint {held[0]}, so the AddSplitEvent waits there"), ev
         return f"the split enumerator assigns split {a.split} to {names[a.task]}", ev
     if kind is DeleteSnapshot:
         ev.append(Event(COORDINATOR, None, f"user deletes snapshot {a.checkpoint}", "fault"))
@@ -372,6 +381,10 @@ def _side_effects(model, names, w: World, nxt: World, a: Action) -> list[Event]:
     ev: list[Event] = []
     gnames = model.global_names  # transactions name their subtask by global id
     rescaled = type(a) is Rescale
+    for t, cp, split in w.coord.held:  # operator-event gateways (model.gateway)
+        if (t, cp, split) not in nxt.coord.held and nxt.tasks[t].split == split:
+            ev.append(Event(COORDINATOR, names[t], f"AddSplitEvent {split} released", "control",
+                            f"{names[t]}'s gateway opens and split {split} reaches it"))
     for t, cp in _new_acks(w, nxt):
         pre = [x for x in nxt.tasks[t].pending if x not in w.tasks[t].pending]
         txns = {(x.task, x.seq): x for x in nxt.txns}

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ckptcheck.model.design import Design
 
 from .catalog_baseline import (  # noqa: F401  (re-exported)
-    BASELINE_CATALOG, CleanerDeletesOlderThanPending, RestartFromInitialOffset)
+    BASELINE_CATALOG, CleanerDeletesOlderThanPending, NoOperatorEventGateway, RestartFromInitialOffset)
 from .catalog_entry import Entry
 from .catalog_flip147 import (  # noqa: F401  (re-exported)
     FLIP147_CATALOG, EndOfDataBeforeCommittables, LegacySourceFunction, UnionStateFinishesPartly, flip147_scope)

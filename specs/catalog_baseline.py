@@ -1,10 +1,11 @@
 """The catalog's entries for Flink's aligned checkpoints as they are (``flink-baseline``): a 2PC
 sink committing at pre-commit, a source position not restored, a cleaner deleting the
 checkpoint a restore needs, no alignment block, no checkpoint after tasks finish (before
-FLIP-147)."""
+FLIP-147), no operator-event gateway between a split enumerator and its readers."""
 
 from __future__ import annotations
 
+from ckptcheck.model.gateway import OperatorCoordinatorHolder
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.sources import SourceReader
 from ckptcheck.model.store import CompletedCheckpointStore
@@ -27,6 +28,17 @@ class CleanerDeletesOlderThanPending(CompletedCheckpointStore):
     def discard(self, subsumed: tuple[int, ...], retained: tuple[int, ...], pending: tuple[int, ...]) -> tuple[int, ...]:
         newest = max(pending, default=0)
         return subsumed + tuple(c for c in retained if c < newest)
+
+
+@catalog_class
+class NoOperatorEventGateway(OperatorCoordinatorHolder):
+    """Flawed coordinator holder: the readers' gateways are never closed at the coordinator's
+    checkpoint, so an ``AddSplitEvent`` sent before a reader's snapshot reaches it at once."""
+
+    treats_subtasks_alike = True
+
+    def close_gateways(self, tx, cp: int) -> None:
+        return
 
 
 @catalog_class
@@ -106,5 +118,20 @@ BASELINE_CATALOG: tuple[Entry, ...] = (
         _scope(checkpoints=0, failures=0),
         "seed 004 (FLIP-147): 'the data sent after the last checkpoint would always not be able to "
         "be committed'",
+    ),
+    Entry(
+        "no-operator-event-gateway",
+        BASELINE.with_(
+            name="no-operator-event-gateway",
+            gateways=NoOperatorEventGateway,
+            description="The split enumerator's events reach a reader between the coordinator's "
+            "checkpoint and the reader's own: the enumerator's snapshot has the split unassigned "
+            "and the reader's snapshot holds it, so a restore hands it out twice.",
+        ),
+        "split-ownership-consistent",
+        scope("enumerator-and-side", records_per_split=1, bounded=True, max_checkpoints=1, max_failures=0,
+              max_declines=0, max_timeouts=0, max_lost_notifications=0, staggered_triggers=True),
+        "OperatorCoordinatorHolder.closeGateways at the coordinator's checkpoint, SubtaskGatewayImpl holding "
+        "events until the subtask's AcknowledgeCheckpointEvent (review row N6)",
     ),
 )

@@ -76,7 +76,8 @@ FLIP600_PR = FLIP600_PROPOSED.with_(
         "notice their operators ignore (what the task itself does with it is one of three readings, each "
         "searched by ckptcheck findings); the enumerator takes a failed reader's later splits back while that "
         "reader reads on, and the completion waits for it, taking a late acknowledgement meanwhile; FLIP-147's "
-        "union-state check after that fallback, its failure counted.  Each knob's text in ckptcheck designs "
+        "union-state check after that fallback, its failure counted; a coordinator with a reader in a failed "
+        "region is told of the fallback only, which leaves that reader's event gateway closed.  Each knob's text in ckptcheck designs "
         "cites the PR method or review row it follows.  "
         "The FLIP-306 (file merging) integration is left out: the FLIP deferred it on 7 Jul 2026."
     ),
@@ -95,6 +96,7 @@ FLIP600_PR = FLIP600_PROPOSED.with_(
     fallback_notice_reaches_operators=False,  # B13
     fallback_notice_at_task="none",  # N4: one reading of three; the findings report searches each
     coordinator_region_fallback="add-back-live",  # B12
+    regional_gateway_on_fallback="left-closed",  # N6: OperatorCoordinatorHolder.notifyRegionalCheckpointFallback at 4e12013
 )
 
 FLIP600 = FLIP600_PROPOSED.with_(

@@ -79,6 +79,9 @@ def _unaligned_backpressure_rescale() -> Scope:
 FIGURES: tuple[Figure, ...] = (
     Figure("baseline-default", "flink-baseline", S.default_scope, False, 398_946, 2_190_771, 58, CLAIMS,
            "about 25 s with 2 workers", "`flink-baseline` default (keyed-2x2, 1 checkpoint before end, 1 failure, 1 decline)"),
+    Figure("baseline-enumerator", "flink-baseline", S.enumerator_default_scope, False, 72_504, 269_194, 44, CLAIMS,
+           "about 4 s with 2 workers", "`flink-baseline` second default scope (enumerator-and-side: a FLIP-27 source with a "
+           "split enumerator, 1 checkpoint before end, 1 failure, 1 decline, staggered trigger RPCs)"),
     Figure("baseline-flip147", "flink-baseline", S.flip147_default_scope, False, 1_337_457, 7_695_409, 79, CLAIMS,
            "about 82 s with 2 workers", "FLIP-147 default (`flink-baseline --job sink-v2-keyed-2x1`: Sink V2 writer, committer and "
            "global committer; 1 checkpoint before end, 1 failure, 1 decline)"),
@@ -197,6 +200,7 @@ CATALOG_STEPS: dict[str, int] = {
     "cleaner-deletes-restore-checkpoint": 14,
     "no-alignment-block": 11,
     "no-checkpoints-after-finish": 14,
+    "no-operator-event-gateway": 8,
     "K1-regional-final-checkpoint": 26,
     "K2-regions-joined-by-keyby": 20,
     "K3-no-coordinator-fallback": 11,

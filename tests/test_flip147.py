@@ -179,3 +179,36 @@ def test_symmetry_on_a_sink_v2_job_keeps_every_verdict_and_halves_the_states():
     assert (full.stats["states"], reduced.stats["states"]) == (65_197, 32_822)
     assert [(v.property, v.status) for v in full.verdicts] == [(v.property, v.status) for v in reduced.verdicts]
     assert reduced.verdict("a-union-state-abort").status == HIT
+
+
+def test_without_checkpoints_after_finish_an_end_of_partition_aborts_the_alignment():
+    """``SingleCheckpointBarrierHandler.processEndOfPartition`` with FLIP-147 off: an
+    EndOfPartition reaching a task that aligns a checkpoint aborts it (INPUT_END_OF_STREAM,
+    uncounted) instead of counting as the channel's barrier, so the task takes no snapshot.  The
+    witness is hit in keyed-2x2 with staggered trigger RPCs and a decline (a source finishes
+    between the plan and its trigger RPC)."""
+    from ckptcheck.model.actions import Deliver, TriggerAfterClose
+    from ckptcheck.model.barriers import CheckpointBarrierHandler
+
+    class EndOfPartitionCountsAsBarrier(CheckpointBarrierHandler):
+        def on_end_of_partition(self, tx, t):
+            self.maybe_complete_alignment(tx, t)
+
+    sc = scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=0, max_declines=1, max_timeouts=0,
+               max_lost_notifications=0, staggered_triggers=True)
+    old = entry("no-checkpoints-after-finish").design
+    trace = [EmitRecord(0), TriggerCheckpoint(1), EndOfInput(0), Deliver(0), TriggerAfterClose(0, 1), Notify(1, 1, "trigger"),
+             Deliver(1), Deliver(0)]
+    sink = 2
+    for design, snapshots in ((old, False), (old.with_(name="eop-as-barrier", barriers=EndOfPartitionCountsAsBarrier), True)):
+        m = FlinkModel(design, sc)
+        w = m.initial()
+        for a in trace[:-1]:
+            assert a in m.enabled(w), a
+            w = m.step(w, a)
+        assert w.tasks[sink].aligning == 1 and w.channels[0][0] == (3,)  # EndOfPartition next, checkpoint 1 aligning
+        w = m.step(w, trace[-1])
+        assert (w.tasks[sink].last_barrier == 1 and w.tasks[sink].aligning == 0) and any(x[0] == sink for x in w.acks) is snapshots
+    r = check(old, sc, workers=2)
+    assert r.verdict("end-of-partition-aborts-a-checkpoint").status == HIT
+    assert check(BASELINE, sc.with_(max_checkpoints=0), workers=1).verdict("end-of-partition-aborts-a-checkpoint").status == "not applicable"

@@ -54,7 +54,8 @@ class Four:
 
 def test_pr_rules_are_the_ones_review_section_b_names():
     """The preset is the thread's design with the PR's rules (rows B1, B3-B9, B12, B13, N1-N3, N5) and
-    one reading of N4 (the findings report searches the other two)."""
+    one reading of N4 (the findings report searches the other two), and the gateway a fallback
+    leaves closed (N6)."""
     changed = {k: v for k, v in PR.knobs().items() if FLIP600_PROPOSED.knobs()[k] != v}
     assert changed == {
         "max_failed_region_percent": 30, "regions_of_running_tasks": True, "forced_checkpoint_waits": True,
@@ -62,6 +63,7 @@ def test_pr_rules_are_the_ones_review_section_b_names():
         "fallback_notice_reaches_operators": False, "coordinator_region_fallback": "add-back-live",
         "fallback_state_rule": "by-index", "fallback_notice_at_task": "none",
         "regional_finished_check": "after-fallback-counted", "regional_completion": "futures-late-ack-overwrites",
+        "regional_gateway_on_fallback": "left-closed",
     }
 
 

@@ -51,7 +51,7 @@ def test_the_compare_example(tmp_path, capsys, monkeypatch):
     assert code == 1
     for line in quoted.splitlines():
         line = line.rstrip()
-        if line.startswith(("  always", "commit-at-pre-commit BREAKS", "RESULT", "     14.", "      6.")):
+        if line.startswith(("  always", "commit-at-pre-commit BREAKS", "RESULT", "     14.", "      5.")):
             assert line in out, line
 
 

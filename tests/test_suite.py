@@ -13,6 +13,7 @@ from ckptcheck.specs.designs import BASELINE, FLIP147, UNALIGNED, UNALIGNED_TIME
 from ckptcheck.specs.scopes import (
     default_scope_for,
     default_scopes_for,
+    enumerator_default_scope,
     flip147_concurrent_scope,
     flip147_union_scope,
     scope,
@@ -29,8 +30,9 @@ ONE_FAILURE = scope("keyed-1x1", records_per_split=1, max_failures=1, max_declin
 
 def test_designs_with_more_than_one_default_scope():
     """The unaligned presets add a scope with a rescale, backpressure, a failure and a decline,
-    and one with records split across a checkpoint; flip147 adds the union-state job; every
-    other preset keeps one default scope."""
+    and one with records split across a checkpoint; flip147 adds the union-state job; the
+    baseline adds a job with a split enumerator and staggered trigger RPCs (its operator-event
+    gateway)."""
     for d in (UNALIGNED, UNALIGNED_TIMEOUT):
         first, second, third = default_scopes_for(d)
         assert first == unaligned_scope() == default_scope_for(d)
@@ -40,7 +42,8 @@ def test_designs_with_more_than_one_default_scope():
         assert third == spanning_records_scope() and third.spanning_records and not first.spanning_records
         assert not second.spanning_records and third.rescale and third.max_failures and third.max_declines
     assert default_scopes_for(FLIP147) == (flip147_concurrent_scope(), flip147_union_scope())
-    assert default_scopes_for(BASELINE) == (default_scope_for(BASELINE),)
+    assert default_scopes_for(BASELINE) == (default_scope_for(BASELINE), enumerator_default_scope())
+    assert enumerator_default_scope().staggered_triggers and any(v.coordinator for v in enumerator_default_scope().job.vertices)
 
 
 def test_a_witness_counts_if_one_scope_hits_it_and_a_violation_anywhere_fails():

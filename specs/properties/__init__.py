@@ -22,6 +22,7 @@ from .core import (_capacity, _cut_verdict, _keyed_layout, _markers_possible, co
 from .flip147 import (_data_item, _finishing, _new_commits, _outlives_upstream, _parallel, _post_commit, _sink_v2,
                       describe_item, finished_sinks_committed, no_data_after_end_of_data,
                       w_checkpoint_survives_a_finish, w_committables_recommitted, w_committer_holds_end_of_data,
+                      w_end_of_partition_aborts,
                       w_end_of_input_committables, w_finished_on_restore, w_finished_subtask_restarts,
                       w_finishes_on_later_completion, w_finishes_with_checkpoint_pending, w_partly_finished_checkpoint,
                       w_resumed_from_savepoint, w_savepoint_completes, w_stop_fails, w_stopped_job_finishes,
@@ -35,7 +36,8 @@ from .regional import (_epoch_verdict, _evaluated_declined, _ownership_verdict, 
                        w_closing_task_falls_back, w_finished_region_not_counted, w_finished_sources_force_global,
                        w_forced_checkpoint_aborts, w_forced_global, w_regional_completed, w_rescale_regional,
                        w_late_ack_while_coordinators_fall_back, w_regional_union_state_abort, w_restore_regional,
-                       w_split_returns_live, w_timeout_completes_regionally)
+                       w_event_held_by_gateway, w_gateway_left_closed, w_split_returns_live,
+                       w_timeout_completes_regionally)
 from .unaligned import (_acked_snapshot, _forced_aligned_node, _keyed_edge, _pattern_changes, _rescales,
                         _restore_verdict, _timeoutable, _two_input_subtask, _unaligned, _w_pattern_change,
                         channel_state, rescaled_channel_state_exact, w_aligned_node_sends_unaligned,
@@ -175,6 +177,12 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              "FLIP-147: a task finishes between the plan and its trigger RPC, which it declines (TASK_CLOSING)",
              w_trigger_after_close,
              lambda d, s: s.bounded and s.staggered_triggers and d.checkpoints_after_tasks_finish and s.max_declines > 0),
+    Property("end-of-partition-aborts-a-checkpoint", SOMETIMES,
+             "without checkpoints after tasks finish: an EndOfPartition reaches a task aligning a checkpoint, which aborts"
+             " (INPUT_END_OF_STREAM)",
+             w_end_of_partition_aborts,
+             lambda d, s: (s.bounded and not d.checkpoints_after_tasks_finish and s.max_checkpoints > 0 and s.staggered_triggers
+                           and s.max_declines > 0)),
     Property("a-stop-savepoint-completes", SOMETIMES, "a stop-with-savepoint's synchronous savepoint completes",
              w_savepoint_completes, lambda d, s: bool(s.stop_with_savepoint)),
     Property("a-stopped-job-finishes", SOMETIMES, "every subtask finishes after a stop-with-savepoint's savepoint",
@@ -249,6 +257,11 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
         split_read_once,
         lambda design, scope: any(v.coordinator for v in scope.job.vertices),
     ),
+    Property("an-event-waits-for-a-closed-gateway", SOMETIMES,
+             "a split's AddSplitEvent, sent after the coordinator's checkpoint, waits in the reader's closed gateway until"
+             " the reader took its own snapshot (or the checkpoint ended)",
+             w_event_held_by_gateway,
+             lambda design, scope: scope.staggered_triggers and any(v.coordinator for v in scope.job.vertices)),
     Property(
         "ref-chain-bounded",
         ALWAYS,
@@ -289,6 +302,12 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              w_late_ack_while_coordinators_fall_back,
              lambda d, s: (_regional(d, s) and d.regional_completion != "atomic" and d.timeouts_complete_regionally
                            and s.max_timeouts > 0 and any(v.coordinator for v in s.job.vertices))),
+    Property("a-gateway-stays-closed-after-a-fallback", SOMETIMES,
+             "PR #28963: a regional checkpoint completes while a failed-region reader's event gateway stays closed for"
+             " it (the coordinator is told of the fallback only)",
+             w_gateway_left_closed,
+             lambda d, s: (_regional(d, s) and d.regional_gateway_on_fallback == "left-closed" and s.staggered_triggers
+                           and any(v.coordinator for v in s.job.vertices))),
     Property("a-split-returns-to-the-live-enumerator", SOMETIMES,
              "PR #28963: a regional completion returns a split a failed reader still holds to the live enumerator",
              w_split_returns_live, _pr_add_back),

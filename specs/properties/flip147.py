@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import networkx as nx
 
-from ckptcheck.model.actions import Ack, LastAck, Restore, ResumeFromSavepoint, TriggerAfterClose, TriggerCheckpoint
+from ckptcheck.model.actions import Ack, Deliver, LastAck, Restore, ResumeFromSavepoint, TriggerAfterClose, TriggerCheckpoint
 from ckptcheck.model.coordinator import pending_of
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.topology import Role
-from ckptcheck.model.world import COMMITTABLE, COMMITTED, DRAIN, EOD, FAILED, FINISHED, REC, REPLAY, RUNNING, World
+from ckptcheck.model.world import COMMITTABLE, COMMITTED, DRAIN, EOD, EOP, FAILED, FINISHED, REC, REPLAY, RUNNING, World
 
 from .base import rec
 from .core import w_job_finished
@@ -272,6 +272,18 @@ def w_trigger_after_close(m, prev: World, a, nxt: World) -> str | None:
     trigger RPC arrived, which it declines (TASK_CLOSING, not counted)."""
     if type(a) is TriggerAfterClose:
         return f"{m.topo.names[a.task]} finished before the trigger RPC of checkpoint {a.checkpoint}; declined (TASK_CLOSING)"
+    return None
+
+
+def w_end_of_partition_aborts(m, prev: World, a, nxt: World) -> str | None:
+    """Without checkpoints after tasks finish: an EndOfPartition reaches a task aligning a
+    checkpoint, which it declines (``CHECKPOINT_DECLINED_INPUT_END_OF_STREAM``, not counted)."""
+    if type(a) is not Deliver or not prev.channels[a.channel] or prev.channels[a.channel][0] != EOP:
+        return None
+    t = m.topo.channels[a.channel].consumer
+    cp = prev.tasks[t].aligning
+    if cp and not nxt.tasks[t].aligning and not any(p.id == cp for p in nxt.coord.pending):
+        return f"EndOfPartition reaches {m.topo.names[t]} while it aligns checkpoint {cp}, which it declines (INPUT_END_OF_STREAM)"
     return None
 
 

@@ -117,6 +117,40 @@ def split_read_once(m: FlinkModel, w: World) -> str | None:
     return None
 
 
+def w_event_held_by_gateway(m: FlinkModel, prev: World, a, nxt: World) -> str | None:
+    """A reader's operator-event gateway, closed at the coordinator's checkpoint, held the
+    ``AddSplitEvent`` of a split the enumerator assigned meanwhile, and releases it now: after
+    the reader's own snapshot, or when the checkpoint completed or aborted (``model.gateway``,
+    review row N6).  So the enumerator's snapshot had the split unassigned and the reader's had
+    none: the checkpoint holds it once."""
+    if not prev.coord.held:
+        return None
+    names = m.topo.names
+    for t, cp, split in prev.coord.held:
+        if (t, cp, split) in nxt.coord.held or nxt.tasks[t].status != RUNNING or nxt.tasks[t].split != split:
+            continue
+        why = ("after its snapshot of checkpoint " + str(cp) if nxt.tasks[t].last_barrier >= cp > prev.tasks[t].last_barrier
+               else f"when checkpoint {cp} ended")
+        return (f"{names[t]}'s gateway, closed for checkpoint {cp}, held the AddSplitEvent of split {split} and"
+                f" releases it {why}")
+    return None
+
+
+def w_gateway_left_closed(m: FlinkModel, prev: World, a, nxt: World) -> str | None:
+    """PR #28963 (``regional_gateway_on_fallback`` left-closed): a regional checkpoint completes
+    and a failed-region reader's gateway stays closed for it, the coordinator being told of the
+    fallback only; it opens when the reader takes its snapshot (its trigger RPC still on its way)
+    or fails over."""
+    if nxt.coord.completed_count == prev.coord.completed_count or not nxt.coord.gateways:
+        return None
+    c = nxt.coord.store[-1]
+    closed = [t for t, cp in nxt.coord.gateways if cp == c.id]
+    if not c.refs or not closed:
+        return None
+    return (f"regional checkpoint {c.id} completes with {m.topo.names[closed[0]]}'s gateway still closed for it"
+            " (the coordinator got the fallback notice only)")
+
+
 def ref_chain_bounded(m: FlinkModel, w: World) -> str | None:
     """FLIP-600: following refCheckpointId from any retained checkpoint takes at most
     max_consecutive_regional hops (seed 000: "The reference chain can only grow as deep as
