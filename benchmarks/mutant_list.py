@@ -20,6 +20,7 @@ from ckptcheck.model.gateway import OperatorCoordinatorHolder
 from ckptcheck.model.nullstate import NullStateRecovery
 from ckptcheck.model.partitioner import StreamPartitioner
 from ckptcheck.model.regional import RegionalCheckpointHandler
+from ckptcheck.model.registry import SharedStateRegistry
 from ckptcheck.model.sinks import TwoPhaseCommitSink
 from ckptcheck.model.sinkv2 import CommitterOperator, GlobalCommitterOperator, SinkWriterOperator
 from ckptcheck.model.sources import SourceReader, SplitEnumerator
@@ -67,6 +68,12 @@ class EnumeratorForgetsSplitsOfRestartedReader(SplitEnumerator):
 class FailedReaderKeepsHeldEvents(OperatorCoordinatorHolder):
     def on_failure(self, tx, victims):
         pass
+
+
+# -- shared state registry ---------------------------------------------------------------------
+class RegistryDeletesAtLastUse(SharedStateRegistry):
+    def unregister_unused(self, tx, lowest):
+        super().unregister_unused(tx, lowest + 1)
 
 
 # -- barrier handler ---------------------------------------------------------------------------
@@ -242,6 +249,9 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("failed-reader-keeps-held-events", "gateways", OperatorCoordinatorHolder, "on_failure",
            "a failed reader's `SubtaskGatewayImpl` keeps its closed marks and blocked `AddSplitEvent`s for the new attempt "
            "(`subtaskReset` gives the new attempt a fresh, open gateway)", FailedReaderKeepsHeldEvents),
+    Mutant("registry-deletes-at-last-use", "registry", SharedStateRegistry, "unregister_unused",
+           "`SharedStateRegistryImpl.unregisterUnusedState(lowest)` also deletes the shared files last used by the "
+           "oldest retained checkpoint itself", RegistryDeletesAtLastUse),
     Mutant("alignment-blocks-next-channel", "barriers", CheckpointBarrierHandler, "is_blocked",
            "`CheckpointBarrierHandler` blocks channel i + 1 instead of channel i when channel i delivers the "
            "barrier (the channel that delivered it is unblocked too early)", AlignmentBlocksNextChannel),

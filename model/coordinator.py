@@ -203,7 +203,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
             self.task.finished_snapshot(tx.tasks[t]) if pending.finished >> t & 1 else acked.get(t, EMPTY_SNAPSHOT)
             for t in range(n)
         )
-        files = tuple((pending.id, t) for t in sorted(acked))
+        files = tuple(sorted({f for t in acked for f in self.registry.snapshot_files(pending.id, t, acked[t])}))
         enum, assignments = self.enumerator.state_in_checkpoint(tx.coord, pending, set(), 0)
         coord = tx.coord
         if pending.savepoint:

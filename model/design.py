@@ -23,6 +23,7 @@ from .gateway import OperatorCoordinatorHolder
 from .nullstate import NullStateRecovery
 from .partitioner import StreamPartitioner
 from .regional import RegionalCheckpointHandler
+from .registry import SharedStateRegistry
 from .sinks import TwoPhaseCommitSink
 from .sinkv2 import CommitterOperator, GlobalCommitterOperator, SinkWriterOperator
 from .sources import SourceReader, SplitEnumerator
@@ -267,6 +268,16 @@ KNOBS: tuple[Knob, ...] = (
         "default, so the operators commit nothing (PR #28963, review row B13)",
     ),
     Knob(
+        "incremental_checkpoints",
+        bool,
+        False,
+        "incremental checkpoints of the state backend (RocksDB, execution.checkpointing.incremental): a stateful "
+        "subtask's snapshot uploads one new shared file and reuses the files of the last snapshot its backend saw "
+        "confirmed (RocksIncrementalSnapshotStrategy: uploadedSstFiles, lastCompletedCheckpointId); the "
+        "SharedStateRegistry deletes a shared file once its last use is older than the oldest retained checkpoint "
+        "(unregisterUnusedState). Not with file_merging, no_claim_restore or recovery 'null-state'",
+    ),
+    Knob(
         "file_merging",
         bool,
         False,
@@ -338,6 +349,7 @@ COMPONENTS: dict[str, type[Component]] = {
     "coordinator": CheckpointCoordinator,
     "regional": RegionalCheckpointHandler,
     "store": CompletedCheckpointStore,
+    "registry": SharedStateRegistry,
     "file_merging_manager": FileMergingSnapshotManager,
     "failover": FailoverStrategy,
     "assignment": StateAssignmentOperation,
@@ -356,9 +368,12 @@ def knob_conflict(knobs: dict[str, Any]) -> str:
             return "recovery 'null-state' restarts the whole job: set failover_strategy 'full'"
         if knobs["checkpoint_mode"] == "aligned-timeout":
             return "recovery 'null-state' is not modelled with checkpoint_mode 'aligned-timeout' (use aligned or unaligned)"
-        for name, off in (("regional_checkpoints", False), ("no_claim_restore", False), ("file_merging", False)):
+        for name, off in (("regional_checkpoints", False), ("no_claim_restore", False), ("file_merging", False),
+                          ("incremental_checkpoints", False)):
             if knobs[name] != off:
                 return f"recovery 'null-state' is modelled only with {name} {off!r}"
+    if knobs["incremental_checkpoints"] and (knobs["file_merging"] or knobs["no_claim_restore"]):
+        return "incremental_checkpoints is not modelled with file_merging or no_claim_restore (one of them)"
     if knobs["max_concurrent_checkpoints"] > 1:
         if knobs["regional_checkpoints"]:
             return "max_concurrent_checkpoints > 1 with regional_checkpoints is not modelled (use 1)"
@@ -412,6 +427,7 @@ class Design:
     end_of_input_rule: str = "ended"
     timeouts_complete_regionally: bool = False
     fallback_notice_reaches_operators: bool = True
+    incremental_checkpoints: bool = False
     file_merging: bool = False
     slots_per_task_manager: int = 2
     file_merging_keeps_fallback_alive: bool = True
@@ -432,6 +448,7 @@ class Design:
     coordinator: type[CheckpointCoordinator] = field(default=CheckpointCoordinator, compare=False)
     regional: type[RegionalCheckpointHandler] = field(default=RegionalCheckpointHandler, compare=False)
     store: type[CompletedCheckpointStore] = field(default=CompletedCheckpointStore, compare=False)
+    registry: type[SharedStateRegistry] = field(default=SharedStateRegistry, compare=False)
     file_merging_manager: type[FileMergingSnapshotManager] = field(default=FileMergingSnapshotManager, compare=False)
     failover: type[FailoverStrategy] = field(default=FailoverStrategy, compare=False)
     assignment: type[StateAssignmentOperation] = field(default=StateAssignmentOperation, compare=False)

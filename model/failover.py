@@ -166,6 +166,8 @@ class FailoverStrategy(Component):
             if self.model.two_pc[t]:
                 next_txn = self.sink.initialize_state(tx, t, snap)
             tx.tasks[t] = self.task.fresh(t, snap, cp, next_txn)
+            if self.registry.active:  # the restored handle's files are the backend's, all confirmed
+                self.registry.restore(tx, t, latest)
             if replay is not None:
                 self.null_state.start_replay(tx, t, restored, replay)
             part = self.model.sink_v2[t]

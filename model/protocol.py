@@ -6,6 +6,7 @@ composed of the components that hold its rules, one module per Flink component:
 | ``coordinator``        | ``CheckpointCoordinator``    | ``coordinator.py``| CheckpointCoordinator, plan, failures   |
 | ``regional``           | ``RegionalCheckpointHandler``| ``regional.py``   | FLIP-600 regional completion            |
 | ``store``              | ``CompletedCheckpointStore`` | ``store.py``      | store, subsume helper, cleaner, refs    |
+| ``registry``           | ``SharedStateRegistry``      | ``registry.py``   | shared files of incremental checkpoints |
 | ``file_merging_manager``| ``FileMergingSnapshotManager``| ``store.py``     | FLIP-306 segments on task managers      |
 | ``barriers``           | ``CheckpointBarrierHandler`` | ``barriers.py``   | SingleCheckpointBarrierHandler          |
 | ``task``               | ``StreamTask``               | ``task.py``       | StreamTask, SubtaskCheckpointCoordinator|
@@ -91,6 +92,8 @@ def scope_conflict(design: Design, scope: Scope) -> str:
             return "scope.spanning_records: not modelled with recovery 'null-state'"
         if scope.max_rescales and (scope.repattern or any(e.pattern.value == "POINTWISE" for e in scope.job.edges)):
             return "scope.spanning_records: not modelled with a rescaled POINTWISE edge"
+    if design.incremental_checkpoints and scope.max_rescales:
+        return "scope.rescale: a restore at another parallelism is not modelled with incremental_checkpoints"
     if design.recovery == "null-state":
         job = scope.job
         if scope.max_rescales or scope.stop_with_savepoint or any(v.coordinator for v in job.vertices):
@@ -106,6 +109,8 @@ def scope_conflict(design: Design, scope: Scope) -> str:
             return "scope.stop_with_savepoint: not modelled with regional_checkpoints"
         if not design.checkpoints_after_tasks_finish:
             return "scope.stop_with_savepoint: not modelled without checkpoints_after_tasks_finish"
+        if design.incremental_checkpoints:
+            return "scope.stop_with_savepoint: not modelled with incremental_checkpoints (a savepoint is a full snapshot)"
     return ""
 
 

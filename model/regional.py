@@ -366,7 +366,7 @@ class RegionalCheckpointHandler(Component):
                 snaps.append(acked.get(t, EMPTY_SNAPSHOT))
                 refs.append(0)
                 if t in acked:
-                    files.add((pending.id, t))
+                    files.update(self.registry.snapshot_files(pending.id, t, acked[t]))
         for t in acked:
             if t in in_failed:
                 tx.files = remove_sorted(tx.files, (pending.id, t))

@@ -5,8 +5,11 @@
 
 Abstractions:
 
-- A file is ``(checkpoint, task)``: one state handle per subtask and checkpoint.  Every
-  snapshot is a full one, so NO_CLAIM's "first checkpoint is full" rule changes nothing here.
+- A file is ``(checkpoint, task)``: one state handle per subtask and checkpoint.  Without
+  ``incremental_checkpoints`` every snapshot is a full one, so NO_CLAIM's "first checkpoint is
+  full" rule changes nothing here; with it a stateful subtask's files are shared between
+  checkpoints and go only through the ``SharedStateRegistry`` (``model.registry``; refused
+  together with a NO_CLAIM start).
 - A NO_CLAIM start is snapshot 1 holding the initial state; checkpoint ids continue at 2.
 - FLIP-306 file merging: one physical file per (checkpoint, task manager), holding that task
   manager's subtasks' segments; a physical file exists while one of its segments does.  The
@@ -108,6 +111,8 @@ class CompletedCheckpointStore(Component):
         the ``lastSubsumedCheckpointId`` those notifications carry when file merging is on (0
         otherwise)."""
         coord = tx.coord
+        if self.registry.active and coord.store:
+            self.registry.register(tx, coord.store[-1])
         ids = tuple(c.id for c in coord.store)
         pend = tuple(p.id for p in coord.pending)
         keep = tuple(self.retained_ids(ids, self.design.num_retained))
@@ -126,10 +131,13 @@ class CompletedCheckpointStore(Component):
         if not subsumed and not gone:
             return last_subsumed
         merged = self.file_merging_manager.is_merged
+        shared = self.registry.is_shared
         for c in coord.store:
             if c.id in gone and not c.unclaimed:
-                tx.files = remove_sorted(tx.files, *(f for f in c.files if not merged(f[0])))
+                tx.files = remove_sorted(tx.files, *(f for f in c.files if not merged(f[0]) and not shared(f)))
         tx.coord = coord._replace(store=tuple(c for c in coord.store if c.id in keep))
+        if self.registry.active and keep:
+            self.registry.unregister_unused(tx, min(keep))  # SharedStateRegistry.unregisterUnusedState
         return last_subsumed
 
     # NO_CLAIM ---------------------------------------------------------------------------------

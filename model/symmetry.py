@@ -91,10 +91,17 @@ def _sink_state(sink: tuple, role: str, task_map, split_map) -> tuple:
     return sink
 
 
+def _files(files: tuple, task_map) -> tuple:
+    return tuple(sorted((cp, task_map[t]) for cp, t in files))
+
+
 def _snap(s: Snapshot, split_map, role: str = "", task_map=()) -> Snapshot:
     changes = {"processed": _recs(s.processed, split_map)}
     if s.discarded:
         changes["discarded"] = _recs(s.discarded, split_map)
+    if s.shared or s.reuploaded:  # incremental checkpoints: the files it refers to
+        changes["shared"] = _files(s.shared, task_map)
+        changes["reuploaded"] = _files(s.reuploaded, task_map)
     if role == "committer" and s.sink:  # the collector's copy; a writer's (endOfInput,) names nothing
         changes["sink"] = (_collector(s.sink[0], task_map, split_map),)
     return s._replace(**changes)
@@ -158,6 +165,10 @@ def _permute_task(ts, split_map, role: str = "", task_map=()):
         changes["discarded"] = _recs(ts.discarded, split_map)
     if role:
         changes["sink"] = _sink_state(ts.sink, role, task_map, split_map)
+    if ts.dbfiles or ts.uploaded:  # incremental checkpoints: the backend's files
+        changes["base"] = _files(ts.base, task_map)
+        changes["dbfiles"] = _files(ts.dbfiles, task_map)
+        changes["uploaded"] = tuple((cp, _files(fs, task_map)) for cp, fs in ts.uploaded)
     return ts._replace(**changes)
 
 

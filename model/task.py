@@ -158,6 +158,8 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
                 self.on_complete(tx, t, latest)
             ts = tx.tasks[t]
             tx.tasks[t] = ts._replace(aborted=max(ts.aborted, cp))
+            if self.registry.active:
+                self.registry.on_abort(tx, t, cp)
         self.maybe_finish(tx, t)
 
     def on_trigger_rpc(self, tx: Tx, t: int, cp: int, savepoint: int = 0) -> None:
@@ -191,6 +193,8 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
         if reading == "none":
             if operators:
                 self.sink.commit_up_to(tx, t, own)
+                if self.registry.active:  # the keyed state backend is a checkpoint listener too
+                    self.registry.on_complete(tx, t, cp, own)
             return
         self.on_complete(tx, t, cp, commit_upto=own, final=reading == "final", operators=operators)
 
@@ -214,4 +218,6 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
             self.sink.commit_up_to(tx, t, upto)
             if self.model.sink_v2[t] == COMMITTER:
                 self.committer.commit_and_emit(tx, t, upto)
+            if self.registry.active:
+                self.registry.on_complete(tx, t, cp, upto)
         tx.tasks[t] = tx.tasks[t]._replace(notified=cp, final_done=done)

@@ -47,6 +47,8 @@ class SnapshotMixin:
         tx.tasks[t] = ts._replace(pending=pending, txn=txn, final_cp=final_cp, last_barrier=cp)
         sink = self.sink_v2_part(part).snapshot_state(ts) if part else ()
         snap = Snapshot(False, ts.position, ts.processed, pending, ts.split, sink=sink, discarded=ts.discarded)
+        if self.registry.active:  # an incremental backend reuses the files it saw confirmed
+            snap = self.registry.snapshot(tx, t, cp, snap)
         if tx.coord.gateways:  # a reader's AcknowledgeCheckpointEvent opens its operator-event gateway
             self.gateways.on_subtask_snapshot(tx, t, cp)
         return snap

@@ -81,6 +81,11 @@ class Snapshot(NamedTuple):
     # with the state of a finished subtask (``FinishedOperatorSubtaskState`` is empty), kept
     # with the subtask that restarted from it (``FailoverStrategy.finished_subtask_state``)
     discarded: tuple = ()
+    # incremental checkpoints (``model.registry``): the shared files of earlier checkpoints this
+    # snapshot refers to, sorted (checkpoint, task): those it sends as placeholders (``shared``)
+    # and those it uploads again (``reuploaded``); its own new file is (its checkpoint, task)
+    shared: tuple = ()
+    reuploaded: tuple = ()
     # FLINK-4120 (``model.nullstate``): the null-state watermark a recomputable operator reported
     # with its acknowledgement, ((split, offset), ...): its state is recomputable from the
     # records of each split at or after that offset; set when the acknowledgement is received
@@ -135,6 +140,13 @@ class TaskState(NamedTuple):
     # (``StreamTask.finalCheckpointCompleted``); apart from ``notified`` only because FLIP-600's
     # fallback notice may set one without the other (``fallback_notice_at_task``)
     final_done: bool = False
+    # incremental checkpoints (``model.registry``): the backend's snapshots not yet confirmed or
+    # aborted, ((checkpoint, files), ...) (``uploadedSstFiles``), the files of the last one it
+    # saw confirmed, which its next snapshot sends as placeholders, and every shared file its
+    # state is in (the database's files)
+    uploaded: tuple = ()
+    base: tuple = ()
+    dbfiles: tuple = ()
 
 
 class Pending(NamedTuple):
@@ -204,7 +216,9 @@ class World(NamedTuple):
     files: tuple  # sorted checkpoint files that exist: (checkpoint, task)
     txns: tuple  # the external system's transactions (aborted ones are gone), sorted
     used: Budget  # faults injected so far
-    reused: tuple = ()  # FLIP-306: ((checkpoint, task), lastUsed) for segments reused by a later checkpoint
+    # the SharedStateRegistry's lastUsedCheckpointID of files a later checkpoint reuses:
+    # ((checkpoint, task), lastUsed) for FLIP-306 segments, or incremental checkpoints' shared files
+    reused: tuple = ()
 
 
 def _fast_replace(cls) -> None:

@@ -5,10 +5,11 @@ as proposed), with their scope and variant class."""
 from __future__ import annotations
 
 from ckptcheck.model.regional import RegionalCheckpointHandler
+from ckptcheck.model.registry import SharedStateRegistry
 from ckptcheck.model.scope import Scope
 
 from .catalog_entry import Entry, catalog_class
-from .designs import FLIP600, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM
+from .designs import FLIP600, FLIP600_FILE_MERGING, FLIP600_INCREMENTAL, FLIP600_NO_CLAIM
 from .scopes import regional_coordinator_scope, scope
 
 # flip600-regional where the PR's timeout rule and asynchronous completion apply, with late
@@ -31,6 +32,17 @@ def _flip600_scope(job: str = "forward-2x2", records: int = 0, checkpoints: int 
     check the correct design exhaustively next to each flaw."""
     return scope(job, records_per_split=records, bounded=bounded, max_checkpoints=checkpoints, max_failures=0,
                  max_declines=declines, max_timeouts=0, max_lost_notifications=0)
+
+
+@catalog_class
+class BackendConfirmsRegionalId(SharedStateRegistry):
+    """Flawed backend notification: a failed-region subtask's incremental backend takes the
+    regional checkpoint's id as confirmed, not the fallback's whose state it has there."""
+
+    treats_subtasks_alike = True
+
+    def confirmed_checkpoint(self, cp: int, upto: int) -> int:
+        return cp
 
 
 @catalog_class
@@ -199,6 +211,23 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
         "coordinators' fallback futures) and PendingCheckpoint.acknowledgeTask, which does not consult "
         "declinedTasks (review row N5)",
         FLIP600_AWAITING_COORDINATORS,
+    ),
+    Entry(
+        "K10-backend-confirms-regional-id",
+        FLIP600_INCREMENTAL.with_(
+            name="K10-backend-confirms-regional-id",
+            registry=BackendConfirmsRegionalId,
+            description="With incremental checkpoints, a failed-region subtask's state backend takes the "
+            "regional checkpoint's id as its last completed one, although the checkpoint holds the "
+            "fallback's state for it: its next snapshot sends the files of its own declined snapshot as "
+            "placeholders, and the coordinator discarded those files with the declined snapshot.",
+        ),
+        "checkpoints-restorable",
+        _flip600_scope(checkpoints=3),
+        "RocksIncrementalSnapshotStrategy: placeholders for uploadedSstFiles.get(lastCompletedCheckpointId); "
+        "SharedStateRegistryImpl.registerReference; PR #28963 notifies failed-region tasks with the fallback id "
+        "(review-fidelity top 5, item 5)",
+        FLIP600_INCREMENTAL,
     ),
 )
 

@@ -137,6 +137,27 @@ FLIP600_NO_CLAIM = FLIP600.with_(
     no_claim_delete_after="independent-checkpoint",
 )
 
+FLIP600_INCREMENTAL = FLIP600.with_(
+    name="flip600-regional-incremental",
+    description="flip600-regional with incremental checkpoints (RocksDB): a regional checkpoint registers "
+    "the failed subtasks' grafted fallback files under its own id, and a failed-region subtask's backend "
+    "confirms only the fallback checkpoint, whose state it has.",
+    origin="seed 000 (Zakelly, 23 Jun 2026: keep the fallback's files alive); PR #28963 "
+    "registerSharedStates(..., checkpointId); review-fidelity top 5, item 5 (rows A20, B10, B17)",
+    incremental_checkpoints=True,
+)
+
+INCREMENTAL = BASELINE.with_(
+    name="flink-incremental",
+    description="Flink with incremental checkpoints (RocksDB, execution.checkpointing.incremental: true): "
+    "a snapshot adds one shared file and refers to the backend's earlier ones, sending those of the last "
+    "checkpoint it saw confirmed as placeholders; the SharedStateRegistry deletes a shared file once no "
+    "retained checkpoint can use it.",
+    origin="RocksIncrementalSnapshotStrategy (uploadedSstFiles, lastCompletedCheckpointId), "
+    "SharedStateRegistryImpl (registerReference, unregisterUnusedState)",
+    incremental_checkpoints=True,
+)
+
 UNALIGNED = BASELINE.with_(
     name="flink-unaligned",
     description=(
@@ -215,8 +236,8 @@ NULL_STATE_UNALIGNED = NULL_STATE.with_(
 )
 
 PRESETS: dict[str, Design] = {
-    d.name: d for d in (BASELINE, FLIP600, FLIP600_PROPOSED, FLIP600_PR, FLIP600_FILE_MERGING, FLIP600_NO_CLAIM,
-                        UNALIGNED, UNALIGNED_TIMEOUT, UNALIGNED_POINTWISE, FLIP147, NULL_STATE,
+    d.name: d for d in (BASELINE, INCREMENTAL, FLIP600, FLIP600_PROPOSED, FLIP600_PR, FLIP600_FILE_MERGING,
+                        FLIP600_NO_CLAIM, FLIP600_INCREMENTAL, UNALIGNED, UNALIGNED_TIMEOUT, UNALIGNED_POINTWISE, FLIP147, NULL_STATE,
                         NULL_STATE_UNALIGNED)
 }
 

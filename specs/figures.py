@@ -82,6 +82,11 @@ FIGURES: tuple[Figure, ...] = (
     Figure("baseline-enumerator", "flink-baseline", S.enumerator_default_scope, False, 72_504, 269_194, 44, CLAIMS,
            "about 4 s with 2 workers", "`flink-baseline` second default scope (enumerator-and-side: a FLIP-27 source with a "
            "split enumerator, 1 checkpoint before end, 1 failure, 1 decline, staggered trigger RPCs)"),
+    Figure("incremental-default", "flink-incremental", S.default_scope, False, 446_262, 2_449_575, 58, CLAIMS,
+           "about 45 s with 2 workers", "`flink-incremental` default (the baseline's first default scope, keyed-2x2, with "
+           "incremental checkpoints)"),
+    Figure("incremental-enumerator", "flink-incremental", S.enumerator_default_scope, False, 79_724, 296_107, 44, CLAIMS,
+           "about 10 s with 2 workers", "`flink-incremental` second default scope (enumerator-and-side, the baseline's second)"),
     Figure("baseline-flip147", "flink-baseline", S.flip147_default_scope, False, 1_337_457, 7_695_409, 79, CLAIMS,
            "about 82 s with 2 workers", "FLIP-147 default (`flink-baseline --job sink-v2-keyed-2x1`: Sink V2 writer, committer and "
            "global committer; 1 checkpoint before end, 1 failure, 1 decline)"),
@@ -128,6 +133,14 @@ FIGURES: tuple[Figure, ...] = (
            "about 3 s with 2 workers", "`flip600-pr` fourth default scope (enumerator-2-and-sides, no records, 2 checkpoints, "
            "1 timeout)", violates=("split-ownership-consistent", "split-read-once"),
            unreached=("a-task-declines", "a-task-fails", "restore-from-regional", "forced-global-completes")),
+    Figure("flip600-incremental-default", "flip600-regional-incremental", S.regional_default_scope, True, 1_583_769,
+           6_441_627, 44, CLAIMS, "about 2.5 minutes with 2 workers", "`flip600-regional-incremental` default (the FLIP-600 "
+           "default scope with incremental checkpoints; symmetry classes)"),
+    Figure("flip600-incremental-union", "flip600-regional-incremental", S.regional_union_scope, True, 19_958, 107_079, 31,
+           CLAIMS, "about 5 s with 2 workers", "`flip600-regional-incremental` second default scope (union-sources-4: no "
+           "stateful subtask, so no shared file; symmetry classes)",
+           unreached=("a-task-fails", "a-checkpoint-with-a-partly-finished-vertex", "a-placeholder-refers-to-an-earlier-file",
+                      "a-shared-file-outlives-its-checkpoint", "restore-from-regional")),
     Figure("flip600-regional-union", "flip600-regional", S.regional_union_scope, True, 19_958, 107_079, 31, CLAIMS,
            "about 5 s with 2 workers", "`flip600-regional` second default scope (union-sources-4, the same; symmetry classes)",
            unreached=("a-task-fails", "a-checkpoint-with-a-partly-finished-vertex", "restore-from-regional")),
@@ -210,6 +223,7 @@ CATALOG_STEPS: dict[str, int] = {
     "K7-no-claim-snapshot-deleted-too-early": 8,
     "K8-regional-skips-union-check": 12,
     "K9-late-ack-overwrites-fallback": 12,
+    "K10-backend-confirms-regional-id": 23,
     "F1-fallback-notice-finishes-task": 19,
     "F2-commit-past-own-state": 18,
     "F3-tier2-resets-the-chain-bound": 15,

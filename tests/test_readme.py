@@ -51,8 +51,11 @@ def test_the_compare_example(tmp_path, capsys, monkeypatch):
     assert code == 1
     for line in quoted.splitlines():
         line = line.rstrip()
-        if line.startswith(("  always", "commit-at-pre-commit BREAKS", "RESULT", "     14.", "      5.")):
+        if line.startswith(("  always", "commit-at-pre-commit BREAKS", "RESULT", "     14.")):
             assert line in out, line
+        elif re.match(r"\s+\d+\. ", line):  # a step quoted from the middle: its words (which of the equally short
+            # counterexamples a parallel search reports first, and so the step's number, depends on state hashes)
+            assert re.sub(r"^\s+\d+\. ", "", line) in out, line
 
 
 @pytest.mark.skipif(flinkjvm.default_dist_jar() is None, reason="no Flink distribution jar: pip install -e '.[flink]'")

@@ -17,8 +17,8 @@ from .core import (_capacity, _cut_verdict, _keyed_layout, _markers_possible, co
                    exactly_once_output, key_groups_owned_once, per_key_order, restorable, restores_succeed,
                    terminates_with_all_output, w_ack_overtakes, w_backpressure, w_cancel_marker_aborts,
                    w_checkpoint_completed, w_completes_before_restore, w_completion_subsumes_pending, w_decline,
-                   w_failover, w_job_finished, w_restore, w_sink_commit, w_two_checkpoints_completed,
-                   w_two_checkpoints_pending)
+                   w_failover, w_job_finished, w_placeholder_reused, w_restore, w_shared_file_outlives, w_sink_commit,
+                   w_two_checkpoints_completed, w_two_checkpoints_pending)
 from .flip147 import (_data_item, _finishing, _new_commits, _outlives_upstream, _parallel, _post_commit, _sink_v2,
                       describe_item, finished_sinks_committed, no_data_after_end_of_data,
                       w_checkpoint_survives_a_finish, w_committables_recommitted, w_committer_holds_end_of_data,
@@ -183,6 +183,14 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              w_end_of_partition_aborts,
              lambda d, s: (s.bounded and not d.checkpoints_after_tasks_finish and s.max_checkpoints > 0 and s.staggered_triggers
                            and s.max_declines > 0)),
+    Property("a-placeholder-refers-to-an-earlier-file", SOMETIMES,
+             "incremental checkpoints: a checkpoint completes that refers to a file of an earlier checkpoint by a"
+             " placeholder (the backend saw that checkpoint confirmed)", w_placeholder_reused,
+             lambda d, s: d.incremental_checkpoints and (s.bounded or s.max_checkpoints >= 2)),
+    Property("a-shared-file-outlives-its-checkpoint", SOMETIMES,
+             "incremental checkpoints: a subsumed checkpoint's shared file stays because a retained checkpoint still"
+             " refers to it (SharedStateRegistry.unregisterUnusedState)", w_shared_file_outlives,
+             lambda d, s: d.incremental_checkpoints and (s.bounded or s.max_checkpoints >= 2)),
     Property("a-stop-savepoint-completes", SOMETIMES, "a stop-with-savepoint's synchronous savepoint completes",
              w_savepoint_completes, lambda d, s: bool(s.stop_with_savepoint)),
     Property("a-stopped-job-finishes", SOMETIMES, "every subtask finishes after a stop-with-savepoint's savepoint",

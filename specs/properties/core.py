@@ -297,6 +297,37 @@ def w_two_checkpoints_completed(m, prev: World, a: Action, nxt: World) -> str | 
     return None
 
 
+def w_placeholder_reused(m, prev: World, a: Action, nxt: World) -> str | None:
+    """Incremental checkpoints (``model.registry``): a checkpoint completes in which a subtask's
+    own snapshot refers to a file of an earlier checkpoint by a placeholder (its backend saw
+    that checkpoint confirmed and did not upload the file again)."""
+    if nxt.coord.completed_count == prev.coord.completed_count or not nxt.coord.store:
+        return None
+    c = nxt.coord.store[-1]
+    for t, s in enumerate(c.snapshots):
+        if s.shared and not (c.refs and c.refs[t]):
+            k, _ = s.shared[0]
+            return f"checkpoint {c.id} refers to {m.topo.names[t]}'s file of checkpoint {k} by a placeholder"
+    return None
+
+
+def w_shared_file_outlives(m, prev: World, a: Action, nxt: World) -> str | None:
+    """Incremental checkpoints: the store subsumes a checkpoint whose shared file a retained one
+    still refers to, so the registry keeps that file (``unregisterUnusedState``)."""
+    kept = {c.id for c in nxt.coord.store}
+    gone = [c for c in prev.coord.store if c.id not in kept]
+    if not gone:
+        return None
+    for c in gone:
+        for f in c.files:
+            if f[0] == c.id and f in nxt.files and m.registry.is_shared(f):
+                user = next((x.id for x in nxt.coord.store if f in x.files), None)
+                if user is not None:
+                    return (f"checkpoint {c.id} is subsumed, but its file of {m.topo.names[f[1]]} stays: checkpoint {user}"
+                            " still refers to it")
+    return None
+
+
 def w_decline(m, prev, a, nxt) -> str | None:
     return f"{m.topo.names[a.task]} declined checkpoint {a.checkpoint}" if type(a) is Decline else None
 
