@@ -7,7 +7,7 @@ reached a reader between the two would be in both snapshots: the enumerator's as
 split and the reader's as a held one.  Flink closes the gateways when the coordinator's
 checkpoint is taken and holds every event sent meanwhile until the reader has taken its own
 snapshot, so the two halves of the checkpoint agree (review row N6; with staggered trigger RPCs
-the model without this rule shows a split owned twice in six steps, catalog
+the model without this rule shows a split owned twice in eight steps, catalog
 ``no-operator-event-gateway``).
 
 The rules, as Flink 2.x has them:
@@ -28,11 +28,10 @@ The rules, as Flink 2.x has them:
   ``OperatorEventDispatcherImpl`` send an ``OpenGatewayEvent`` from
   ``notifyOperatorSnapshotCreatedIfExists`` at the same point), and for every subtask when the
   checkpoint completes or aborts (``OperatorCoordinatorHolder.notifyCheckpointComplete`` /
-  ``notifyCheckpointAborted``).  A trigger the task declines before its snapshot (not ready,
-  or an out-of-order or aborted checkpoint) sends nothing: its gateway opens at the end of the
-  checkpoint.
-  Events held for the oldest checkpoint the gateway is closed for are released; those held for
-  a newer one move to the next older mark.
+  ``notifyCheckpointAborted``).  Events held for the oldest checkpoint the gateway is closed
+  for are released; those held for a newer one move to the next older mark.  A trigger the
+  task declines before its snapshot (not ready, or an out-of-order or aborted checkpoint)
+  sends nothing: its gateway opens at the end of the checkpoint.
 - A failed reader's attempt loses its gateway and the events held in it
   (``SubtaskGatewayImpl``'s futures fail); the split stays in the tracker as assigned after the
   restored checkpoint, and ``subtaskReset`` gives it back to the enumerator
@@ -44,7 +43,7 @@ snapshot and the opening of its gateway are one step.  With trigger RPCs in the 
 step (``Scope.staggered_triggers`` off) every triggered reader snapshots in the step that closed
 its gateway, so the gateway is only ever seen closed by a reader whose trigger is still on its
 way, or that never snapshots the checkpoint (a FLIP-600 failed region: see
-``RegionalCheckpointHandler.open_gateways_of_failed_region``).
+``RegionalCheckpointHandler.open_gateways``).
 """
 
 from __future__ import annotations
