@@ -121,8 +121,10 @@ class SharedStateRegistry(Component):
         return ((cp, t),) + snap.shared + snap.reuploaded
 
     def is_shared(self, f: tuple[int, int]) -> bool:
-        """Is file ``f`` a shared one (the registry, not the checkpoint, decides when it goes)?"""
-        return self.incremental[f[1]]
+        """Is file ``f`` a shared one (the registry, not the checkpoint, decides when it goes)?
+        (Without incremental checkpoints none is; with them a rescale, which names the subtasks
+        of another parallelism in a checkpoint's files, is refused.)"""
+        return self.active and self.incremental[f[1]]
 
     def register(self, tx: Tx, c: Completed) -> None:
         """``registerReference`` of every shared file of completed checkpoint ``c``: the files
