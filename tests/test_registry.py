@@ -127,3 +127,13 @@ def test_incremental_checkpoints_are_refused_where_not_modelled():
         INCREMENTAL.with_(file_merging=True)
     with pytest.raises(ValueError, match="incremental_checkpoints"):
         FlinkModel(INCREMENTAL, scope("keyed-1x1", rescale=(("sink", 2),), max_rescales=1))
+
+
+def test_without_incremental_checkpoints_a_scale_down_subsumes_the_older_checkpoint():
+    """Regression: a checkpoint taken at a higher parallelism names subtasks the rescaled job
+    does not have; without incremental checkpoints none of its files is shared, and the store
+    deletes them as before."""
+    sc = scope("keyed-2x2", records_per_split=0, bounded=False, max_checkpoints=2, max_failures=0, max_declines=0,
+               max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 1),), max_rescales=1)
+    r = check(BASELINE, sc, workers=1)
+    assert r.complete and r.ok and r.verdict("the-job-is-rescaled").status == HIT
