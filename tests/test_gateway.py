@@ -15,23 +15,22 @@ from ckptcheck.specs.catalog import NoOperatorEventGateway
 from ckptcheck.specs.designs import BASELINE, FLIP600_PR
 from ckptcheck.specs.scopes import enumerator_default_scope, regional_coordinator_scope, scope
 
+from test_protocol import Run
+
 SOURCE, SINK, SIDE = 0, 1, 2  # enumerator-and-side: the reader, its sink, the separate source
 
 
-class Job:
-    """enumerator-and-side with staggered trigger RPCs, driven by hand."""
+class Job(Run):
+    """enumerator-and-side with staggered trigger RPCs, driven by hand (``Run.do``, several at once)."""
 
     def __init__(self, design=BASELINE, **limits):
-        sc = scope("enumerator-and-side", **{**dict(records_per_split=1, bounded=True, max_checkpoints=2, max_failures=1,
-                                                     max_declines=1, max_timeouts=0, max_lost_notifications=0,
-                                                     staggered_triggers=True), **limits})
-        self.m = FlinkModel(design, sc)
-        self.w = self.m.initial()
+        super().__init__(FlinkModel(design, scope("enumerator-and-side", **{
+            **dict(records_per_split=1, bounded=True, max_checkpoints=2, max_failures=1, max_declines=1, max_timeouts=0,
+                   max_lost_notifications=0, staggered_triggers=True), **limits})))
 
     def do(self, *actions):
         for a in actions:
-            assert a in self.m.enabled(self.w), a.describe(self.m.topo)
-            self.w = self.m.step(self.w, a)
+            super().do(a)
         return self
 
 

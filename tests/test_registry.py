@@ -15,22 +15,21 @@ from ckptcheck.specs.catalog import entry
 from ckptcheck.specs.designs import BASELINE, FLIP600_INCREMENTAL, INCREMENTAL
 from ckptcheck.specs.scopes import scope
 
+from test_protocol import Run
+
 SOURCE, SINK = 0, 1  # keyed-1x1
 
 
-class Job:
+class Job(Run):
     """keyed-1x1 (a source keyed into a 2PC sink), unbounded, checkpoints driven by hand."""
 
     def __init__(self, design=INCREMENTAL):
-        sc = scope("keyed-1x1", records_per_split=1, bounded=False, max_checkpoints=3, max_failures=0, max_declines=0,
-                   max_timeouts=0, max_lost_notifications=0)
-        self.m = FlinkModel(design, sc)
-        self.w = self.m.initial()
+        super().__init__(FlinkModel(design, scope("keyed-1x1", records_per_split=1, bounded=False, max_checkpoints=3,
+                                                  max_failures=0, max_declines=0, max_timeouts=0, max_lost_notifications=0)))
 
     def do(self, *actions):
         for a in actions:
-            assert a in self.m.enabled(self.w), a.describe(self.m.topo)
-            self.w = self.m.step(self.w, a)
+            super().do(a)
         return self
 
     def checkpoint(self, cp: int, notify: bool = True):
