@@ -90,8 +90,9 @@ class ReadHead(Action):
 @dataclass(frozen=True, slots=True)
 class AlignmentTimeout(Action):
     """``aligned-checkpoint-timeout``: a subtask's alignment timer for checkpoint ``checkpoint``
-    fires (a nondeterministic event: no clocks).  The receiver's timer, while the subtask aligns
-    it: the checkpoint goes unaligned.  The sender's, while a timeoutable barrier of it is still
+    fires (a nondeterministic event: no clocks).  The receiver's timer, counted from the
+    checkpoint's start, while the subtask aligns it or once a barrier of it was announced in an
+    input channel: the checkpoint goes unaligned.  The sender's, while a timeoutable barrier of it is still
     queued in one of the subtask's subpartitions: the barrier jumps ahead as an unaligned one."""
 
     task: int

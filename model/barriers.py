@@ -16,7 +16,10 @@ Three modes (the design's ``checkpoint_mode``; reference-flink-uc A.1-A.4):
 - ``aligned-timeout`` (timeout > 0): every checkpoint starts aligned (``AlternatingWaitingFor
   FirstBarrier``/``AlternatingCollectingBarriers``) and switches to unaligned when the
   alignment timer fires (a nondeterministic ``AlignmentTimeout`` event: the model has no
-  clocks) or when an unaligned barrier arrives from an upstream that switched (A.7).
+  clocks) or when an unaligned barrier arrives from an upstream that switched (A.7).  The
+  timer counts from the checkpoint's start (``BarrierAlignmentUtil.getTimerDelay``), so it may
+  fire as soon as the subtask knows of the checkpoint: while it collects barriers, or once a
+  barrier of it was announced in a remote input channel before any was read (``announced``).
 
 A node with an input edge that does not support unaligned checkpoints (POINTWISE, or not
 PIPELINED) aligns on all its inputs (A.10, FLINK-21945): its upstreams send it FORCED_ALIGNED
@@ -30,16 +33,22 @@ not count) and forwards the marker (``SubtaskCheckpointCoordinatorImpl.abortChec
 Both timers are modelled: the receiver's (here) and the sender's (FLINK-27251,
 ``StreamTask.on_sender_timeout``: a timeoutable barrier still queued in the producer's
 subpartition jumps ahead, and the producer's acknowledgement waits until each such barrier has
-left the subpartition or jumped).  Abstraction: announcements are not modelled: after a switch,
-records in front of an aligned barrier are recorded as the consumer reads them rather than when
-the barrier is prioritised; the recorded set is the same, the acknowledgement comes later.
+left the subpartition or jumped).  Barrier announcements are modelled at the receiver
+(``RemoteInputChannel`` announces a timeoutable barrier it received; a ``LocalInputChannel``
+announces nothing): on a switch every announced barrier is prioritised and jumps the records
+queued in front of it, which are input channel state at once (``prioritizeAllAnnouncements``).
+Abstractions: a barrier still in the producer's subpartition is not announced (the network is
+fast, ``tx.consumer_end``: it has not reached the input channel); the timer of a subtask that
+collects an older checkpoint is not started by an announcement of a newer one (Flink's
+``checkNewCheckpoint`` would abort the older one on the announcement; the model aborts it when
+the newer barrier is read, so the newer checkpoint switches later, never earlier, than Flink's).
 """
 
 from __future__ import annotations
 
 from .component import Component
-from .tx import Tx
-from .world import CANCEL, TaskState
+from .tx import Tx, consumer_end
+from .world import BARRIER, CANCEL, TaskState
 
 
 class CheckpointBarrierHandler(Component):
@@ -80,12 +89,72 @@ class CheckpointBarrierHandler(Component):
             self.task.record_input(tx, t, bit, ahead)
         self.maybe_complete_alignment(tx, t)
 
-    def on_alignment_timeout(self, tx: Tx, t: int) -> None:
-        """The alignment timer fires (``AlternatingCollectingBarriers.alignedCheckpointTimeout``):
-        the checkpoint being aligned goes unaligned; the channels that delivered the barrier
-        are done, the others are recorded until theirs arrives."""
-        self.task.start_unaligned(tx, t, tx.tasks[t].aligning)
+    def announced(self, channels: tuple, t: int, ts: TaskState) -> int:
+        """The checkpoint whose barrier subtask ``t``'s gate has seen announced but not read, or 0.
+
+        A remote input channel that receives a timeoutable aligned barrier puts an
+        ``EventAnnouncement`` of it at the head of its priority queue
+        (``RemoteInputChannel.onBuffer``: ``dataType.requiresAnnouncement()``), and the handler
+        takes the announcement before any buffer (``processBarrierAnnouncement`` ->
+        ``checkNewCheckpoint``), which starts the alignment timer, counted from the
+        checkpoint's start (``BarrierAlignmentUtil.getTimerDelay``).  In the model a barrier is
+        in the input channel when it is before ``tx.consumer_end``; a ``LocalInputChannel``
+        (the scope's ``input_buffers`` 0) announces nothing.  Only a subtask that is not
+        collecting a checkpoint is asked (``CheckpointedInputGate``: an announcement of the
+        checkpoint being collected only records the channel, ``announcementReceived``)."""
+        if not self.scope.input_buffers:
+            return 0
+        last = ts.last_barrier
+        best = 0
+        buffers = self.scope.input_buffers
+        for c in self.topo.inputs[t]:
+            items = channels[c]
+            if not items:
+                continue
+            for x in items[:consumer_end(items, buffers)]:
+                if x[0] == BARRIER and len(x) == 2 and x[1] > last:  # an older one is obsolete
+                    if best == 0 or x[1] < best:
+                        best = x[1]
+                    break
+        return best
+
+    def on_alignment_timeout(self, tx: Tx, t: int, cp: int) -> None:
+        """The alignment timer of ``cp`` fires.  Flink counts it from the checkpoint's start
+        (the barrier's timestamp), so it may fire as soon as the subtask knows of ``cp``: while
+        it collects the barriers (``AlternatingCollectingBarriers.alignedCheckpointTimeout``:
+        the operators snapshot at once, the channels that delivered the barrier are done, the
+        others are recorded until theirs arrives), or before it read any barrier of ``cp``,
+        when a barrier of it was announced (``AlternatingWaitingForFirstBarrier
+        .alignedCheckpointTimeout``).  Either way every announced barrier is prioritised
+        (``ChannelState.prioritizeAllAnnouncements`` -> ``InputChannel.convertToPriorityEvent``):
+        it jumps the buffers queued in front of it in its input channel, which become input
+        channel state, and is taken at once (a priority event: ``CheckpointedInputGate`` reads it
+        before any buffer); the first one starts the unaligned checkpoint
+        (``AlternatingWaitingForFirstBarrierUnaligned.barrierReceived``).
+
+        Abstraction: the timer and the take of the prioritised barriers are one step (in Flink
+        the priority barrier is the gate's next input; a mail such as a trigger RPC could run
+        in between)."""
+        if tx.tasks[t].aligning == cp:
+            self.task.start_unaligned(tx, t, cp)
+        if self.scope.input_buffers:  # a LocalInputChannel announces nothing
+            self.prioritize_announcements(tx, t, cp)
         self.maybe_complete_alignment(tx, t)
+
+    def prioritize_announcements(self, tx: Tx, t: int, cp: int) -> None:
+        """``prioritizeAllAnnouncements``: each barrier of ``cp`` waiting in one of ``t``'s input
+        channels becomes a priority barrier where it is, and the gate takes it
+        (``StreamTask.deliver``: what it overtook is input channel state)."""
+        buffers = self.scope.input_buffers
+        for c in self.topo.inputs[t]:
+            items = tx.channels[c]
+            end = consumer_end(items, buffers)
+            for j in range(end):
+                x = items[j]
+                if x[0] == BARRIER and len(x) == 2 and x[1] == cp:
+                    tx.channels[c] = items[:j] + ((BARRIER, cp, 1),) + items[j + 1:]
+                    self.task.deliver(tx, c)
+                    break
 
     def on_cancel(self, tx: Tx, t: int, cp: int) -> None:
         """``processCancellationBarrier``: a marker for a newer checkpoint, or for the one

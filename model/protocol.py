@@ -348,10 +348,11 @@ class FlinkModel(EnabledMixin):
         elif kind is ReadHead:
             self.task.read_head(tx, a.channel)
         elif kind is AlignmentTimeout:
-            if w.tasks[a.task].aligning == a.checkpoint and not w.tasks[a.task].uc:
-                self.barriers.on_alignment_timeout(tx, a.task)
-            else:
+            sending = w.tasks[a.task].sending
+            if sending and sending[0] == a.checkpoint:
                 self.task.on_sender_timeout(tx, a.task)
+            else:
+                self.barriers.on_alignment_timeout(tx, a.task, a.checkpoint)
         elif kind is EmitRecord:
             self.source.emit(tx, a.task)
         elif kind is Ack:

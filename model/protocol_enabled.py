@@ -161,5 +161,10 @@ class EnabledMixin:
                         if not room:
                             continue
                     out.append(Deliver(c))
-            if ts.aligning and not ts.uc and self.timeoutable[t]:
-                out.append(AlignmentTimeout(t, ts.aligning))
+            if not ts.uc and self.timeoutable[t]:
+                if ts.aligning:
+                    out.append(AlignmentTimeout(t, ts.aligning))
+                else:  # the timer counts from the checkpoint's start: an announcement started it
+                    cp = self.barriers.announced(channels, t, ts)
+                    if cp:
+                        out.append(AlignmentTimeout(t, cp))

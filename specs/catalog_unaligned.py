@@ -7,13 +7,15 @@ apache/flink#28523), with their scopes and variant classes."""
 from __future__ import annotations
 
 from ckptcheck.model.assignment import PointwiseStateAssignment, StateAssignmentOperation
+from ckptcheck.model.barriers import CheckpointBarrierHandler
+from ckptcheck.model.tx import consumer_end
 from ckptcheck.model.pointwise import ALL_TO_ALL, consumers_of
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.task import StreamTask, priority_index
-from ckptcheck.model.world import REC, RECOVERED_INPUT
+from ckptcheck.model.world import BARRIER, REC, RECOVERED_INPUT
 
 from .catalog_entry import Entry, catalog_class
-from .designs import UNALIGNED, UNALIGNED_POINTWISE
+from .designs import UNALIGNED, UNALIGNED_POINTWISE, UNALIGNED_TIMEOUT
 from .scopes import scope
 
 
@@ -126,6 +128,31 @@ class NoRecordFilter(StateAssignmentOperation):
         return True
 
 
+@catalog_class
+class AnnouncedBarrierSkipsQueued(CheckpointBarrierHandler):
+    """Flawed switch on an announcement: the announced barrier is moved to the head of its input
+    channel as a priority event, but the buffers queued in front of it are not taken as input
+    channel state (``checkpointStarted`` would hand the channel's in-flight buffers up to the
+    announced sequence number to the ``ChannelStateWriter``).  The task reads them after its
+    snapshot, and the checkpoint holds them nowhere."""
+
+    def prioritize_announcements(self, tx, t: int, cp: int) -> None:
+        for c in self.topo.inputs[t]:
+            items = tx.channels[c]
+            for j in range(consumer_end(items, self.scope.input_buffers)):
+                if items[j][0] == BARRIER and len(items[j]) == 2 and items[j][1] == cp:
+                    tx.channels[c] = ((BARRIER, cp, 1),) + items[:j] + items[j + 1:]
+                    self.task.deliver(tx, c)
+                    break
+
+
+def announcement_entry_scope() -> Scope:
+    """The announcement entry's scope: ``keyed-1x1`` with one buffer in the sink's remote input
+    channel, two records, one checkpoint before end of input, one failure, no decline."""
+    return scope("keyed-1x1", records_per_split=2, max_checkpoints=1, max_failures=1, max_declines=0, max_timeouts=0,
+                 max_lost_notifications=0, input_buffers=1)
+
+
 def _uc_rescale_scope() -> Scope:
     """Unaligned entries about rescaling: source(1) -keyBy-> keyed 2PC sink(1), the sink
     rescaled to 2, one record, only the final checkpoints, no fault."""
@@ -215,6 +242,23 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         "FLINK-40016 (apache/flink#28605): LocalInputChannel persisted recovered buffers in "
         "checkpointStarted and again through maybePersist (reference-flink-uc B.4)",
         UNALIGNED,
+    ),
+    Entry(
+        "uc-announced-barrier-skips-queued-buffers",
+        UNALIGNED_TIMEOUT.with_(
+            name="uc-announced-barrier-skips-queued-buffers",
+            barriers=AnnouncedBarrierSkipsQueued,
+            description="With an alignment timeout, the timer fires on a barrier's announcement and the "
+            "announced barrier jumps to the head of its input channel, but the records queued in front "
+            "of it are not persisted as input channel state: the consumer reads them after its snapshot, "
+            "and a restore from that checkpoint loses them.",
+        ),
+        "checkpoints-consistent",
+        announcement_entry_scope(),
+        "review-fidelity section 4 (barrier announcements: SingleCheckpointBarrierHandler."
+        "processBarrierAnnouncement, ChannelState.prioritizeAllAnnouncements, RemoteInputChannel."
+        "convertToPriorityEvent and checkpointStarted's in-flight buffers)",
+        UNALIGNED_TIMEOUT,
     ),
     Entry(
         "uc-new-data-before-channel-state",

@@ -163,6 +163,9 @@ FIGURES: tuple[Figure, ...] = (
     Figure("unaligned-timeout-spanning", "flink-unaligned-timeout", S.spanning_records_scope, False, 28_926, 196_865, 26, CLAIMS,
            "about 6 s with 1 worker", "`flink-unaligned-timeout` third default scope (the same)",
            unreached=("two-checkpoints-complete", "a-gate-waits-for-resent-output")),
+    Figure("unaligned-timeout-announcement", "flink-unaligned-timeout", S.announcement_scope, False, 37_149, 100_649, 43, CLAIMS,
+           "about 4 s with 1 worker", "`flink-unaligned-timeout` fourth default scope (keyed-1x1, one buffer in the remote "
+           "input channel, 2 records, 1 checkpoint, 1 failure, 1 decline)", workers=1),
     Figure("unaligned-two-records-rescaled", "flink-unaligned", _unaligned_two_records_rescaled, False, 226_560, 782_607, 49, CLAIMS,
            "about 25 s with 2 workers", "`flink-unaligned --job keyed-1x1 --rescale sink=2 --records 2 --checkpoints 1 "
            "--input-buffers 1 --failures 0 --declines 0`",
@@ -231,6 +234,7 @@ CATALOG_STEPS: dict[str, int] = {
     "uc-ack-at-first-barrier": 9,
     "uc-no-record-filter": 18,
     "FLINK-40016-buffers-persisted-twice": 19,
+    "uc-announced-barrier-skips-queued-buffers": 5,
     "uc-new-data-before-channel-state": 9,
     "FLINK-31963-stateless-vertex-not-reassigned": 22,
     "FLINK-35351-custom-partitioner-input-state": 16,

@@ -11,6 +11,7 @@ from ckptcheck.checks.suite import SuiteResult
 from ckptcheck.specs.catalog import entry
 from ckptcheck.specs.designs import BASELINE, FLIP147, UNALIGNED, UNALIGNED_TIMEOUT
 from ckptcheck.specs.scopes import (
+    announcement_scope,
     default_scope_for,
     default_scopes_for,
     enumerator_default_scope,
@@ -34,13 +35,17 @@ def test_designs_with_more_than_one_default_scope():
     baseline adds a job with a split enumerator and staggered trigger RPCs (its operator-event
     gateway)."""
     for d in (UNALIGNED, UNALIGNED_TIMEOUT):
-        first, second, third = default_scopes_for(d)
+        first, second, third, *rest = default_scopes_for(d)
         assert first == unaligned_scope() == default_scope_for(d)
         assert second == unaligned_rescale_scope()
         assert second.rescale and second.max_rescales and second.channel_capacity
         assert second.max_failures and second.max_declines
         assert third == spanning_records_scope() and third.spanning_records and not first.spanning_records
         assert not second.spanning_records and third.rescale and third.max_failures and third.max_declines
+    # with an alignment timeout, a fourth scope whose remote input channel announces barriers
+    assert len(default_scopes_for(UNALIGNED)) == 3
+    fourth = default_scopes_for(UNALIGNED_TIMEOUT)[3]
+    assert fourth == announcement_scope() and fourth.input_buffers and not any(s.input_buffers for s in default_scopes_for(UNALIGNED))
     assert default_scopes_for(FLIP147) == (flip147_concurrent_scope(), flip147_union_scope())
     assert default_scopes_for(BASELINE) == (default_scope_for(BASELINE), enumerator_default_scope())
     assert enumerator_default_scope().staggered_triggers and any(v.coordinator for v in enumerator_default_scope().job.vertices)

@@ -162,6 +162,42 @@ def test_a_timeoutable_barrier_holds_the_ack_until_sent_and_the_senders_timer_ma
     assert r2.w.tasks[src].sending == () and next(s for t, cp, s in r2.w.acks if t == src).outputs == ((),)
 
 
+def test_the_timer_counts_from_the_start_and_fires_on_an_announced_barrier_which_jumps_the_queued_record():
+    """One input channel, so the sink never aligns: only a timer started by the barrier's
+    announcement (a remote channel, ``input_buffers`` 1) can make its side unaligned, and then
+    the announced barrier jumps the record in front of it, which is input channel state and is
+    read after the snapshot without being persisted twice."""
+    r = Run(model(UNALIGNED_TIMEOUT, job="keyed-1x1", max_checkpoints=1, input_buffers=1))
+    src, sink, ch = r.t("source[0]"), r.t("sink[0]"), r.c("source[0]->sink[0]")
+    r.do(EmitRecord(src)).do(EmitRecord(src)).do(TriggerCheckpoint(1))
+    assert r.w.channels[ch] == ((REC, 0, 0), (REC, 0, 1), (BARRIER, 1))
+    assert AlignmentTimeout(sink, 1) not in r.m.enabled(r.w), "the barrier is still in the subpartition: not announced"
+    r.do(Deliver(ch))  # (0, 0) read: (0, 1) and the barrier behind it reach the input channel
+    assert r.w.tasks[src].sending == (), "the barrier left the subpartition: the source acknowledged"
+    assert AlignmentTimeout(sink, 1) in r.m.enabled(r.w), "announced: the timer runs"
+    r.do(AlignmentTimeout(sink, 1))
+    snap = next(s for t, cp, s in r.w.acks if t == sink)
+    assert snap.inputs == (((0, 1),),) and snap.processed == ((0, 0),), "the jumped record is input channel state"
+    assert r.w.channels[ch] == ((REC, 0, 1),)
+    r.do(Deliver(ch))
+    assert r.w.tasks[sink].processed == ((0, 0), (0, 1)) and r.w.tasks[sink].uc == ()
+    # a local channel announces nothing: the single-channel sink reads the barrier aligned
+    r2 = Run(model(UNALIGNED_TIMEOUT, job="keyed-1x1", max_checkpoints=1, input_buffers=0))
+    r2.do(EmitRecord(src)).do(TriggerCheckpoint(1)).do(Deliver(ch))
+    assert r2.w.channels[ch] == ((BARRIER, 1),) and AlignmentTimeout(sink, 1) not in r2.m.enabled(r2.w)
+
+
+def test_the_announcement_scope_holds_and_hits_the_announcement_witness_which_the_local_channel_scopes_cannot():
+    from ckptcheck.specs.scopes import announcement_scope, default_scopes_for
+    r = check(UNALIGNED_TIMEOUT, announcement_scope())
+    assert r.complete and r.ok, [v.reason for v in r.violated]
+    assert r.verdict("a-timer-fires-on-an-announcement").status == HIT
+    assert "sink[0]'s alignment timer for checkpoint 1 fired" in r.verdict("a-timer-fires-on-an-announcement").reason
+    assert r.stats["states"] == 37_149
+    others = [s for s in default_scopes_for(UNALIGNED_TIMEOUT) if s != announcement_scope()]
+    assert all(s.input_buffers == 0 for s in others)
+
+
 def _restored_with_input_and_output_state(**limits) -> Run:
     """keyed-2x1 with one credit: checkpoint 1 holds the sink's input state (1, 0) and
     source[1]'s output state (1, 1), both on source[1]->sink[0]; the sink fails and the job is

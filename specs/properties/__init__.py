@@ -39,12 +39,12 @@ from .regional import (_epoch_verdict, _evaluated_declined, _ownership_verdict, 
                        w_event_held_by_gateway, w_gateway_left_closed, w_split_returns_live,
                        w_timeout_completes_regionally)
 from .unaligned import (_acked_snapshot, _forced_aligned_node, _keyed_edge, _pattern_changes, _rescales,
-                        _restore_verdict, _timeoutable, _two_input_subtask, _unaligned, _w_pattern_change,
+                        _announcing, _restore_verdict, _timeoutable, _two_input_subtask, _unaligned, _w_pattern_change,
                         channel_state, rescaled_channel_state_exact, w_aligned_node_sends_unaligned,
                         w_barrier_overtakes, w_channel_state_restored, w_finish_waits_for_consumers,
                         w_gate_waits_for_resent_output, w_input_state, w_output_state, w_record_spans,
                         w_replica_filtered, w_rescale_channel_state, w_rescaled, w_split_record_restored,
-                        w_switch_to_unaligned)
+                        w_switch_to_unaligned, w_timer_fires_on_announcement)
 
 # The predicates live by the feature they check, on ``base``'s vocabulary: ``core`` (checkpointing
 # itself), ``flip147`` (finished tasks, Sink V2, stop-with-savepoint), ``regional`` (FLIP-600),
@@ -329,6 +329,9 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              "a restore puts a record held in two parts back together on one virtual channel", w_split_record_restored,
              lambda d, s: _unaligned(d, s) and s.spanning_records),
     Property("switch-to-unaligned", SOMETIMES, "a checkpoint that started aligned continues unaligned", w_switch_to_unaligned, _timeoutable),
+    Property("a-timer-fires-on-an-announcement", SOMETIMES,
+             "an alignment timer started by a barrier's announcement fires before any barrier is read, and the barrier jumps a record",
+             w_timer_fires_on_announcement, _announcing),
     Property("channel-state-restored", SOMETIMES, "failed subtasks are restored with channel state", w_channel_state_restored,
              lambda d, s: _unaligned(d, s) and not _null_state(d, s)),  # a null-state replay re-sends it instead
     Property("a-source-is-backpressured", SOMETIMES, "a full channel stops a source", w_backpressure, _capacity),

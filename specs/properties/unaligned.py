@@ -15,7 +15,7 @@ from ckptcheck.model.assignment import RestoreFailure
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.task import priority_index
 from ckptcheck.model.topology import edge_name
-from ckptcheck.model.world import (EOD, FAILED, PART_HEAD, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, RUNNING, Completed,
+from ckptcheck.model.world import (BARRIER, EOD, FAILED, PART_HEAD, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, RUNNING, Completed,
                                    World, is_recovered, whole_records)
 
 from .base import rec
@@ -273,6 +273,36 @@ def w_switch_to_unaligned(m, prev: World, a, nxt: World) -> str | None:
                     return (f"{m.topo.names[t]}'s sender timer switched checkpoint {a.checkpoint} from aligned to"
                             f" unaligned: its barrier jumped ahead of record {rec(over[0][1:3])} on"
                             f" {m.topo.channel_name(c)}")
+    return None
+
+
+def _announcing(design, scope) -> bool:
+    return design.checkpoint_mode == "aligned-timeout" and scope.input_buffers > 0
+
+
+def w_timer_fires_on_announcement(m, prev: World, a, nxt: World) -> str | None:
+    """A subtask's alignment timer, started by a barrier's announcement, fires before the
+    subtask read any barrier of the checkpoint (Flink counts the timeout from the checkpoint's
+    start: ``BarrierAlignmentUtil.getTimerDelay``), and the announced barrier jumps a record
+    queued in front of it in the input channel (``prioritizeAllAnnouncements``), which becomes
+    input channel state.  The one way a subtask with a single remote input channel gets an
+    unaligned checkpoint on its receiving side."""
+    if type(a) is not AlignmentTimeout:
+        return None
+    t = a.task
+    ts = prev.tasks[t]
+    if ts.aligning or (ts.sending and ts.sending[0] == a.checkpoint):
+        return None
+    for c in m.topo.inputs[t]:
+        items = prev.channels[c]
+        for j, x in enumerate(items):
+            if x[0] == BARRIER and len(x) == 2 and x[1] == a.checkpoint:
+                over = [y for y in items[:j] if y[0] == REC]
+                if over:
+                    return (f"{m.topo.names[t]}'s alignment timer for checkpoint {a.checkpoint} fired on the barrier's"
+                            f" announcement, before it read a barrier: the barrier jumped record {rec(over[0][1:3])}"
+                            f" in the input channel of {m.topo.channel_name(c)}")
+                break
     return None
 
 
