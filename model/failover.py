@@ -23,6 +23,7 @@ from functools import cached_property
 
 from .assignment import RestoreFailure
 from .component import Component
+from .finished_state import validate_operators_finished_state, vertex_finished_states
 from .sinkv2 import COMMITTER, GLOBAL_COMMITTER
 from .topology import Role
 from .tx import Tx
@@ -93,14 +94,14 @@ class FailoverStrategy(Component):
         tx.files = remove_sorted(tx.files, *((cp, t) for t, cp, _ in tx.acks))
         tx.acks = ()
         tx.coord = tx.coord._replace(store=(sp._replace(unclaimed=True),), pending=(), stop=(), savepoint=(), failed_count=0)
-        self.restore(tx)
+        self.restore(tx, user_restore=True)
 
     def restore_checkpoint(self, w: World) -> int:
         """The checkpoint failed subtasks are restored from: the latest completed (0: none)."""
         store = w.coord.store
         return store[-1].id if store else 0
 
-    def restore(self, tx: Tx) -> None:
+    def restore(self, tx: Tx, user_restore: bool = False) -> None:
         """Redeploy every failed task with the latest completed checkpoint's state.
 
         A vertex whose every subtask is FINISHED in that checkpoint is deployed
@@ -123,7 +124,10 @@ class FailoverStrategy(Component):
         cannot be redistributed; a null-state checkpoint the store no longer holds) deploys
         nothing: the tasks stay failed and the coordinator keeps the reason, which
         ``restores-succeed`` (``null-state-checkpoint-retained``) reports.  Flink then restarts
-        the job again and again from the same checkpoint, failing each time.
+        the job again and again from the same checkpoint, failing each time.  A restore the user
+        starts (``user_restore``: a rescale, a resume from the stop's savepoint) first passes
+        ``VertexFinishedStateChecker`` (``model.finished_state``), as
+        ``CheckpointCoordinator.restoreSavepoint`` runs it; a failover's restore does not.
         """
         self.coordinator.abort_for_failover(tx, frozenset(t for t, ts in enumerate(tx.tasks) if ts.status == FAILED))
         store = tx.coord.store
@@ -134,6 +138,8 @@ class FailoverStrategy(Component):
             tx.coord = tx.coord._replace(restore_failure=replay)
             return
         try:
+            if user_restore and latest is not None:
+                self.check_finished_state(latest)
             snaps = self.assignment.snapshots(latest) if latest else None
             if latest is not None and self.model.unaligned:
                 self.assignment.channel_state(latest)
@@ -175,6 +181,16 @@ class FailoverStrategy(Component):
                 self.committer.commit_and_emit(tx, t, cp)
             elif part == GLOBAL_COMMITTER:
                 self.global_committer.commit(tx, t, cp)
+
+    def check_finished_state(self, latest) -> None:
+        """``VertexFinishedStateChecker.validateOperatorsFinishedState`` on ``latest``'s finished
+        subtasks (at the parallelism it was taken at) against this job's edges: raise
+        ``RestoreFailure`` with Flink's message where it refuses the restore."""
+        old = self.model.model_of(latest)
+        states = vertex_finished_states(old.topo.tasks_of, [s.finished for s in latest.snapshots])
+        refused = validate_operators_finished_state(self.topo.job, states)
+        if refused:
+            raise RestoreFailure(refused)
 
     def fully_finished(self, snaps: tuple) -> tuple[bool, ...]:
         """Per vertex: is every subtask of it finished in the checkpoint
@@ -243,5 +259,5 @@ class FailoverStrategy(Component):
             reused=gone.reused,
         )
         tx = Tx(nxt)
-        new.failover.restore(tx)
+        new.failover.restore(tx, user_restore=True)
         return tx.freeze()

@@ -123,7 +123,7 @@ def test_unaligned_presets_hold_in_their_default_scopes_and_hit_every_witness_in
     from ckptcheck.specs.scopes import default_scopes_for
 
     d = PRESETS[name]
-    first, second = default_scopes_for(d)
+    first, second, *_ = default_scopes_for(d)
     r2 = check(d, second, workers=2)
     assert r2.complete and r2.ok, [v.reason for v in r2.violated]
     assert r2.stats["states"] == states

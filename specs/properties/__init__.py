@@ -26,6 +26,7 @@ from .flip147 import (_data_item, _finishing, _new_commits, _outlives_upstream, 
                       w_end_of_input_committables, w_finished_on_restore, w_finished_subtask_restarts,
                       w_finishes_on_later_completion, w_finishes_with_checkpoint_pending, w_partly_finished_checkpoint,
                       w_resumed_from_savepoint, w_savepoint_completes, w_stop_fails, w_stopped_job_finishes,
+                      w_user_restore_checks_finished_state,
                       w_trigger_after_close, w_triggered_after_producers_finished, w_union_state_abort,
                       writer_input_before_end_of_input)
 from .nullstate import (_null_state, _replayed_head, null_state_checkpoint_retained, recomputed_state_matches,
@@ -80,9 +81,10 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property(
         "restores-succeed",
         ALWAYS,
-        "every restore at a new parallelism can deploy the job from its checkpoint (no restore fails on state it cannot redistribute)",
+        "every restore at a new parallelism or from a savepoint can deploy the job from its checkpoint (no restore fails on state it "
+        "cannot redistribute or on a finished state VertexFinishedStateChecker refuses)",
         restores_succeed,
-        lambda design, scope: scope.max_rescales > 0,
+        lambda design, scope: scope.max_rescales > 0 or bool(scope.stop_with_savepoint),
     ),
     Property(
         "rescaled-channel-state-exact",
@@ -145,6 +147,10 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("a-task-triggered-after-its-producers-finished", SOMETIMES,
              "FLIP-147: the plan triggers a non-source task by RPC because its producers finished",
              w_triggered_after_producers_finished, _outlives_upstream),
+    Property("a-user-restore-checks-finished-state", SOMETIMES,
+             "a rescale or a resume from a savepoint restores a checkpoint with a finished vertex, which VertexFinishedStateChecker accepts",
+             w_user_restore_checks_finished_state,
+             lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and bool(s.max_rescales or s.stop_with_savepoint)),
     Property("a-checkpoint-with-a-partly-finished-vertex", SOMETIMES,
              "FLIP-147: a checkpoint completes while some subtasks of a vertex finished and others run",
              w_partly_finished_checkpoint, lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and _parallel(s)),

@@ -188,7 +188,9 @@ def restores_succeed(m: FlinkModel, w: World) -> str | None:
     """Every restore can deploy the job from its checkpoint: none fails as Flink fails one it
     cannot redistribute (``UnsupportedOperationException`` for a rescaled POINTWISE edge with
     in-flight data) or one whose recovered channel state a task cannot read
-    (``IllegalStateException`` "Cannot select ...")."""
+    (``IllegalStateException`` "Cannot select ..."), and none that the user starts (a rescale,
+    a resume from a savepoint) is refused by ``VertexFinishedStateChecker``
+    (``FlinkRuntimeException`` "Illegal JobGraph modification ...")."""
     return w.coord.restore_failure or None
 
 

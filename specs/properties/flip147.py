@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import networkx as nx
 
-from ckptcheck.model.actions import Ack, Deliver, LastAck, Restore, ResumeFromSavepoint, TriggerAfterClose, TriggerCheckpoint
+from ckptcheck.model.actions import (Ack, Deliver, LastAck, Rescale, Restore, ResumeFromSavepoint, TriggerAfterClose,
+                                     TriggerCheckpoint)
 from ckptcheck.model.coordinator import pending_of
+from ckptcheck.model.finished_state import ALL_RUNNING, vertex_finished_states
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.topology import Role
 from ckptcheck.model.world import COMMITTABLE, COMMITTED, DRAIN, EOD, EOP, FAILED, FINISHED, REC, REPLAY, RUNNING, World
@@ -332,3 +334,25 @@ def w_union_state_abort(m, prev: World, a, nxt: World) -> str | None:
     union = [m.topo.job.vertices[v].name for v in m.coordinator.union_vertices]
     return (f"checkpoint {p.id} aborts at its last acknowledgement (TASK_CLOSING): union-state"
             f" vertex {' or '.join(union)} would be partly finished in it")
+
+
+def w_user_restore_checks_finished_state(m, prev: World, a, nxt: World) -> str | None:
+    """A restore the user starts (a rescale, a resume from the stop's savepoint) from a
+    checkpoint that holds a finished or partly finished vertex passes
+    ``VertexFinishedStateChecker`` (``model.finished_state``): the check Flink runs on such a
+    restore had something to check, and accepted it."""
+    if type(a) is Rescale:
+        c = prev.coord.store[-1] if prev.coord.store else None
+    elif type(a) is ResumeFromSavepoint:
+        c = prev.coord.savepoint or None
+    else:
+        return None
+    if c is None or nxt.coord.restore_failure:
+        return None
+    old = m.model_of(c)
+    states = vertex_finished_states(old.topo.tasks_of, [s.finished for s in c.snapshots])
+    if all(x == ALL_RUNNING for x in states):
+        return None
+    shown = ", ".join(f"{v.name} {x}" for v, x in zip(old.topo.job.vertices, states))
+    how = "rescale" if type(a) is Rescale else "resume from the savepoint"
+    return f"the {how} from checkpoint {c.id} passed VertexFinishedStateChecker ({shown})"
