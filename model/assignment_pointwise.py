@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .assignment import StateAssignmentOperation
-from .pointwise import ALL_TO_ALL, heirs, new_consumer_of, resolve_old_pattern, restored_output_buffers
+from .pointwise import ALL_TO_ALL, heirs, is_identity, new_consumer_of, resolve_old_pattern, restored_output_buffers
 from .pointwise import primary_upstream as pr_primary_upstream
 from .pointwise import writes_recovered_output as pr_writes_recovered_output
 from .world import Completed
@@ -64,10 +64,13 @@ class PointwiseStateAssignment(StateAssignmentOperation):
         up, down = self.vidx[e.source], self.vidx[e.target]
         sizes = (len(old.topo.tasks_of[up]), len(old.topo.tasks_of[down]), len(self.topo.tasks_of[up]),
                  len(self.topo.tasks_of[down]))
+        unchanged = is_identity(self.read_pattern(was, now), now, *sizes)
         targets = restored_output_buffers(was, now, *sizes, resolve=lambda p: self.read_pattern(p, now),
-                                          writes=self.writes_recovered_output, new_consumer=self.new_consumer_of)
+                                          writes=self.writes_recovered_output, new_consumer=self.new_consumer_of,
+                                          routed=unchanged and self.routes_unchanged_edge(up, False, c, old))
         to_outputs = [(x, y, recs) for u, got in enumerate(outs) for d, recs in got for x, y in targets[(u, d)]]
-        held = heirs(self.read_pattern(was, now), now, *sizes)
+        shortcut = not (unchanged and self.routes_unchanged_edge(down, True, c, old))
+        held = heirs(self.read_pattern(was, now), now, *sizes, shortcut)
         nu, nd = sizes[2:]
         to_inputs = []
         for o, got in enumerate(ins):
@@ -77,6 +80,33 @@ class PointwiseStateAssignment(StateAssignmentOperation):
                 if x >= 0:
                     to_inputs.append((x, d2, recs))
         return to_inputs, to_outputs, 0
+
+    def routes_unchanged_edge(self, k: int, inputs: bool, c: Completed, old: "FlinkModel") -> bool:
+        """Does the task manager route the channel state of an unchanged edge on vertex ``k``'s
+        input side (``inputs``) or output side by the pointwise rules?  In the PR (apache/flink
+        at 081b131) yes, once another gate or partition of that side holds in-flight data and
+        changed: ``TaskStateAssignment.createRescalingDescriptor`` returns ``NO_RESCALE`` only if
+        every gate or partition descriptor is an identity (one without in-flight data is
+        ``NO_STATE``, an identity), and an unchanged POINTWISE edge's descriptor still carries
+        its ``PointwiseRescaleParams``, so ``isPointwiseRescaling()`` holds and
+        ``recoverPointwise`` runs (``RecoveredChannelStateHandler``: on the output side
+        ``computeNewLocalSubpartitionIndex`` drops a buffer of a producer that is not its
+        consumer's first; on the input side ``computePrimaryUpstreamMapping`` puts every
+        buffer on the first producer's channel).  The job manager's own path
+        (``distributePointwiseOutputBufferToDownstream``) skips the rule for an identity
+        mapping.  Abstraction: the model decides per vertex, not per subtask (a subtask whose
+        descriptor has no old instance counts as an identity in Flink)."""
+        job, otopo = self.topo.job, old.topo
+        flight = self.in_flight(c, old)
+        for ek, e in enumerate(job.edges):
+            if self.vidx[e.target if inputs else e.source] != k or not flight[ek]:
+                continue
+            up, down = self.vidx[e.source], self.vidx[e.target]
+            sizes = (len(otopo.tasks_of[up]), len(otopo.tasks_of[down]), len(self.topo.tasks_of[up]), len(self.topo.tasks_of[down]))
+            was, now = otopo.job.edges[ek].pattern.value, e.pattern.value
+            if not is_identity(self.read_pattern(was, now), now, *sizes):
+                return True
+        return False
 
     def new_consumer_of(self, old_consumer: int, new_down_p: int) -> int:
         """The new consumer that takes old consumer ``old_consumer``'s channel state, its input

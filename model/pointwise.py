@@ -22,8 +22,10 @@ Input channel state: new downstream d takes the input state of the old downstrea
 ROUND_ROBIN(d), exactly once (the ``round-robin-once`` theorem); ``input_buffer_channel`` is the
 channel a recovered input buffer is put on (``computePrimaryUpstreamMapping``: the channel of
 the first new producer that inherited the buffer's old upstream, so that the recovered input and
-output of one old upstream share a channel, input first; reference-flink-uc C.4, partly
-UNCONFIRMED there: the TM code was not read).  Abstraction: a buffer is one unit; the PR's
+output of one old upstream share a channel, input first; reference-flink-uc C.4; the task
+manager's code, ``RecoveredChannelStateHandler``'s ``recoverPointwise`` at apache/flink 081b131,
+was read since: it calls it for a new POINTWISE edge, and for a new ALL_TO_ALL one puts the
+buffer on the channel of ``u mod newUpP``, the same channel).  Abstraction: a buffer is one unit; the PR's
 local-index bookkeeping (``D mod |consumersOf(U)|``) names the subpartition it is written to and
 does not change which subtask gets it.
 """
@@ -61,10 +63,15 @@ def is_identity(old_pattern: str, new_pattern: str, old_up: int, old_down: int, 
 
 
 def inherited_old_upstreams(u_new: int, old_pattern: str, new_pattern: str, old_up: int, old_down: int,
-                            new_up: int, new_down: int) -> list[int]:
+                            new_up: int, new_down: int, shortcut: bool = True) -> list[int]:
     """``computeInheritedOldUpstreams``: the old upstream subtasks whose output state new
-    upstream ``u_new`` reads (sorted; the sets of two new upstreams may overlap)."""
-    if is_identity(old_pattern, new_pattern, old_up, old_down, new_up, new_down):
+    upstream ``u_new`` reads (sorted; the sets of two new upstreams may overlap).  An unchanged
+    edge reads its own (``TaskStateAssignment.getOutputMapping``'s identity mapping), unless
+    ``shortcut`` is off: the formula itself, as the task manager's
+    ``computePrimaryUpstreamMapping`` evaluates it for an unchanged POINTWISE gate of a task
+    whose descriptor is not ``NO_RESCALE`` (it has no identity case: on a 2 -> 1 edge the one
+    consumer's producers 0 and 1 both trace back to both old producers)."""
+    if shortcut and is_identity(old_pattern, new_pattern, old_up, old_down, new_up, new_down):
         return [u_new] if u_new < old_up else []
     if new_pattern == ALL_TO_ALL:
         return old_subtasks("ROUND_ROBIN", u_new, old_up, new_up)
@@ -75,9 +82,11 @@ def inherited_old_upstreams(u_new: int, old_pattern: str, new_pattern: str, old_
     return sorted(out)
 
 
-def heirs(old_pattern: str, new_pattern: str, old_up: int, old_down: int, new_up: int, new_down: int) -> list[list[int]]:
+def heirs(old_pattern: str, new_pattern: str, old_up: int, old_down: int, new_up: int, new_down: int,
+          shortcut: bool = True) -> list[list[int]]:
     """Per new upstream, ``inherited_old_upstreams``."""
-    return [inherited_old_upstreams(x, old_pattern, new_pattern, old_up, old_down, new_up, new_down) for x in range(new_up)]
+    return [inherited_old_upstreams(x, old_pattern, new_pattern, old_up, old_down, new_up, new_down, shortcut)
+            for x in range(new_up)]
 
 
 def new_consumer_of(old_consumer: int, new_down: int) -> int:
@@ -106,15 +115,19 @@ def writes_recovered_output(u_new: int, d_new: int, new_pattern: str, new_up: in
 
 def restored_output_buffers(old_pattern: str, new_pattern: str, old_up: int, old_down: int, new_up: int, new_down: int,
                             *, recorded: bool = True, resolve=resolve_old_pattern, writes=writes_recovered_output,
-                            new_consumer=new_consumer_of) -> dict[tuple[int, int], list[tuple[int, int]]]:
+                            new_consumer=new_consumer_of, routed: bool = False) -> dict[tuple[int, int], list[tuple[int, int]]]:
     """Every old output buffer ``(old upstream, old downstream)`` of an edge that had
     ``old_pattern`` -> the ``(new upstream, new downstream)`` pairs that restore it (exactly
     one pair each, by the theorems of ``checks.proofs``).  ``recorded`` False: the checkpoint
     was taken without the pattern hook, and the restore reads the pattern ``resolve(None)``.
     ``resolve``, ``writes`` and ``new_consumer`` are the PR's rules; the tests pass wrong ones
-    (mutants), a design variant its own (``PointwiseStateAssignment``)."""
+    (mutants), a design variant its own (``PointwiseStateAssignment``).  An unchanged edge
+    restores each buffer where it was, unless ``routed``: its producer's descriptor is not
+    ``NO_RESCALE`` (another of its partitions changed), so the task manager's
+    ``ResultSubpartitionRecoveredStateHandler.recoverPointwise`` applies ``writes`` to it too,
+    with no identity case (the theorems are about one edge and do not cover this)."""
     old = resolve(old_pattern if recorded else None)
-    identity = is_identity(old, new_pattern, old_up, old_down, new_up, new_down)
+    identity = is_identity(old, new_pattern, old_up, old_down, new_up, new_down) and not routed
     holders = heirs(old, new_pattern, old_up, old_down, new_up, new_down)
     out: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for u in range(old_up):

@@ -467,6 +467,19 @@ class Expanded:
         return all(e.exchange is Exchange.PIPELINED for e in self.job.edges)
 
     @cached_property
+    def downstream_of_record(self) -> tuple[tuple[frozenset[int], ...], tuple[frozenset[int], ...]]:
+        """Per parity of a record's offset (0 even, 1 odd), vertex -> the vertices a record of
+        that offset reaches from it over edges that carry it (side outputs, ``Edge.carries``)."""
+        vidx = {v.name: k for k, v in enumerate(self.job.vertices)}
+        out = []
+        for parity in (0, 1):
+            g = nx.DiGraph()
+            g.add_nodes_from(v.name for v in self.job.vertices)
+            g.add_edges_from((e.source, e.target) for e in self.job.edges if e.carries(parity))
+            out.append(tuple(frozenset(vidx[d] for d in nx.descendants(g, v.name)) for v in self.job.vertices))
+        return out[0], out[1]
+
+    @cached_property
     def downstream_vertices(self) -> tuple[frozenset[int], ...]:
         """Vertex -> every vertex reachable from it (itself excluded)."""
         g = self.job.graph

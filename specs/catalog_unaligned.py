@@ -368,6 +368,27 @@ class UnrecordedPattern(PointwiseStateAssignment):
         return new
 
 
+@catalog_class
+class UnchangedEdgesKeepTheirState(PointwiseStateAssignment):
+    """The fix of finding P1: an unchanged edge keeps its channel state where it was even when
+    another gate or partition of the same task changed (the task manager's ``recoverPointwise``
+    skipping a descriptor whose ``MappingType`` is ``IDENTITY``, as the job manager's
+    ``distributePointwiseOutputBufferToDownstream`` skips an identity mapping)."""
+
+    def routes_unchanged_edge(self, k: int, inputs: bool, c, old) -> bool:
+        return False
+
+
+def unchanged_edge_scope() -> Scope:
+    """Finding P1's scope: ``pointwise-fan-in-and-side`` (source(2) -rescale()-> sink(1) for even
+    offsets, -rebalance()-> side(1) for odd ones), the side rescaled to 2 so that the sources'
+    pointwise edge stays as it was, two records per split, unbounded, one checkpoint, no fault,
+    local channels (a record in a subpartition at the snapshot is output state)."""
+    return scope("pointwise-fan-in-and-side", records_per_split=2, bounded=False, max_checkpoints=1, max_failures=0,
+                 max_declines=0, max_timeouts=0, max_lost_notifications=0, rescale=(("side", 2),), max_rescales=1,
+                 input_buffers=0)
+
+
 def keyed_order_scope() -> Scope:
     """Per-key order across a pointwise rescale (FLINK-21936's concern): ``three-stage-2x2x1``
     (source(2) -forward-> map(2) -keyBy-> keyed sink(1)), the map rescaled to 1, two records per
@@ -433,6 +454,28 @@ POINTWISE_CATALOG: tuple[Entry, ...] = (
         "versions. We leverage the MasterHook mechanism to record each edge's pattern'); apache/flink#28523 "
         "EdgeDistributionPatternHook; reference-flink-uc C.2",
         UNALIGNED_POINTWISE,
+    ),
+    Entry(
+        "P1-unchanged-pointwise-edge-in-a-rescaled-task",
+        UNALIGNED_POINTWISE.with_(
+            name="P1-unchanged-pointwise-edge-in-a-rescaled-task",
+            description="The PR as it is (apache/flink at 081b131): a source whose rebalance partition changed at a "
+            "restore gets a RESCALING descriptor, and its unchanged 2:1 rescale() partition is recovered by the "
+            "pointwise rules too; computeNewLocalSubpartitionIndex drops source[1]'s buffer for the sink, whose first "
+            "producer is source[0], although the job manager gave that buffer to source[1] alone.",
+        ),
+        "rescaled-channel-state-exact",
+        unchanged_edge_scope(),
+        "apache/flink#28523 at 081b131: TaskStateAssignment.createRescalingDescriptor (NO_RESCALE only if every "
+        "descriptor is an identity) and createPointwiseRescalingDescriptor (an unchanged edge keeps its "
+        "PointwiseRescaleParams, so isPointwiseRescaling()); RecoveredChannelStateHandler's "
+        "ResultSubpartitionRecoveredStateHandler.recoverPointwise (no identity case); read, not run",
+        UNALIGNED_POINTWISE.with_(
+            name="pointwise-unchanged-edges-keep-their-state",
+            assignment=UnchangedEdgesKeepTheirState,
+            description="apache/flink#28523 with an identity case in the task manager's recoverPointwise: an unchanged "
+            "edge keeps its channel state where it was.",
+        ),
     ),
     Entry(
         "pointwise-no-upstream-recovery-tracker",

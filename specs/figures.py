@@ -62,6 +62,12 @@ def _keyed_order_scope() -> Scope:
     return keyed_order_scope()
 
 
+def _unchanged_edge_scope() -> Scope:
+    from .catalog_unaligned import unchanged_edge_scope
+
+    return unchanged_edge_scope()
+
+
 def _flip600_one_checkpoint() -> Scope:
     return S.regional_scope().with_(max_checkpoints=1)
 
@@ -181,6 +187,12 @@ FIGURES: tuple[Figure, ...] = (
            "about 34 s with 2 workers", "`flink-unaligned-pointwise` in `keyed_order_scope()` (three-stage-2x2x1, the map "
            "rescaled to 1, 2 records per split of one key, 1 checkpoint)", unreached=None,
            test="tests/test_pointwise.py::test_claim_flink_21936_keyed_order_holds_in_its_scope_and_breaks_without_the_gate_wide_recovery"),
+    Figure("pointwise-unchanged-edge", "flink-unaligned-pointwise", _unchanged_edge_scope, False, 47_780, 195_516, 21, CLAIMS,
+           "about 11 s with 2 workers", "`flink-unaligned-pointwise` in `unchanged_edge_scope()` (finding P1: "
+           "pointwise-fan-in-and-side, the side rescaled 1 -> 2, 2 records per split, 1 checkpoint, no fault)",
+           violates=("rescaled-channel-state-exact",),
+           unreached=("two-checkpoints-complete", "a-task-declines", "a-task-fails", "restore-from-checkpoint",
+                      "input-channel-state-recorded", "channel-state-restored", "pointwise-restore-pw-to-pw")),
     Figure("flip147-default", "flip147", S.flip147_concurrent_scope, False, 8_494_887, 41_474_219, 75, ONCE,
            "about 9.5 minutes with 2 workers", "`flip147` default (sink-v2-keyed-2x1 with 2 concurrent checkpoints, 2 checkpoints "
            "before end, 1 failure, 1 decline, instant acks)",
@@ -241,6 +253,7 @@ CATALOG_STEPS: dict[str, int] = {
     "FLINK-40269-same-upstream-gates": 17,
     "pointwise-no-primary-producer-rule": 25,
     "pointwise-no-recovery-filter": 25,
+    "P1-unchanged-pointwise-edge-in-a-rescaled-task": 11,
     "pointwise-pattern-not-recorded": 14,
     "pointwise-no-upstream-recovery-tracker": 15,
     "legacy-source-rereads-finished-split": 35,

@@ -238,6 +238,21 @@ JOBS: dict[str, Any] = {
         "source(2) -rescale() (even offsets)-> 2PC sink(1) and -rebalance() (odd offsets)-> the same sink: a pointwise"
         " and an all-to-all input gate",
     ),
+    "pointwise-fan-in-and-side": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 2, Role.SOURCE),
+                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+                Vertex("side", 1, Role.SINK, two_phase_commit=True),
+            ),
+            (
+                Edge("source", "sink", Pattern.POINTWISE, records="even"),
+                Edge("source", "side", Pattern.ALL_TO_ALL, partitioner="rebalance", records="odd"),
+            ),
+        ),
+        "source(2) -rescale() (even offsets)-> 2PC sink(1) and -rebalance() (odd offsets)-> 2PC side(1): rescaling the"
+        " side leaves the pointwise edge as it was inside a task whose other partition changed",
+    ),
     "pointwise-sides-map": (
         pointwise_sides_map,
         "source(1) -forward() (even offsets)-> map(1) and -rebalance() (odd offsets)-> the same map -rebalance()-> 2PC"

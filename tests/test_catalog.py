@@ -60,6 +60,8 @@ DEEP_ENTRIES += ("pointwise-no-primary-producer-rule", "pointwise-no-recovery-fi
 DEEP_ENTRIES += ("pointwise-no-upstream-recovery-tracker",)
 # the unrecorded pattern's correct design searches about 200,000 states (30 s)
 DEEP_ENTRIES += ("pointwise-pattern-not-recorded",)
+# finding P1 and its fix search about 48,000 states each (8 s); tests/test_pointwise.py has the rule
+DEEP_ENTRIES += ("P1-unchanged-pointwise-edge-in-a-rescaled-task",)
 # entries whose correct design's exhaustive pass takes 5 s or more on two cores (the baseline's
 # 2x2 scope with a failure: 12 s; FLINK-40016's keyed-2x1 with a buffer per input channel:
 # 136,244 states, 12 s; K2's, F1's and K1's flip600-regional scopes: 6 s, 5 s and 7 s; cleaner-deletes-restore-checkpoint

@@ -253,7 +253,7 @@ def test_keys_per_split_turns_on_the_per_key_order_property(tmp_path, capsys):
 def test_check_answers_short_and_verbose_lists_every_property(tmp_path, capsys):
     """By default what holds and what is hit is grouped by kind, and the properties that do not
     apply are one line; --verbose lists each property on its own line."""
-    args = ["check", "--out", str(tmp_path), "--records", "1", "--checkpoints", "1", "--failures", "0", "--declines", "0"]
+    args = ["check", "--out", str(tmp_path), "--job", "keyed-1x1", "--records", "1", "--checkpoints", "1", "--failures", "0", "--declines", "0"]
     code, out, _ = run(args, capsys)
     assert code == 0
     assert len(out.splitlines()) <= 30

@@ -17,7 +17,9 @@ from ckptcheck.model.pointwise import (
     POINTWISE,
     connected,
     consumers_of,
+    heirs,
     inherited_old_upstreams,
+    primary_upstream,
     producers_of,
     restored_output_buffers,
 )
@@ -27,6 +29,32 @@ PW, A2A = POINTWISE, ALL_TO_ALL
 
 def inherited(old, new, ou, od, nu, nd):
     return [inherited_old_upstreams(u, old, new, ou, od, nu, nd) for u in range(nu)]
+
+
+def test_a_new_all_to_all_edge_puts_an_input_buffer_on_the_channel_u_mod_the_new_upstream_parallelism():
+    """apache/flink#28523 at 081b131, ``InputChannelRecoveredStateHandler.recoverPointwise``: for a
+    new ALL_TO_ALL pattern the old upstream u's recovered input buffer goes on the channel of
+    ``newSubtaskAssignedFrom(u, newUpP)`` (u mod newUpP), and ``computePrimaryUpstreamMapping``
+    is not called; the model's first heir of u under the upstream's ROUND_ROBIN mapper is the
+    same channel."""
+    for ou, od, nu, nd in product(range(1, 6), repeat=4):
+        held = heirs(PW, A2A, ou, od, nu, nd)
+        for d in range(nd):
+            assert [primary_upstream(u, d, held, A2A, nu, nd) for u in range(ou)] == [u % nu for u in range(ou)]
+
+
+def test_an_unchanged_edge_in_a_task_whose_descriptor_changed_loses_the_buffers_of_every_producer_but_the_first():
+    """Finding P1 (apache/flink#28523 at 081b131): on a 2:1 rescale() edge left as it was, the
+    job manager gives each source its own output state, but a source whose other partition
+    changed recovers with the pointwise rules, and ``computeNewLocalSubpartitionIndex`` lets only
+    the sink's first producer write: source[1]'s buffer has no writer.  Where every partition of
+    the task is unchanged (``NO_RESCALE``) each buffer goes back where it was."""
+    assert restored_output_buffers(PW, PW, 2, 1, 2, 1) == {(0, 0): [(0, 0)], (1, 0): [(1, 0)]}
+    assert restored_output_buffers(PW, PW, 2, 1, 2, 1, routed=True) == {(0, 0): [(0, 0)], (1, 0): []}
+    # the input side of such a sink: computePrimaryUpstreamMapping has no identity case, so both
+    # sources' recovered input buffers go on source[0]'s channel
+    assert heirs(PW, PW, 2, 1, 2, 1) == [[0], [1]] and heirs(PW, PW, 2, 1, 2, 1, shortcut=False) == [[0, 1], [0, 1]]
+    assert [primary_upstream(u, 0, heirs(PW, PW, 2, 1, 2, 1, shortcut=False), PW, 2, 1) for u in (0, 1)] == [0, 0]
 
 
 def test_the_prs_worked_examples():

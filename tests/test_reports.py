@@ -233,7 +233,7 @@ def test_a_catalog_report_replays_from_its_embedded_trace_alone(tmp_path, capsys
     from ckptcheck.reports.render import build_report, write_reports
     from ckptcheck.specs.catalog import entry
 
-    e = entry("commit-at-pre-commit")
+    e = entry("source-position-not-restored")  # 895 states: the report, not the search, is under test
     row, bad, spec, good = run_entry(e, tmp_path / "traces", {}, workers=1)
     assert row["found"]
     report = build_report([(bad, spec)], title="ckptcheck flaw catalog", command="ckptcheck catalog", catalog=[row],
@@ -242,13 +242,13 @@ def test_a_catalog_report_replays_from_its_embedded_trace_alone(tmp_path, capsys
     shutil.rmtree(tmp_path / "traces")
     html = (tmp_path / "rep" / "report.html").read_text()
     md = (tmp_path / "rep" / "report.md").read_text()
-    assert '<a href="#cex-1">commit-at-pre-commit</a>' in html and 'download="' in html
-    assert '(see "Counterexample: commit-at-pre-commit violates exactly-once-output" below)' in " ".join(md.split())
+    assert '<a href="#cex-1">source-position-not-restored</a>' in html and 'download="' in html
+    assert '(see "Counterexample: source-position-not-restored violates exactly-once-output" below)' in " ".join(md.split())
     assert "◆" in md, "the last fault before the violation is marked"
     for name in ("report.md", "report.html"):
         code = main(["replay", str(tmp_path / "rep" / name)])
         out = capsys.readouterr().out
-        assert code == 1 and "== trace 1 of 2 embedded in" in out, out  # the flaw's property and another it breaks
+        assert code == 1 and "== trace 1 of 1 embedded in" in out, out
         assert "exactly-once-output (always) VIOLATED at step" in out and "same verdict as recorded in the trace" in out
 
 

@@ -108,6 +108,8 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
         on_the_way = [(where, recs) for u, where, recs in in_flight if u == v or v in topo.downstream_vertices[u]]
         for sp in upstream_splits:
             for off in range(n_rec):
+                if v not in topo.downstream_of_record[off % 2][topo.vertex_of[src_split[sp]]]:
+                    continue  # a side output that does not carry the record to this vertex
                 r = (sp, off)
                 holders = [f"the state of {names[t]}" for t, s in zip(tasks, snaps) if r in s.processed]
                 if not union:
