@@ -6,7 +6,7 @@ A mutant is a variant's override of one method of one component (``benchmarks/mu
 a small class whose method changes one line of the rule and calls ``super()`` for the rest).
 For each mutant this script runs the README's test command (``pytest``, the default tier)
 with the mutant installed and stops at the first failing test; if every test passes it runs
-the claims tier (``pytest -m claims``) the same way.  A mutant that both tiers let through is
+the claims tier (``pytest -m claims -n 0``) the same way.  A mutant that both tiers let through is
 "survived": a rule no test checks.  A test that fails with the mutant is run again without it
 (the control) and once more with it, alone: it counts as a catch only if it fails again with the
 mutant and passes without.
@@ -94,7 +94,8 @@ def run_tier(name: str, tier: str, timeout: float) -> tuple[bool, str, float]:
     timing-sensitive test on a loaded machine) is no catch; it is deselected and the tier runs
     on."""
     # tests/test_interrupt.py checks Ctrl-C handling, no rule, and is timing-sensitive on a loaded machine
-    base = ["-x", "-q", "-p", "no:cacheprovider", "-o", "console_output_style=classic", "--no-header", "-rf",
+    # -n 0: the mutant is installed in this interpreter, which pytest-xdist's workers would not share
+    base = ["-x", "-q", "-n", "0", "-p", "no:cacheprovider", "-o", "console_output_style=classic", "--no-header", "-rf",
             "--ignore=tests/test_interrupt.py"]
     if tier == "claims":
         base += ["-m", "claims"]

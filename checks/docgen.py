@@ -85,7 +85,7 @@ def conform() -> str:
 def figures() -> str:
     from ckptcheck.specs.figures import CLAIMS, FIGURES, ONCE
 
-    tier = {CLAIMS: "claims tier (every landing)", ONCE: "measured once (`pytest -m deep`)"}
+    tier = {CLAIMS: "claims tier (every landing)", ONCE: "measured once (`pytest -m deep -n 0`)"}
     rows = ["| search | distinct states | transitions, depth | verdict | checked by | time (measured once) |",
             "| --- | --- | --- | --- | --- | --- |"]
     for f in FIGURES:

@@ -148,6 +148,8 @@ class CheckpointBarrierHandler(Component):
         buffers = self.scope.input_buffers
         for c in self.topo.inputs[t]:
             items = tx.channels[c]
+            if any(len(x) == 3 and x[0] == BARRIER for x in items):
+                continue  # a priority barrier is taken first; this one is read in turn and recorded up to
             end = consumer_end(items, buffers)
             for j in range(end):
                 x = items[j]

@@ -1,5 +1,5 @@
-"""Every figure of ``specs/figures.py`` searched again: the claims tier (``pytest -m claims``)
-runs the ones CI can afford, the deep tier (``pytest -m deep``) the ones measured once.  A
+"""Every figure of ``specs/figures.py`` searched again: the claims tier (``pytest -m claims -n 0``)
+runs the ones CI can afford, the deep tier (``pytest -m deep -n 0``) the ones measured once.  A
 changed count, transition total, depth, verdict or witness fails here, and the pages that
 state the figure are generated from the same table (``checks/docgen.py``)."""
 
