@@ -62,8 +62,7 @@ class PointwiseStateAssignment(StateAssignmentOperation):
         if was == ALL_TO_ALL and now == ALL_TO_ALL:
             return super().route_edge(ek, c, old, ins, outs)
         up, down = self.vidx[e.source], self.vidx[e.target]
-        sizes = (len(old.topo.tasks_of[up]), len(old.topo.tasks_of[down]), len(self.topo.tasks_of[up]),
-                 len(self.topo.tasks_of[down]))
+        sizes = self.edge_sizes(ek, old)
         unchanged = is_identity(self.read_pattern(was, now), now, *sizes)
         targets = restored_output_buffers(was, now, *sizes, resolve=lambda p: self.read_pattern(p, now),
                                           writes=self.writes_recovered_output, new_consumer=self.new_consumer_of,
@@ -96,17 +95,21 @@ class PointwiseStateAssignment(StateAssignmentOperation):
         (``distributePointwiseOutputBufferToDownstream``) skips the rule for an identity
         mapping.  Abstraction: the model decides per vertex, not per subtask (a subtask whose
         descriptor has no old instance counts as an identity in Flink)."""
-        job, otopo = self.topo.job, old.topo
         flight = self.in_flight(c, old)
-        for ek, e in enumerate(job.edges):
+        for ek, e in enumerate(self.topo.job.edges):
             if self.vidx[e.target if inputs else e.source] != k or not flight[ek]:
                 continue
-            up, down = self.vidx[e.source], self.vidx[e.target]
-            sizes = (len(otopo.tasks_of[up]), len(otopo.tasks_of[down]), len(self.topo.tasks_of[up]), len(self.topo.tasks_of[down]))
-            was, now = otopo.job.edges[ek].pattern.value, e.pattern.value
-            if not is_identity(self.read_pattern(was, now), now, *sizes):
+            was, now = old.topo.job.edges[ek].pattern.value, e.pattern.value
+            if not is_identity(self.read_pattern(was, now), now, *self.edge_sizes(ek, old)):
                 return True
         return False
+
+    def edge_sizes(self, ek: int, old: "FlinkModel") -> tuple[int, int, int, int]:
+        """Edge ``ek``'s (old up, old down, new up, new down) parallelisms."""
+        e = self.topo.job.edges[ek]
+        up, down = self.vidx[e.source], self.vidx[e.target]
+        return (len(old.topo.tasks_of[up]), len(old.topo.tasks_of[down]), len(self.topo.tasks_of[up]),
+                len(self.topo.tasks_of[down]))
 
     def new_consumer_of(self, old_consumer: int, new_down_p: int) -> int:
         """The new consumer that takes old consumer ``old_consumer``'s channel state, its input

@@ -47,6 +47,7 @@ the newer barrier is read, so the newer checkpoint switches later, never earlier
 from __future__ import annotations
 
 from .component import Component
+from .task_input import priority_index
 from .tx import Tx, consumer_end
 from .world import BARRIER, CANCEL, TaskState
 
@@ -104,19 +105,18 @@ class CheckpointBarrierHandler(Component):
         checkpoint being collected only records the channel, ``announcementReceived``)."""
         if not self.scope.input_buffers:
             return 0
-        last = ts.last_barrier
-        best = 0
-        buffers = self.scope.input_buffers
-        for c in self.topo.inputs[t]:
-            items = channels[c]
-            if not items:
-                continue
-            for x in items[:consumer_end(items, buffers)]:
-                if x[0] == BARRIER and len(x) == 2 and x[1] > last:  # an older one is obsolete
-                    if best == 0 or x[1] < best:
-                        best = x[1]
-                    break
-        return best
+        found = [self.announced_index(channels[c], ts.last_barrier) for c in self.topo.inputs[t]]
+        cps = [channels[c][j][1] for c, j in zip(self.topo.inputs[t], found) if j >= 0]
+        return min(cps, default=0)
+
+    def announced_index(self, items: tuple, newer_than: int, cp: int = 0) -> int:
+        """Where the first aligned barrier newer than ``newer_than`` (of ``cp`` if given) waits in
+        a channel's input-channel part (before ``tx.consumer_end``), or -1; an older one is
+        obsolete (``processBarrierAnnouncement``)."""
+        for j, x in enumerate(items[:consumer_end(items, self.scope.input_buffers)]):
+            if x[0] == BARRIER and len(x) == 2 and x[1] > newer_than:
+                return j if not cp or x[1] == cp else -1
+        return -1
 
     def on_alignment_timeout(self, tx: Tx, t: int, cp: int) -> None:
         """The alignment timer of ``cp`` fires.  Flink counts it from the checkpoint's start
@@ -145,18 +145,14 @@ class CheckpointBarrierHandler(Component):
         """``prioritizeAllAnnouncements``: each barrier of ``cp`` waiting in one of ``t``'s input
         channels becomes a priority barrier where it is, and the gate takes it
         (``StreamTask.deliver``: what it overtook is input channel state)."""
-        buffers = self.scope.input_buffers
         for c in self.topo.inputs[t]:
             items = tx.channels[c]
-            if any(len(x) == 3 and x[0] == BARRIER for x in items):
+            if priority_index(items) >= 0:
                 continue  # a priority barrier is taken first; this one is read in turn and recorded up to
-            end = consumer_end(items, buffers)
-            for j in range(end):
-                x = items[j]
-                if x[0] == BARRIER and len(x) == 2 and x[1] == cp:
-                    tx.channels[c] = items[:j] + ((BARRIER, cp, 1),) + items[j + 1:]
-                    self.task.deliver(tx, c)
-                    break
+            j = self.announced_index(items, cp - 1, cp)
+            if j >= 0:
+                tx.channels[c] = items[:j] + ((BARRIER, cp, 1),) + items[j + 1:]
+                self.task.deliver(tx, c)
 
     def on_cancel(self, tx: Tx, t: int, cp: int) -> None:
         """``processCancellationBarrier``: a marker for a newer checkpoint, or for the one

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from ckptcheck.model.assignment import PointwiseStateAssignment, StateAssignmentOperation
 from ckptcheck.model.barriers import CheckpointBarrierHandler
-from ckptcheck.model.tx import consumer_end
 from ckptcheck.model.pointwise import ALL_TO_ALL, consumers_of
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.task import StreamTask, priority_index
@@ -139,11 +138,10 @@ class AnnouncedBarrierSkipsQueued(CheckpointBarrierHandler):
     def prioritize_announcements(self, tx, t: int, cp: int) -> None:
         for c in self.topo.inputs[t]:
             items = tx.channels[c]
-            for j in range(consumer_end(items, self.scope.input_buffers)):
-                if items[j][0] == BARRIER and len(items[j]) == 2 and items[j][1] == cp:
-                    tx.channels[c] = ((BARRIER, cp, 1),) + items[:j] + items[j + 1:]
-                    self.task.deliver(tx, c)
-                    break
+            j = self.announced_index(items, cp - 1, cp)
+            if j >= 0:
+                tx.channels[c] = ((BARRIER, cp, 1),) + items[:j] + items[j + 1:]
+                self.task.deliver(tx, c)
 
 
 def announcement_entry_scope() -> Scope:
