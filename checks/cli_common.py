@@ -359,10 +359,15 @@ def _scopes_from_args(args, design) -> tuple:
     """The scope the options name; with no scope option, every default scope of the design
     (``default_scopes_for``: most designs have one)."""
     first = _scope_from_args(args, design)
-    given = [getattr(args, name, None) for name in SCOPE_OPTIONS]
-    if any(v is not None and v is not False for v in given):  # --failures 0 names a scope too
+    if scope_named(args):
         return (first,)
     return (first,) + default_scopes_for(design)[1:]
+
+
+def scope_named(args) -> bool:
+    """Does a scope option name the scope (``--failures 0`` names one too)?  Otherwise the
+    design's default scopes are searched."""
+    return any(v is not None and v is not False for v in (getattr(args, name, None) for name in SCOPE_OPTIONS))
 
 
 _MARK = {

@@ -5,17 +5,25 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from ckptcheck.specs.catalog import CATALOG
+from ckptcheck.specs.errors import InputError
 
 from .cli_common import _positive_float, _say
 from .outputs import out_dir
 from .results import VIOLATED
+from .trace import write_json_atomic
 
 
 def cmd_catalog(args) -> int:
+    if args.default_scopes and args.report:
+        raise InputError("options", "--report", "not with --default-scopes (its table is written to --out as"
+                         " default-scopes.json)")
     out = out_dir(args.out, "--out")
     report_dir = out_dir(args.report, "--report") if args.report else None
+    if args.default_scopes:
+        return cmd_catalog_default_scopes(args, out)
     from .catalogrun import run_entry
 
     from .catalogrun import CatalogInterrupted
@@ -75,6 +83,52 @@ def cmd_catalog(args) -> int:
     return 0 if missed == 0 else 1
 
 
+def cmd_catalog_default_scopes(args, out) -> int:
+    """``catalog --default-scopes``: each entry in its correct design's default scopes
+    (``checks.catalog_reach``); the table on the console and in ``OUT/default-scopes.json``."""
+    from .api import save_traces
+    from .catalog_reach import FOUND, MISSED, reach_entry
+    from ckptcheck.specs.spec import Spec
+
+    rows = []
+    interrupted = None
+    t0 = time.perf_counter()
+    for i, e in enumerate(CATALOG, 1):
+        print(f"catalog  [{i}/{len(CATALOG)}] {e.name}: searching for {e.violates} in the default scopes of {e.correct.name}",
+              file=sys.stderr, flush=True)
+        try:
+            row, found = reach_entry(e, workers=os.cpu_count() or 1, max_seconds=args.max_seconds)
+        except KeyboardInterrupt:
+            interrupted = f"interrupted during entry {i} of {len(CATALOG)} ({e.name}); the entries above are complete"
+            break
+        rows.append(row)
+        _say(row.line())
+        if found is not None:
+            paths = save_traces(found, Spec(e.design, found.scope), out, prefix=f"{e.name}.default-scope-{row.scope}")
+            _say(f"        trace {', '.join(str(p) for p in paths if p.name.endswith(f'--{e.violates}.trace.json'))}")
+    found_n = sum(r.status == FOUND for r in rows)
+    missed = [r.entry for r in rows if r.status == MISSED]
+    unsure = [r.entry for r in rows if r.status not in (FOUND, MISSED)]
+    headline = f"{found_n}/{len(CATALOG)} catalog entries found in their base design's default scopes"
+    if missed:
+        headline += f"; missed (every default scope searched to the end): {', '.join(missed)}"
+    if unsure:
+        headline += f"; not settled within --max-seconds {args.max_seconds:g}: {', '.join(unsure)}"
+    if interrupted:
+        headline += f"; {interrupted}"
+    path = out / "default-scopes.json"
+    write_json_atomic(path, {"headline": headline, "max_seconds": args.max_seconds,
+                             "seconds": round(time.perf_counter() - t0, 1), "entries": [r.to_json() for r in rows]})
+    _say(f"RESULT: {headline}")
+    _say(f"table written to {path}")
+    if interrupted:
+        print("ckptcheck: interrupted", file=sys.stderr)
+        return 130
+    if missed:
+        return 1
+    return 3 if unsure else 0
+
+
 def add_parser(sub) -> None:
     """``ckptcheck catalog``."""
     k = sub.add_parser("catalog", help="run every catalog entry and its correct design on the same scope")
@@ -83,4 +137,8 @@ def add_parser(sub) -> None:
     k.add_argument("--max-seconds", type=_positive_float, default=None, metavar="S",
                    help="bound each of an entry's two searches (the flaw's, the correct design's) to S seconds; an entry"
                    " not settled in time is reported as not found within the bound, exit 3 if that is all that is missing")
+    k.add_argument("--default-scopes", action="store_true",
+                   help="search each entry in the default scopes of its correct design instead of its own scope (what"
+                   " `ckptcheck check --design NAME` would find), and print found or missed per entry; exit 1 if an entry"
+                   " is missed in every default scope searched to the end, 3 if one was not settled within --max-seconds")
     k.set_defaults(func=cmd_catalog)

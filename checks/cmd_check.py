@@ -21,6 +21,7 @@ from .cli_common import (
     _search_options,
     print_header,
     print_result,
+    scope_named,
 )
 from .outputs import out_dir
 from .suite import SuiteResult
@@ -92,7 +93,17 @@ def cmd_check(args) -> int:
         _say(f"RESULT: {'a property is violated' if violated else 'no violation in the scopes searched'}; {unsearched}"
              f" default scope(s) not searched (--max-seconds): nothing is proved about the design's default scopes")
         return 1 if violated else 3
-    return SuiteResult(tuple(r for r, _ in runs)).exit_status if len(runs) > 1 else runs[0][0].exit_status
+    status = SuiteResult(tuple(r for r, _ in runs)).exit_status if len(runs) > 1 else runs[0][0].exit_status
+    if status == 0 and not scope_named(args):
+        unreached = SuiteResult(tuple(r for r, _ in runs)).unreached
+        if unreached:
+            _say(f"FAILED: no default scope of {design.name} reaches the witness(es) {', '.join(unreached)}: the check"
+                 f" says nothing about {'that mechanism' if len(unreached) == 1 else 'those mechanisms'} (exit 4)")
+            return UNREACHED_WITNESS
+    return status
+
+
+UNREACHED_WITNESS = 4  # exit status: every default scope searched whole, nothing violated, a witness hit in none
 
 
 def suite_lines(suite: SuiteResult) -> list[str]:
@@ -128,8 +139,9 @@ def add_parser(sub) -> None:
     c = sub.add_parser(
         "check", help="check a design in a scope",
         description="Check a design in a scope.  Exit status: 0 every property holds (exhaustive search), 1 a "
-        "property is violated, 2 bad input, 3 no violation found but the search was cut short or sampled, 130 "
-        "interrupted (the partial result is written).",
+        "property is violated, 2 bad input, 3 no violation found but the search was cut short or sampled, 4 the "
+        "design's default scopes were searched whole without a violation but a witness is hit in none of them (the "
+        "check says nothing about that mechanism), 130 interrupted (the partial result is written).",
         epilog="examples: ckptcheck check --design flip600-regional | ckptcheck check --design my.toml --job "
         "forward-2x2 --checkpoints 1 --failures 0 | ckptcheck check --design mymod:MY_VARIANT --report rep",
     )

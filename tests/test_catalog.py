@@ -16,7 +16,7 @@ from ckptcheck.specs.catalog import CATALOG, UNALIGNED_CATALOG, entry
 from ckptcheck.specs.figures import CATALOG_STEPS
 from ckptcheck.specs.spec import Spec
 
-from conftest import catalog_run
+from conftest import SEARCH_WORKERS, catalog_run
 
 
 @lru_cache(maxsize=None)
@@ -24,14 +24,14 @@ def correct_result(design_name: str, scope_repr: str):
     """The correct design's search of an entry's scope, once per (design, scope): entries that
     share both share the run."""
     e = next(x for x in CATALOG if x.correct.name == design_name and repr(x.scope) == scope_repr)
-    return check(e.correct, e.scope, workers=2)
+    return check(e.correct, e.scope, workers=SEARCH_WORKERS)
 
 
 SHORTEST_IN_DEFAULT_RUN = 15  # longer counterexamples are proved shortest in the deep run (a search one step short costs most)
 
 
 def assert_shortest(e, length: int) -> None:
-    shorter = check(e.design, e.scope, max_depth=length - 1, stop_at=e.violates, workers=2)
+    shorter = check(e.design, e.scope, max_depth=length - 1, stop_at=e.violates, workers=SEARCH_WORKERS)
     assert shorter.verdict(e.violates).status != VIOLATED, f"{e.name}: a shorter counterexample exists"
 
 
@@ -66,11 +66,14 @@ DEEP_ENTRIES += ("P1-unchanged-pointwise-edge-in-a-rescaled-task",)
 # 2x2 scope with a failure: 12 s; FLINK-40016's keyed-2x1 with a buffer per input channel:
 # 136,244 states, 12 s; K2's, F1's and K1's flip600-regional scopes: 6 s, 5 s and 7 s; cleaner-deletes-restore-checkpoint
 # and uc-no-record-filter: about 7 s and 4 s; null-state-checkpoint-during-replay: 65,067 states, 5 s; K10's
-# flip600-regional-incremental on forward-2x2 with three checkpoints: 74,806 states, 7 s): it runs in the deep
-# run and in ``ckptcheck catalog``
+# flip600-regional-incremental on forward-2x2 with three checkpoints: 74,806 states, 7 s; K9's
+# flip600-regional-awaiting-coordinators on enumerator-2-and-sides: 94,733 states, 10 s on one process;
+# legacy-source-rereads-finished-split's baseline on keyed-2x1 with a failure: about 8 s): it runs in the
+# claims run (test_correct_design_passes_the_scope_of) and in ``ckptcheck catalog``
 DEEP_CORRECT = ("commit-at-pre-commit", "FLINK-40016-buffers-persisted-twice", "K2-regions-joined-by-keyby",
                 "F1-fallback-notice-finishes-task", "K1-regional-final-checkpoint", "cleaner-deletes-restore-checkpoint",
-                "uc-no-record-filter", "null-state-checkpoint-during-replay", "K10-backend-confirms-regional-id")
+                "uc-no-record-filter", "null-state-checkpoint-during-replay", "K10-backend-confirms-regional-id",
+                "K9-late-ack-overwrites-fallback", "legacy-source-rereads-finished-split")
 # no-alignment-block's correct pass is the baseline on keyed-2x2 without faults (87,384 states, 8 s):
 # the default run makes that very search in tests/test_explore.py (test_baseline_holds_and_reports_
 # unreached_witnesses, which asserts it complete and violation-free), so here it runs deep only

@@ -16,6 +16,7 @@ from ckptcheck.model.world import COMMITTED, FINISHED, NOTIFY_ABORT, NOTIFY_COMP
 from ckptcheck.specs.designs import BASELINE, FLIP600, UNALIGNED_TIMEOUT
 from ckptcheck.specs.scopes import scope
 
+from conftest import SEARCH_WORKERS
 from test_protocol import Run
 
 CONCURRENT = BASELINE.with_(name="concurrent-2", max_concurrent_checkpoints=2)
@@ -121,7 +122,7 @@ def test_concurrent_checkpoints_hold_and_reach_every_concurrency_witness():
     and subsumes the older, and a task finishes on a later completion or with a later
     checkpoint it acknowledged still pending (seed 004's 42/43/44)."""
     r = check(CONCURRENT, scope("keyed-1x1", records_per_split=1, max_checkpoints=2, max_failures=0, max_declines=0,
-                                max_timeouts=0, max_lost_notifications=1), workers=2)
+                                max_timeouts=0, max_lost_notifications=1), workers=SEARCH_WORKERS)
     assert r.complete and r.ok, [v.reason for v in r.violated]
     assert r.stats["states"] == 10_040
     for w in ("two-checkpoints-pending", "a-completion-subsumes-a-pending-checkpoint",
@@ -131,9 +132,9 @@ def test_concurrent_checkpoints_hold_and_reach_every_concurrency_witness():
 
 def test_a_closed_task_declining_its_trigger_is_reached_and_everything_holds():
     r = check(BASELINE, scope("keyed-1x1", records_per_split=1, max_checkpoints=2, max_failures=0, max_declines=1,
-                              max_timeouts=0, max_lost_notifications=0, staggered_triggers=True), workers=2)
+                              max_timeouts=0, max_lost_notifications=0, staggered_triggers=True), workers=SEARCH_WORKERS)
     assert r.complete and r.ok, [v.reason for v in r.violated]
     assert r.verdict("a-trigger-reaches-a-closed-task").status == "hit"
     none = check(BASELINE, scope("keyed-1x1", records_per_split=1, max_checkpoints=2, max_failures=0, max_declines=0,
-                                 max_timeouts=0, max_lost_notifications=0, staggered_triggers=True), workers=2)
+                                 max_timeouts=0, max_lost_notifications=0, staggered_triggers=True), workers=SEARCH_WORKERS)
     assert none.verdict("a-trigger-reaches-a-closed-task").status == "not applicable", "it takes the decline budget"

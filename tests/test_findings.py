@@ -114,7 +114,7 @@ def test_committed_flip600_pr_report_replays():
     assert text.count("| holds (exhaustive search of the scope,") == len(listed)
 
 
-@pytest.mark.claims  # the whole flip600-pr manifest under its three readings: about 15 minutes with 2 workers
+@pytest.mark.deep  # the whole flip600-pr manifest under its three readings: 1,495 s on two cores, measured once
 def test_flip600_pr_manifest_holds_to_the_searches(tmp_path):
     """Every violation the manifest expects is found, nothing else is, every trace replays and
     every fix holds exhaustively in its scope: what ``ckptcheck findings flip600-pr`` exits 0 on."""

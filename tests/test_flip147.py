@@ -17,7 +17,7 @@ from ckptcheck.specs.catalog import entry, flip147_scope
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.scopes import scope
 
-from conftest import catalog_run
+from conftest import SEARCH_WORKERS, catalog_run
 from test_protocol import Run
 
 PARTIAL = ("a-checkpoint-with-a-partly-finished-vertex", "a-finished-subtask-restarts")
@@ -34,7 +34,7 @@ def test_claim_discarding_finished_state_is_safe_for_flip27_sources_not_for_lega
     with a legacy source the restarted subtask reads its split again and the sink commits a
     record twice (35 steps, catalog ``legacy-source-rereads-finished-split``)."""
     e = entry("legacy-source-rereads-finished-split")
-    good = check(BASELINE, e.scope, workers=2)
+    good = check(BASELINE, e.scope, workers=SEARCH_WORKERS)
     assert good.complete and good.ok and good.stats["states"] == 32_119
     for w in PARTIAL:
         assert good.verdict(w).status == "hit", w
@@ -53,7 +53,7 @@ def test_claim_union_list_state_vertices_finish_all_at_once():
     exhaustively with the abort witnessed; without it a checkpoint holds a partly finished
     union vertex and loses the finished subtask's part (22 steps)."""
     e = entry("union-state-finishes-partly")
-    good = check(BASELINE, e.scope, workers=2)
+    good = check(BASELINE, e.scope, workers=SEARCH_WORKERS)
     assert good.complete and good.ok and good.verdict("a-union-state-abort").status == "hit"
     v = catalog_run(e.name).verdict(e.violates)
     assert v.status == VIOLATED and "union list state of sink[" in v.reason and len(v.trace) == 22
@@ -68,7 +68,7 @@ def test_claim_tasks_finishing_do_not_fail_pending_checkpoints():
     task it was triggered with finished (the witness), and every property holds there
     exhaustively (as in the baseline's default scope, test_deep)."""
     e = entry("legacy-source-rereads-finished-split")
-    r = check(BASELINE, e.scope, workers=2)
+    r = check(BASELINE, e.scope, workers=SEARCH_WORKERS)
     assert r.complete and r.ok and r.verdict("a-checkpoint-survives-a-finish").status == "hit"
 
 
@@ -155,11 +155,11 @@ def test_claim_stop_with_savepoint_drains_only_when_the_job_is_not_resumed():
     def sc(mode):
         return scope("sink-v2", records_per_split=2, max_checkpoints=0, max_failures=1, max_declines=0, max_timeouts=0,
                      max_lost_notifications=0, stop_with_savepoint=mode)
-    good = check(BASELINE, sc("no-drain"), workers=2)
+    good = check(BASELINE, sc("no-drain"), workers=SEARCH_WORKERS)
     assert good.complete and good.ok and good.stats["states"] == 17_494
     for w in ("a-stop-savepoint-completes", "a-stopped-job-finishes", "a-job-resumes-from-its-savepoint", "a-stop-fails"):
         assert good.verdict(w).status == "hit", w
-    drained = check(BASELINE, sc("drain"), workers=2, stop_at="writer-input-before-end-of-input")
+    drained = check(BASELINE, sc("drain"), workers=SEARCH_WORKERS, stop_at="writer-input-before-end-of-input")
     v = drained.verdict("writer-input-before-end-of-input")
     assert v.status == VIOLATED and "IllegalStateException" in v.reason and len(v.trace) == 12
     assert any(type(a).__name__ == "ResumeFromSavepoint" for a in v.trace)
@@ -173,8 +173,8 @@ def test_symmetry_on_a_sink_v2_job_keeps_every_verdict_and_halves_the_states():
     states (about 10 s in all)."""
     sc = scope("union-sink-v2-2x2", records_per_split=1, max_checkpoints=1, max_failures=0, max_declines=0,
                max_timeouts=0, max_lost_notifications=0, instant_acks=True)
-    full = check(BASELINE, sc, workers=2)
-    reduced = check(BASELINE, sc, workers=2, symmetry=True)
+    full = check(BASELINE, sc, workers=SEARCH_WORKERS)
+    reduced = check(BASELINE, sc, workers=SEARCH_WORKERS, symmetry=True)
     assert full.complete and reduced.complete and full.ok and reduced.ok
     assert (full.stats["states"], reduced.stats["states"]) == (65_197, 32_822)
     assert [(v.property, v.status) for v in full.verdicts] == [(v.property, v.status) for v in reduced.verdicts]
@@ -209,6 +209,6 @@ def test_without_checkpoints_after_finish_an_end_of_partition_aborts_the_alignme
         assert w.tasks[sink].aligning == 1 and w.channels[0][0] == (3,)  # EndOfPartition next, checkpoint 1 aligning
         w = m.step(w, trace[-1])
         assert (w.tasks[sink].last_barrier == 1 and w.tasks[sink].aligning == 0) and any(x[0] == sink for x in w.acks) is snapshots
-    r = check(old, sc, workers=2)
+    r = check(old, sc, workers=SEARCH_WORKERS)
     assert r.verdict("end-of-partition-aborts-a-checkpoint").status == HIT
     assert check(BASELINE, sc.with_(max_checkpoints=0), workers=1).verdict("end-of-partition-aborts-a-checkpoint").status == "not applicable"

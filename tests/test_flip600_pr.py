@@ -14,6 +14,8 @@ from ckptcheck.specs.designs import FLIP600_PR, FLIP600_PROPOSED
 from ckptcheck.specs.findings import enumerator_scope
 from ckptcheck.specs.scopes import scope
 
+from conftest import SEARCH_WORKERS
+
 PR = FLIP600_PR
 # the thread's rules with the PR's ratio and counter, so that only the rule under test differs
 THREAD = FLIP600_PROPOSED.with_(name="thread-at-pr-ratio", max_failed_region_percent=30)
@@ -205,11 +207,12 @@ def test_live_add_back_fix_holds_in_the_same_scope():
     """The thread's correction (the checkpoint's copy only) holds where the PR reads twice:
     2,506,087 states, exhaustively (the completion waiting for the coordinators, row N5)."""
     fixed = PR.with_(name="flip600-pr-fix-B12", coordinator_region_fallback="fallback")
-    r = check(fixed, enumerator_scope(), workers=2)
+    r = check(fixed, enumerator_scope(), workers=SEARCH_WORKERS)
     assert r.complete and r.ok and r.stats["states"] == 2_506_087
     assert r.verdict("a-regional-checkpoint-completes").status == "hit"
 
 
+@pytest.mark.claims  # three searches of the PR's second default scope, about 17 s
 def test_second_default_scope_reaches_the_prs_end_of_input_rules():
     """``end_of_input_scope`` (its figure is in specs/figures.py): the PR holds there,
     exhaustively, and both end-of-input rules of the PR are reached: a declined checkpoint
@@ -225,15 +228,15 @@ def test_second_default_scope_reaches_the_prs_end_of_input_rules():
 
     assert default_scopes_for(PR) == (four_region_scope(), end_of_input_scope(), regional_union_scope(),
                                       regional_coordinator_scope())
-    r = check(PR, end_of_input_scope(), workers=2)
+    r = check(PR, end_of_input_scope(), workers=SEARCH_WORKERS)
     assert r.complete and r.ok, [v.reason for v in r.violated]
     v = r.verdict("a-finished-region-is-not-counted")
     assert v.status == HIT and "judged over 1 of 2 regions (side[0] had finished" in v.reason and "aborted" in v.reason
     v = r.verdict("finished-sources-force-global")
     assert v.status == HIT and "triggered once every source had FINISHED: the trigger set the force flag" in v.reason
-    at_evaluation = check(PR.with_(name="pr-at-evaluation", end_of_input_rule="finished-sets-force"), end_of_input_scope(), workers=2)
+    at_evaluation = check(PR.with_(name="pr-at-evaluation", end_of_input_rule="finished-sets-force"), end_of_input_scope(), workers=SEARCH_WORKERS)
     assert at_evaluation.verdict("finished-sources-force-global").status == NOT_REACHED
-    thread = check(FLIP600, end_of_input_scope(), workers=2, max_states=1)
+    thread = check(FLIP600, end_of_input_scope(), workers=SEARCH_WORKERS, max_states=1)
     for name in ("a-finished-region-is-not-counted", "finished-sources-force-global"):
         assert thread.verdict(name).status == NOT_APPLICABLE
 

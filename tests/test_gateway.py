@@ -5,6 +5,8 @@ release or drop them; FLIP-600 PR #28963 leaves a failed-region reader's gateway
 
 from __future__ import annotations
 
+import pytest
+
 from ckptcheck.checks.api import check
 from ckptcheck.model.actions import Ack, AssignSplit, Decline, FailTask, Notify, Restore, TriggerCheckpoint
 from ckptcheck.model.gateway import OperatorCoordinatorHolder
@@ -15,6 +17,7 @@ from ckptcheck.specs.catalog import NoOperatorEventGateway
 from ckptcheck.specs.designs import BASELINE, FLIP600_PR
 from ckptcheck.specs.scopes import enumerator_default_scope, regional_coordinator_scope, scope
 
+from conftest import SEARCH_WORKERS
 from test_protocol import Run
 
 SOURCE, SINK, SIDE = 0, 1, 2  # enumerator-and-side: the reader, its sink, the separate source
@@ -91,15 +94,16 @@ def test_an_event_held_for_a_newer_checkpoint_moves_to_the_older_mark_when_the_n
     assert tx.coord.held == () and tx.coord.gateways == () and tx.tasks[SOURCE].split == 0
 
 
+@pytest.mark.claims  # 72,504 states twice, about 20 s: the default run has catalog entry no-operator-event-gateway
 def test_the_baselines_enumerator_scope_holds_and_the_gateway_is_what_keeps_it_holding():
     """The baseline's second default scope: the gateway's witness is hit and every property
     holds; without the gateway the same scope gives a split to two places (and, after a restore,
     commits a record twice)."""
     sc = enumerator_default_scope()
-    good = check(BASELINE, sc, workers=2)
+    good = check(BASELINE, sc, workers=SEARCH_WORKERS)
     assert good.complete and good.ok, [v.reason for v in good.violated]
     assert good.verdict("an-event-waits-for-a-closed-gateway").status == "hit"
-    bad = check(BASELINE.with_(name="no-gateway", gateways=NoOperatorEventGateway), sc, workers=2)
+    bad = check(BASELINE.with_(name="no-gateway", gateways=NoOperatorEventGateway), sc, workers=SEARCH_WORKERS)
     assert {v.property for v in bad.violated} == {"split-ownership-consistent", "exactly-once-output"}
 
 
@@ -110,8 +114,8 @@ def test_the_prs_fallback_leaves_a_failed_readers_gateway_closed_and_changes_no_
     both readings give the same verdicts in the PR's coordinator scope with staggered trigger RPCs,
     the left-closed one reaching states the other does not."""
     sc = regional_coordinator_scope().with_(staggered_triggers=True)
-    pr = check(FLIP600_PR, sc, workers=2)
-    opened = check(FLIP600_PR.with_(name="pr-gateways-reopened", regional_gateway_on_fallback="reopened"), sc, workers=2)
+    pr = check(FLIP600_PR, sc, workers=SEARCH_WORKERS)
+    opened = check(FLIP600_PR.with_(name="pr-gateways-reopened", regional_gateway_on_fallback="reopened"), sc, workers=SEARCH_WORKERS)
     assert pr.complete and opened.complete
     assert pr.verdict("a-gateway-stays-closed-after-a-fallback").status == "hit"
     assert opened.verdict("a-gateway-stays-closed-after-a-fallback").status == "not applicable"

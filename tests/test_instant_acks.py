@@ -25,6 +25,7 @@ from ckptcheck.specs.catalog import entry
 from ckptcheck.specs.designs import BASELINE, FLIP147, FLIP600, FLIP600_PR, UNALIGNED
 from ckptcheck.specs.scopes import default_scope_for, flip147_concurrent_scope, flip147_union_scope, scope
 
+from conftest import SEARCH_WORKERS
 from test_protocol import Run
 
 CONCURRENT = BASELINE.with_(name="concurrent-2", max_concurrent_checkpoints=2)
@@ -178,7 +179,7 @@ def test_an_instant_ack_counterexample_replays_from_its_trace(tmp_path, capsys):
 def test_flip147_default_holds_with_every_witness_the_concurrency_ones_included():
     """Issue 14's default scope with two concurrent checkpoints (the README's figure, about 9.5
     minutes): every property holds exhaustively and every applicable witness is hit."""
-    r = check(FLIP147, flip147_concurrent_scope(), workers=2)
+    r = check(FLIP147, flip147_concurrent_scope(), workers=SEARCH_WORKERS)
     assert r.complete and r.ok, [v.reason for v in r.violated]
     assert r.stats["states"] == 8_494_887
     hit = {v.property for v in r.verdicts if v.status == HIT}
@@ -200,7 +201,7 @@ def test_flip147_second_default_scope_reaches_the_union_abort_with_partial_finis
     fault in this scope), and the first default scope hits each of them.  No task here is
     triggered by RPC because its producers finished (no global committer: a writer's final
     checkpoint is its source's), so that witness does not apply."""
-    r = check(FLIP147, flip147_union_scope(), workers=2, symmetry=True)
+    r = check(FLIP147, flip147_union_scope(), workers=SEARCH_WORKERS, symmetry=True)
     assert r.complete and r.ok, [v.reason for v in r.violated]
     assert r.stats["states"] == 2_703_977
     for w in ("a-union-state-abort", "a-checkpoint-with-a-partly-finished-vertex", "two-checkpoints-pending",

@@ -102,6 +102,7 @@ def test_workers_do_not_outlive_a_killed_check(tmp_path):
     assert not alive, f"orphaned workers: {alive}"
 
 
+@pytest.mark.claims  # a Spark driver's JVM of its own, about 20 s; the other commands' Ctrl-C is in the default run
 def test_spark_generate_ends_at_ctrl_c(tmp_path):
     """The Spark job is cancelled and the command ends; nothing half-written.  Ctrl-C comes once
     a stage runs (its progress line): on a loaded machine a fixed delay could land in the

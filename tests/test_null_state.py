@@ -20,7 +20,7 @@ from ckptcheck.specs.errors import InputError
 from ckptcheck.specs.jobs import job_from_dict
 from ckptcheck.specs.scopes import scope
 
-from conftest import catalog_run
+from conftest import SEARCH_WORKERS, catalog_run
 from test_protocol import Run
 
 WITNESSES = ("a-recovery-from-an-older-null-state-checkpoint", "a-sink-discards-a-replayed-record", "a-barrier-is-reinserted")
@@ -90,7 +90,7 @@ def test_a_recovery_restarts_from_the_null_state_checkpoint_and_replays_to_the_r
 
 def test_catalog_scope_holds_exhaustively_with_every_null_state_witness():
     """The catalog's null-state scope: golden count, every witness hit."""
-    result = check(NULL_STATE, null_state_catalog_scope(), workers=2)
+    result = check(NULL_STATE, null_state_catalog_scope(), workers=SEARCH_WORKERS)
     assert result.complete and result.ok and result.stats["states"] == 8_214
     _witnessed(result)
 
@@ -101,11 +101,11 @@ def test_a_sink_v2_writer_discards_until_the_reinserted_barrier():
     exhaustively; a writer that keeps them commits a record twice."""
     sc = scope("null-state-sink-v2", records_per_split=2, max_checkpoints=1, max_failures=1, max_declines=0,
                max_timeouts=0, max_lost_notifications=0)
-    good = check(NULL_STATE, sc, workers=2)
+    good = check(NULL_STATE, sc, workers=SEARCH_WORKERS)
     assert good.complete and good.ok and good.stats["states"] == 30_371
     assert "writer[0] discards replayed record" in good.verdict("a-sink-discards-a-replayed-record").reason
     from ckptcheck.specs.catalog import entry
-    bad = check(entry("null-state-sinks-keep-replayed-records").design, sc, stop_at="exactly-once-output", workers=2)
+    bad = check(entry("null-state-sinks-keep-replayed-records").design, sc, stop_at="exactly-once-output", workers=SEARCH_WORKERS)
     assert "committed twice" in bad.verdict("exactly-once-output").reason
 
 
@@ -166,10 +166,10 @@ def test_claim_the_pipeline_must_restart_from_the_null_state_checkpoint():
     exhaustively: restarting from the latest checkpoint leaves the window without the records
     it held (the state is not persisted), while the preset holds the same scope."""
     sc = null_state_catalog_scope()
-    bad = check(_variant(RestartFromLatest), sc, stop_at="recomputed-state-matches", workers=2)
+    bad = check(_variant(RestartFromLatest), sc, stop_at="recomputed-state-matches", workers=SEARCH_WORKERS)
     v = bad.verdict("recomputed-state-matches")
     assert v.status == VIOLATED and "window[0] was wrongly recomputed" in v.reason and "lacks record" in v.reason
-    good = check(NULL_STATE, sc, workers=2)
+    good = check(NULL_STATE, sc, workers=SEARCH_WORKERS)
     assert good.complete and good.ok
 
 
@@ -180,9 +180,9 @@ def test_claim_the_null_state_checkpoint_is_the_most_recent_one_preceding_every_
     loses the window's oldest record, an older one (the job's start) is safe, it only replays
     more; the preset holds (``test_claim_the_pipeline_must_restart_...``)."""
     sc = null_state_catalog_scope()
-    bad = check(_variant(OneTooRecent), sc, stop_at="recomputed-state-matches", workers=2)
+    bad = check(_variant(OneTooRecent), sc, stop_at="recomputed-state-matches", workers=SEARCH_WORKERS)
     assert bad.verdict("recomputed-state-matches").status == VIOLATED
-    older = check(_variant(FromTheStart), sc, workers=2)
+    older = check(_variant(FromTheStart), sc, workers=SEARCH_WORKERS)
     assert older.complete and older.ok
 
 

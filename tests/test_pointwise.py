@@ -24,6 +24,8 @@ from ckptcheck.model.pointwise import (
     restored_output_buffers,
 )
 
+from conftest import SEARCH_WORKERS
+
 PW, A2A = POINTWISE, ALL_TO_ALL
 
 
@@ -170,7 +172,7 @@ def test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes
     from ckptcheck.specs.scopes import default_scope_for
 
     sc = default_scope_for(UNALIGNED_POINTWISE)
-    r = check(UNALIGNED_POINTWISE, sc, workers=2)
+    r = check(UNALIGNED_POINTWISE, sc, workers=SEARCH_WORKERS)
     assert r.complete and r.ok and r.stats["states"] == 295705
     for name in ("pointwise-restore-pw-to-pw", "pointwise-restore-a2a-to-pw", "pointwise-restore-pw-to-a2a",
                  "pointwise-restore-a2a-to-a2a"):
@@ -181,7 +183,7 @@ def test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes
         "pointwise-restore-a2a-to-a2a").reason
     for v in r.verdicts:
         assert v.status in (HOLDS, HIT, NOT_APPLICABLE), (v.name, v.status)
-    flink = check(UNALIGNED.with_(name="uc-pointwise-forced", unaligned_pointwise=True), sc, workers=2,
+    flink = check(UNALIGNED.with_(name="uc-pointwise-forced", unaligned_pointwise=True), sc, workers=SEARCH_WORKERS,
                   stop_at="restores-succeed")
     assert flink.verdict("restores-succeed").status == VIOLATED
     assert "UnsupportedOperationException" in flink.verdict("restores-succeed").reason
@@ -202,7 +204,7 @@ def test_claim_flink_21936_keyed_order_holds_in_its_scope_and_breaks_without_the
 
     sc = keyed_order_scope()
     for design, states in ((UNALIGNED_POINTWISE, 463741), (UNALIGNED, None)):
-        r = check(design, sc, workers=2)
+        r = check(design, sc, workers=SEARCH_WORKERS)
         assert r.complete and r.ok and r.verdict("per-key-order").status == HOLDS, design.name
         if states:
             assert r.stats["states"] == states
@@ -210,7 +212,7 @@ def test_claim_flink_21936_keyed_order_holds_in_its_scope_and_breaks_without_the
         else:  # the fallback aligns the map, whose keyBy output still carries channel state
             assert r.verdict("an-aligned-node-sends-unaligned-barriers").status == HIT
     e = entry("pointwise-no-upstream-recovery-tracker")
-    bad = check(e.design, sc, workers=2, stop_at="per-key-order").verdict("per-key-order")
+    bad = check(e.design, sc, workers=SEARCH_WORKERS, stop_at="per-key-order").verdict("per-key-order")
     assert bad.status == VIOLATED and len(bad.trace) == 15
     assert "record (split 1, offset 1) but not the earlier record (split 1, offset 0) of the same key" in bad.reason
 

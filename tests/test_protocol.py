@@ -21,6 +21,8 @@ from ckptcheck.specs.designs import BASELINE, FLIP600
 from ckptcheck.specs.jobs import forward_pipeline, keyed_three_stage
 from ckptcheck.specs.scopes import scope
 
+from conftest import SEARCH_WORKERS
+
 
 def model(design=BASELINE, job="keyed-2x2", **limits):
     limits.setdefault("max_checkpoints", 2)
@@ -250,6 +252,7 @@ import hashlib, json
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.specs.designs import BASELINE, FLIP600, UNALIGNED, UNALIGNED_POINTWISE
 from ckptcheck.specs.scopes import scope, unaligned_scope
+
 runs = [(BASELINE, scope("keyed-2x2", records_per_split=1, max_checkpoints=2, max_failures=1, max_declines=1)),
         (BASELINE, scope("union-2x2", records_per_split=1, max_checkpoints=2, max_failures=1)),
         (FLIP600, scope("forward-2x2", records_per_split=1, max_checkpoints=2, max_failures=1, max_declines=1)),
@@ -299,7 +302,7 @@ def test_a_cancellation_marker_aborts_an_alignment_where_a_failed_checkpoint_is_
     sc = named_scope("three-stage", records_per_split=0, bounded=False, max_checkpoints=2, max_failures=0,
                      max_declines=1, max_timeouts=0, max_lost_notifications=0)
     tolerant = BASELINE.with_(name="tolerates-one", tolerable_failed_checkpoints=1)
-    r = check(tolerant, sc, workers=2, stop_at="a-cancel-marker-aborts")
+    r = check(tolerant, sc, workers=SEARCH_WORKERS, stop_at="a-cancel-marker-aborts")
     v = r.verdict("a-cancel-marker-aborts")
     assert v.status == "hit" and "aborted its alignment of checkpoint 1 on the cancellation marker from map[" in v.reason
     assert check(BASELINE, sc, max_depth=3).verdict("a-cancel-marker-aborts").status == "not applicable"

@@ -43,6 +43,7 @@ def test_the_check_example_line_for_line(tmp_path, capsys, monkeypatch):
     assert quoted_lines == out
 
 
+@pytest.mark.claims  # about 20 s: the README's own check example runs in this tier too
 def test_the_compare_example(tmp_path, capsys, monkeypatch):
     argv, quoted = example("compare")
     monkeypatch.chdir(tmp_path)
@@ -58,6 +59,7 @@ def test_the_compare_example(tmp_path, capsys, monkeypatch):
             assert re.sub(r"^\s+\d+\. ", "", line) in out, line
 
 
+@pytest.mark.claims  # about 15 s of JVM; the default run checks conform on its own small run (tests/test_conform.py)
 @pytest.mark.skipif(flinkjvm.default_dist_jar() is None, reason="no Flink distribution jar: pip install -e '.[flink]'")
 def test_the_conform_example(capsys):
     argv, quoted = example("conform")

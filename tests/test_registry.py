@@ -16,6 +16,7 @@ from ckptcheck.specs.designs import BASELINE, FLIP600_INCREMENTAL, INCREMENTAL
 from ckptcheck.specs.spec import Spec
 from ckptcheck.specs.scopes import scope
 
+from conftest import SEARCH_WORKERS
 from test_protocol import Run
 
 SOURCE, SINK = 0, 1  # keyed-1x1
@@ -81,9 +82,9 @@ def test_the_registry_deletes_a_file_once_its_last_use_is_older_than_the_oldest_
 
 
 def test_flink_incremental_holds_where_the_baseline_holds_and_hits_its_witnesses():
-    sc = scope("keyed-2x2", records_per_split=1, max_checkpoints=1, max_failures=0, max_declines=0, max_timeouts=0,
+    sc = scope("keyed-2x1", records_per_split=1, max_checkpoints=1, max_failures=0, max_declines=0, max_timeouts=0,
                max_lost_notifications=0)
-    r = check(INCREMENTAL, sc, workers=2)
+    r = check(INCREMENTAL, sc, workers=SEARCH_WORKERS)
     assert r.complete and r.ok, [v.reason for v in r.violated]
     for w in ("a-placeholder-refers-to-an-earlier-file", "a-shared-file-outlives-its-checkpoint"):
         assert r.verdict(w).status == HIT, w

@@ -24,6 +24,7 @@ from ckptcheck.specs.designs import BASELINE, UNALIGNED
 from ckptcheck.specs.scopes import scope
 from ckptcheck.specs.spec import Spec
 
+from conftest import SEARCH_WORKERS
 from test_catalog import correct_result
 from test_protocol import Run as ProtocolRun
 
@@ -146,7 +147,7 @@ class ByIndex(StateAssignmentOperation):
 
 @lru_cache(maxsize=None)
 def _run(design, sc):
-    return check(design, sc, workers=2)
+    return check(design, sc, workers=SEARCH_WORKERS)
 
 
 def test_the_correct_redistribution_holds_and_wrong_ones_are_caught_in_the_same_scope():

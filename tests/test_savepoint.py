@@ -18,6 +18,7 @@ from ckptcheck.specs.designs import BASELINE, FLIP600, UNALIGNED
 from ckptcheck.specs.properties import terminates_with_all_output
 from ckptcheck.specs.scopes import scope
 
+from conftest import SEARCH_WORKERS
 from test_protocol import Run
 
 
@@ -115,7 +116,7 @@ def test_stop_with_savepoint_holds_with_every_stop_witness(mode, states):
     exhaustively and the savepoint completes, the stopped job finishes, a stop fails and the
     job runs on, and the job resumes from its savepoint."""
     r = check(BASELINE, scope("keyed-1x1", records_per_split=2, max_checkpoints=1, max_failures=1, max_declines=1,
-                              max_timeouts=0, max_lost_notifications=0, stop_with_savepoint=mode), workers=2)
+                              max_timeouts=0, max_lost_notifications=0, stop_with_savepoint=mode), workers=SEARCH_WORKERS)
     assert r.complete and r.ok, [v.reason for v in r.violated]
     assert r.stats["states"] == states
     for w in ("a-stop-savepoint-completes", "a-stopped-job-finishes", "a-stop-fails", "a-job-resumes-from-its-savepoint"):

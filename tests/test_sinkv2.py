@@ -16,6 +16,7 @@ from ckptcheck.specs.catalog import entry, flip147_scope
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.jobs import sink_v2_pipeline
 
+from conftest import SEARCH_WORKERS
 from test_protocol import Run
 
 
@@ -98,15 +99,15 @@ class EmitsAfterTheBarrier(SinkWriterOperator):
 ])
 def test_wrong_sinks_are_caught_where_the_sink_passes(variant, violates):
     sc = flip147_scope("sink-v2", checkpoints=1, failures=1)
-    assert check(variant, sc, workers=2).verdict(violates).status == VIOLATED
-    good = check(BASELINE, sc, workers=2)
+    assert check(variant, sc, workers=SEARCH_WORKERS).verdict(violates).status == VIOLATED
+    good = check(BASELINE, sc, workers=SEARCH_WORKERS)
     assert good.verdict(violates).status == HOLDS and good.complete
 
 
 def test_golden_sink_v2_global_default_scope():
     """Pinned: source -> writer -> committer -> global committer, 1 record, 1 checkpoint,
     1 failure; every Sink V2 witness hit."""
-    res = check(BASELINE, flip147_scope(checkpoints=1, failures=1), workers=2)
+    res = check(BASELINE, flip147_scope(checkpoints=1, failures=1), workers=SEARCH_WORKERS)
     assert res.complete and res.stats["states"] == 46_494
     for w in ("end-of-input-committables-committed", "a-committer-holds-end-of-data", "restored-committables-recommitted"):
         assert res.verdict(w).status == "hit", w

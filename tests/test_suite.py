@@ -75,7 +75,10 @@ def test_cli_checks_every_default_scope_and_says_what_they_hit_together(tmp_path
     monkeypatch.setattr(cli_common, "default_scopes_for", lambda d: (NO_FAULT, ONE_FAILURE))
     code = cli.main(["check", "--design", "flink-baseline", "--out", str(tmp_path), "--report", str(tmp_path / "rep")])
     out, _ = capsys.readouterr()
-    assert code == 0, out
+    # every scope holds, but a witness is hit in none: the check says nothing about declines
+    assert code == 4, out
+    assert out.rstrip().splitlines()[-1].startswith("FAILED: no default scope of flink-baseline reaches the witness(es)"
+                                                    " a-task-declines: the check says nothing about that mechanism")
     md = (tmp_path / "rep" / "report.md").read_text()
     assert md.count("### flink-baseline") == 2, "the report has the verdicts of each default scope"
     assert "## The default scopes together" in md and "only scope 2 hits:" in md
@@ -87,10 +90,11 @@ def test_cli_checks_every_default_scope_and_says_what_they_hit_together(tmp_path
     assert "WARNING: no witness for a-task-declines" in out and "a-task-fails" not in out.split("WARNING")[-1]
     assert "RESULT: every property holds in each of the 2 default scopes" in out
     assert len(list(tmp_path.glob("*.result.json"))) == 2
-    # a scope option names one scope: the design's other default scopes are not searched
+    # a scope option names one scope: the design's other default scopes are not searched, and a
+    # witness that scope does not reach is a warning (the user chose the scope), exit 0
     code = cli.main(["check", "--design", "flink-baseline", "--out", str(tmp_path), "--failures", "0"])
     out, _ = capsys.readouterr()
-    assert code == 0 and "default scope 1 of 2" not in out
+    assert code == 0 and "default scope 1 of 2" not in out and "WARNING: no witness for a-task-declines" in out
 
 
 def test_cli_exits_1_when_a_later_default_scope_is_violated(tmp_path, capsys, monkeypatch):

@@ -24,6 +24,7 @@ from ckptcheck.specs.properties import channel_state, consistent_cut
 from ckptcheck.specs.scopes import default_scope_for, scope, unaligned_scope
 from ckptcheck.specs.spec import Spec
 
+from conftest import SEARCH_WORKERS
 from test_catalog import correct_result
 from test_protocol import Run
 
@@ -369,7 +370,7 @@ UC_GOLDEN = [
 @lru_cache(maxsize=None)
 def _run(design, sc):
     """One exhaustive search per (design, scope) for the tests below."""
-    return check(design, sc, workers=2)
+    return check(design, sc, workers=SEARCH_WORKERS)
 
 
 def _uc_scope(**limits):

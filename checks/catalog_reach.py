@@ -1,0 +1,95 @@
+"""Does a design's default check catch its catalog's flaws?  ``ckptcheck catalog --default-scopes``.
+
+A user runs ``ckptcheck check --design X`` with no scope option, so a flaw matters where the
+default scopes of ``X`` reach it.  Each catalog entry is searched here, in the default scopes of
+its correct design (``specs.scopes.default_scopes_for``), one scope after another, until one
+violates the entry's property; its own scope (``Entry.scope``, which the plain ``catalog``
+searches) plays no part.  The correct designs' verdicts in those scopes are not searched again:
+they are those of ``ckptcheck check --design NAME`` (the claims tier's figures, ``specs/figures.py``).
+
+An entry is ``found`` in the first default scope that violates its property (the shortest
+counterexample in that scope; a later scope might have a shorter one), ``missed`` when every
+default scope was searched to the end without it, and ``not settled`` when a bound cut a search
+short first: a search cut short proves nothing, and the row says how far it went.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ckptcheck.specs.catalog import Entry
+from ckptcheck.specs.scopes import default_scopes_for
+from ckptcheck.specs.spec import Spec
+
+from .api import check
+from .results import VIOLATED, CheckResult
+
+FOUND = "found"
+MISSED = "missed"
+NOT_SETTLED = "not settled"
+
+
+@dataclass(frozen=True)
+class ReachRow:
+    """One entry's answer: where its flaw was found, or what was searched without finding it."""
+
+    entry: str
+    base: str  # the correct design whose default scopes were searched
+    violates: str
+    status: str  # FOUND, MISSED or NOT_SETTLED
+    scopes: int  # the base design's default scopes
+    scope: int  # FOUND: the (1-based) default scope that found it; otherwise 0
+    job: str  # FOUND: that scope's job
+    steps: int  # FOUND: the counterexample's length in that scope
+    states: tuple[int, ...]  # states searched in each scope tried, in order
+    seconds: float
+    reason: str  # FOUND: the violation's reason; otherwise how far each search went
+
+    def line(self) -> str:
+        searched = " + ".join(f"{n:,}" for n in self.states)
+        if self.status == FOUND:
+            return (f"found   {self.entry}: {self.violates} violated in default scope {self.scope} of {self.scopes}"
+                    f" (job {self.job}), {self.steps} steps, after {searched} states, {self.seconds:.1f}s")
+        if self.status == MISSED:
+            return (f"MISSED  {self.entry}: {self.violates} holds in every default scope of {self.base}"
+                    f" (exhaustive searches of {searched} states, {self.seconds:.1f}s; {self.reason})")
+        return f"unsure  {self.entry}: {self.violates} not violated in the part searched ({self.reason})"
+
+    def to_json(self) -> dict:
+        return {"entry": self.entry, "base": self.base, "violates": self.violates, "status": self.status,
+                "default_scopes": self.scopes, "found_in_scope": self.scope or None, "job": self.job or None,
+                "steps": self.steps or None, "states": list(self.states), "seconds": round(self.seconds, 3),
+                "reason": self.reason}
+
+
+def reach_entry(e: Entry, workers: int = 1, max_seconds: float | None = None) -> tuple[ReachRow, CheckResult | None]:
+    """Search entry ``e`` in its correct design's default scopes, in order, each to the first
+    violation of ``e.violates`` (``max_seconds`` bounds each search); returns the row and the
+    result that found it (None when none did).  Ctrl-C propagates as ``KeyboardInterrupt``."""
+    t0 = time.perf_counter()
+    scopes = default_scopes_for(e.correct)
+    states: list[int] = []
+    cut: list[str] = []
+    skipped: list[str] = []
+    for k, scope in enumerate(scopes, 1):
+        if all(p.name != e.violates for p in Spec(e.design, scope).applicable):
+            states.append(0)
+            cut_na = f"scope {k}: {e.violates} does not apply"
+            skipped.append(cut_na)
+            continue
+        result = check(e.design, scope, stop_at=e.violates, workers=workers, max_seconds=max_seconds)
+        if result.interrupted:
+            raise KeyboardInterrupt(e.name)
+        states.append(result.stats["states"])
+        v = result.verdict(e.violates)
+        if v.status == VIOLATED:
+            row = ReachRow(e.name, e.correct.name, e.violates, FOUND, len(scopes), k, scope.job_name, len(v.trace),
+                           tuple(states), time.perf_counter() - t0, v.reason or "")
+            return row, result
+        if not result.complete:
+            cut.append(f"scope {k}: {result.searched()}")
+    status = NOT_SETTLED if cut else MISSED
+    reason = "; ".join(cut + skipped) if cut or skipped else "every default scope searched to the end"
+    return ReachRow(e.name, e.correct.name, e.violates, status, len(scopes), 0, "", 0, tuple(states),
+                    time.perf_counter() - t0, reason), None

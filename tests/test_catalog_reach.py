@@ -1,0 +1,66 @@
+"""``ckptcheck catalog --default-scopes``: each entry searched in its base design's default scopes
+(``checks.catalog_reach``), here with the default scopes replaced by small ones so that a scope
+that cannot reach the flaw, one that can, and a property that does not apply are each seen."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ckptcheck.checks import catalog_reach
+from ckptcheck.checks.catalog_reach import FOUND, MISSED, reach_entry
+from ckptcheck.checks.cli import main
+from ckptcheck.specs.catalog import entry
+from ckptcheck.specs.scopes import scope
+
+# commit-at-pre-commit loses exactly-once only when a failure replays a committed record
+NO_FAULT = scope("keyed-1x1", records_per_split=1, max_checkpoints=1, max_failures=0, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0)
+ONE_FAILURE = scope("keyed-1x1", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=0,
+                    max_timeouts=0, max_lost_notifications=0)
+
+
+def test_an_entry_is_found_in_the_first_default_scope_that_reaches_it(monkeypatch):
+    monkeypatch.setattr(catalog_reach, "default_scopes_for", lambda design: (NO_FAULT, ONE_FAILURE))
+    row, found = reach_entry(entry("commit-at-pre-commit"))
+    assert (row.status, row.scope, row.scopes, row.job) == (FOUND, 2, 2, "keyed-1x1")
+    assert len(row.states) == 2 and row.states[0] > 0, "the first scope was searched to the end first"
+    assert found.verdict("exactly-once-output").status == "violated" and row.steps == len(found.verdict("exactly-once-output").trace)
+    assert "committed twice" in row.reason
+    assert row.line().startswith("found   commit-at-pre-commit: exactly-once-output violated in default scope 2 of 2")
+
+
+def test_an_entry_no_default_scope_reaches_is_missed_and_the_command_says_so(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(catalog_reach, "default_scopes_for", lambda design: (NO_FAULT,))
+    row, found = reach_entry(entry("commit-at-pre-commit"))
+    assert (row.status, row.scope, found) == (MISSED, 0, None)
+    monkeypatch.setattr("ckptcheck.checks.cmd_catalog.CATALOG", (entry("commit-at-pre-commit"),))
+    code = main(["catalog", "--default-scopes", "--out", str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "MISSED  commit-at-pre-commit: exactly-once-output holds in every default scope of flink-baseline" in out
+    table = json.loads((tmp_path / "out" / "default-scopes.json").read_text())
+    assert [(r["entry"], r["status"], r["states"]) for r in table["entries"]] == [("commit-at-pre-commit", MISSED, list(row.states))]
+
+
+def test_found_entries_leave_a_trace_and_exit_zero(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(catalog_reach, "default_scopes_for", lambda design: (ONE_FAILURE,))
+    monkeypatch.setattr("ckptcheck.checks.cmd_catalog.CATALOG", (entry("commit-at-pre-commit"),))
+    assert main(["catalog", "--default-scopes", "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "RESULT: 1/1 catalog entries found in their base design's default scopes" in out
+    traces = sorted((tmp_path / "out").glob("commit-at-pre-commit.default-scope-1--exactly-once-output.trace.json"))
+    assert len(traces) == 1
+    assert main(["replay", str(traces[0])]) == 1  # the trace reproduces the violation
+
+
+def test_a_property_that_does_not_apply_in_a_scope_is_not_searched_there(monkeypatch):
+    """split-ownership-consistent means nothing in a job without a split enumerator: such a scope
+    is skipped (0 states), not searched to the end for nothing."""
+    e = entry("no-operator-event-gateway")
+    assert e.violates == "split-ownership-consistent"
+    monkeypatch.setattr(catalog_reach, "default_scopes_for", lambda design: (NO_FAULT,))
+    monkeypatch.setattr(catalog_reach, "check", lambda *a, **k: pytest.fail("searched a scope where the property does not apply"))
+    row, _ = reach_entry(e)
+    assert (row.status, row.states) == (MISSED, (0,)) and "scope 1: split-ownership-consistent does not apply" in row.reason
