@@ -9,8 +9,10 @@ they are those of ``ckptcheck check --design NAME`` (the claims tier's figures, 
 
 An entry is ``found`` in the first default scope that violates its property (the shortest
 counterexample in that scope; a later scope might have a shorter one), ``missed`` when every
-default scope was searched to the end without it, and ``not settled`` when a bound cut a search
-short first: a search cut short proves nothing, and the row says how far it went.
+default scope was searched to the end without it (a scope where the property does not apply,
+such as split ownership in a job without a split enumerator, is not searched), and ``not
+settled`` when a bound cut a search short first: a search cut short proves nothing, and the row
+says how far it went.
 """
 
 from __future__ import annotations
@@ -46,14 +48,17 @@ class ReachRow:
     seconds: float
     reason: str  # FOUND: the violation's reason; otherwise how far each search went
 
+    def searched(self) -> str:
+        """Each default scope tried: its states, or that the property does not apply there (0)."""
+        return "; ".join(f"scope {k}: {f'{n:,} states' if n else 'does not apply'}" for k, n in enumerate(self.states, 1))
+
     def line(self) -> str:
-        searched = " + ".join(f"{n:,}" for n in self.states)
         if self.status == FOUND:
             return (f"found   {self.entry}: {self.violates} violated in default scope {self.scope} of {self.scopes}"
-                    f" (job {self.job}), {self.steps} steps, after {searched} states, {self.seconds:.1f}s")
+                    f" (job {self.job}), {self.steps} steps ({self.searched()}; {self.seconds:.1f}s)")
         if self.status == MISSED:
-            return (f"MISSED  {self.entry}: {self.violates} holds in every default scope of {self.base}"
-                    f" (exhaustive searches of {searched} states, {self.seconds:.1f}s; {self.reason})")
+            return (f"MISSED  {self.entry}: {self.violates} not violated in any default scope of {self.base}, each"
+                    f" searched to the end ({self.searched()}; {self.seconds:.1f}s)")
         return f"unsure  {self.entry}: {self.violates} not violated in the part searched ({self.reason})"
 
     def to_json(self) -> dict:
@@ -63,22 +68,28 @@ class ReachRow:
                 "reason": self.reason}
 
 
+def symmetric(design, scope) -> bool:
+    """Symmetry reduction where ``ckptcheck check`` applies it by default (``--symmetry`` auto:
+    interchangeable subtasks and components that treat them alike); an exact reduction, so the
+    verdicts are those of the full search."""
+    return not design.unlike_subtasks() and bool(Spec(design, scope, symmetry=True).permutations)
+
+
 def reach_entry(e: Entry, workers: int = 1, max_seconds: float | None = None) -> tuple[ReachRow, CheckResult | None]:
     """Search entry ``e`` in its correct design's default scopes, in order, each to the first
-    violation of ``e.violates`` (``max_seconds`` bounds each search); returns the row and the
-    result that found it (None when none did).  Ctrl-C propagates as ``KeyboardInterrupt``."""
+    violation of ``e.violates`` (``max_seconds`` bounds each search), with symmetry reduction
+    where ``check`` would use it; returns the row and the result that found it (None when none
+    did).  Ctrl-C propagates as ``KeyboardInterrupt``."""
     t0 = time.perf_counter()
     scopes = default_scopes_for(e.correct)
     states: list[int] = []
     cut: list[str] = []
-    skipped: list[str] = []
     for k, scope in enumerate(scopes, 1):
         if all(p.name != e.violates for p in Spec(e.design, scope).applicable):
-            states.append(0)
-            cut_na = f"scope {k}: {e.violates} does not apply"
-            skipped.append(cut_na)
+            states.append(0)  # the property does not apply in this scope: nothing to search
             continue
-        result = check(e.design, scope, stop_at=e.violates, workers=workers, max_seconds=max_seconds)
+        result = check(e.design, scope, stop_at=e.violates, workers=workers, max_seconds=max_seconds,
+                       symmetry=symmetric(e.design, scope))
         if result.interrupted:
             raise KeyboardInterrupt(e.name)
         states.append(result.stats["states"])
@@ -90,6 +101,6 @@ def reach_entry(e: Entry, workers: int = 1, max_seconds: float | None = None) ->
         if not result.complete:
             cut.append(f"scope {k}: {result.searched()}")
     status = NOT_SETTLED if cut else MISSED
-    reason = "; ".join(cut + skipped) if cut or skipped else "every default scope searched to the end"
+    reason = "; ".join(cut) if cut else "every default scope searched to the end, or the property does not apply there"
     return ReachRow(e.name, e.correct.name, e.violates, status, len(scopes), 0, "", 0, tuple(states),
                     time.perf_counter() - t0, reason), None

@@ -16,14 +16,29 @@ from .results import VIOLATED
 from .trace import write_json_atomic
 
 
+def selected(args) -> tuple:
+    """The catalog entries ``--entries`` names (all of them by default), in catalog order; an
+    unknown name is bad input, found before any search."""
+    if not args.entries:
+        return tuple(CATALOG)
+    names = [n.strip() for n in args.entries.split(",") if n.strip()]
+    known = {e.name for e in CATALOG}
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise InputError("options", "--entries", f"expected catalog entry names separated by commas (ckptcheck designs"
+                         f" lists them), got {', '.join(map(repr, unknown)) or repr(args.entries)}")
+    return tuple(e for e in CATALOG if e.name in names)
+
+
 def cmd_catalog(args) -> int:
+    catalog = selected(args)
     if args.default_scopes and args.report:
         raise InputError("options", "--report", "not with --default-scopes (its table is written to --out as"
                          " default-scopes.json)")
     out = out_dir(args.out, "--out")
     report_dir = out_dir(args.report, "--report") if args.report else None
     if args.default_scopes:
-        return cmd_catalog_default_scopes(args, out)
+        return cmd_catalog_default_scopes(args, out, catalog)
     from .catalogrun import run_entry
 
     from .catalogrun import CatalogInterrupted
@@ -34,13 +49,13 @@ def cmd_catalog(args) -> int:
     reported: list = []
     entries: list[dict] = []
     interrupted = None
-    for i, e in enumerate(CATALOG, 1):
-        print(f"catalog  [{i}/{len(CATALOG)}] {e.name}: searching for {e.violates}, then {e.correct.name} on the same scope",
+    for i, e in enumerate(catalog, 1):
+        print(f"catalog  [{i}/{len(catalog)}] {e.name}: searching for {e.violates}, then {e.correct.name} on the same scope",
               file=sys.stderr, flush=True)
         try:
             row, bad, spec, good = run_entry(e, out, correct_runs, workers=os.cpu_count() or 1, max_seconds=args.max_seconds)
         except KeyboardInterrupt:  # CatalogInterrupted, or Ctrl-C between searches
-            interrupted = f"interrupted during entry {i} of {len(CATALOG)} ({e.name}); the entries above are complete"
+            interrupted = f"interrupted during entry {i} of {len(catalog)} ({e.name}); the entries above are complete"
             break
         entries.append(row)
         reported.append((bad, spec))
@@ -62,7 +77,7 @@ def cmd_catalog(args) -> int:
         _say(f"        correct design {e.correct.name} {verdict} on the same scope ({good.stats['states']:,} states,"
              f" {row['seconds']:.1f}s)")
     done = len(entries)
-    headline = f"{done - missed}/{len(CATALOG)} catalog entries found"
+    headline = f"{done - missed}/{len(catalog)} catalog entries found"
     if cut:
         headline += f"; {cut} not found within --max-seconds {args.max_seconds:g} (a search cut short proves nothing)"
     if interrupted:
@@ -83,7 +98,7 @@ def cmd_catalog(args) -> int:
     return 0 if missed == 0 else 1
 
 
-def cmd_catalog_default_scopes(args, out) -> int:
+def cmd_catalog_default_scopes(args, out, catalog: tuple) -> int:
     """``catalog --default-scopes``: each entry in its correct design's default scopes
     (``checks.catalog_reach``); the table on the console and in ``OUT/default-scopes.json``."""
     from .api import save_traces
@@ -93,23 +108,24 @@ def cmd_catalog_default_scopes(args, out) -> int:
     rows = []
     interrupted = None
     t0 = time.perf_counter()
-    for i, e in enumerate(CATALOG, 1):
-        print(f"catalog  [{i}/{len(CATALOG)}] {e.name}: searching for {e.violates} in the default scopes of {e.correct.name}",
+    for i, e in enumerate(catalog, 1):
+        print(f"catalog  [{i}/{len(catalog)}] {e.name}: searching for {e.violates} in the default scopes of {e.correct.name}",
               file=sys.stderr, flush=True)
         try:
             row, found = reach_entry(e, workers=os.cpu_count() or 1, max_seconds=args.max_seconds)
         except KeyboardInterrupt:
-            interrupted = f"interrupted during entry {i} of {len(CATALOG)} ({e.name}); the entries above are complete"
+            interrupted = f"interrupted during entry {i} of {len(catalog)} ({e.name}); the entries above are complete"
             break
         rows.append(row)
         _say(row.line())
         if found is not None:
-            paths = save_traces(found, Spec(e.design, found.scope), out, prefix=f"{e.name}.default-scope-{row.scope}")
+            paths = save_traces(found, Spec(e.design, found.scope, symmetry=found.symmetry), out,
+                                prefix=f"{e.name}.default-scope-{row.scope}")
             _say(f"        trace {', '.join(str(p) for p in paths if p.name.endswith(f'--{e.violates}.trace.json'))}")
     found_n = sum(r.status == FOUND for r in rows)
     missed = [r.entry for r in rows if r.status == MISSED]
     unsure = [r.entry for r in rows if r.status not in (FOUND, MISSED)]
-    headline = f"{found_n}/{len(CATALOG)} catalog entries found in their base design's default scopes"
+    headline = f"{found_n}/{len(catalog)} catalog entries found in their base design's default scopes"
     if missed:
         headline += f"; missed (every default scope searched to the end): {', '.join(missed)}"
     if unsure:
@@ -137,6 +153,8 @@ def add_parser(sub) -> None:
     k.add_argument("--max-seconds", type=_positive_float, default=None, metavar="S",
                    help="bound each of an entry's two searches (the flaw's, the correct design's) to S seconds; an entry"
                    " not settled in time is reported as not found within the bound, exit 3 if that is all that is missing")
+    k.add_argument("--entries", default=None, metavar="A,B",
+                   help="run only these entries (names separated by commas; default every entry)")
     k.add_argument("--default-scopes", action="store_true",
                    help="search each entry in the default scopes of its correct design instead of its own scope (what"
                    " `ckptcheck check --design NAME` would find), and print found or missed per entry; exit 1 if an entry"

@@ -15,7 +15,9 @@ from ckptcheck.model.world import BARRIER, REC, RECOVERED_INPUT
 
 from .catalog_entry import Entry, catalog_class
 from .designs import UNALIGNED, UNALIGNED_POINTWISE, UNALIGNED_TIMEOUT
-from .scopes import scope
+from .scopes import pointwise_fan_in_scope, pointwise_keyed_order_scope, pointwise_pattern_change_scope, scope
+
+keyed_order_scope = pointwise_keyed_order_scope  # the name the catalog and its tests use
 
 
 @catalog_class
@@ -387,24 +389,6 @@ def unchanged_edge_scope() -> Scope:
                  input_buffers=0)
 
 
-def keyed_order_scope() -> Scope:
-    """Per-key order across a pointwise rescale (FLINK-21936's concern): ``three-stage-2x2x1``
-    (source(2) -forward-> map(2) -keyBy-> keyed sink(1)), the map rescaled to 1, two records per
-    split sharing one key, one checkpoint, unbounded, no fault."""
-    return scope("three-stage-2x2x1", records_per_split=2, bounded=False, max_checkpoints=1, max_failures=0,
-                 max_declines=0, max_timeouts=0, max_lost_notifications=0, rescale=(("map", 1),), max_rescales=1,
-                 keys_per_split=1)
-
-
-def _pointwise_rescale_scope() -> Scope:
-    """Pointwise entries: two sources over a pointwise edge into one sink, rescaled to 2 and back
-    (so a restore crosses POINTWISE 2:2 -> 2:1, where both sources inherit both old sources'
-    output state); one record per split, unbounded, three checkpoints (the last one commits what the
-    second restore put back), no fault."""
-    return scope("pointwise-2x1", records_per_split=1, bounded=False, max_checkpoints=3, max_failures=0,
-                 max_declines=0, max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=2)
-
-
 POINTWISE_CATALOG: tuple[Entry, ...] = (
     Entry(
         "pointwise-no-primary-producer-rule",
@@ -416,7 +400,7 @@ POINTWISE_CATALOG: tuple[Entry, ...] = (
             "to the one sink.",
         ),
         "exactly-once-output",
-        _pointwise_rescale_scope(),
+        pointwise_fan_in_scope(),
         "seed 003 ('When multiple new upstreams trace to the same old upstream, a primary-producer rule "
         "deduplicates'); apache/flink#28523 computeNewLocalSubpartitionIndex; reference-flink-uc C.4",
         UNALIGNED_POINTWISE,
@@ -430,7 +414,7 @@ POINTWISE_CATALOG: tuple[Entry, ...] = (
             "all the output state it inherited.",
         ),
         "exactly-once-output",
-        _pointwise_rescale_scope(),
+        pointwise_fan_in_scope(),
         "seed 003 ('then filters at recovery time to only write buffers destined for its actually connected "
         "downstreams'); reference-flink-uc C.4",
         UNALIGNED_POINTWISE,
@@ -445,9 +429,7 @@ POINTWISE_CATALOG: tuple[Entry, ...] = (
             "sink it was connected to has no writer.",
         ),
         "rescaled-channel-state-exact",
-        scope("rebalance-2x3", records_per_split=2, bounded=False, max_checkpoints=1, max_failures=0, max_declines=0,
-              max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1,
-              repattern=("source->sink",)),
+        pointwise_pattern_change_scope(),
         "seed 003 ('the computation requires knowing the distribution pattern of edges in both old and new job "
         "versions. We leverage the MasterHook mechanism to record each edge's pattern'); apache/flink#28523 "
         "EdgeDistributionPatternHook; reference-flink-uc C.2",
@@ -485,7 +467,7 @@ POINTWISE_CATALOG: tuple[Entry, ...] = (
             "record of the same key first.",
         ),
         "per-key-order",
-        keyed_order_scope(),
+        pointwise_keyed_order_scope(),
         "FLINK-19856 (UpstreamRecoveryTracker: a gate resumes its channels only once every one delivered "
         "EndOfChannelStateEvent); FLINK-21936's keyed-order concern; reference-flink-uc B.1, C.4",
         UNALIGNED_POINTWISE,

@@ -56,12 +56,6 @@ class Figure:
         return f"violates {', '.join(self.violates)}" if self.violates else "holds"
 
 
-def _keyed_order_scope() -> Scope:
-    from .catalog_unaligned import keyed_order_scope
-
-    return keyed_order_scope()
-
-
 def _unchanged_edge_scope() -> Scope:
     from .catalog_unaligned import unchanged_edge_scope
 
@@ -150,6 +144,16 @@ FIGURES: tuple[Figure, ...] = (
     Figure("flip600-regional-union", "flip600-regional", S.regional_union_scope, True, 19_958, 107_079, 31, CLAIMS,
            "about 5 s with 2 workers", "`flip600-regional` second default scope (union-sources-4, the same; symmetry classes)",
            unreached=("a-task-fails", "a-checkpoint-with-a-partly-finished-vertex", "restore-from-regional")),
+    Figure("flip600-regional-enumerator", "flip600-regional", S.regional_enumerator_scope, False, 13_572, 54_439, 20, CLAIMS,
+           "about 2 s with 1 worker", "`flip600-regional` third default scope (enumerator-and-side: a split enumerator in a "
+           "region that falls back, 2 checkpoints, 1 decline)",
+           unreached=("a-task-fails", "restore-from-checkpoint", "restore-from-regional", "forced-global-completes")),
+    Figure("flip600-regional-chain", "flip600-regional", S.regional_chain_scope, True, 5_020, 14_160, 25, CLAIMS,
+           "about 1 s with 1 worker", "`flip600-regional` fourth default scope (sources-2, 5 checkpoints, 4 declines: chains "
+           "of refCheckpointId hops; symmetry classes)", unreached=("a-task-fails",)),
+    Figure("flip600-proposed-chain", "flip600-proposed", S.regional_chain_scope, True, 4_762, 13_301, 25, CLAIMS,
+           "about 1 s with 1 worker", "`flip600-proposed` (the thread's design) in the chain scope (F3: tier 2 resets the "
+           "chain bound)", violates=("ref-chain-bounded",), unreached=("a-task-fails",)),
     Figure("unaligned-default", "flink-unaligned", S.unaligned_scope, False, 1_491_517, 5_042_392, 78, CLAIMS,
            "about 105 s with 2 workers", "`flink-unaligned` default (keyed-2x1, 1 checkpoint before end, 1 failure, 1 decline, "
            "staggered trigger RPCs)"),
@@ -183,8 +187,18 @@ FIGURES: tuple[Figure, ...] = (
            "about 27 s with 2 workers", "`flink-unaligned-pointwise` default (pointwise-sides-map, the map rescaled 1 -> 2 -> 1 "
            "with a side output turned pointwise, 2 records, 2 checkpoints, 1 failure, 1 decline)",
            test="tests/test_pointwise.py::test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes_and_flink_2_3_cannot_restore"),
-    Figure("pointwise-keyed-order", "flink-unaligned-pointwise", _keyed_order_scope, False, 463_741, None, None, CLAIMS,
-           "about 34 s with 2 workers", "`flink-unaligned-pointwise` in `keyed_order_scope()` (three-stage-2x2x1, the map "
+    Figure("pointwise-fan-in", "flink-unaligned-pointwise", S.pointwise_fan_in_scope, False, 237_183, 1_190_413, 33, CLAIMS,
+           "about 60 s with 2 workers", "`flink-unaligned-pointwise` second default scope (pointwise-2x1: two sources on a "
+           "POINTWISE edge into one sink, the sink rescaled 1 -> 2 -> 1, 3 checkpoints, no fault)",
+           unreached=("a-task-declines", "a-task-fails", "restore-from-checkpoint", "input-channel-state-recorded",
+                      "channel-state-restored")),
+    Figure("pointwise-pattern-change", "flink-unaligned-pointwise", S.pointwise_pattern_change_scope, False, 199_623, 981_564, 25,
+           CLAIMS, "about 45 s with 2 workers", "`flink-unaligned-pointwise` fourth default scope (rebalance-2x3 restored "
+           "at 2:2 with the edge turned POINTWISE, 2 records, 1 checkpoint, no fault)",
+           unreached=("two-checkpoints-complete", "a-task-declines", "a-task-fails", "restore-from-checkpoint",
+                      "input-channel-state-recorded", "channel-state-restored", "a-gate-waits-for-resent-output")),
+    Figure("pointwise-keyed-order", "flink-unaligned-pointwise", S.pointwise_keyed_order_scope, False, 463_741, None, None, CLAIMS,
+           "about 34 s with 2 workers", "`flink-unaligned-pointwise` third default scope, `pointwise_keyed_order_scope()` (three-stage-2x2x1, the map "
            "rescaled to 1, 2 records per split of one key, 1 checkpoint)", unreached=None,
            test="tests/test_pointwise.py::test_claim_flink_21936_keyed_order_holds_in_its_scope_and_breaks_without_the_gate_wide_recovery"),
     Figure("pointwise-unchanged-edge", "flink-unaligned-pointwise", _unchanged_edge_scope, False, 47_780, 195_516, 21, CLAIMS,

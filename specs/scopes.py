@@ -107,6 +107,30 @@ def regional_coordinator_scope() -> Scope:
                  max_declines=0, max_timeouts=1, max_lost_notifications=0)
 
 
+def regional_enumerator_scope() -> Scope:
+    """FLIP-600 with a FLIP-27 source: its split enumerator in the reader's region and a separate
+    source (``enumerator-and-side``, two regions), one record per split, unbounded, two
+    checkpoints, one decline.  The reader's region declines, the checkpoint completes
+    regionally, and the enumerator's state must fall back with the region: the splits it
+    assigned after the fallback checkpoint go back to it (``SourceCoordinator``'s
+    ``subtaskReset``/``addSplitsBack``; catalog K3).  The first two default scopes have no split
+    enumerator, so split ownership does not apply there."""
+    return scope("enumerator-and-side", records_per_split=1, bounded=False, max_checkpoints=2, max_failures=0,
+                 max_declines=1, max_timeouts=0, max_lost_notifications=0)
+
+
+def regional_chain_scope() -> Scope:
+    """FLIP-600's chains of fallbacks: two sources, each its own region, no records, unbounded,
+    five checkpoints and four declines, so that regional checkpoints refer back through a
+    ``refCheckpointId`` of a ``refCheckpointId`` (a chain of two hops and more) until tier 1
+    forces a global one, and a decline of a forced checkpoint counts toward tier 2 (catalog
+    entries K5 and F3).  The first two default scopes allow one decline, so their chains stop at
+    one hop.  A default scope of the regional designs whose failure ratio lets one of two
+    regions fail (with a lower ratio a regional checkpoint of ``sources-2`` never completes)."""
+    return scope("sources-2", records_per_split=0, bounded=False, max_checkpoints=5, max_failures=0, max_declines=4,
+                 max_timeouts=0, max_lost_notifications=0)
+
+
 def regional_rescale_scope() -> Scope:
     """FLIP-600 with a rescale: a forward pipeline and a separate source (two regions), the sink
     rescaled from 1 to 2; one record per split, two checkpoints before end of input, one
@@ -144,6 +168,41 @@ def pointwise_scope() -> Scope:
     return scope("pointwise-sides-map", records_per_split=2, bounded=False, max_checkpoints=2, max_failures=1,
                  max_declines=1, max_timeouts=0, max_lost_notifications=0, input_buffers=0,
                  rescale=(("map", 2),), max_rescales=2, repattern=("source->map/odd",))
+
+
+def pointwise_fan_in_scope() -> Scope:
+    """Two upstream subtasks on a POINTWISE edge (``pointwise-2x1``: source(2) -rescale()->
+    sink(1)), the sink rescaled to 2 and back, so a restore crosses POINTWISE 2:1 -> 2:2 -> 2:1,
+    where a new consumer's old channel state comes from two producers and the primary-producer
+    rule and the recovery filter decide who restores what (catalog entries
+    ``pointwise-no-primary-producer-rule``, ``pointwise-no-recovery-filter``); one record per
+    split, unbounded, three checkpoints (the last commits what the second restore put back), no
+    fault.  ``pointwise_scope`` has one source subtask, so every new consumer there has one
+    producer."""
+    return scope("pointwise-2x1", records_per_split=1, bounded=False, max_checkpoints=3, max_failures=0,
+                 max_declines=0, max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=2)
+
+
+def pointwise_keyed_order_scope() -> Scope:
+    """Per-key order across a pointwise rescale (FLINK-21936's concern): ``three-stage-2x2x1``
+    (source(2) -forward-> map(2) -keyBy-> keyed sink(1)), the map rescaled to 1, two records per
+    split sharing one key, one checkpoint, unbounded, no fault: the new map's gate holds a
+    channel's new records back until every old producer's recovered output is read (catalog
+    ``pointwise-no-upstream-recovery-tracker``); the other pointwise scopes' records have no
+    keys, so per-key order does not apply there."""
+    return scope("three-stage-2x2x1", records_per_split=2, bounded=False, max_checkpoints=1, max_failures=0,
+                 max_declines=0, max_timeouts=0, max_lost_notifications=0, rescale=(("map", 1),), max_rescales=1,
+                 keys_per_split=1)
+
+
+def pointwise_pattern_change_scope() -> Scope:
+    """An edge that was ALL_TO_ALL at 2:3 restored as POINTWISE at 2:2 (``rebalance-2x3``, the
+    sink rescaled to 2 and the edge turned pointwise): the restore must read the checkpoint's
+    recorded pattern, not the new job's (catalog ``pointwise-pattern-not-recorded``); two records
+    per split, unbounded, one checkpoint, no fault."""
+    return scope("rebalance-2x3", records_per_split=2, bounded=False, max_checkpoints=1, max_failures=0, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1,
+                 repattern=("source->sink",))
 
 
 def flip147_default_scope() -> Scope:
@@ -272,10 +331,20 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
     with FLIP-147 adds ``regional_union_scope``: FLIP-147's union-state check on a regional
     checkpoint's content, which needs a union vertex spread over regions; one whose regional
     completion waits for the coordinators' fallback adds ``regional_coordinator_scope``: a late
-    acknowledgement in that window needs a split enumerator and a timeout.  The baseline's
+    acknowledgement in that window needs a split enumerator and a timeout.  A regional design
+    whose failure ratio lets one of two regions fail adds ``regional_enumerator_scope``: a split
+    enumerator whose state falls back with its failed region (catalog K3), and
+    ``regional_chain_scope``: chains of two ``refCheckpointId`` hops and more (K5, F3), which one
+    decline never forms.  The baseline's
     first scope adds ``enumerator_default_scope``: a split enumerator, its operator-event gateway
-    and its add-back on a failover, which keyed-2x2 has none of."""
+    and its add-back on a failover, which keyed-2x2 has none of.  Unaligned checkpoints on
+    POINTWISE edges add ``pointwise_fan_in_scope`` (two upstream subtasks on a POINTWISE edge:
+    the primary-producer rule and the recovery filter), ``pointwise_keyed_order_scope`` (per-key
+    order behind recovered output) and ``pointwise_pattern_change_scope`` (an ALL_TO_ALL edge
+    restored as POINTWISE), each a mechanism the first scope's single source never reaches."""
     first = default_scope_for(design)
+    if first == pointwise_scope():
+        return (first, pointwise_fan_in_scope(), pointwise_keyed_order_scope(), pointwise_pattern_change_scope())
     if first == default_scope():
         return (first, enumerator_default_scope())
     if first == unaligned_scope():
@@ -288,6 +357,8 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
         union += (regional_coordinator_scope(),)
     if first == four_region_scope():
         return (first, end_of_input_scope()) + union
+    if first == regional_default_scope():
+        union += (regional_enumerator_scope(), regional_chain_scope())
     return (first,) + union
 
 

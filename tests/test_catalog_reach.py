@@ -28,7 +28,8 @@ def test_an_entry_is_found_in_the_first_default_scope_that_reaches_it(monkeypatc
     assert len(row.states) == 2 and row.states[0] > 0, "the first scope was searched to the end first"
     assert found.verdict("exactly-once-output").status == "violated" and row.steps == len(found.verdict("exactly-once-output").trace)
     assert "committed twice" in row.reason
-    assert row.line().startswith("found   commit-at-pre-commit: exactly-once-output violated in default scope 2 of 2")
+    assert row.line().startswith("found   commit-at-pre-commit: exactly-once-output violated in default scope 2 of 2 (job"
+                                 f" keyed-1x1), {row.steps} steps (scope 1: {row.states[0]:,} states; scope 2: ")
 
 
 def test_an_entry_no_default_scope_reaches_is_missed_and_the_command_says_so(monkeypatch, tmp_path, capsys):
@@ -39,7 +40,8 @@ def test_an_entry_no_default_scope_reaches_is_missed_and_the_command_says_so(mon
     code = main(["catalog", "--default-scopes", "--out", str(tmp_path / "out")])
     out = capsys.readouterr().out
     assert code == 1, out
-    assert "MISSED  commit-at-pre-commit: exactly-once-output holds in every default scope of flink-baseline" in out
+    assert ("MISSED  commit-at-pre-commit: exactly-once-output not violated in any default scope of flink-baseline, each"
+            f" searched to the end (scope 1: {row.states[0]:,} states; ") in out
     table = json.loads((tmp_path / "out" / "default-scopes.json").read_text())
     assert [(r["entry"], r["status"], r["states"]) for r in table["entries"]] == [("commit-at-pre-commit", MISSED, list(row.states))]
 
@@ -63,4 +65,38 @@ def test_a_property_that_does_not_apply_in_a_scope_is_not_searched_there(monkeyp
     monkeypatch.setattr(catalog_reach, "default_scopes_for", lambda design: (NO_FAULT,))
     monkeypatch.setattr(catalog_reach, "check", lambda *a, **k: pytest.fail("searched a scope where the property does not apply"))
     row, _ = reach_entry(e)
-    assert (row.status, row.states) == (MISSED, (0,)) and "scope 1: split-ownership-consistent does not apply" in row.reason
+    assert (row.status, row.states) == (MISSED, (0,)) and "(scope 1: does not apply; " in row.line()
+
+
+def test_symmetry_reduction_where_check_applies_it():
+    """The default scopes are searched as ``ckptcheck check`` searches them: with symmetry
+    reduction where subtasks are interchangeable (an exact reduction: the same verdicts)."""
+    from ckptcheck.checks.catalog_reach import symmetric
+    from ckptcheck.specs.scopes import regional_default_scope
+
+    k1 = entry("K1-regional-final-checkpoint")
+    assert symmetric(k1.design, regional_default_scope())
+    assert not symmetric(k1.design, scope("keyed-2x2", records_per_split=1, max_checkpoints=1))  # keyed edges
+
+
+def test_a_variant_whose_component_may_treat_subtasks_apart_is_searched_without_symmetry():
+    from ckptcheck.checks.catalog_reach import symmetric
+    from ckptcheck.model.store import CompletedCheckpointStore
+    from ckptcheck.specs.designs import FLIP600
+    from ckptcheck.specs.scopes import regional_default_scope
+
+    class Mine(CompletedCheckpointStore):
+        pass
+
+    assert not symmetric(FLIP600.with_(name="mine", store=Mine), regional_default_scope())
+
+
+def test_entries_selects_by_name_and_an_unknown_name_is_one_line_before_any_search(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(catalog_reach, "default_scopes_for", lambda design: (ONE_FAILURE,))
+    code = main(["catalog", "--default-scopes", "--entries", "commit-at-pre-commit,nosuch", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err == ["ckptcheck: options: --entries: expected catalog entry names separated by commas (ckptcheck"
+                                 " designs lists them), got 'nosuch'"]
+    assert not (tmp_path / "o").exists()
+    assert main(["catalog", "--default-scopes", "--entries", "commit-at-pre-commit", "--out", str(tmp_path / "o")]) == 0
+    assert "RESULT: 1/1 catalog entries found" in capsys.readouterr().out

@@ -9,9 +9,13 @@ from ckptcheck.checks.api import check
 from ckptcheck.checks.results import HIT, NOT_REACHED
 from ckptcheck.checks.suite import SuiteResult
 from ckptcheck.specs.catalog import entry
-from ckptcheck.specs.designs import BASELINE, FLIP147, UNALIGNED, UNALIGNED_TIMEOUT
+from ckptcheck.specs.designs import BASELINE, FLIP147, FLIP600, FLIP600_PR, UNALIGNED, UNALIGNED_TIMEOUT
 from ckptcheck.specs.scopes import (
     announcement_scope,
+    regional_chain_scope,
+    regional_default_scope,
+    regional_enumerator_scope,
+    regional_union_scope,
     default_scope_for,
     default_scopes_for,
     enumerator_default_scope,
@@ -49,6 +53,12 @@ def test_designs_with_more_than_one_default_scope():
     assert default_scopes_for(FLIP147) == (flip147_concurrent_scope(), flip147_union_scope())
     assert default_scopes_for(BASELINE) == (default_scope_for(BASELINE), enumerator_default_scope())
     assert enumerator_default_scope().staggered_triggers and any(v.coordinator for v in enumerator_default_scope().job.vertices)
+    # FLIP-600 with one failed region of two within the ratio: a split enumerator whose region
+    # falls back, and chains of refCheckpointId hops (more declines than checkpoints can pass)
+    assert default_scopes_for(FLIP600) == (regional_default_scope(), regional_union_scope(), regional_enumerator_scope(),
+                                           regional_chain_scope())
+    assert regional_chain_scope().max_declines >= 2 and any(v.coordinator for v in regional_enumerator_scope().job.vertices)
+    assert regional_chain_scope() not in default_scopes_for(FLIP600_PR), "0.3: two regions never complete regionally"
 
 
 def test_a_witness_counts_if_one_scope_hits_it_and_a_violation_anywhere_fails():
