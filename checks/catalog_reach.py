@@ -44,7 +44,7 @@ class ReachRow:
     scope: int  # FOUND: the (1-based) default scope that found it; otherwise 0
     job: str  # FOUND: that scope's job
     steps: int  # FOUND: the counterexample's length in that scope
-    states: tuple[int, ...]  # states searched in each scope tried, in order
+    states: tuple[int, ...]  # states searched in each scope tried, in order (0: the property does not apply there)
     seconds: float
     reason: str  # FOUND: the violation's reason; otherwise how far each search went
 

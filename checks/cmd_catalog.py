@@ -151,8 +151,9 @@ def add_parser(sub) -> None:
     k.add_argument("--out", default="results/catalog", help="where counterexample traces go")
     k.add_argument("--report", default=None, metavar="DIR", help="also write report.html, report.md and junit.xml to DIR")
     k.add_argument("--max-seconds", type=_positive_float, default=None, metavar="S",
-                   help="bound each of an entry's two searches (the flaw's, the correct design's) to S seconds; an entry"
-                   " not settled in time is reported as not found within the bound, exit 3 if that is all that is missing")
+                   help="bound each of an entry's two searches (the flaw's, the correct design's; with --default-scopes, each"
+                   " default scope's) to S seconds; an entry not settled in time is reported as not found within the bound,"
+                   " exit 3 if that is all that is missing")
     k.add_argument("--entries", default=None, metavar="A,B",
                    help="run only these entries (names separated by commas; default every entry)")
     k.add_argument("--default-scopes", action="store_true",

@@ -27,6 +27,8 @@ from .outputs import out_dir
 from .suite import SuiteResult
 from .trace import write_json_atomic
 
+UNREACHED_WITNESS = 4  # exit status: every default scope searched whole, nothing violated, a witness hit in none
+
 
 def _run_check(args, design, scope, opts, out):
     """Search one scope; write its result and traces."""
@@ -101,9 +103,6 @@ def cmd_check(args) -> int:
                  f" says nothing about {'that mechanism' if len(unreached) == 1 else 'those mechanisms'} (exit 4)")
             return UNREACHED_WITNESS
     return status
-
-
-UNREACHED_WITNESS = 4  # exit status: every default scope searched whole, nothing violated, a witness hit in none
 
 
 def suite_lines(suite: SuiteResult) -> list[str]:
