@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from ckptcheck.model.protocol import fitted
 from ckptcheck.specs.catalog import Entry
 from ckptcheck.specs.scopes import default_scopes_for
 from ckptcheck.specs.spec import Spec
@@ -81,7 +82,7 @@ def reach_entry(e: Entry, workers: int = 1, max_seconds: float | None = None) ->
     where ``check`` would use it; returns the row and the result that found it (None when none
     did).  Ctrl-C propagates as ``KeyboardInterrupt``."""
     t0 = time.perf_counter()
-    scopes = default_scopes_for(e.correct)
+    scopes = tuple(fitted(e.design, s) for s in default_scopes_for(e.correct))  # as check's default scopes
     states: list[int] = []
     cut: list[str] = []
     for k, scope in enumerate(scopes, 1):

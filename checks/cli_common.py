@@ -10,7 +10,7 @@ import dataclasses
 import os
 import sys
 
-from ckptcheck.model.protocol import scope_conflict
+from ckptcheck.model.protocol import fitted, scope_conflict
 from ckptcheck.model.scope import Scope
 from ckptcheck.specs.catalog import all_designs
 from ckptcheck.specs.designs import load_design
@@ -361,7 +361,7 @@ def _scopes_from_args(args, design) -> tuple:
     first = _scope_from_args(args, design)
     if scope_named(args):
         return (first,)
-    return (first,) + default_scopes_for(design)[1:]
+    return (first,) + tuple(fitted(design, s) for s in default_scopes_for(design)[1:])
 
 
 def scope_named(args) -> bool:

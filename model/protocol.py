@@ -59,12 +59,21 @@ from .actions import (
     TriggerCheckpoint,
 )
 from .design import COMPONENTS, Design
+from .nullstate import NullStateRecovery
 from .protocol_enabled import EnabledMixin
 from .scope import Scope
 from .sinkv2 import COMMITTER, GLOBAL_COMMITTER
 from .topology import Exchange, Expanded, Pattern, Role
 from .tx import Tx
 from .world import EMPTY_SNAPSHOT, REC, Budget, Coordinator, World
+
+
+def fitted(design: Design, scope: Scope) -> Scope:
+    """``scope`` without instant acks where they are not exact for ``design``
+    (``scope_conflict``): a default scope's reduction gives way to the full model."""
+    if scope.instant_acks and scope_conflict(design, scope).startswith("scope.instant_acks"):
+        return scope.with_(instant_acks=False)
+    return scope
 
 
 def scope_conflict(design: Design, scope: Scope) -> str:
@@ -76,7 +85,10 @@ def scope_conflict(design: Design, scope: Scope) -> str:
     but the last response to a checkpoint acts on an acknowledgement's arrival: not with
     FLIP-600's timeouts that complete regionally (a timeout marks a task whose acknowledgement is
     in flight declined) nor with unaligned checkpoints (their witnesses read the
-    acknowledgement's channel state as it arrives).  FLINK-4120's null-state recovery
+    acknowledgement's channel state as it arrives), nor where a design replaces
+    ``NullStateRecovery.reported_watermark``, which may read the task at the acknowledgement's
+    arrival (catalog ``null-state-watermark-at-acknowledgement`` is found only without them).
+    ``fitted`` drops a default scope's instant acks where they do not fit.  FLINK-4120's null-state recovery
     (``model.nullstate``) needs a recomputable operator and has no rule for a rescale, a
     stop-with-savepoint or a split enumerator."""
     if scope.instant_acks:
@@ -85,6 +97,9 @@ def scope_conflict(design: Design, scope: Scope) -> str:
                     " whose acknowledgement is in flight declined)")
         if design.checkpoint_mode != "aligned":
             return f"scope.instant_acks: not modelled with checkpoint_mode {design.checkpoint_mode!r} (use an aligned design)"
+        if design.recovery == "null-state" and design.null_state.reported_watermark is not NullStateRecovery.reported_watermark:
+            return ("scope.instant_acks: not exact with a replaced NullStateRecovery.reported_watermark (it may read the"
+                    " task when the acknowledgement arrives, a moment instant acks fold into the snapshot)")
     if scope.spanning_records:
         if design.checkpoint_mode == "aligned":
             return "scope.spanning_records: a record's parts matter only in channel state (use an unaligned design)"

@@ -221,3 +221,18 @@ def test_replay_narrates_the_reinserted_barrier_and_the_discard(tmp_path, capsys
     assert "null-state recovery: the sources resume at the positions of" in out
     assert "re-inserts the barrier of checkpoint" in out
     assert "committed twice" in out
+
+
+def test_instant_acks_give_way_where_a_design_reads_the_watermark_at_the_acknowledgement():
+    """Instant acks fold an acknowledgement into the snapshot; a design that reads the task when
+    the acknowledgement arrives (catalog null-state-watermark-at-acknowledgement) would be
+    checked at the wrong moment, so a default scope's instant acks give way to the full model."""
+    from ckptcheck.model.protocol import fitted, scope_conflict
+    from ckptcheck.specs.catalog import entry
+    from ckptcheck.specs.designs import PRESETS
+    from ckptcheck.specs.scopes import null_state_scope
+
+    late = entry("null-state-watermark-at-acknowledgement").design
+    assert scope_conflict(late, null_state_scope()).startswith("scope.instant_acks: not exact with a replaced")
+    assert fitted(late, null_state_scope()) == null_state_scope().with_(instant_acks=False)
+    assert fitted(PRESETS["flink-null-state"], null_state_scope()) == null_state_scope()
