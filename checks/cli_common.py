@@ -6,7 +6,6 @@ Each subcommand lives in a ``cmd_<name>`` module of its own and takes what it ne
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 
@@ -311,10 +310,9 @@ def _scope_from_args(args, design) -> Scope:
 
     try:
         scope = _scope(args, d, name, job, pick)
+        if args.instant_acks is None:
+            scope = fitted(design, scope)  # the default's reduction gives way where it does not fit
         problem = scope_conflict(design, scope)
-        if problem.startswith("scope.instant_acks") and args.instant_acks is None and scope.instant_acks:
-            scope = dataclasses.replace(scope, instant_acks=False)  # the default's reduction does not fit the options given
-            problem = scope_conflict(design, scope)
         if problem:
             raise ValueError(problem.replace("scope.stop_with_savepoint", "--stop-with-savepoint")
                              .replace("scope.instant_acks", "--instant-acks")

@@ -26,7 +26,7 @@ from .catalog_nullstate import (  # noqa: F401  (re-exported)
 from .catalog_unaligned import (  # noqa: F401  (re-exported)
     POINTWISE_CATALOG, UNALIGNED_CATALOG, AckAtFirstBarrier, InputStateOneToOne, NewDataBeforeChannelState,
     NoPrimaryProducerRule, NoRecordFilter, NoRecoveryFilter, NoUpstreamRecoveryTracker, OutputStateNotPersisted,
-    PeerGateByPosition, PersistsQueuedBuffersTwice, SkipsStatelessVertices, UnrecordedPattern, keyed_order_scope)
+    PeerGateByPosition, PersistsQueuedBuffersTwice, SkipsStatelessVertices, UnrecordedPattern)
 from .designs import PRESETS
 
 CATALOG: tuple[Entry, ...] = (BASELINE_CATALOG + FLIP600_CATALOG + FINDINGS + UNALIGNED_CATALOG + POINTWISE_CATALOG

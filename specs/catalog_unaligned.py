@@ -17,8 +17,6 @@ from .catalog_entry import Entry, catalog_class
 from .designs import UNALIGNED, UNALIGNED_POINTWISE, UNALIGNED_TIMEOUT
 from .scopes import pointwise_fan_in_scope, pointwise_keyed_order_scope, pointwise_pattern_change_scope, scope
 
-keyed_order_scope = pointwise_keyed_order_scope  # the name the catalog and its tests use
-
 
 @catalog_class
 class OutputStateNotPersisted(StreamTask):

@@ -192,17 +192,18 @@ def test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes
 @pytest.mark.claims
 def test_claim_flink_21936_keyed_order_holds_in_its_scope_and_breaks_without_the_gate_wide_recovery():
     """FLINK-21936 ("UC recovery with parallelism changes may redistribute data ... breaking
-    ordering assumptions on KeyedStreams"), as seed 003 repeats it.  In ``keyed_order_scope``
+    ordering assumptions on KeyedStreams"), as seed 003 repeats it.  In ``pointwise_keyed_order_scope``
     (the map behind a forward edge rescaled 2 -> 1, two records of one key per split) the
     proposal keeps the per-key order, exhaustively, and so does today's aligned fallback.  The
     order rests on FLINK-19856: without the gate-wide recovery the primary-producer rule's
     re-sent record is overtaken (the catalog's ``pointwise-no-upstream-recovery-tracker``)."""
     from ckptcheck.checks.api import check
     from ckptcheck.checks.results import HIT, HOLDS, VIOLATED
-    from ckptcheck.specs.catalog import entry, keyed_order_scope
+    from ckptcheck.specs.catalog import entry
+    from ckptcheck.specs.scopes import pointwise_keyed_order_scope
     from ckptcheck.specs.designs import UNALIGNED, UNALIGNED_POINTWISE
 
-    sc = keyed_order_scope()
+    sc = pointwise_keyed_order_scope()
     for design, states in ((UNALIGNED_POINTWISE, 463741), (UNALIGNED, None)):
         r = check(design, sc, workers=SEARCH_WORKERS)
         assert r.complete and r.ok and r.verdict("per-key-order").status == HOLDS, design.name
