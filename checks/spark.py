@@ -219,17 +219,37 @@ def _progress_thread(sc, stop: threading.Event, say) -> threading.Thread:
 
 
 ROW_SCHEMA = "source string, steps int, verdict string, property string, step int, reason string"
+# what a partition yields, as one DataFrame: its rows, and one row (kind "agg") carrying the
+# partition's aggregate as JSON, written by the job's own workers
+_OUTPUT_SCHEMA = "kind string, " + ROW_SCHEMA + ", agg string"
+
+
+def _flat(r: tuple) -> tuple:
+    if r[0] == "row":
+        return (*r, None)
+    a = dict(r[1], fingerprints=sorted(r[1]["fingerprints"]))
+    return ("agg", None, None, None, None, None, None, json.dumps(a, separators=(",", ":")))
 
 
 def _finish(spark, rdd, out: Path, extra: dict, started: float, say) -> dict:
+    """One pass of the Python workers: their rows and aggregates become one DataFrame cached in
+    the JVM, from which the verdicts are written and the aggregates collected.  (A cached RDD
+    would be read back through Python workers twice more: once to write, once to collect.)"""
+    from pyspark.sql import functions as F
+
     from ckptcheck.checks.trace import write_json_atomic
 
-    rdd = rdd.cache()
-    rows = rdd.filter(lambda r: r[0] == "row").map(lambda r: r[1:])
+    df = spark.createDataFrame(rdd.map(_flat), _OUTPUT_SCHEMA, verifySchema=False).cache()
     out.mkdir(parents=True, exist_ok=True)
-    spark.createDataFrame(rows, ROW_SCHEMA).write.mode("overwrite").parquet(str(out / "verdicts.parquet"))
-    merged = merge_aggregates(rdd.filter(lambda r: r[0] == "agg").map(lambda r: r[1]).collect())
-    rdd.unpersist()
+    try:
+        df.where(F.col("kind") == "row").drop("kind", "agg").write.mode("overwrite").parquet(str(out / "verdicts.parquet"))
+        aggs = [json.loads(r[0]) for r in df.where(F.col("kind") == "agg").select("agg").collect()]
+    finally:
+        df.unpersist()
+    for a in aggs:
+        a["fingerprints"] = set(a["fingerprints"])
+        a["malformed_examples"] = [tuple(e) for e in a["malformed_examples"]]
+    merged = merge_aggregates(aggs)
     shortest = merged.pop("shortest")
     written = {}
     for prop, doc in sorted(shortest.items()):
@@ -406,6 +426,45 @@ def _check_trace_column(p: str, files: list[Path]) -> None:
         raise InputError(p, "trace", f"expected a string column 'trace' (columns: {', '.join(columns[0])})")
 
 
+def line_ranges(path: str, parts: int) -> list[tuple[str, str, int, int]]:
+    """A JSON-lines file cut into ``parts`` byte ranges ``(name, absolute path, start, end)`` for the workers to
+    read themselves (``read_line_range``), so that its text crosses no JVM and is read once (a
+    JVM text file numbered with ``zipWithIndex`` was shipped to the Python workers twice: once to
+    count each partition's lines, once to replay them)."""
+    size = Path(path).stat().st_size
+    cuts = sorted({size * k // parts for k in range(parts)} | {size})
+    where = str(Path(path).resolve())  # a worker's working folder need not be ours
+    return [(path, where, a, b) for a, b in zip(cuts, cuts[1:])]
+
+
+def read_line_range(task: tuple[str, str, int, int]) -> Iterator[tuple[str, str]]:
+    """(file:line, text) for each non-blank line that starts in ``[start, end)`` (a line
+    belongs to the range its first byte is in, as Hadoop's line reader has it); line numbers
+    count every line of the file from 1, so each range counts the newlines before it."""
+    name, path, start, end = task
+    with open(path, "rb") as f:
+        number = 1
+        if start:
+            left = start - 1
+            while left > 0:  # newlines before the byte before start, in chunks
+                chunk = f.read(min(left, 1 << 20))
+                number += chunk.count(b"\n")
+                left -= len(chunk)
+            if f.read(1) != b"\n":  # start is inside a line that began in the previous range
+                f.readline()
+            number += 1  # the newline that ended the line before the first one here
+        position = f.tell()
+        while position < end:
+            raw = f.readline()
+            if not raw:
+                break
+            position += len(raw)
+            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            if text.strip():
+                yield (f"{name}:{number}", text)
+            number += 1
+
+
 def _read_inputs(spark, plan: list[tuple[str, str]], partitions: int | None):
     """(source, text) pairs from the inputs ``check_inputs`` planned: a JSON line's source is
     file:line, a Parquet row's file#row, a whole-file trace's its file."""
@@ -423,8 +482,8 @@ def _read_inputs(spark, plan: list[tuple[str, str]], partitions: int | None):
                 raise InputError(p, "trace", f"expected a string column 'trace' (columns: {', '.join(df.columns)})")
             rdds.append(df.select("trace").rdd.zipWithIndex().map(lambda r, p=p: (f"{p}#{r[1]}", r[0][0])))
         elif kind == "lines":
-            lines = sc.textFile(p, minPartitions=max(1, -(-target // n_lines)))
-            rdds.append(lines.zipWithIndex().filter(lambda r: r[0].strip()).map(lambda r, p=p: (f"{p}:{r[1] + 1}", r[0])))
+            ranges = line_ranges(p, max(1, -(-target // n_lines)))
+            rdds.append(sc.parallelize(ranges, len(ranges)).flatMap(read_line_range))
     return sc.union(rdds) if len(rdds) > 1 else rdds[0]
 
 

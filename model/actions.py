@@ -273,6 +273,9 @@ ACTION_TYPES: dict[str, type[Action]] = {
 }
 
 
+_FIELD_NAMES = {cls: tuple(f.name for f in fields(cls)) for cls in ACTION_TYPES.values()}
+
+
 def action_from_json(data: Any, topo: Expanded, where: str = "action") -> Action:
     """Read one action; raises :class:`ActionError` naming the field that is wrong."""
     if not isinstance(data, dict):
@@ -282,32 +285,33 @@ def action_from_json(data: Any, topo: Expanded, where: str = "action") -> Action
     if cls is None:
         raise ActionError(f"{where}.type", f"unknown action {kind!r} (known: {', '.join(ACTION_TYPES)})")
     kwargs: dict[str, Any] = {}
-    for f in fields(cls):
-        if f.name not in data:
-            raise ActionError(f"{where}.{f.name}", f"missing for {kind}")
-        v = data[f.name]
-        if f.name in cls._task_fields:
+    names = _FIELD_NAMES[cls]
+    for name in names:
+        if name not in data:
+            raise ActionError(f"{where}.{name}", f"missing for {kind}")
+        v = data[name]
+        if name in cls._task_fields:
             if not isinstance(v, str):
-                raise ActionError(f"{where}.{f.name}", f"expected a subtask name like 'sink[0]', got {v!r}")
+                raise ActionError(f"{where}.{name}", f"expected a subtask name like 'sink[0]', got {v!r}")
             try:
                 v = topo.task_id(v)
             except KeyError:
-                raise ActionError(f"{where}.{f.name}", f"no subtask named {v!r} in this job") from None
-        elif f.name in cls._channel_fields:
+                raise ActionError(f"{where}.{name}", f"no subtask named {v!r} in this job") from None
+        elif name in cls._channel_fields:
             if not isinstance(v, str):
-                raise ActionError(f"{where}.{f.name}", f"expected a channel name like 'src[0]->sink[1]', got {v!r}")
+                raise ActionError(f"{where}.{name}", f"expected a channel name like 'src[0]->sink[1]', got {v!r}")
             try:
                 v = topo.channel_id(v)
             except KeyError:
-                raise ActionError(f"{where}.{f.name}", f"no channel named {v!r} in this job") from None
-        elif f.name == "kind":
+                raise ActionError(f"{where}.{name}", f"no channel named {v!r} in this job") from None
+        elif name == "kind":
             if v not in NOTIFY_NAMES:
                 raise ActionError(f"{where}.kind", f"expected one of {', '.join(repr(k) for k in NOTIFY_NAMES)}, got {v!r}")
         else:
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ActionError(f"{where}.{f.name}", f"expected a non-negative integer, got {v!r}")
-        kwargs[f.name] = v
-    extra = set(data) - {"type"} - {f.name for f in fields(cls)}
+                raise ActionError(f"{where}.{name}", f"expected a non-negative integer, got {v!r}")
+        kwargs[name] = v
+    extra = set(data) - {"type"} - set(names)
     if extra:
         raise ActionError(f"{where}", f"unexpected field(s) {sorted(extra)} for {kind}")
     return cls(**kwargs)
