@@ -144,3 +144,23 @@ def test_spark_engine_from_the_command_line_and_its_refusals(tmp_path, capsys):
     assert main(["check", "--design", "K4-retention-ignores-refs", *k4_scope, "--engine", "explore", "--partitions", "2",
                  "--max-depth", "3", "--out", str(tmp_path)]) == 3
     assert "--partitions applies to --engine spark" in capsys.readouterr().err
+
+
+def test_byte_ranges_read_every_nonblank_line_once_with_its_file_line_number(tmp_path):
+    """The workers read JSON-lines inputs by byte range: a line cut by a range's end belongs to
+    the range it starts in, blank lines are skipped but counted, CRLF endings are dropped, and a
+    multi-byte character may straddle a cut."""
+    import random
+
+    rng = random.Random(7)
+    for trial in range(150):
+        lines = [rng.choice(["", "  ", "x" * rng.randrange(1, 20), "é" * rng.randrange(1, 5)]) for _ in range(rng.randrange(0, 30))]
+        text = "\n".join(lines) + rng.choice(["", "\n"])
+        if trial % 3 == 0:
+            text = text.replace("\n", "\r\n")
+        path = tmp_path / f"t{trial}.jsonl"
+        path.write_bytes(text.encode("utf-8"))
+        expected = [(f"{path}:{i + 1}", line.rstrip("\r")) for i, line in enumerate(text.split("\n")) if line.strip()]
+        for parts in (1, 2, 3, 7, 50):
+            got = [x for r in spark.line_ranges(str(path), parts) for x in spark.read_line_range(r)]
+            assert got == expected, (trial, parts, text)
