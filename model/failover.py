@@ -13,8 +13,11 @@ parallelism.  A rescale is one action too: cancellation and redeployment with no
 them (a failure in between is a failure of the rescaled job right after it).  A
 channel whose two ends are not both restored keeps nothing: pipelined regions contain both ends
 of every pipelined channel, and a job with another exchange restarts whole.  The
-model restarts the whole job whenever the job has a BLOCKING or HYBRID edge (re-consuming a
-finished blocking result across regions is not modelled).
+model restarts the whole job whenever the job has a BLOCKING edge: Flink restarts the failed
+region and every region downstream, and the producer's region only if its result is no longer
+available (``RestartPipelinedRegionFailoverStrategy.getRegionsToRestart``); re-consuming a
+finished BLOCKING result across regions is not modelled.  (A HYBRID edge is refused:
+``protocol.scope_conflict``.)
 """
 
 from __future__ import annotations
@@ -42,6 +45,20 @@ class FailoverStrategy(Component):
         if self.design.failover_strategy == "full" or not topo.all_pipelined:
             return tuple(everyone for _ in range(topo.n_tasks))
         return tuple(topo.regions[topo.region_of[t]] for t in range(topo.n_tasks))
+
+    def deployed(self, w: World, t: int) -> bool:
+        """Is subtask ``t`` deployed?  The scheduler (``PipelinedRegionSchedulingStrategy``)
+        deploys the consumer region of a BLOCKING result only once every partition it consumes
+        is fully produced, that is once every producer subtask finished
+        (``isDownstreamConsumedPartitionGroupSchedulable``); every other region is deployed at
+        once.  A subtask not deployed reads nothing, is triggered by no one (the checkpoint
+        scheduler is stopped meanwhile, ``CheckpointCoordinator.periodic_scheduler_running``)
+        and cannot fail.  Abstraction: it is RUNNING in the world, idle; a failover restarts
+        the whole job when a BLOCKING edge exists (see the module), which may restart such a
+        subtask too, a behaviour Flink does not have (a superset: it can add a counterexample
+        Flink cannot run, never hide one)."""
+        producers = self.topo.blocking_producers[t]
+        return not producers or all(w.tasks[p].status == FINISHED for p in producers)
 
     def tasks_to_restart(self, t: int) -> frozenset[int]:
         """``getTasksNeedingRestart`` for a failure of subtask ``t``."""

@@ -91,6 +91,19 @@ def scope_conflict(design: Design, scope: Scope) -> str:
     ``fitted`` drops a default scope's instant acks where they do not fit.  FLINK-4120's null-state recovery
     (``model.nullstate``) needs a recomputable operator and has no rule for a rescale, a
     stop-with-savepoint or a split enumerator."""
+    exchanges = {e.exchange for e in scope.job.edges}
+    if Exchange.HYBRID in exchanges:
+        return ("scope.job: a HYBRID edge in a streaming job: Flink rejects the job when it builds its job graph"
+                " (StreamingJobGraphGenerator.validateHybridShuffleExecuteInBatchMode: \"hybrid shuffle mode only supports"
+                " batch job\"); use PIPELINED or BLOCKING")
+    if Exchange.BLOCKING in exchanges:
+        if design.checkpoint_mode != "aligned":
+            return "scope.job: a BLOCKING edge is modelled with aligned checkpoints only (use an aligned design)"
+        if scope.stop_with_savepoint or scope.max_rescales:
+            return ("scope.job: a BLOCKING edge is not modelled with a stop-with-savepoint or a rescale (Flink fails a"
+                    " savepoint with BLOCKING_OUTPUT_EXIST while a task with a blocking output runs)")
+        if design.recovery == "null-state":
+            return "scope.job: a BLOCKING edge is not modelled with recovery 'null-state'"
     if scope.instant_acks:
         if design.regional_checkpoints and design.timeouts_complete_regionally and scope.max_timeouts:
             return ("scope.instant_acks: not exact with timeouts that complete regionally (a timeout marks a task"

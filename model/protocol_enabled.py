@@ -35,12 +35,15 @@ class EnabledMixin:
         else:
             is_blocked = self.barriers.is_blocked
             cap = self.scope.channel_capacity
+            deployed = self.failover.deployed if self.topo.blocking_output else None
             for ch in self.topo.channels:
                 items = w.channels[ch.id]
                 if not items:
                     continue
                 ts = tasks[ch.consumer]
                 if ts.status != RUNNING or is_blocked(ts, ch.input_index):
+                    continue
+                if deployed is not None and not deployed(w, ch.consumer):
                     continue
                 if cap and items[0][0] == REC and not self.has_room(w, ch.consumer):
                     continue
@@ -92,8 +95,9 @@ class EnabledMixin:
         if pending and used.timeouts < scope.max_timeouts:
             out.extend(Timeout(p.id) for p in pending if not p.completing)
         if used.failures < scope.max_failures and not any_failed:
+            deployed = self.failover.deployed if self.topo.blocking_output else None
             for t, ts in enumerate(tasks):
-                if ts.status == RUNNING:
+                if ts.status == RUNNING and (deployed is None or deployed(w, t)):
                     out.append(FailTask(t))
         if used.lost < scope.max_lost_notifications:
             for t, ts in enumerate(tasks):

@@ -92,9 +92,12 @@ class FinishMixin:
         EndOfData (``CheckpointedInputGate.handleEvent`` -> ``acknowledgeAllRecordsProcessed``),
         so every record before it was processed (reference-flink-uc A.9 items 2-3).  With
         unaligned checkpoints this matters: a final checkpoint can complete while records the
-        task sent are still in flight, as channel state."""
+        task sent are still in flight, as channel state.  A BLOCKING result's future is done at
+        once (``TieredResultPartition.getAllDataProcessedFuture``: "Nothing to do"): its
+        consumer is deployed only after the producer finished."""
         channels = tx.channels
-        return not any(EOD in channels[c] or EOD_NO_DRAIN in channels[c] for c in self.model.all_out[t])
+        blocking = self.topo.blocking_channels
+        return not any((EOD in channels[c] or EOD_NO_DRAIN in channels[c]) and c not in blocking for c in self.model.all_out[t])
 
     def ready_to_finish(self, tx: Tx | World, t: int) -> bool:
         """Would the task finish now, but for a trigger RPC queued for it?  It ended, every

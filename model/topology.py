@@ -467,6 +467,28 @@ class Expanded:
         return all(e.exchange is Exchange.PIPELINED for e in self.job.edges)
 
     @cached_property
+    def blocking_producers(self) -> tuple[frozenset[int], ...]:
+        """Per subtask: the producer subtasks of every BLOCKING channel into its pipelined
+        region.  Its region is deployed once all of them finished
+        (``PipelinedRegionSchedulingStrategy.isDownstreamConsumedPartitionGroupSchedulable``:
+        every consumed partition of a BLOCKING group must be ``ALL_DATA_PRODUCED``)."""
+        into: dict[int, set[int]] = {}
+        for c in self.channels:
+            if self.job.edges[c.edge].exchange is Exchange.BLOCKING:
+                into.setdefault(self.region_of[c.consumer], set()).add(c.producer)
+        return tuple(frozenset(into.get(self.region_of[t], ())) for t in range(self.n_tasks))
+
+    @cached_property
+    def blocking_output(self) -> frozenset[int]:
+        """The subtasks of vertices with a BLOCKING output (``JobVertex.isAnyOutputBlocking``)."""
+        names = {e.source for e in self.job.edges if e.exchange is Exchange.BLOCKING}
+        return frozenset(t for t in range(self.n_tasks) if self.vertex(t).name in names)
+
+    @cached_property
+    def blocking_channels(self) -> frozenset[int]:
+        return frozenset(c.id for c in self.channels if self.job.edges[c.edge].exchange is Exchange.BLOCKING)
+
+    @cached_property
     def downstream_of_record(self) -> tuple[tuple[frozenset[int], ...], tuple[frozenset[int], ...]]:
         """Per parity of a record's offset (0 even, 1 odd), vertex -> the vertices a record of
         that offset reaches from it over edges that carry it (side outputs, ``Edge.carries``)."""

@@ -17,7 +17,8 @@ from .catalog_baseline import (  # noqa: F401  (re-exported)
     BASELINE_CATALOG, CleanerDeletesOlderThanPending, NoOperatorEventGateway, RestartFromInitialOffset)
 from .catalog_entry import Entry
 from .catalog_flip147 import (  # noqa: F401  (re-exported)
-    FLIP147_CATALOG, EndOfDataBeforeCommittables, LegacySourceFunction, UnionStateFinishesPartly, flip147_scope)
+    BLOCKING_FIX, FLIP147_CATALOG, BatchSideSkipsFinalCheckpoint, EndOfDataBeforeCommittables, LegacySourceFunction,
+    SchedulerWaitsForBlockingInput, UnionStateFinishesPartly, blocking_scope, flip147_scope)
 from .catalog_flip600 import FINDINGS, FLIP600_CATALOG, RegionsBySubtaskIndex  # noqa: F401  (re-exported)
 from .catalog_nullstate import (  # noqa: F401  (re-exported)
     NULL_STATE_CATALOG, BarrierAtRestart, RetentionIgnoresNullState, SinksDiscardOvertakenRecords,

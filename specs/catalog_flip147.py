@@ -1,14 +1,20 @@
 """The catalog's entries for FLIP-147 (checkpoints after tasks finish) and the Sink V2
 committer: a legacy ``SourceFunction`` re-reading a finished split, union list state finishing
-partly, and FLINK-38614 (EndOfData before the final committables), with their scope and
-variant classes."""
+partly, FLINK-38614 (EndOfData before the final committables), and a streaming job with a
+BLOCKING edge (FLINK-34371's output-after-end-of-input operators) under FLIP-147, with their
+scope and variant classes."""
 
 from __future__ import annotations
+
+import networkx as nx
 
 from ckptcheck.model.coordinator import CheckpointCoordinator
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.sinkv2 import CommitterOperator
 from ckptcheck.model.sources import SourceReader
+from ckptcheck.model.task import StreamTask
+from ckptcheck.model.topology import Exchange
+from ckptcheck.model.world import RUNNING
 
 from .catalog_entry import Entry, catalog_class
 from .designs import BASELINE
@@ -24,6 +30,54 @@ class EndOfDataBeforeCommittables(CommitterOperator):
 
     def forwards_end_of_data(self, tx, t: int) -> bool:
         return True
+
+
+@catalog_class
+class BatchSideSkipsFinalCheckpoint(StreamTask):
+    """A possible fix of the hang of a streaming job with a BLOCKING edge (Flink 2.3 as released,
+    catalog ``blocking-output-waits-for-final-checkpoint``): a subtask that runs while the
+    checkpoint scheduler is stopped for a BLOCKING output (a vertex with a BLOCKING output, or
+    upstream of one) finishes without waiting for a final checkpoint, as it would without
+    FLIP-147 (its output is the persisted BLOCKING result).  Not in Flink."""
+
+    def batch_side(self) -> frozenset[int]:
+        topo = self.topo
+        heads = {e.source for e in topo.job.edges if e.exchange is Exchange.BLOCKING}
+        names = set(heads).union(*(nx.ancestors(topo.job.graph, h) for h in heads))
+        return frozenset(t for t in range(topo.n_tasks) if topo.vertex(t).name in names)
+
+    def ready_to_finish(self, tx, t: int) -> bool:
+        if t in self.batch_side():
+            ts = tx.tasks[t]
+            return ts.status == RUNNING and ts.ended and ts.eop == self.model.all_inputs_mask[t]
+        return super().ready_to_finish(tx, t)
+
+
+@catalog_class
+class SchedulerWaitsForBlockingInput(CheckpointCoordinator):
+    """The other half of that fix: the periodic checkpoint scheduler starts only once every
+    BLOCKING result has also been read whole.  A checkpoint holds no BLOCKING result (the
+    producers are FINISHED in it, with empty state), so one taken while a consumer still has
+    part of it to read loses that part on a restore.  Not in Flink."""
+
+    def periodic_scheduler_running(self, w) -> bool:
+        return super().periodic_scheduler_running(w) and not any(w.channels[c] for c in self.topo.blocking_channels)
+
+
+BLOCKING_FIX = BASELINE.with_(
+    name="blocking-side-finishes-after-its-result-is-read",
+    task=BatchSideSkipsFinalCheckpoint,
+    coordinator=SchedulerWaitsForBlockingInput,
+    description="A possible fix, not in Flink: with a BLOCKING edge, the subtasks upstream of it finish without a final "
+    "checkpoint, and the checkpoint scheduler starts only once every BLOCKING result was read whole.",
+)
+
+
+def blocking_scope(failures: int = 0) -> Scope:
+    """The smallest streaming job with a BLOCKING edge (``end-of-stream-partition``), two
+    records, one checkpoint, ``failures`` failures, nothing else."""
+    return scope("end-of-stream-partition", records_per_split=2, max_checkpoints=1, max_failures=failures, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0)
 
 
 def flip147_scope(job: str = "sink-v2-global", checkpoints: int = 0, failures: int = 0) -> Scope:
@@ -95,5 +149,35 @@ FLIP147_CATALOG: tuple[Entry, ...] = (
         flip147_scope(),
         "FLINK-38614 (apache/flink#28476, open: 'Defer EndOfData until final checkpoint committables are "
         "emitted'); reference-flink-uc D.6",
+    ),
+    Entry(
+        "blocking-output-waits-for-final-checkpoint",
+        BASELINE.with_(
+            name="blocking-output-waits-for-final-checkpoint",
+            description="Flink 2.3 as released, in a streaming job with a BLOCKING edge: the checkpoint scheduler stays "
+            "stopped while a subtask with a BLOCKING output runs (FLINK-34371), and every subtask that reached end of input "
+            "waits for a final checkpoint (FLIP-147): no checkpoint is ever triggered, the producers never finish, the "
+            "consumer region is never deployed.",
+        ),
+        "bounded-job-completes",
+        blocking_scope(),
+        "a Flink 2.3.0 MiniCluster run (fromSequence -> fullWindowPartition().mapPartition() -> rebalance -> map -> sink, "
+        "checkpointing every 200 ms) stayed RUNNING after 40 s, 'Periodic checkpoint scheduler is shut down' logged every "
+        "200 ms; with checkpoints-after-tasks-finish off, or without checkpointing, it finished",
+        correct=BLOCKING_FIX,
+    ),
+    Entry(
+        "blocking-side-finishes-before-its-result-is-read",
+        BASELINE.with_(
+            name="blocking-side-finishes-before-its-result-is-read",
+            task=BatchSideSkipsFinalCheckpoint,
+            description="The first half of a fix of the hang alone: the subtasks upstream of a BLOCKING edge finish "
+            "without a final checkpoint, and checkpoints start as soon as they finished; one taken while the consumer "
+            "still has part of the BLOCKING result to read holds that part nowhere.",
+        ),
+        "checkpoints-consistent",
+        blocking_scope(),
+        "the hang above (blocking-output-waits-for-final-checkpoint) and its fix",
+        correct=BLOCKING_FIX,
     ),
 )

@@ -273,6 +273,8 @@ CATALOG_STEPS: dict[str, int] = {
     "legacy-source-rereads-finished-split": 35,
     "union-state-finishes-partly": 22,
     "FLINK-38614-end-of-data-before-committables": 16,
+    "blocking-output-waits-for-final-checkpoint": 6,
+    "blocking-side-finishes-before-its-result-is-read": 9,
     "null-state-sinks-keep-replayed-records": 29,
     "null-state-barrier-at-restart-position": 12,
     "null-state-watermark-at-acknowledgement": 14,

@@ -271,6 +271,19 @@ JOBS: dict[str, Any] = {
         lambda: keyed_three_stage(2, sink_p=1),
         "source(2) -forward-> map(2) -keyBy-> keyed 2PC sink(1): rescaling the map to 1 merges two pointwise channels",
     ),
+    "end-of-stream-partition": (
+        lambda: JobGraph(
+            (
+                Vertex("source", 1, Role.SOURCE),
+                Vertex("partition", 1, Role.OPERATOR),
+                Vertex("sink", 1, Role.SINK, two_phase_commit=True),
+            ),
+            (Edge("source", "partition", Pattern.POINTWISE),
+             Edge("partition", "sink", Pattern.ALL_TO_ALL, Exchange.BLOCKING, partitioner="rebalance")),
+        ),
+        "source(1) -forward-> partition(1) =BLOCKING rebalance()=> 2PC sink(1): an operator that outputs only after end"
+        " of input (fullWindowPartition().mapPartition(), FLINK-34371) makes its output edge BLOCKING in a streaming job",
+    ),
     "sources-2": (
         lambda: JobGraph((Vertex("source", 2, Role.SOURCE),)),
         "source(2) alone: two regions of one subtask, for checkpoint bookkeeping (refs, retention, files)",

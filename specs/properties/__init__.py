@@ -22,7 +22,7 @@ from .core import (_capacity, _cut_verdict, _keyed_layout, _markers_possible, co
 from .flip147 import (_data_item, _finishing, _new_commits, _outlives_upstream, _parallel, _post_commit, _sink_v2,
                       describe_item, finished_sinks_committed, no_data_after_end_of_data,
                       w_checkpoint_survives_a_finish, w_committables_recommitted, w_committer_holds_end_of_data,
-                      w_end_of_partition_aborts,
+                      w_blocking_result_read, w_end_of_partition_aborts,
                       w_end_of_input_committables, w_finished_on_restore, w_finished_subtask_restarts,
                       w_finishes_on_later_completion, w_finishes_with_checkpoint_pending, w_partly_finished_checkpoint,
                       w_resumed_from_savepoint, w_savepoint_completes, w_stop_fails, w_stopped_job_finishes,
@@ -368,4 +368,7 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
                lambda d, s, pair=(was, now): d.unaligned_pointwise and _unaligned(d, s) and pair in _pattern_changes(s))
       for short in ({"POINTWISE": "pw", "ALL_TO_ALL": "a2a"},)
       for was in ("POINTWISE", "ALL_TO_ALL") for now in ("POINTWISE", "ALL_TO_ALL")),
+    Property("a-blocking-result-is-read", SOMETIMES,
+             "the consumer of a BLOCKING edge, deployed once every producer of it finished, reads the result",
+             w_blocking_result_read, lambda d, s: any(e.exchange.value == "BLOCKING" for e in s.job.edges)),
 )

@@ -289,6 +289,15 @@ def w_end_of_partition_aborts(m, prev: World, a, nxt: World) -> str | None:
     return None
 
 
+def w_blocking_result_read(m, prev: World, a, nxt: World) -> str | None:
+    """A BLOCKING result is read: its consumer region was deployed once every producer of it
+    finished (``FailoverStrategy.deployed``)."""
+    if type(a) is not Deliver or a.channel not in m.topo.blocking_channels:
+        return None
+    ch = m.topo.channels[a.channel]
+    return f"{m.topo.names[ch.consumer]} reads the BLOCKING result of {m.topo.names[ch.producer]}, which finished"
+
+
 def w_savepoint_completes(m, prev: World, a, nxt: World) -> str | None:
     """A stop-with-savepoint's synchronous savepoint completes (not into the store)."""
     if nxt.coord.savepoint and not prev.coord.savepoint:
