@@ -122,10 +122,12 @@ class TriggerMixin:
 
     def periodic_scheduler_running(self, w: World) -> bool:
         """FLINK-34371: the periodic checkpoint scheduler stays stopped while any subtask with
-        a BLOCKING output is alive (``DefaultExecutionGraph.enableCheckpointing`` hands
-        ``CheckpointCoordinatorDeActivator`` ``allTasksOutputNonBlocking``;
-        ``updateStateInternal`` starts the scheduler only when ``!isAnyOutputBlocking``, which
-        looks at the registered executions: a FINISHED, CANCELED or FAILED one is deregistered).
+        a BLOCKING output is alive.  In the Flink 2.3.0 jar (read with javap):
+        ``CheckpointCoordinator.createActivatorDeactivator(false)`` gives a job with a BLOCKING
+        output ``CheckpointCoordinatorDeActivator.alwaysStopping`` (every job status change
+        stops the scheduler), and ``DefaultExecutionGraph.updateStateInternal`` starts it when a
+        task switches to RUNNING only if ``!ExecutionGraphUtils.isAnyOutputBlocking``, which
+        looks at the registered executions (a FINISHED, CANCELED or FAILED one is deregistered).
         A trigger then fails "Periodic checkpoint scheduler is shut down" (seen in a Flink 2.3.0
         MiniCluster run), uncounted.  The one other trigger, ``SchedulerBase.notifyEndOfData``'s
         once every task reached end of data, is not periodic and not stopped: ``trigger_allowed``
