@@ -6,6 +6,8 @@ scope and variant classes."""
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import networkx as nx
 
 from ckptcheck.model.coordinator import CheckpointCoordinator
@@ -40,6 +42,7 @@ class BatchSideSkipsFinalCheckpoint(StreamTask):
     upstream of one) finishes without waiting for a final checkpoint, as it would without
     FLIP-147 (its output is the persisted BLOCKING result).  Not in Flink."""
 
+    @cached_property
     def batch_side(self) -> frozenset[int]:
         topo = self.topo
         heads = {e.source for e in topo.job.edges if e.exchange is Exchange.BLOCKING}
@@ -47,7 +50,7 @@ class BatchSideSkipsFinalCheckpoint(StreamTask):
         return frozenset(t for t in range(topo.n_tasks) if topo.vertex(t).name in names)
 
     def ready_to_finish(self, tx, t: int) -> bool:
-        if t in self.batch_side():
+        if t in self.batch_side:
             ts = tx.tasks[t]
             return ts.status == RUNNING and ts.ended and ts.eop == self.model.all_inputs_mask[t]
         return super().ready_to_finish(tx, t)
