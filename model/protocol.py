@@ -76,6 +76,25 @@ def fitted(design: Design, scope: Scope) -> Scope:
     return scope
 
 
+def replaced_acknowledgement_hooks(design: Design) -> list[str]:
+    """The methods on an acknowledgement's way that ``design`` replaces.  Under instant acks
+    ``StreamTask.acknowledge`` hands the snapshot to ``CheckpointCoordinator.acknowledge_at_once``,
+    which runs ``NullStateRecovery.on_acknowledge`` (and so ``reported_watermark``) at the
+    snapshot, and ``receive_acknowledge``, ``drop_ack`` and the calls of ``maybe_finalize`` before
+    the last response never run: a replacement of any of them may read the world when the
+    acknowledgement arrives, or act on an arrival, and would be checked at the wrong moment or
+    not at all.  (What runs after the last response, at ``LastAck``, runs at the same moment in
+    both models.)"""
+    from .coordinator import CheckpointCoordinator
+    from .task import StreamTask
+
+    hooks = (("coordinator", CheckpointCoordinator, ("receive_acknowledge", "drop_ack", "maybe_finalize", "acknowledge_at_once")),
+             ("null_state", NullStateRecovery, ("on_acknowledge", "reported_watermark")),
+             ("task", StreamTask, ("acknowledge",)))
+    return [f"{base.__name__}.{name}" for field, base, names in hooks for name in names
+            if getattr(getattr(design, field), name) is not getattr(base, name)]
+
+
 def scope_conflict(design: Design, scope: Scope) -> str:
     """Why the model cannot check ``design`` in ``scope``, or "".  A stop-with-savepoint is
     modelled for aligned designs without FLIP-600 that take checkpoints after tasks finish: a
@@ -85,9 +104,10 @@ def scope_conflict(design: Design, scope: Scope) -> str:
     but the last response to a checkpoint acts on an acknowledgement's arrival: not with
     FLIP-600's timeouts that complete regionally (a timeout marks a task whose acknowledgement is
     in flight declined) nor with unaligned checkpoints (their witnesses read the
-    acknowledgement's channel state as it arrives), nor where a design replaces
-    ``NullStateRecovery.reported_watermark``, which may read the task at the acknowledgement's
-    arrival (catalog ``null-state-watermark-at-acknowledgement`` is found only without them).
+    acknowledgement's channel state as it arrives), nor where a design replaces a method on an
+    acknowledgement's way (``replaced_acknowledgement_hooks``: ``NullStateRecovery.reported_watermark``
+    may read the task at the acknowledgement's arrival, and catalog
+    ``null-state-watermark-at-acknowledgement`` is found only without them).
     ``fitted`` drops a default scope's instant acks where they do not fit.  FLINK-4120's null-state recovery
     (``model.nullstate``) needs a recomputable operator and has no rule for a rescale, a
     stop-with-savepoint or a split enumerator."""
@@ -110,9 +130,10 @@ def scope_conflict(design: Design, scope: Scope) -> str:
                     " whose acknowledgement is in flight declined)")
         if design.checkpoint_mode != "aligned":
             return f"scope.instant_acks: not modelled with checkpoint_mode {design.checkpoint_mode!r} (use an aligned design)"
-        if design.recovery == "null-state" and design.null_state.reported_watermark is not NullStateRecovery.reported_watermark:
-            return ("scope.instant_acks: not exact with a replaced NullStateRecovery.reported_watermark (it may read the"
-                    " task when the acknowledgement arrives, a moment instant acks fold into the snapshot)")
+        replaced = replaced_acknowledgement_hooks(design)
+        if replaced:
+            return (f"scope.instant_acks: not exact with a replaced {replaced[0]} (it runs when an acknowledgement"
+                    " arrives, a moment instant acks fold into the snapshot or skip)")
     if scope.spanning_records:
         if design.checkpoint_mode == "aligned":
             return "scope.spanning_records: a record's parts matter only in channel state (use an unaligned design)"

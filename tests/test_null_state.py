@@ -236,3 +236,36 @@ def test_instant_acks_give_way_where_a_design_reads_the_watermark_at_the_acknowl
     assert scope_conflict(late, null_state_scope()).startswith("scope.instant_acks: not exact with a replaced")
     assert fitted(late, null_state_scope()) == null_state_scope().with_(instant_acks=False)
     assert fitted(PRESETS["flink-null-state"], null_state_scope()) == null_state_scope()
+
+
+def test_every_method_on_an_acknowledgements_way_makes_instant_acks_give_way():
+    """The same flaw as null-state-watermark-at-acknowledgement written one method higher, in
+    ``on_acknowledge`` (the call instant acks make at the snapshot): kept under instant acks it
+    holds (2,973 states), so a replacement of any method on an acknowledgement's way refuses them;
+    in the full model the flaw is found."""
+    from ckptcheck.checks.api import check
+    from ckptcheck.model.coordinator import CheckpointCoordinator
+    from ckptcheck.model.nullstate import NullStateRecovery
+    from ckptcheck.model.protocol import fitted, replaced_acknowledgement_hooks, scope_conflict
+    from ckptcheck.specs.catalog import null_state_catalog_scope
+    from ckptcheck.specs.designs import PRESETS
+
+    class WatermarkOfTheTaskNow(NullStateRecovery):
+        def on_acknowledge(self, tx, t, snap):
+            if not self.windows[t] or snap.finished:
+                return snap
+            return snap._replace(watermark=self.watermark(tx.tasks[t].processed))
+
+    class CountsEveryArrival(CheckpointCoordinator):
+        def drop_ack(self, tx, t, cp, keep_file=False):
+            return super().drop_ack(tx, t, cp, keep_file)
+
+    base = PRESETS["flink-null-state"]
+    late = base.with_(name="watermark-of-the-task-now", null_state=WatermarkOfTheTaskNow)
+    sc = null_state_catalog_scope().with_(instant_acks=True)
+    assert replaced_acknowledgement_hooks(late) == ["NullStateRecovery.on_acknowledge"]
+    assert replaced_acknowledgement_hooks(base.with_(name="x", coordinator=CountsEveryArrival)) == ["CheckpointCoordinator.drop_ack"]
+    assert replaced_acknowledgement_hooks(base) == []
+    assert "NullStateRecovery.on_acknowledge" in scope_conflict(late, sc)
+    r = check(late, fitted(late, sc))
+    assert [v.property for v in r.violated] == ["recomputed-state-matches"]
