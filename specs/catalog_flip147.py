@@ -40,7 +40,9 @@ class BatchSideSkipsFinalCheckpoint(StreamTask):
     catalog ``blocking-output-waits-for-final-checkpoint``): a subtask that runs while the
     checkpoint scheduler is stopped for a BLOCKING output (a vertex with a BLOCKING output, or
     upstream of one) finishes without waiting for a final checkpoint, as it would without
-    FLIP-147 (its output is the persisted BLOCKING result).  Not in Flink."""
+    FLIP-147 (its output is the persisted BLOCKING result).  Not in Flink.  Checked only where
+    the batch side has no 2PC sink and no Sink V2 committer (job ``end-of-stream-partition``):
+    their last transaction or committables would need a checkpoint this rule skips."""
 
     @cached_property
     def batch_side(self) -> frozenset[int]:
