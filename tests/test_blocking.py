@@ -18,6 +18,7 @@ from ckptcheck.model.world import FINISHED
 from ckptcheck.specs.catalog import BLOCKING_FIX, blocking_scope
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.spec import Spec
+from test_instant_acks import reachable
 
 
 def _with_exchange(sc, exchange: Exchange):
@@ -26,23 +27,12 @@ def _with_exchange(sc, exchange: Exchange):
     return sc.with_(job=dataclasses.replace(job, edges=edges))
 
 
-def _reachable(spec: Spec):
-    seen, todo = set(), list(spec.initial_states())
-    while todo:
-        w = todo.pop()
-        if w in seen:
-            continue
-        seen.add(w)
-        todo.extend(spec.next_state(w, a) for a in spec.actions(w))
-    return seen
-
-
 def test_the_consumer_of_a_blocking_edge_waits_for_every_producer_and_no_checkpoint_is_triggered_meanwhile():
     spec = Spec(BLOCKING_FIX, blocking_scope(failures=1))
     topo = spec.model.topo
     partition, sink = topo.tasks_of[1][0], topo.tasks_of[2][0]
     into_sink = next(c.id for c in topo.channels if c.consumer == sink)
-    worlds = _reachable(spec)
+    worlds = reachable(spec.model)
     read = triggered_early = 0
     for w in worlds:
         acts = spec.actions(w)
@@ -56,7 +46,7 @@ def test_the_consumer_of_a_blocking_edge_waits_for_every_producer_and_no_checkpo
     assert read and not triggered_early
     # the same job with a PIPELINED edge triggers while the partition runs, and reads at once
     piped = Spec(BLOCKING_FIX, _with_exchange(blocking_scope(), Exchange.PIPELINED))
-    early = [w for w in _reachable(piped) if w.tasks[partition].status != FINISHED]
+    early = [w for w in reachable(piped.model) if w.tasks[partition].status != FINISHED]
     assert any(any(type(a) is TriggerCheckpoint for a in piped.actions(w)) for w in early)
     assert any(Deliver(into_sink) in piped.actions(w) for w in early)
 
