@@ -30,6 +30,7 @@ from . import (
     cmd_replay,
     cmd_report,
     cmd_spark,
+    cmd_validate,
 )
 from .cli_common import _Parser
 from .cli_common import _scope_from_args as _scope_from_args  # imported from here by tests/test_cli.py
@@ -47,6 +48,7 @@ COMMANDS = (
     cmd_itf,
     cmd_prove,
     cmd_conform,
+    cmd_validate,
 )
 
 

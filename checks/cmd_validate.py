@@ -1,0 +1,131 @@
+"""``ckptcheck validate``: real Flink runs checked against the model (``checks.validate``), either
+recorded runs given as files, or runs made here (``--runs N --seed S``) on a local MiniCluster
+from a Flink distribution jar (``checks.recorder``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ckptcheck.specs.errors import InputError
+
+from .cli_common import _load_design, _say
+from .outputs import out_dir
+
+MAX_RUNS = 10_000
+
+
+def _runs(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = None
+    if v is None or not 1 <= v <= MAX_RUNS:
+        raise argparse.ArgumentTypeError(f"expected an integer from 1 to {MAX_RUNS:,}, got {text!r}")
+    return v
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer seed, got {text!r}") from None
+
+
+def cmd_validate(args) -> int:
+    from .runfile import read_run
+    from .validate import describe, validate
+
+    design = _load_design(args.design)
+    if args.run and args.runs:
+        raise InputError("validate", "RUN", "give recorded runs or --runs N, not both")
+    if not args.run and not args.runs:
+        raise InputError("validate", "RUN", "expected a recorded run (a ckptcheck-run file) or --runs N to record runs here")
+    if args.run:
+        runs = [read_run(p) for p in args.run]  # every file read and checked before any search
+        codes = []
+        for run in runs:
+            res = validate(run, design, max_states=args.max_states)
+            for line in describe(res):
+                _say(line)
+            codes.append(0 if res.validated else 1 if res.complete else 3)
+        return max(codes)
+    return _record_and_validate(args, design)
+
+
+def _record_and_validate(args, design) -> int:
+    from . import flinkjvm, recorder
+    from .runfile import read_run
+    from .validate import describe, validate
+
+    keep = out_dir(args.keep, "--keep") if args.keep else None
+    try:
+        dist = flinkjvm.open_dist(args.flink_dist)
+        classes = recorder.compile_job(dist)
+    except flinkjvm.FlinkUnavailable as e:
+        print(f"ckptcheck: validate: {e}", file=sys.stderr)
+        return 2
+    plan = recorder.schedule(args.runs, args.seed)
+    _say(f"validate {args.runs} real run(s) of Flink {dist.version} ({dist.jar}), seed {args.seed}, design {design.name}")
+    folder = keep or Path(tempfile.mkdtemp(prefix="ckptcheck-runs-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    summary: dict[str, list[int]] = {}
+    worst = 0
+    for k, cfg in enumerate(plan, 1):
+        path = folder / f"run-{k:04d}-{cfg.name}.jsonl"
+        t0 = time.perf_counter()
+        try:
+            recorder.record(dist, classes, cfg, path)
+        except recorder.RunFailed as e:
+            _say(f"[{k}/{len(plan)}] {cfg.describe()}: the real run failed: {e}")
+            summary.setdefault(cfg.name, [0, 0, 0, 0])[3] += 1
+            worst = max(worst, 1)
+            continue
+        took = time.perf_counter() - t0
+        res = validate(read_run(path), design, max_states=args.max_states)
+        code = 0 if res.validated else 1 if res.complete else 3
+        worst = max(worst, code)
+        row = summary.setdefault(cfg.name, [0, 0, 0, 0])
+        row[0 if code == 0 else 1 if code == 1 else 2] += 1
+        verdict = (f"validated ({res.events} events, {res.states:,} states)" if code == 0 else
+                   "NOT a behaviour of the model" if code == 1 else "not settled (search bound)")
+        _say(f"[{k}/{len(plan)}] {cfg.describe()}: ran {took:.1f}s; {verdict}; {path}")
+        if code:
+            for line in describe(res)[3:]:
+                _say("    " + line)
+    _say("per configuration: validated / not a behaviour / not settled / run failed")
+    for name, (ok, bad, open_, failed) in sorted(summary.items()):
+        _say(f"  {name}: {ok} / {bad} / {open_} / {failed}")
+    if keep is None:
+        _say(f"recordings kept in {folder}")
+    return worst
+
+
+def add_parser(sub) -> None:
+    """``ckptcheck validate``."""
+    v = sub.add_parser("validate", help="check real Flink runs against the model (trace validation)")
+    v.add_argument("run", nargs="*", help="recorded runs (ckptcheck-run JSON lines, see the README)")
+    v.add_argument("--design", default="flink-baseline",
+                   help="the design the runs should be behaviours of: a preset, a catalog entry, a .toml file or module:NAME"
+                        " (default flink-baseline, Flink as released)")
+    v.add_argument("--runs", type=_runs, default=0, help="record N real runs here on a local MiniCluster and validate each")
+    v.add_argument("--seed", type=_seed, default=0, help="the seed that draws the runs' configurations and fault schedules (default 0)")
+    v.add_argument("--flink-dist", default=None, help="the Flink distribution jar to run (default: the apache-flink package's,"
+                   " else $FLINK_HOME/lib)")
+    v.add_argument("--keep", default=None, help="a folder for the recordings (default: a new temporary folder)")
+    v.add_argument("--max-states", type=_runs_states, default=2_000_000,
+                   help="stop a run's search after this many (model state, position) pairs (default 2,000,000): then the run is not settled, exit 3")
+    v.set_defaults(func=cmd_validate)
+
+
+def _runs_states(text: str) -> int:
+    try:
+        v = int(text.replace("_", ""))
+    except ValueError:
+        v = None
+    if v is None or v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v

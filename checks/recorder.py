@@ -1,0 +1,109 @@
+"""Real Flink runs, recorded: ``checks/runs/RecordedJob.java`` compiled at first use against a
+Flink distribution jar and run on a local MiniCluster (``java -cp``; no cluster, no network).
+
+A configuration (``RunConfig``) says the job's parallelism, its records, the checkpoint
+interval, how fast the sources read, and the fault schedule; ``schedule(n, seed)`` draws ``n``
+of them from a seed, so the same seed asks for the same runs (what Flink's threads then do is
+the run's own: the recording is the evidence, not the configuration).  The job's operators
+inject the faults themselves, on their first attempt only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from .flinkjvm import FlinkDist, FlinkUnavailable, _cache_root, _first_error, _tool
+
+RUNS_DIR = Path(__file__).with_name("runs")
+MAIN = "ckptcheck.runs.RecordedJob"
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One real run: ``fault`` is ``none`` or ``sink:S:K`` (sink subtask S fails when handed
+    its record K, on its first attempt)."""
+
+    name: str
+    parallelism: int
+    records: int
+    interval_ms: int
+    throttle_ms: int
+    fault: str
+
+    def args(self) -> list[str]:
+        return [str(self.records), str(self.parallelism), str(self.interval_ms), str(self.throttle_ms), self.fault]
+
+    def describe(self) -> str:
+        what = "no fault" if self.fault == "none" else f"sink[{self.fault.split(':')[1]}] fails at record {self.fault.split(':')[2]}"
+        return (f"{self.name}: source({self.parallelism}) -forward-> 2PC sink({self.parallelism}), {self.records} records per split,"
+                f" one every {self.throttle_ms} ms, a checkpoint every {self.interval_ms} ms, {what}")
+
+
+CONFIGURATIONS = ("aligned-failure-p1", "aligned-failure-p2")
+
+
+def draw(kind: str, rng: random.Random) -> RunConfig:
+    """A run of configuration ``kind``, its numbers drawn from ``rng``."""
+    p = 2 if kind.endswith("p2") else 1
+    records = rng.randint(2, 4)
+    return RunConfig(kind, p, records, rng.choice((60, 80, 100, 150)), rng.choice((30, 50, 70)),
+                     f"sink:{rng.randrange(p)}:{rng.randrange(records)}")
+
+
+def schedule(n: int, seed: int) -> list[RunConfig]:
+    """``n`` runs, the configurations in turn, their numbers from ``seed``."""
+    rng = random.Random(seed)
+    return [draw(CONFIGURATIONS[k % len(CONFIGURATIONS)], rng) for k in range(n)]
+
+
+def compile_job(dist: FlinkDist) -> Path:
+    """The job compiled against ``dist`` (cached by jar and source); the class folder."""
+    src = sorted(RUNS_DIR.glob("*.java"))
+    st = dist.jar.stat()
+    h = hashlib.sha256(f"{dist.jar}:{st.st_size}:{st.st_mtime_ns}".encode())
+    for f in src:
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    out = _cache_root().with_name("runs") / h.hexdigest()[:16]
+    if (out / "ok").exists():
+        return out
+    tmp = out.with_name(out.name + f".tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    r = subprocess.run([_tool("javac"), "-nowarn", "-encoding", "UTF-8", "-d", str(tmp), "-cp", _classpath(dist),
+                        *map(str, src)], capture_output=True, text=True)
+    if r.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise FlinkUnavailable(f"--flink-dist: {dist.jar}: the recorded job does not compile against it: {_first_error(r.stderr)}")
+    (tmp / "ok").write_text("")
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+    return out
+
+
+def _classpath(dist: FlinkDist) -> str:
+    """The distribution jar and the jars next to it (log4j, which the job listens to)."""
+    return os.pathsep.join([str(dist.jar), str(dist.jar.parent / "*")])
+
+
+class RunFailed(RuntimeError):
+    """The job did not finish: its last output lines say why."""
+
+
+def record(dist: FlinkDist, classes: Path, cfg: RunConfig, out: Path, timeout: float = 180) -> Path:
+    """Run ``cfg`` on a MiniCluster and write its recording to ``out``."""
+    cmd = [_tool("java"), "-cp", os.pathsep.join([_classpath(dist), str(classes)]), MAIN, str(out), *cfg.args()]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RunFailed(f"{cfg.name}: the job did not finish within {timeout:g} s") from None
+    if "RESULT finished" not in r.stdout:
+        tail = (r.stdout + r.stderr).strip().splitlines()[-3:]
+        raise RunFailed(f"{cfg.name}: the job did not finish: {' | '.join(tail)}")
+    return out

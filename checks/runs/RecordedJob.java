@@ -1,0 +1,300 @@
+package ckptcheck.runs;
+
+import java.io.FileOutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeutils.base.VoidSerializer;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.util.EnvironmentInformation;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.legacy.TwoPhaseCommitSinkFunction;
+import org.apache.flink.streaming.api.functions.source.legacy.RichParallelSourceFunction;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.config.Property;
+
+/**
+ * A job whose run is recorded for {@code ckptcheck validate}: source(P) -forward-> 2PC sink(P), on a
+ * local MiniCluster, each in a task of its own (chaining off, so the edge is a network channel as
+ * in the model's job {@code forward-PxP}).
+ *
+ * <p>Subtask i of the source reads split i: records (i, 0) .. (i, N-1), one every {@code throttle}
+ * ms, its offset in operator state (a legacy {@code SourceFunction} with {@code CheckpointedFunction},
+ * records emitted under the checkpoint lock). The sink is Flink's own {@code
+ * TwoPhaseCommitSinkFunction}; its transaction is a list of records. Faults come from a schedule
+ * in the arguments, injected by the job's own operators on the first attempt only: the sink
+ * subtask named fails when it is handed the record named.
+ *
+ * <p>Every event is one JSON line with one sequence number across the MiniCluster's threads
+ * (format {@code ckptcheck-run} version 1, documented in the README): the operators' own (records
+ * emitted and written, snapshots, notifications, transactions committed and aborted, starts with
+ * the checkpoint restored) and the CheckpointCoordinator's log lines of triggers and completions.
+ *
+ * <p>Arguments: OUT N P INTERVAL_MS THROTTLE_MS FAIL ... where FAIL is "none" or
+ * "sink:SUBTASK:OFFSET" (fail sink subtask SUBTASK at record (SUBTASK, OFFSET)).
+ */
+public class RecordedJob {
+    private static final AtomicLong SEQ = new AtomicLong();
+    private static PrintWriter out;
+
+    static synchronized void record(String body) {
+        out.println("{\"seq\": " + SEQ.incrementAndGet() + ", " + body + "}");
+        out.flush();
+    }
+
+    static String records(List<Integer> offsets, int split) {
+        StringBuilder b = new StringBuilder("[");
+        for (int k = 0; k < offsets.size(); k++) {
+            b.append(k == 0 ? "" : ", ").append("[").append(split).append(", ").append(offsets.get(k)).append("]");
+        }
+        return b.append("]").toString();
+    }
+
+    /** Subtask i reads split i, one record every throttle ms; its offset is its state. */
+    public static class SplitSource extends RichParallelSourceFunction<Tuple2<Integer, Integer>>
+            implements CheckpointedFunction, CheckpointListener {
+        private final int n;
+        private final long throttle;
+        private volatile boolean running = true;
+        private transient int offset;
+        private transient ListState<Integer> state;
+
+        SplitSource(int n, long throttle) {
+            this.n = n;
+            this.throttle = throttle;
+        }
+
+        private int subtask() {
+            return getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        }
+
+        @Override
+        public void initializeState(FunctionInitializationContext ctx) throws Exception {
+            state = ctx.getOperatorStateStore().getListState(new ListStateDescriptor<>("offset", Types.INT));
+            offset = 0;
+            for (Integer o : state.get()) {
+                offset = o;
+            }
+            record("\"event\": \"start\", \"task\": \"source\", \"subtask\": " + subtask() + ", \"restored\": "
+                    + ctx.getRestoredCheckpointId().orElse(0) + ", \"position\": " + offset);
+        }
+
+        @Override
+        public void run(SourceContext<Tuple2<Integer, Integer>> ctx) throws Exception {
+            int split = subtask();
+            while (running && offset < n) {
+                Thread.sleep(throttle);
+                synchronized (ctx.getCheckpointLock()) {
+                    // recorded before it is handed on: the sink may write it before collect returns
+                    record("\"event\": \"emit\", \"task\": \"source\", \"subtask\": " + split + ", \"record\": [" + split + ", " + offset + "]");
+                    ctx.collect(Tuple2.of(split, offset));
+                    offset++;
+                }
+            }
+            if (running) {
+                record("\"event\": \"end-of-input\", \"task\": \"source\", \"subtask\": " + split);
+            }
+        }
+
+        @Override
+        public void cancel() {
+            running = false;
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+            state.update(List.of(offset));
+            record("\"event\": \"snapshot\", \"task\": \"source\", \"subtask\": " + subtask() + ", \"checkpoint\": "
+                    + ctx.getCheckpointId() + ", \"position\": " + offset);
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long id) {
+            record("\"event\": \"notify-complete\", \"task\": \"source\", \"subtask\": " + subtask() + ", \"checkpoint\": " + id);
+        }
+
+        @Override
+        public void notifyCheckpointAborted(long id) {
+            record("\"event\": \"notify-abort\", \"task\": \"source\", \"subtask\": " + subtask() + ", \"checkpoint\": " + id);
+        }
+    }
+
+    /** A transaction of the sink: the offsets of the records written into it (of the sink's own split). */
+    public static class Txn {
+        public int id;
+        public List<Integer> offsets = new ArrayList<>();
+
+        public Txn() {}
+    }
+
+    /** Flink's TwoPhaseCommitSinkFunction; every call that touches the external system is recorded. */
+    public static class Sink extends TwoPhaseCommitSinkFunction<Tuple2<Integer, Integer>, Txn, Void> {
+        private final int failSubtask;
+        private final int failOffset;
+        private transient int next;
+
+        Sink(int failSubtask, int failOffset) {
+            super(TypeInformation.of(Txn.class).createSerializer(new SerializerConfigImpl()), VoidSerializer.INSTANCE);
+            this.failSubtask = failSubtask;
+            this.failOffset = failOffset;
+        }
+
+        private int subtask() {
+            return getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        }
+
+        private String head() {
+            return "\"task\": \"sink\", \"subtask\": " + subtask();
+        }
+
+        @Override
+        public void initializeState(FunctionInitializationContext ctx) throws Exception {
+            record("\"event\": \"start\", " + head() + ", \"restored\": " + ctx.getRestoredCheckpointId().orElse(0));
+            super.initializeState(ctx);
+        }
+
+        @Override
+        protected Txn beginTransaction() {
+            Txn t = new Txn();
+            t.id = next++;
+            return t;
+        }
+
+        @Override
+        protected void invoke(Txn txn, Tuple2<Integer, Integer> value, Context ctx) throws Exception {
+            if (subtask() == failSubtask && value.f1 == failOffset && getRuntimeContext().getTaskInfo().getAttemptNumber() == 0) {
+                record("\"event\": \"fail\", " + head() + ", \"record\": [" + value.f0 + ", " + value.f1 + "]");
+                throw new RuntimeException("injected failure at record (" + value.f0 + ", " + value.f1 + ")");
+            }
+            txn.offsets.add(value.f1);
+            record("\"event\": \"invoke\", " + head() + ", \"record\": [" + value.f0 + ", " + value.f1 + "]");
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+            Txn open = currentTransaction();  // null after the first snapshot once finished
+            record("\"event\": \"snapshot\", " + head() + ", \"checkpoint\": " + ctx.getCheckpointId()
+                    + ", \"precommit\": " + records(open == null ? List.of() : open.offsets, subtask()));
+            super.snapshotState(ctx);
+        }
+
+        @Override
+        protected void finishProcessing(Txn txn) {
+            record("\"event\": \"end-of-input\", " + head());
+        }
+
+        @Override
+        protected void preCommit(Txn txn) {}
+
+        @Override
+        protected void commit(Txn txn) {
+            record("\"event\": \"commit\", " + head() + ", \"records\": " + records(txn.offsets, subtask()));
+        }
+
+        @Override
+        protected void abort(Txn txn) {
+            record("\"event\": \"abort\", " + head() + ", \"records\": " + records(txn.offsets, subtask()));
+        }
+
+        @Override
+        public void notifyCheckpointAborted(long id) {
+            record("\"event\": \"notify-abort\", " + head() + ", \"checkpoint\": " + id);
+            super.notifyCheckpointAborted(id);
+        }
+    }
+
+    private static final Pattern TRIGGER = Pattern.compile("^Triggering checkpoint (\\d+) ");
+    private static final Pattern COMPLETED = Pattern.compile("^Completed checkpoint (\\d+) ");
+    private static final Pattern DECLINE = Pattern.compile("^Decline checkpoint (\\d+) ");
+
+    /** The CheckpointCoordinator's log lines of triggers, completions and declines, as events. */
+    private static void listenToCoordinator() {
+        LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+        org.apache.logging.log4j.core.config.Configuration config = ctx.getConfiguration();
+        AbstractAppender app = new AbstractAppender("ckptcheck", null, null, true, Property.EMPTY_ARRAY) {
+            @Override
+            public void append(LogEvent e) {
+                String msg = e.getMessage().getFormattedMessage();
+                Matcher m;
+                if ((m = TRIGGER.matcher(msg)).find()) {
+                    record("\"event\": \"trigger\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1));
+                } else if ((m = COMPLETED.matcher(msg)).find()) {
+                    record("\"event\": \"completed\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1));
+                } else if ((m = DECLINE.matcher(msg)).find()) {
+                    record("\"event\": \"declined\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1));
+                }
+            }
+        };
+        app.start();
+        config.addAppender(app);
+        LoggerConfig lc = new LoggerConfig("org.apache.flink.runtime.checkpoint.CheckpointCoordinator", Level.INFO, false);
+        lc.addAppender(app, Level.INFO, null);
+        config.addLogger(lc.getName(), lc);
+        ctx.updateLoggers();
+    }
+
+    public static void main(String[] args) throws Exception {
+        String path = args[0];
+        int n = Integer.parseInt(args[1]);
+        int p = Integer.parseInt(args[2]);
+        long interval = Long.parseLong(args[3]);
+        long throttle = Long.parseLong(args[4]);
+        int failSubtask = -1;
+        int failOffset = -1;
+        if (!args[5].equals("none")) {
+            String[] f = args[5].split(":");
+            failSubtask = Integer.parseInt(f[1]);
+            failOffset = Integer.parseInt(f[2]);
+        }
+        out = new PrintWriter(new OutputStreamWriter(new FileOutputStream(path), StandardCharsets.UTF_8));
+        out.println("{\"format\": \"ckptcheck-run\", \"version\": 1, \"flink\": \"" + EnvironmentInformation.getVersion()
+                + "\", \"job\": \"forward\", \"parallelism\": " + p
+                + ", \"records_per_split\": " + n + ", \"checkpoint_interval_ms\": " + interval + ", \"throttle_ms\": "
+                + throttle + ", \"faults\": \"" + args[5] + "\"}");
+        listenToCoordinator();
+        Configuration conf = new Configuration();
+        conf.set(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH, true);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, java.time.Duration.ofMillis(50));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.enableCheckpointing(interval);
+        env.setParallelism(p);
+        env.disableOperatorChaining();
+        env.addSource(new SplitSource(n, throttle), "source", Types.TUPLE(Types.INT, Types.INT))
+                .forward()
+                .addSink(new Sink(failSubtask, failOffset))
+                .name("sink");
+        JobClient client = env.executeAsync("recorded");
+        client.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+        record("\"event\": \"job-finished\", \"task\": \"coordinator\"");
+        out.close();
+        System.out.println("RESULT finished");
+        System.exit(0);
+    }
+}

@@ -1,0 +1,486 @@
+"""Trace validation: is a recorded run of real Flink a behaviour of the model?
+
+The run (``checks.runfile``) is a sequence of events from several threads: each subtask's and
+the JobManager's.  The model's steps are mapped to the events they would record
+(``observations``); a step that records nothing (an acknowledgement that does not complete a
+checkpoint, a barrier reaching a source, end of input) may happen anywhere.  The search is over
+pairs (model world, position in each thread's events): from a pair, every enabled step is
+taken; a step whose observations are the next events of their threads (as a set within one
+thread, since one atomic step of the model is a few calls in Flink) advances those threads, a
+step that records nothing keeps the positions, any other step is not this run.  The run is a
+behaviour of the model if a pair with every thread at its end is reached.
+
+Only the order within each thread is checked, not the order across threads: the model orders
+what is causal itself (a record is read after it was emitted, a commit follows a completion),
+and the interleaving of independent threads in the recording is one of many.  What it can
+hide: a real run in which one thread saw another's effect before the cause in the model's
+terms would still be accepted if each thread's own sequence fits.
+
+Where the model abstracts from Flink, the recording is normalized first, each rule stated in
+``NORMALIZATIONS`` and listed in every result:
+
+- the model records no empty transaction (``model.sinks``), so commits and aborts of empty
+  ones are dropped;
+- the model cancels a failed subtask's region in the failure's step (``FailoverStrategy.fail``)
+  and aborts the pending checkpoints at the restore, without notices to the cancelled subtasks;
+  Flink cancels the other subtasks after the JobManager processed the failure, which first
+  aborts the pending checkpoints (``CheckpointCoordinator.stopCheckpointScheduler``,
+  CHECKPOINT_COORDINATOR_SUSPEND): the abort notices a subtask receives between its region's
+  failure and its restart are dropped.  Its other events there are kept: the model must place
+  them before the failure's step;
+- aborts are not matched, only commits (what the outside sees): Flink's
+  ``TwoPhaseCommitSinkFunction`` aborts the open transaction in ``close`` and the restored
+  state's open one in ``initializeState``, and leaves a transaction pre-committed for a
+  checkpoint that never completed to the external system; the model aborts every open
+  transaction of a restored subtask at the restore (``model.sinks``);
+- a subtask whose final checkpoint completed finishes in that notification's step in the
+  model; Flink first drains the task's mailbox (``StreamTask.afterInvoke``) and takes part in
+  checkpoints triggered meanwhile, whose notifications it then ignores (``isRunning`` is false,
+  ``SubtaskCheckpointCoordinatorImpl.notifyCheckpoint``): a subtask's snapshots of checkpoints
+  after the first completed one at or after its end of input are dropped;
+- a commit of a transaction the model already committed (a recovered one committed again,
+  ``recoverAndCommit`` is idempotent) is matched without a step;
+- checkpoint ids are renumbered 1, 2, ... over the checkpoints some subtask snapshotted, and the
+  events of the others are dropped: Flink takes an id before the trigger's checks and its
+  ``Triggering checkpoint`` line (a trigger the failover suspends in between leaves a gap), the
+  model numbers the checkpoints it triggers.  What it can hide: a checkpoint that no subtask
+  ever snapshotted has no effect on any state, only on ids.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass
+
+from ckptcheck.model.actions import EmitRecord, EndOfInput, FailTask, Notify, Restore, TriggerCheckpoint
+from ckptcheck.model.scope import Scope
+from ckptcheck.model.world import COMMITTED, FAILED, FINISHED
+from ckptcheck.specs.errors import InputError
+from ckptcheck.specs.jobs import forward_pipeline
+from ckptcheck.specs.spec import Spec
+
+from .runfile import COORDINATOR, Event, Run
+
+NORMALIZATIONS = (
+    "commits and aborts of empty transactions dropped (the model records no empty transaction)",
+    "abort notices a subtask receives between its region's failure and its restart dropped (the model aborts the pending checkpoints at the restore, without notices)",
+    "aborts not matched, only commits (Flink leaves a transaction pre-committed for a checkpoint that never completed to the external system; the model aborts it at the restore)",
+    "a subtask's snapshots of checkpoints after its final one completed dropped (Flink drains the finishing task's mailbox; the model finishes it in the notification's step)",
+    "a commit of a transaction already committed matched without a step (recoverAndCommit is idempotent)",
+    "checkpoint ids renumbered over the checkpoints some subtask snapshotted; events of the others dropped (Flink takes an id before the trigger's checks)",
+)
+
+# which operator calls each job's operators record: vertex -> the notifications recorded
+# (TwoPhaseCommitSinkFunction.notifyCheckpointComplete is final: a sink records its commits only)
+RECORDED_NOTIFICATIONS = {"forward": {"source": {"complete", "abort"}, "sink": {"abort"}}}
+COORD = (COORDINATOR, 0)
+
+
+def scope_of(run: Run) -> Scope:
+    """The model's scope for ``run``: its job at its parallelism and records, checkpoints up to
+    the highest id recorded, and the faults it recorded (nothing more)."""
+    ids = [e.get("checkpoint") for e in run.events if e.get("checkpoint") is not None]
+    fails = sum(1 for e in run.events if e.kind == "fail")
+    declines = sum(1 for e in run.events if e.kind == "declined")
+    p = run.parallelism
+    return Scope(job=forward_pipeline(p), job_name=f"forward-{p}x{p}", records_per_split=run.records_per_split,
+                 bounded=True, max_checkpoints=max(ids, default=1), max_failures=fails, max_declines=declines,
+                 max_timeouts=0, max_lost_notifications=0)
+
+
+def _key(e: Event) -> tuple:
+    """What the model's step must record to match ``e``."""
+    k = e.kind
+    if k == "start":
+        return ("start", e.get("restored"), e.get("position"))
+    if k in ("emit", "invoke"):
+        return (k, e.get("record"))
+    if k == "snapshot":
+        return ("snapshot", e.get("checkpoint"), e.get("position"), e.get("precommit"))
+    if k in ("commit", "abort"):
+        return (k, e.get("records"))
+    if k == "fail":
+        return ("fail",)
+    if k in ("job-finished", "end-of-input"):
+        return (k,)
+    return (k, e.get("checkpoint"))
+
+
+def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
+    """Per thread, the events the model must produce in order (see ``NORMALIZATIONS``).  A run
+    that names a subtask the model's job does not have, or whose operators do not start fresh,
+    is bad input (:class:`InputError`)."""
+    model = spec.model
+    topo = model.topo
+    threads = {(topo.job.vertices[topo.vertex_of[t]].name, topo.index_of[t]): t for t in range(len(topo.names))}
+    events = _drained([e for e in _renumbered(run.events) if e.kind != "abort" and not (e.kind == "commit" and not e.get("records"))])
+    # the failure windows: (seq of the fail, the failed subtask's thread, the region's threads)
+    windows = []
+    for e in events:
+        if e.kind == "fail":
+            t = threads.get(e.thread)
+            if t is None:
+                continue  # refused below, as every event of an unknown subtask
+            victims = {(topo.job.vertices[topo.vertex_of[v]].name, topo.index_of[v]) for v in model.failover.tasks_to_restart(t)}
+            windows.append((e.seq, e.thread, victims))
+    out: dict[tuple, list[Event]] = {th: [] for th in threads}
+    out[COORD] = []
+    open_until_start: dict[tuple, int] = {}  # thread -> seq of the failure whose window it is in
+    for e in events:
+        th = e.thread
+        if th not in out:
+            raise InputError(f"{run.path}:{e.line}", "task", f"expected a subtask of the model's job {spec.scope.job_name}"
+                             f" ({', '.join(topo.names)}) or {COORDINATOR!r}, got {e.task}[{e.subtask}]")
+        for seq, _, victims in windows:
+            if seq == e.seq:
+                for v in victims:
+                    open_until_start[v] = seq
+        if th in open_until_start and e.kind != "fail":
+            if e.kind == "start":
+                del open_until_start[th]
+            elif e.kind == "notify-abort":
+                continue
+        out[th].append(e)
+    for th, evs in out.items():
+        if th == COORD:
+            continue
+        if not evs or evs[0].kind != "start":
+            raise InputError(run.path, f"{th[0]}[{th[1]}]", "its first event must be a start (the run records every operator's initialization)")
+        first = evs.pop(0)
+        if first.get("restored") != 0 or first.get("position", 0) != 0:
+            raise InputError(f"{run.path}:{first.line}", "start", "expected a fresh start (restored 0, position 0): a run is validated from the job's beginning")
+    return out
+
+
+def _drained(events: list[Event]) -> list[Event]:
+    """``events`` without the snapshots a finishing subtask takes after its final checkpoint
+    completed (see the module docstring): per subtask, after its end of input, the first
+    checkpoint it snapshots is its final one, and the first completed checkpoint at or after
+    that one ends its wait; its later snapshots are dropped.  A restart starts over."""
+    final: dict[tuple, int] = {}  # thread -> its final checkpoint
+    ended: set = set()
+    done: dict[tuple, int] = {}  # thread -> the completion that ended its wait
+    completed: list[int] = []
+    out = []
+    for e in events:
+        th = e.thread
+        if e.kind == "start":
+            ended.discard(th)
+            final.pop(th, None)
+            done.pop(th, None)
+        elif e.kind == "end-of-input":
+            ended.add(th)
+        elif e.kind == "completed":
+            completed.append(e.get("checkpoint"))
+            for t, c in final.items():
+                if t not in done and e.get("checkpoint") >= c:
+                    done[t] = e.get("checkpoint")
+        elif e.kind == "snapshot":
+            cp = e.get("checkpoint")
+            if th in done and cp > done[th]:
+                continue
+            if th in ended and th not in final:
+                final[th] = cp
+        out.append(e)
+    return out
+
+
+def _renumbered(events) -> list[Event]:
+    """``events`` with checkpoint ids renumbered densely over the snapshotted ones (see the
+    module docstring); the events of other ids dropped."""
+    ids = sorted({e.get("checkpoint") for e in events if e.kind == "snapshot"})
+    new = {cp: k for k, cp in enumerate(ids, 1)}
+    new[0] = 0
+    out = []
+    for e in events:
+        d = dict(e.data)
+        if "checkpoint" in d:
+            if d["checkpoint"] not in new:
+                continue
+            if new[d["checkpoint"]] != d["checkpoint"]:
+                d["flink_checkpoint"] = d["checkpoint"]
+            d["checkpoint"] = new[d["checkpoint"]]
+        if "restored" in d:
+            d["restored"] = new.get(d["restored"], d["restored"])
+        out.append(Event(e.seq, e.kind, e.task, e.subtask, tuple(sorted(d.items())), e.line))
+    return out
+
+
+class _Observer:
+    """What a model step records, per thread: ``observe(w, a, t)`` -> [(thread, key), ...]."""
+
+    def __init__(self, spec: Spec, job: str):
+        m = spec.model
+        self.m = m
+        topo = m.topo
+        self.thread = tuple((topo.job.vertices[topo.vertex_of[t]].name, topo.index_of[t]) for t in range(len(topo.names)))
+        self.sources = frozenset(topo.sources)
+        self.task_of_gid = {m.gid[t]: t for t in range(len(topo.names))}
+        self.notes = RECORDED_NOTIFICATIONS[job]
+
+    def observe(self, w, a, t) -> list[tuple]:
+        m = self.m
+        out: list[tuple] = []
+        kind = type(a)
+        if kind is EndOfInput:
+            out.append((self.thread[a.task], ("end-of-input",)))
+        if kind is EmitRecord:
+            out.append((self.thread[a.task], ("emit", (m.topo.split_of[a.task], w.tasks[a.task].position))))
+        elif kind is TriggerCheckpoint:
+            out.append((COORD, ("trigger", a.checkpoint)))
+        elif kind is FailTask:
+            out.append((self.thread[a.task], ("fail",)))
+        elif kind is Notify:
+            vertex = self.thread[a.task][0]
+            if a.kind in self.notes.get(vertex, ()):
+                out.append((self.thread[a.task], (f"notify-{a.kind}", a.checkpoint)))
+        if kind is not FailTask:
+            wt, tt = w.tasks, t.tasks
+            for x in range(len(tt)):
+                before, after = wt[x], tt[x]
+                if before is after:
+                    continue
+                if kind is Restore and before.status == FAILED and after.status != FAILED and not after.finished_on_restore:
+                    store = w.coord.store
+                    restored = store[-1].id if store else 0
+                    pos = after.position if x in self.sources else None
+                    out.append((self.thread[x], ("start", restored, pos)))
+                if after.ended and not before.ended and x not in self.sources and kind is not Restore:
+                    out.append((self.thread[x], ("end-of-input",)))
+                if after.last_barrier != before.last_barrier and after.status != FAILED and kind is not Restore:
+                    cp = after.last_barrier
+                    if x in self.sources:
+                        out.append((self.thread[x], ("snapshot", cp, before.position, None)))
+                    else:
+                        new = [p for p in after.pending if p not in before.pending]
+                        recs = ()
+                        for c, seq in new:
+                            txn = next((y for y in t.txns if y.task == m.gid[x] and y.seq == seq), None)
+                            recs = txn.records if txn else ()
+                        out.append((self.thread[x], ("snapshot", cp, None, recs)))
+            if kind.__name__ == "Deliver":
+                ch = m.topo.channels[a.channel]
+                item = w.channels[a.channel][0]
+                if item[0] == 0 and len(item) >= 3:  # REC
+                    out.append((self.thread[ch.consumer], ("invoke", (item[1], item[2]))))
+        if t.coord.store is not w.coord.store:
+            had = {c.id for c in w.coord.store}
+            out.extend((COORD, ("completed", c.id)) for c in t.coord.store if c.id not in had)
+        if t.txns is not w.txns:
+            before = {(x.task, x.seq): x for x in w.txns}
+            after = {(x.task, x.seq): x for x in t.txns}
+            for k, x in after.items():
+                old = before.get(k)
+                if x.status == COMMITTED and (old is None or old.status != COMMITTED):
+                    out.append((self.thread[self.task_of_gid[x.task]], ("commit", x.records)))
+        return out
+
+
+@dataclass
+class Mismatch:
+    """Where the search got furthest: the events matched, the model's steps that matched them
+    (unrecorded steps included), the next event of each thread, and per model step enabled
+    there what it would record and which of the run's next events refuses it."""
+
+    matched: int
+    path: list[str]
+    next_events: list[Event]
+    world: str
+    steps: list[str]
+    silent: int  # enabled steps that record nothing (the search took them too)
+
+
+@dataclass
+class ValidationResult:
+    run: str
+    design: str
+    scope: str
+    events: int
+    validated: bool
+    complete: bool  # the search ended by itself (not at a bound)
+    states: int
+    elapsed: float
+    mismatch: Mismatch | None = None
+    normalizations: tuple[str, ...] = NORMALIZATIONS
+
+
+def validate(run: Run, design, *, max_states: int = 2_000_000) -> ValidationResult:
+    """Search the model for a behaviour that records ``run`` (see the module docstring)."""
+    started = time.perf_counter()
+    scope = scope_of(run)
+    spec = Spec(design, scope, symmetry=False)
+    threads = normalize(run, spec)
+    order = sorted(threads)
+    lists = [threads[th] for th in order]
+    keys = [[_key(e) for e in evs] for evs in lists]
+    total = sum(len(x) for x in lists)
+    res = ValidationResult(run.path, design.name, scope.describe(), total, False, False, 0, 0.0)
+    index = {th: k for k, th in enumerate(order)}
+    obs = _Observer(spec, run.job)
+    tasks_of = {obs.thread[x]: x for x in range(len(obs.thread))}
+    m = spec.model
+
+    def stutter(w, pos: tuple) -> tuple:
+        """Consume the events that need no step: commits already made, the job's end."""
+        pos = list(pos)
+        moved = True
+        while moved:
+            moved = False
+            for k, th in enumerate(order):
+                if pos[k] >= len(keys[k]):
+                    continue
+                key = keys[k][pos[k]]
+                if key[0] == "commit" and th != COORD:
+                    g = m.gid[tasks_of[th]]
+                    if any(x.task == g and x.status == COMMITTED and x.records == key[1] for x in w.txns):
+                        pos[k] += 1
+                        moved = True
+                elif key[0] == "job-finished" and all(ts.status == FINISHED for ts in w.tasks):
+                    pos[k] += 1
+                    moved = True
+        return tuple(pos)
+
+    start = [(w, stutter(w, (0,) * len(order))) for w in spec.initial_states()]
+    seen = set(start)
+    parents: dict = {x: None for x in start}
+    queue = deque(start)
+    best = -1
+    frontier: list = []
+    while queue:
+        w, pos = queue.popleft()
+        done = sum(pos)
+        if done == total:
+            res.validated = True
+            res.complete = True
+            break
+        if done > best:
+            best, frontier = done, [(w, pos)]
+        elif done == best and len(frontier) < 3:
+            frontier.append((w, pos))
+        for a, t in spec.successors(w):
+            o = obs.observe(w, a, t)
+            if not o:
+                nxt = (t, pos)
+            else:
+                npos = list(pos)
+                ok = True
+                by: dict[int, list] = {}
+                for th, key in o:
+                    k = index.get(th)
+                    if k is None:
+                        ok = False
+                        break
+                    by.setdefault(k, []).append(key)
+                if ok:
+                    for k, got in by.items():
+                        want = keys[k][pos[k]:pos[k] + len(got)]
+                        if sorted(want, key=repr) != sorted(got, key=repr):
+                            ok = False
+                            break
+                        npos[k] += len(got)
+                if not ok:
+                    continue
+                nxt = (t, stutter(t, tuple(npos)))
+            if nxt not in seen:
+                seen.add(nxt)
+                parents[nxt] = ((w, pos), a)
+                queue.append(nxt)
+                if len(seen) >= max_states:
+                    queue.clear()
+                    res.states = len(seen)
+                    res.elapsed = time.perf_counter() - started
+                    return res
+    else:
+        res.complete = True
+    res.states = len(seen)
+    if not res.validated:
+        res.mismatch = _explain(spec, obs, order, lists, keys, frontier, best, parents)
+    res.elapsed = time.perf_counter() - started
+    return res
+
+
+def show(th: tuple, key: tuple) -> str:
+    """A model observation in the words of ``Event.describe``."""
+    who = "JobManager" if th == COORD else f"{th[0]}[{th[1]}]"
+    kind = key[0]
+    if kind == "start":
+        fields = [("restored", key[1])] + ([("position", key[2])] if key[2] is not None else [])
+    elif kind in ("emit", "invoke"):
+        fields = [("record", key[1])]
+    elif kind == "snapshot":
+        fields = [("checkpoint", key[1])] + ([("position", key[2])] if key[2] is not None else [("precommit", key[3])])
+    elif kind in ("commit", "abort"):
+        fields = [("records", key[1])]
+    elif len(key) > 1:
+        fields = [("checkpoint", key[1])]
+    else:
+        fields = []
+    text = ", ".join(f"{k}={_show_value(v)}" for k, v in fields)
+    return f"{who} {kind}" + (f" ({text})" if text else "")
+
+
+def _show_value(v) -> str:
+    if isinstance(v, tuple):
+        return "[" + ", ".join(_show_value(x) for x in v) + "]"
+    return str(v)
+
+
+def _explain(spec: Spec, obs: _Observer, order, lists, keys, frontier, best: int, parents: dict) -> Mismatch:
+    w, pos = frontier[0]
+    path = []
+    node = (w, pos)
+    while parents.get(node) is not None:
+        node, a = parents[node]
+        path.append(spec.describe_action(a))
+    path.reverse()
+    index = {th: k for k, th in enumerate(order)}
+    nexts = [lists[k][pos[k]] for k in range(len(order)) if pos[k] < len(lists[k])]
+    steps = []
+    silent = 0
+    for a, t in spec.successors(w):
+        o = obs.observe(w, a, t)
+        if not o:
+            silent += 1
+            continue
+        refused = []
+        for th, key in o:
+            k = index.get(th)
+            if k is None or pos[k] >= len(lists[k]):
+                refused.append(f"the run has no further event of {show(th, key).split(' ')[0]}")
+            elif keys[k][pos[k]] != key:
+                refused.append(f"its next is {lists[k][pos[k]].describe()}")
+        said = "; ".join(show(th, key) for th, key in o)
+        steps.append(f"{spec.describe_action(a)} records {said}" + (f", but {'; '.join(refused)}" if refused else ""))
+    return Mismatch(best, path, nexts, _describe_world(spec, w), steps, silent)
+
+
+def _describe_world(spec: Spec, w) -> str:
+    names = spec.model.topo.names
+    status = ("RUNNING", "FAILED", "FINISHED")
+    tasks = ", ".join(f"{names[x]} {status[ts.status]}" for x, ts in enumerate(w.tasks))
+    pending = ", ".join(str(p.id) for p in w.coord.pending) or "none"
+    store = ", ".join(str(c.id) for c in w.coord.store) or "none"
+    return f"{tasks}; pending checkpoints {pending}; completed {store}"
+
+
+def describe(res: ValidationResult) -> list[str]:
+    """The result in lines, as ``ckptcheck validate`` prints it."""
+    out = [f"run      {res.run}", f"design   {res.design}", f"scope    {res.scope}"]
+    if res.validated:
+        out.append(f"validated: {res.events} events, {res.states:,} model states searched ({res.elapsed:.2f}s)")
+        return out
+    if not res.complete:
+        out.append(f"not settled: no model run recording these {res.events} events found in {res.states:,} states"
+                   f" (the search stopped at its bound; incomplete)")
+        return out
+    mm = res.mismatch
+    out.append(f"not a behaviour of the model: every model run stops matching after {mm.matched} of {res.events} events"
+               f" ({res.states:,} states, searched to the end)")
+    out.append(f"  a model run matching the most ({len(mm.path)} steps): {', '.join(mm.path) or 'none'}")
+    out.append(f"  there: {mm.world}")
+    out.append("  the run's next events:")
+    out += [f"    {e.describe()} (line {e.line})" for e in mm.next_events]
+    out.append(f"  the model's steps there ({mm.silent} more record nothing):")
+    out += [f"    {s}" for s in mm.steps]
+    return out
