@@ -26,8 +26,11 @@ MAIN = "ckptcheck.runs.RecordedJob"
 
 @dataclass(frozen=True)
 class RunConfig:
-    """One real run: ``fault`` is ``none`` or ``sink:S:K`` (sink subtask S fails when handed
-    its record K, on its first attempt)."""
+    """One real run: ``fault`` is ``none``, ``sink:S:K`` (sink subtask S fails when handed its
+    record K, on its first attempt) or ``slow:S:C`` (sink subtask S's snapshot of checkpoint C
+    takes three times ``timeout_ms``, the checkpoint timeout, on its first attempt: the
+    checkpoint expires, and with Flink's default of no tolerable failed checkpoint the job
+    fails over)."""
 
     name: str
     parallelism: int
@@ -35,25 +38,31 @@ class RunConfig:
     interval_ms: int
     throttle_ms: int
     fault: str
+    timeout_ms: int = 600_000
 
     def args(self) -> list[str]:
-        return [str(self.records), str(self.parallelism), str(self.interval_ms), str(self.throttle_ms), self.fault]
+        return [str(self.records), str(self.parallelism), str(self.interval_ms), str(self.throttle_ms), self.fault,
+                str(self.timeout_ms)]
 
     def describe(self) -> str:
-        what = "no fault" if self.fault == "none" else f"sink[{self.fault.split(':')[1]}] fails at record {self.fault.split(':')[2]}"
+        kind, *rest = self.fault.split(":")
+        what = ("no fault" if kind == "none" else f"sink[{rest[0]}] fails at record {rest[1]}" if kind == "sink" else
+                f"sink[{rest[0]}]'s snapshot of checkpoint {rest[1]} outlasts the {self.timeout_ms} ms timeout")
         return (f"{self.name}: source({self.parallelism}) -forward-> 2PC sink({self.parallelism}), {self.records} records per split,"
                 f" one every {self.throttle_ms} ms, a checkpoint every {self.interval_ms} ms, {what}")
 
 
-CONFIGURATIONS = ("aligned-failure-p1", "aligned-failure-p2")
+CONFIGURATIONS = ("aligned-failure-p1", "aligned-failure-p2", "timeout-p1", "timeout-p2")
 
 
 def draw(kind: str, rng: random.Random) -> RunConfig:
     """A run of configuration ``kind``, its numbers drawn from ``rng``."""
     p = 2 if kind.endswith("p2") else 1
     records = rng.randint(2, 4)
-    return RunConfig(kind, p, records, rng.choice((60, 80, 100, 150)), rng.choice((30, 50, 70)),
-                     f"sink:{rng.randrange(p)}:{rng.randrange(records)}")
+    interval, throttle = rng.choice((60, 80, 100, 150)), rng.choice((30, 50, 70))
+    if kind.startswith("timeout"):
+        return RunConfig(kind, p, records, interval, throttle, f"slow:{rng.randrange(p)}:{rng.randint(1, 2)}", 200)
+    return RunConfig(kind, p, records, interval, throttle, f"sink:{rng.randrange(p)}:{rng.randrange(records)}")
 
 
 def schedule(n: int, seed: int) -> list[RunConfig]:

@@ -28,8 +28,8 @@ index.  The events and their fields:
   aborted in the external system;
 - ``fail`` (``record``): the fault schedule failed the subtask;
 - ``end-of-input``: a source read its whole split, a sink was finished (``finish``);
-- ``trigger`` / ``completed`` / ``declined`` (``checkpoint``, task ``coordinator``): the
-  CheckpointCoordinator's log lines;
+- ``trigger`` / ``completed`` / ``declined`` / ``expired`` (``checkpoint``, task
+  ``coordinator``): the CheckpointCoordinator's log lines;
 - ``job-finished`` (task ``coordinator``): the job reached FINISHED.
 
 Anything else is refused with one line naming the file, the line and the field.
@@ -62,6 +62,7 @@ FIELDS: dict[str, dict[str, str]] = {
     "trigger": {"checkpoint": "int"},
     "completed": {"checkpoint": "int"},
     "declined": {"checkpoint": "int"},
+    "expired": {"checkpoint": "int"},
     "job-finished": {},
 }
 COORDINATOR = "coordinator"

@@ -23,7 +23,8 @@ Where the model abstracts from Flink, the recording is normalized first, each ru
   ones are dropped;
 - the model cancels a failed subtask's region in the failure's step (``FailoverStrategy.fail``)
   and aborts the pending checkpoints at the restore, without notices to the cancelled subtasks;
-  Flink cancels the other subtasks after the JobManager processed the failure, which first
+  (a checkpoint that expires or is declined past the tolerable number fails the job over
+  too); Flink cancels the other subtasks after the JobManager processed the failure, which first
   aborts the pending checkpoints (``CheckpointCoordinator.stopCheckpointScheduler``,
   CHECKPOINT_COORDINATOR_SUSPEND): the abort notices a subtask receives between its region's
   failure and its restart are dropped.  Its other events there are kept: the model must place
@@ -53,7 +54,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-from ckptcheck.model.actions import EmitRecord, EndOfInput, FailTask, Notify, Restore, TriggerCheckpoint
+from ckptcheck.model.actions import EmitRecord, EndOfInput, FailTask, Notify, Restore, Timeout, TriggerCheckpoint
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.world import COMMITTED, FAILED, FINISHED
 from ckptcheck.specs.errors import InputError
@@ -83,10 +84,11 @@ def scope_of(run: Run) -> Scope:
     ids = [e.get("checkpoint") for e in run.events if e.get("checkpoint") is not None]
     fails = sum(1 for e in run.events if e.kind == "fail")
     declines = sum(1 for e in run.events if e.kind == "declined")
+    timeouts = sum(1 for e in run.events if e.kind == "expired")
     p = run.parallelism
     return Scope(job=forward_pipeline(p), job_name=f"forward-{p}x{p}", records_per_split=run.records_per_split,
                  bounded=True, max_checkpoints=max(ids, default=1), max_failures=fails, max_declines=declines,
-                 max_timeouts=0, max_lost_notifications=0)
+                 max_timeouts=timeouts, max_lost_notifications=0)
 
 
 def _key(e: Event) -> tuple:
@@ -114,7 +116,7 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
     model = spec.model
     topo = model.topo
     threads = {(topo.job.vertices[topo.vertex_of[t]].name, topo.index_of[t]): t for t in range(len(topo.names))}
-    events = _drained([e for e in _renumbered(run.events) if e.kind != "abort" and not (e.kind == "commit" and not e.get("records"))])
+    events = _renumbered(_drained([e for e in run.events if e.kind != "abort" and not (e.kind == "commit" and not e.get("records"))]))
     # the failure windows: (seq of the fail, the failed subtask's thread, the region's threads)
     windows = []
     for e in events:
@@ -124,6 +126,9 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
                 continue  # refused below, as every event of an unknown subtask
             victims = {(topo.job.vertices[topo.vertex_of[v]].name, topo.index_of[v]) for v in model.failover.tasks_to_restart(t)}
             windows.append((e.seq, e.thread, victims))
+        elif e.kind in ("expired", "declined"):  # a failed checkpoint the job fails over on: every subtask that restarts
+            later = {x.thread for x in events if x.kind == "start" and x.seq > e.seq}
+            windows.append((e.seq, e.thread, later))
     out: dict[tuple, list[Event]] = {th: [] for th in threads}
     out[COORD] = []
     open_until_start: dict[tuple, int] = {}  # thread -> seq of the failure whose window it is in
@@ -231,6 +236,8 @@ class _Observer:
             out.append((COORD, ("trigger", a.checkpoint)))
         elif kind is FailTask:
             out.append((self.thread[a.task], ("fail",)))
+        elif kind is Timeout:
+            out.append((COORD, ("expired", a.checkpoint)))
         elif kind is Notify:
             vertex = self.thread[a.task][0]
             if a.kind in self.notes.get(vertex, ()):

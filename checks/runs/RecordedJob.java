@@ -48,15 +48,18 @@ import org.apache.logging.log4j.core.config.Property;
  * records emitted under the checkpoint lock). The sink is Flink's own {@code
  * TwoPhaseCommitSinkFunction}; its transaction is a list of records. Faults come from a schedule
  * in the arguments, injected by the job's own operators on the first attempt only: the sink
- * subtask named fails when it is handed the record named.
+ * subtask named fails when it is handed the record named, or takes its snapshot of the
+ * checkpoint named so slowly that the checkpoint expires.
  *
  * <p>Every event is one JSON line with one sequence number across the MiniCluster's threads
  * (format {@code ckptcheck-run} version 1, documented in the README): the operators' own (records
  * emitted and written, snapshots, notifications, transactions committed and aborted, starts with
  * the checkpoint restored) and the CheckpointCoordinator's log lines of triggers and completions.
  *
- * <p>Arguments: OUT N P INTERVAL_MS THROTTLE_MS FAIL ... where FAIL is "none" or
- * "sink:SUBTASK:OFFSET" (fail sink subtask SUBTASK at record (SUBTASK, OFFSET)).
+ * <p>Arguments: OUT N P INTERVAL_MS THROTTLE_MS FAULT TIMEOUT_MS, where FAULT is "none",
+ * "sink:SUBTASK:OFFSET" (sink subtask SUBTASK fails at record (SUBTASK, OFFSET)) or
+ * "slow:SUBTASK:CHECKPOINT" (sink subtask SUBTASK's snapshot of CHECKPOINT takes three times
+ * TIMEOUT_MS, the checkpoint timeout, so the checkpoint expires).
  */
 public class RecordedJob {
     private static final AtomicLong SEQ = new AtomicLong();
@@ -156,12 +159,18 @@ public class RecordedJob {
     public static class Sink extends TwoPhaseCommitSinkFunction<Tuple2<Integer, Integer>, Txn, Void> {
         private final int failSubtask;
         private final int failOffset;
+        private final int slowSubtask;
+        private final long slowCheckpoint;
+        private final long slowMs;
         private transient int next;
 
-        Sink(int failSubtask, int failOffset) {
+        Sink(int failSubtask, int failOffset, int slowSubtask, long slowCheckpoint, long slowMs) {
             super(TypeInformation.of(Txn.class).createSerializer(new SerializerConfigImpl()), VoidSerializer.INSTANCE);
             this.failSubtask = failSubtask;
             this.failOffset = failOffset;
+            this.slowSubtask = slowSubtask;
+            this.slowCheckpoint = slowCheckpoint;
+            this.slowMs = slowMs;
         }
 
         private int subtask() {
@@ -201,6 +210,10 @@ public class RecordedJob {
             record("\"event\": \"snapshot\", " + head() + ", \"checkpoint\": " + ctx.getCheckpointId()
                     + ", \"precommit\": " + records(open == null ? List.of() : open.offsets, subtask()));
             super.snapshotState(ctx);
+            if (subtask() == slowSubtask && ctx.getCheckpointId() == slowCheckpoint
+                    && getRuntimeContext().getTaskInfo().getAttemptNumber() == 0) {
+                Thread.sleep(slowMs);  // the checkpoint times out before this acknowledgement is sent
+            }
         }
 
         @Override
@@ -231,6 +244,7 @@ public class RecordedJob {
     private static final Pattern TRIGGER = Pattern.compile("^Triggering checkpoint (\\d+) ");
     private static final Pattern COMPLETED = Pattern.compile("^Completed checkpoint (\\d+) ");
     private static final Pattern DECLINE = Pattern.compile("^Decline checkpoint (\\d+) ");
+    private static final Pattern EXPIRED = Pattern.compile("^Checkpoint (\\d+) of job \\S+ expired before completing");
 
     /** The CheckpointCoordinator's log lines of triggers, completions and declines, as events. */
     private static void listenToCoordinator() {
@@ -247,6 +261,8 @@ public class RecordedJob {
                     record("\"event\": \"completed\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1));
                 } else if ((m = DECLINE.matcher(msg)).find()) {
                     record("\"event\": \"declined\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1));
+                } else if ((m = EXPIRED.matcher(msg)).find()) {
+                    record("\"event\": \"expired\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1));
                 }
             }
         };
@@ -264,18 +280,24 @@ public class RecordedJob {
         int p = Integer.parseInt(args[2]);
         long interval = Long.parseLong(args[3]);
         long throttle = Long.parseLong(args[4]);
+        long timeout = Long.parseLong(args[6]);
         int failSubtask = -1;
         int failOffset = -1;
-        if (!args[5].equals("none")) {
-            String[] f = args[5].split(":");
+        int slowSubtask = -1;
+        long slowCheckpoint = -1;
+        String[] f = args[5].split(":");
+        if (f[0].equals("sink")) {
             failSubtask = Integer.parseInt(f[1]);
             failOffset = Integer.parseInt(f[2]);
+        } else if (f[0].equals("slow")) {
+            slowSubtask = Integer.parseInt(f[1]);
+            slowCheckpoint = Long.parseLong(f[2]);
         }
         out = new PrintWriter(new OutputStreamWriter(new FileOutputStream(path), StandardCharsets.UTF_8));
         out.println("{\"format\": \"ckptcheck-run\", \"version\": 1, \"flink\": \"" + EnvironmentInformation.getVersion()
                 + "\", \"job\": \"forward\", \"parallelism\": " + p
                 + ", \"records_per_split\": " + n + ", \"checkpoint_interval_ms\": " + interval + ", \"throttle_ms\": "
-                + throttle + ", \"faults\": \"" + args[5] + "\"}");
+                + throttle + ", \"checkpoint_timeout_ms\": " + timeout + ", \"faults\": \"" + args[5] + "\"}");
         listenToCoordinator();
         Configuration conf = new Configuration();
         conf.set(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH, true);
@@ -284,11 +306,12 @@ public class RecordedJob {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, java.time.Duration.ofMillis(50));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.enableCheckpointing(interval);
+        env.getCheckpointConfig().setCheckpointTimeout(timeout);
         env.setParallelism(p);
         env.disableOperatorChaining();
         env.addSource(new SplitSource(n, throttle), "source", Types.TUPLE(Types.INT, Types.INT))
                 .forward()
-                .addSink(new Sink(failSubtask, failOffset))
+                .addSink(new Sink(failSubtask, failOffset, slowSubtask, slowCheckpoint, 3 * timeout))
                 .name("sink");
         JobClient client = env.executeAsync("recorded");
         client.getJobExecutionResult().get(120, TimeUnit.SECONDS);
