@@ -279,6 +279,9 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
                    help="0: every record its own key (default); K: the records of a split share K keys, and per-key order is checked")
     g.add_argument("--staggered-triggers", action=argparse.BooleanOptionalAction, default=None,
                    help="each task's trigger RPC arrives in a step of its own (default: as in the design's default scope)")
+    g.add_argument("--rpcs-overtake", action=argparse.BooleanOptionalAction, default=None,
+                   help="with --staggered-triggers: a trigger RPC may reach a task before a completion or abort notice sent"
+                        " to it earlier, and the other way round, as in Flink (default: as in the design's default scope)")
     g.add_argument("--instant-acks", action=argparse.BooleanOptionalAction, default=None,
                    help="a reduction for aligned designs (not with timeouts that complete regionally): an acknowledgement counts when the snapshot is"
                         " taken and the last one completes the checkpoint in a step of its own; every verdict is the"
@@ -345,12 +348,13 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
         stop_with_savepoint=pick(args.stop_with_savepoint, d.stop_with_savepoint),
         instant_acks=pick(args.instant_acks, d.instant_acks),
         spanning_records=pick(args.spanning_records, d.spanning_records),
+        rpcs_overtake=pick(args.rpcs_overtake, d.rpcs_overtake),
     )
 
 
 SCOPE_OPTIONS = ("job", "records", "unbounded", "bounded", "checkpoints", "failures", "declines", "timeouts",
                  "lost_notifications", "channel_capacity", "input_buffers", "rescale", "repattern", "keys_per_split",
-                 "staggered_triggers", "stop_with_savepoint", "instant_acks", "spanning_records", "rescales")
+                 "staggered_triggers", "stop_with_savepoint", "instant_acks", "spanning_records", "rpcs_overtake", "rescales")
 
 
 def _scopes_from_args(args, design) -> tuple:

@@ -37,9 +37,9 @@ def _seed(text: str) -> int:
 
 def cmd_validate(args) -> int:
     from .runfile import read_run
-    from .validate import describe, validate
+    from .validate import describe, preset_for, validate
 
-    design = _load_design(args.design)
+    design = _load_design(args.design) if args.design else None
     if args.run and args.runs:
         raise InputError("validate", "RUN", "give recorded runs or --runs N, not both")
     if not args.run and not args.runs:
@@ -48,7 +48,7 @@ def cmd_validate(args) -> int:
         runs = [read_run(p) for p in args.run]  # every file read and checked before any search
         codes = []
         for run in runs:
-            res = validate(run, design, max_states=args.max_states)
+            res = validate(run, design or _load_design(preset_for(run)), max_states=args.max_states)
             for line in describe(res):
                 _say(line)
             codes.append(0 if res.validated else 1 if res.complete else 3)
@@ -59,7 +59,7 @@ def cmd_validate(args) -> int:
 def _record_and_validate(args, design) -> int:
     from . import flinkjvm, recorder
     from .runfile import read_run
-    from .validate import describe, validate
+    from .validate import describe, preset_for, validate
 
     keep = out_dir(args.keep, "--keep") if args.keep else None
     try:
@@ -69,7 +69,8 @@ def _record_and_validate(args, design) -> int:
         print(f"ckptcheck: validate: {e}", file=sys.stderr)
         return 2
     plan = recorder.schedule(args.runs, args.seed)
-    _say(f"validate {args.runs} real run(s) of Flink {dist.version} ({dist.jar}), seed {args.seed}, design {design.name}")
+    named = f"design {design.name}" if design else "each against Flink as released in its checkpointing mode"
+    _say(f"validate {args.runs} real run(s) of Flink {dist.version} ({dist.jar}), seed {args.seed}, {named}")
     folder = keep or Path(tempfile.mkdtemp(prefix="ckptcheck-runs-"))
     folder.mkdir(parents=True, exist_ok=True)
     summary: dict[str, list[int]] = {}
@@ -85,16 +86,18 @@ def _record_and_validate(args, design) -> int:
             worst = max(worst, 1)
             continue
         took = time.perf_counter() - t0
-        res = validate(read_run(path), design, max_states=args.max_states)
+        run = read_run(path)
+        res = validate(run, design or _load_design(preset_for(run)), max_states=args.max_states)
         code = 0 if res.validated else 1 if res.complete else 3
         worst = max(worst, code)
         row = summary.setdefault(cfg.name, [0, 0, 0, 0])
         row[0 if code == 0 else 1 if code == 1 else 2] += 1
-        run = read_run(path)
-        faults = sum(1 for e in run.events if e.kind in ("fail", "expired", "declined"))
+        faults = sum(1 for e in run.events if e.kind == "fail" or e.kind == "aborted" and e.get("reason") == "CHECKPOINT_EXPIRED")
         verdict = (f"validated ({res.events} events, {res.states:,} states, {faults} fault(s) seen)" if code == 0 else
                    "NOT a behaviour of the model" if code == 1 else "not settled (search bound)")
         _say(f"[{k}/{len(plan)}] {cfg.describe()}: ran {took:.1f}s; {verdict}; {path}")
+        if code == 0:
+            _say(f"    the model run that records it hits: {', '.join(res.witnesses) or 'no witness'}")
         if code:
             for line in describe(res)[3:]:
                 _say("    " + line)
@@ -110,9 +113,10 @@ def add_parser(sub) -> None:
     """``ckptcheck validate``."""
     v = sub.add_parser("validate", help="check real Flink runs against the model (trace validation)")
     v.add_argument("run", nargs="*", help="recorded runs (ckptcheck-run JSON lines, see the README)")
-    v.add_argument("--design", default="flink-baseline",
+    v.add_argument("--design", default=None,
                    help="the design the runs should be behaviours of: a preset, a catalog entry, a .toml file or module:NAME"
-                        " (default flink-baseline, Flink as released)")
+                        " (default: Flink as released in the run's checkpointing mode, flink-baseline, flink-unaligned or"
+                        " flink-unaligned-timeout)")
     v.add_argument("--runs", type=_runs, default=0, help="record N real runs here on a local MiniCluster and validate each")
     v.add_argument("--seed", type=_seed, default=0, help="the seed that draws the runs' configurations and fault schedules (default 0)")
     v.add_argument("--flink-dist", default=None, help="the Flink distribution jar to run (default: the apache-flink package's,"

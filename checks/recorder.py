@@ -39,20 +39,28 @@ class RunConfig:
     throttle_ms: int
     fault: str
     timeout_ms: int = 600_000
+    mode: str = "aligned"  # aligned, unaligned, or timeout:MS (aligned until an alignment takes MS)
+    job: str = "forward"  # forward: source(P) -forward-> sink(P); keyed-to-one: source(P) -keyBy-> sink(1)
+    sink_delay_ms: int = 0  # the sink's time per record: a slow sink backs its input up
 
     def args(self) -> list[str]:
         return [str(self.records), str(self.parallelism), str(self.interval_ms), str(self.throttle_ms), self.fault,
-                str(self.timeout_ms)]
+                str(self.timeout_ms), self.mode, self.job, str(self.sink_delay_ms)]
 
     def describe(self) -> str:
         kind, *rest = self.fault.split(":")
-        what = ("no fault" if kind == "none" else f"sink[{rest[0]}] fails at record {rest[1]}" if kind == "sink" else
+        what = ("no fault" if kind == "none" else f"sink[{rest[0]}] fails at record ({', '.join(rest[1:])})" if kind == "sink" else
                 f"sink[{rest[0]}]'s snapshot of checkpoint {rest[1]} outlasts the {self.timeout_ms} ms timeout")
-        return (f"{self.name}: source({self.parallelism}) -forward-> 2PC sink({self.parallelism}), {self.records} records per split,"
-                f" one every {self.throttle_ms} ms, a checkpoint every {self.interval_ms} ms, {what}")
+        shape = (f"source({self.parallelism}) -forward-> 2PC sink({self.parallelism})" if self.job == "forward" else
+                 f"source({self.parallelism}) -keyBy-> 2PC sink(1)")
+        mode = {"aligned": "aligned", "unaligned": "unaligned"}.get(self.mode, f"aligned, unaligned after {self.mode[8:]} ms")
+        slow = f", the sink {self.sink_delay_ms} ms a record" if self.sink_delay_ms else ""
+        return (f"{self.name}: {shape}, {self.records} records per split, one every {self.throttle_ms} ms{slow},"
+                f" {mode} checkpoints every {self.interval_ms} ms, {what}")
 
 
-CONFIGURATIONS = ("aligned-failure-p1", "aligned-failure-p2", "timeout-p1", "timeout-p2")
+CONFIGURATIONS = ("aligned-failure-p1", "aligned-failure-p2", "timeout-p1", "timeout-p2",
+                  "unaligned-backpressure-p1", "unaligned-backpressure-p2", "alignment-timeout-p2")
 
 
 def draw(kind: str, rng: random.Random) -> RunConfig:
@@ -62,6 +70,13 @@ def draw(kind: str, rng: random.Random) -> RunConfig:
     interval, throttle = rng.choice((60, 80, 100, 150)), rng.choice((30, 50, 70))
     if kind.startswith("timeout"):
         return RunConfig(kind, p, records, interval, throttle, f"slow:{rng.randrange(p)}:{rng.randint(1, 2)}", 200)
+    if kind.startswith(("unaligned", "alignment")):  # a slow sink behind a keyBy: records queue, barriers overtake them
+        records = rng.randint(2, 3)
+        split = rng.randrange(p)
+        mode = "unaligned" if kind.startswith("unaligned") else f"timeout:{rng.choice((10, 20, 40))}"
+        return RunConfig(kind, p, records, rng.choice((60, 80, 100)), rng.choice((5, 10)),
+                         f"sink:0:{split}:{rng.randrange(records)}", mode=mode, job="keyed-to-one",
+                         sink_delay_ms=rng.choice((40, 60)))
     return RunConfig(kind, p, records, interval, throttle, f"sink:{rng.randrange(p)}:{rng.randrange(records)}")
 
 

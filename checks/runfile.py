@@ -6,8 +6,10 @@ A run is a JSON-lines file.  Its first line is the header::
      "records_per_split": 4, ...}
 
 ``job`` names the job's shape (``forward``: source(P) -forward-> 2PC sink(P), the model's
-``forward_pipeline(P)``), ``parallelism`` is P, ``records_per_split`` the records each source
-subtask reads; other keys (the checkpoint interval, the fault schedule) are kept for the
+``forward_pipeline(P)``; ``keyed-to-one``: source(P) -keyBy-> 2PC sink(1)), ``parallelism`` is
+P, ``records_per_split`` the records each source subtask reads, ``checkpointing`` the mode
+(``aligned``, the default; ``unaligned``; ``timeout:MS``, aligned until an alignment takes MS
+milliseconds); other keys (the checkpoint interval, the fault schedule) are kept for the
 report.  Every other line is one event::
 
     {"seq": 12, "event": "invoke", "task": "sink", "subtask": 0, "record": [0, 0]}
@@ -24,12 +26,15 @@ index.  The events and their fields:
   transaction pre-committed): ``snapshotState``;
 - ``notify-complete`` / ``notify-abort`` (``checkpoint``): ``notifyCheckpointComplete`` /
   ``notifyCheckpointAborted`` reached the operator;
-- ``commit`` / ``abort`` (``records``): a transaction was committed (also a recovered one) or
-  aborted in the external system;
+- ``commit`` / ``abort`` (``records``, optionally ``txn``: the transaction's id, unique in
+  the subtask): a transaction was committed (also a recovered one) or aborted in the external
+  system;
 - ``fail`` (``record``): the fault schedule failed the subtask;
 - ``end-of-input``: a source read its whole split, a sink was finished (``finish``);
-- ``trigger`` / ``completed`` / ``declined`` / ``expired`` (``checkpoint``, task
-  ``coordinator``): the CheckpointCoordinator's log lines;
+- ``trigger`` / ``completed`` (``checkpoint``, task ``coordinator``): the
+  CheckpointCoordinator's log lines; ``aborted`` (``checkpoint``, ``reason``: the
+  ``CheckpointFailureReason``, such as ``CHECKPOINT_EXPIRED``): the CheckpointFailureManager's
+  line of a failed checkpoint;
 - ``job-finished`` (task ``coordinator``): the job reached FINISHED.
 
 Anything else is refused with one line naming the file, the line and the field.
@@ -45,7 +50,8 @@ from ckptcheck.specs.errors import InputError
 
 FORMAT = "ckptcheck-run"
 VERSION = 1
-JOBS = ("forward",)
+JOBS = ("forward", "keyed-to-one")
+MODES = ("aligned", "unaligned", "timeout:MS")
 
 # event -> its fields besides seq, event, task, subtask (name -> kind)
 FIELDS: dict[str, dict[str, str]] = {
@@ -55,14 +61,13 @@ FIELDS: dict[str, dict[str, str]] = {
     "snapshot": {"checkpoint": "int", "position": "int?", "precommit": "records?"},
     "notify-complete": {"checkpoint": "int"},
     "notify-abort": {"checkpoint": "int"},
-    "commit": {"records": "records"},
-    "abort": {"records": "records"},
+    "commit": {"records": "records", "txn": "int?"},
+    "abort": {"records": "records", "txn": "int?"},
     "fail": {"record": "record?"},
     "end-of-input": {},
     "trigger": {"checkpoint": "int"},
     "completed": {"checkpoint": "int"},
-    "declined": {"checkpoint": "int"},
-    "expired": {"checkpoint": "int"},
+    "aborted": {"checkpoint": "int", "reason": "name"},
     "job-finished": {},
 }
 COORDINATOR = "coordinator"
@@ -119,6 +124,10 @@ class Run:
     def records_per_split(self) -> int:
         return self.header["records_per_split"]
 
+    @property
+    def mode(self) -> str:
+        return self.header["checkpointing"]
+
 
 def _int(v, where: tuple[str, str]) -> int:
     if not isinstance(v, int) or isinstance(v, bool) or v < 0:
@@ -137,6 +146,10 @@ def _value(kind: str, v, where: tuple[str, str]):
         return _int(v, where)
     if kind == "record":
         return _record(v, where)
+    if kind == "name":
+        if not isinstance(v, str) or not v.replace("_", "").isalnum():
+            raise InputError(*where, f"expected a name such as CHECKPOINT_EXPIRED, got {json.dumps(v)}")
+        return v
     if not isinstance(v, list):
         raise InputError(*where, f"expected a list of records [[split, offset], ...], got {json.dumps(v)}")
     return tuple(_record(x, where) for x in v)
@@ -164,6 +177,11 @@ def read_run(path: str | Path) -> Run:
         raise InputError(f"{path}:{lines[0][0]}", "version", f"expected {VERSION}, got {json.dumps(header.get('version'))}")
     if header.get("job") not in JOBS:
         raise InputError(f"{path}:{lines[0][0]}", "job", f"expected one of {', '.join(JOBS)}, got {json.dumps(header.get('job'))}")
+    mode = header.get("checkpointing", "aligned")
+    if not (isinstance(mode, str) and (mode in ("aligned", "unaligned") or
+                                       (mode.startswith("timeout:") and mode[len("timeout:"):].isdigit()))):
+        raise InputError(f"{path}:{lines[0][0]}", "checkpointing", f"expected one of {', '.join(MODES)}, got {json.dumps(mode)}")
+    header["checkpointing"] = mode
     for name in ("parallelism", "records_per_split"):
         _int(header.get(name), (f"{path}:{lines[0][0]}", name))
     if not 1 <= header["parallelism"] <= 4:

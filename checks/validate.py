@@ -34,13 +34,20 @@ Where the model abstracts from Flink, the recording is normalized first, each ru
   state's open one in ``initializeState``, and leaves a transaction pre-committed for a
   checkpoint that never completed to the external system; the model aborts every open
   transaction of a restored subtask at the restore (``model.sinks``);
-- a subtask whose final checkpoint completed finishes in that notification's step in the
-  model; Flink first drains the task's mailbox (``StreamTask.afterInvoke``) and takes part in
-  checkpoints triggered meanwhile, whose notifications it then ignores (``isRunning`` is false,
-  ``SubtaskCheckpointCoordinatorImpl.notifyCheckpoint``): a subtask's snapshots of checkpoints
-  after the first completed one at or after its end of input are dropped;
-- a commit of a transaction the model already committed (a recovered one committed again,
-  ``recoverAndCommit`` is idempotent) is matched without a step;
+- a subtask finishes in the model in the step that meets its last condition (its final
+  checkpoint completed and known to it, its consumers done with its data); Flink first
+  drains the task's mailbox (``StreamTask.afterInvoke``), so it can snapshot a checkpoint
+  triggered meanwhile, and ignores the notifications it gets once it stopped running
+  (``SubtaskCheckpointCoordinatorImpl.notifyCheckpoint``): a snapshot of a subtask the model
+  has finished is matched without a step, and a completion notice to a subtask ready to
+  finish may go unrecorded;
+- a second commit of a transaction (a restored pending transaction committed again by
+  ``recoverAndCommit``, a no-op in the external system) is dropped where the recording names
+  transactions, else matched without a step when the model already committed those records;
+- the aborts of pending checkpoints by a failover (``CHECKPOINT_COORDINATOR_SUSPEND``,
+  ``JOB_FAILOVER_REGION``, or any reason between a failure and the restart of its subtasks,
+  such as the cancelled task's ``CHANNEL_STATE_SHARED_STREAM_EXCEPTION``) are dropped: the
+  model aborts them at the restore, unrecorded;
 - checkpoint ids are renumbered 1, 2, ... over the checkpoints some subtask snapshotted, and the
   events of the others are dropped: Flink takes an id before the trigger's checks and its
   ``Triggering checkpoint`` line (a trigger the failover suspends in between leaves a gap), the
@@ -54,11 +61,11 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-from ckptcheck.model.actions import EmitRecord, EndOfInput, FailTask, Notify, Restore, Timeout, TriggerCheckpoint
+from ckptcheck.model.actions import Decline, EmitRecord, EndOfInput, FailTask, Notify, Restore, Timeout, TriggerAfterClose, TriggerCheckpoint
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.world import COMMITTED, FAILED, FINISHED
 from ckptcheck.specs.errors import InputError
-from ckptcheck.specs.jobs import forward_pipeline
+from ckptcheck.specs.jobs import forward_pipeline, job_by_name, keyed_pipeline
 from ckptcheck.specs.spec import Spec
 
 from .runfile import COORDINATOR, Event, Run
@@ -67,28 +74,58 @@ NORMALIZATIONS = (
     "commits and aborts of empty transactions dropped (the model records no empty transaction)",
     "abort notices a subtask receives between its region's failure and its restart dropped (the model aborts the pending checkpoints at the restore, without notices)",
     "aborts not matched, only commits (Flink leaves a transaction pre-committed for a checkpoint that never completed to the external system; the model aborts it at the restore)",
-    "a subtask's snapshots of checkpoints after its final one completed dropped (Flink drains the finishing task's mailbox; the model finishes it in the notification's step)",
+    "a snapshot of a subtask the model has finished matched without a step, and a completion notice to a subtask ready to finish may go unrecorded (Flink drains a finishing task's mailbox; the model finishes it at once)",
     "a commit of a transaction already committed matched without a step (recoverAndCommit is idempotent)",
+    "aborts of pending checkpoints by a failover dropped (the model aborts them at the restore, unrecorded)",
     "checkpoint ids renumbered over the checkpoints some subtask snapshotted; events of the others dropped (Flink takes an id before the trigger's checks)",
 )
 
 # which operator calls each job's operators record: vertex -> the notifications recorded
 # (TwoPhaseCommitSinkFunction.notifyCheckpointComplete is final: a sink records its commits only)
-RECORDED_NOTIFICATIONS = {"forward": {"source": {"complete", "abort"}, "sink": {"abort"}}}
+RECORDED_NOTIFICATIONS = {job: {"source": {"complete", "abort"}, "sink": {"abort"}} for job in ("forward", "keyed-to-one")}
+# the preset that is Flink as released in each checkpointing mode of a recording
+PRESET_OF_MODE = {"aligned": "flink-baseline", "unaligned": "flink-unaligned", "timeout": "flink-unaligned-timeout"}
+
+
+def preset_for(run: Run) -> str:
+    """The preset a run is validated against when no design is named: Flink as released, in the
+    run's checkpointing mode."""
+    return PRESET_OF_MODE[run.mode.split(":")[0]]
 COORD = (COORDINATOR, 0)
+OPTIONAL = "optional"  # the last element of an observation that may go unrecorded
 
 
 def scope_of(run: Run) -> Scope:
     """The model's scope for ``run``: its job at its parallelism and records, checkpoints up to
-    the highest id recorded, and the faults it recorded (nothing more)."""
+    the highest id recorded, and the faults it recorded (nothing more).  Trigger RPCs reach the
+    sources one at a time, as they do in Flink, so that a source that is closing can decline
+    one (CHECKPOINT_DECLINED_TASK_CLOSING, ``TriggerAfterClose``), and a trigger and a notice
+    to one task may arrive in either order (``Scope.rpcs_overtake``)."""
     ids = [e.get("checkpoint") for e in run.events if e.get("checkpoint") is not None]
     fails = sum(1 for e in run.events if e.kind == "fail")
-    declines = sum(1 for e in run.events if e.kind == "declined")
-    timeouts = sum(1 for e in run.events if e.kind == "expired")
+    declines = sum(1 for e in run.events if e.kind == "aborted" and abort_kind(e.get("reason")) == "declined")
+    timeouts = sum(1 for e in run.events if e.kind == "aborted" and abort_kind(e.get("reason")) == "expired")
     p = run.parallelism
-    return Scope(job=forward_pipeline(p), job_name=f"forward-{p}x{p}", records_per_split=run.records_per_split,
+    if run.job == "forward":
+        job, name = forward_pipeline(p), f"forward-{p}x{p}"
+    else:
+        job, name = (keyed_pipeline(1), "keyed-1x1") if p == 1 else (job_by_name(f"keyed-{p}x1"), f"keyed-{p}x1")
+    return Scope(job=job, job_name=name, records_per_split=run.records_per_split,
                  bounded=True, max_checkpoints=max(ids, default=1), max_failures=fails, max_declines=declines,
-                 max_timeouts=timeouts, max_lost_notifications=0)
+                 max_timeouts=timeouts, max_lost_notifications=0, staggered_triggers=True, rpcs_overtake=True)
+
+
+# CheckpointFailureReason -> what the model does: a timeout, a decline, or the failover's own abort
+# (at the restore, unrecorded); any other reason is kept as itself, which no model step records
+_ABORTS = {"CHECKPOINT_EXPIRED": "expired", "TASK_CHECKPOINT_FAILURE": "declined", "CHECKPOINT_DECLINED": "declined",
+           "CHECKPOINT_DECLINED_TASK_CLOSING": "declined", "CHECKPOINT_DECLINED_TASK_NOT_READY": "declined",
+           "CHECKPOINT_COORDINATOR_SUSPEND": "failover", "JOB_FAILOVER_REGION": "failover", "TASK_FAILURE": "failover",
+           "CHECKPOINT_COORDINATOR_SHUTDOWN": "failover"}
+
+
+def abort_kind(reason: str | None) -> str:
+    """What an ``aborted`` event's ``CheckpointFailureReason`` is to the model."""
+    return _ABORTS.get(reason or "", reason or "")
 
 
 def _key(e: Event) -> tuple:
@@ -106,6 +143,8 @@ def _key(e: Event) -> tuple:
         return ("fail",)
     if k in ("job-finished", "end-of-input"):
         return (k,)
+    if k == "aborted":
+        return ("aborted", e.get("checkpoint"), abort_kind(e.get("reason")))
     return (k, e.get("checkpoint"))
 
 
@@ -116,7 +155,8 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
     model = spec.model
     topo = model.topo
     threads = {(topo.job.vertices[topo.vertex_of[t]].name, topo.index_of[t]): t for t in range(len(topo.names))}
-    events = _renumbered(_drained([e for e in run.events if e.kind != "abort" and not (e.kind == "commit" and not e.get("records"))]))
+    events = _renumbered(_first_commits([e for e in run.events if e.kind != "abort" and not (e.kind == "commit" and not e.get("records"))
+                                         and not (e.kind == "aborted" and abort_kind(e.get("reason")) == "failover")]))
     # the failure windows: (seq of the fail, the failed subtask's thread, the region's threads)
     windows = []
     for e in events:
@@ -126,7 +166,8 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
                 continue  # refused below, as every event of an unknown subtask
             victims = {(topo.job.vertices[topo.vertex_of[v]].name, topo.index_of[v]) for v in model.failover.tasks_to_restart(t)}
             windows.append((e.seq, e.thread, victims))
-        elif e.kind in ("expired", "declined"):  # a failed checkpoint the job fails over on: every subtask that restarts
+        elif e.kind == "aborted" and abort_kind(e.get("reason")) == "expired":
+            # a checkpoint past the tolerable failures fails the job over: every subtask that restarts
             later = {x.thread for x in events if x.kind == "start" and x.seq > e.seq}
             windows.append((e.seq, e.thread, later))
     out: dict[tuple, list[Event]] = {th: [] for th in threads}
@@ -146,6 +187,8 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
                 del open_until_start[th]
             elif e.kind == "notify-abort":
                 continue
+        if e.kind == "aborted" and th == COORD and open_until_start and abort_kind(e.get("reason")) != "expired":
+            continue  # a checkpoint the failover aborts (its tasks cancelled): the model aborts it at the restore
         out[th].append(e)
     for th, evs in out.items():
         if th == COORD:
@@ -158,35 +201,18 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
     return out
 
 
-def _drained(events: list[Event]) -> list[Event]:
-    """``events`` without the snapshots a finishing subtask takes after its final checkpoint
-    completed (see the module docstring): per subtask, after its end of input, the first
-    checkpoint it snapshots is its final one, and the first completed checkpoint at or after
-    that one ends its wait; its later snapshots are dropped.  A restart starts over."""
-    final: dict[tuple, int] = {}  # thread -> its final checkpoint
-    ended: set = set()
-    done: dict[tuple, int] = {}  # thread -> the completion that ended its wait
-    completed: list[int] = []
+def _first_commits(events: list[Event]) -> list[Event]:
+    """``events`` without the second commit of a transaction (by its id, where the recording
+    gives one): ``recoverAndCommit`` commits a restored pending transaction again, which the
+    external system takes as a no-op and the model records no step for."""
+    seen: set = set()
     out = []
     for e in events:
-        th = e.thread
-        if e.kind == "start":
-            ended.discard(th)
-            final.pop(th, None)
-            done.pop(th, None)
-        elif e.kind == "end-of-input":
-            ended.add(th)
-        elif e.kind == "completed":
-            completed.append(e.get("checkpoint"))
-            for t, c in final.items():
-                if t not in done and e.get("checkpoint") >= c:
-                    done[t] = e.get("checkpoint")
-        elif e.kind == "snapshot":
-            cp = e.get("checkpoint")
-            if th in done and cp > done[th]:
+        if e.kind == "commit" and e.get("txn") is not None:
+            key = (e.thread, e.get("txn"))
+            if key in seen:
                 continue
-            if th in ended and th not in final:
-                final[th] = cp
+            seen.add(key)
         out.append(e)
     return out
 
@@ -237,11 +263,16 @@ class _Observer:
         elif kind is FailTask:
             out.append((self.thread[a.task], ("fail",)))
         elif kind is Timeout:
-            out.append((COORD, ("expired", a.checkpoint)))
+            out.append((COORD, ("aborted", a.checkpoint, "expired")))
+        elif kind is Decline or kind is TriggerAfterClose:
+            out.append((COORD, ("aborted", a.checkpoint, "declined")))
         elif kind is Notify:
             vertex = self.thread[a.task][0]
             if a.kind in self.notes.get(vertex, ()):
-                out.append((self.thread[a.task], (f"notify-{a.kind}", a.checkpoint)))
+                key = (f"notify-{a.kind}", a.checkpoint)
+                if a.kind == "complete" and self.m.task.ready_to_finish(w, a.task):
+                    key = (*key, OPTIONAL)  # a finishing task may have stopped running: the notice is ignored
+                out.append((self.thread[a.task], key))
         if kind is not FailTask:
             wt, tt = w.tasks, t.tasks
             for x in range(len(tt)):
@@ -310,6 +341,7 @@ class ValidationResult:
     elapsed: float
     mismatch: Mismatch | None = None
     normalizations: tuple[str, ...] = NORMALIZATIONS
+    witnesses: tuple[str, ...] = ()  # validated: the witnesses the matching model run hits (what it exercised)
 
 
 def validate(run: Run, design, *, max_states: int = 2_000_000) -> ValidationResult:
@@ -339,14 +371,34 @@ def validate(run: Run, design, *, max_states: int = 2_000_000) -> ValidationResu
                     continue
                 key = keys[k][pos[k]]
                 if key[0] == "commit" and th != COORD:
-                    g = m.gid[tasks_of[th]]
-                    if any(x.task == g and x.status == COMMITTED and x.records == key[1] for x in w.txns):
+                    if committed(w, th, key[1]):
                         pos[k] += 1
                         moved = True
                 elif key[0] == "job-finished" and all(ts.status == FINISHED for ts in w.tasks):
                     pos[k] += 1
                     moved = True
+                elif key[0] == "snapshot" and th != COORD and w.tasks[tasks_of[th]].status == FINISHED:
+                    pos[k] += 1  # a finishing task's snapshot while it drains its mailbox
+                    moved = True
         return tuple(pos)
+
+    def committed(w, th: tuple, records: tuple) -> bool:
+        g = m.gid[tasks_of[th]]
+        return any(x.task == g and x.status == COMMITTED and x.records == records for x in w.txns)
+
+    def take(w, k: int, at: int, n: int) -> tuple[list, int]:
+        """The next ``n`` events of thread ``k`` from ``at`` a step must record, and the position
+        after them; commits of records ``w`` already committed are passed over (a recovered
+        transaction committed again, where the recording does not name transactions)."""
+        got = []
+        th = order[k]
+        while len(got) < n and at < len(keys[k]):
+            key = keys[k][at]
+            at += 1
+            if key[0] == "commit" and th != COORD and committed(w, th, key[1]):
+                continue
+            got.append(key)
+        return got, at
 
     start = [(w, stutter(w, (0,) * len(order))) for w in spec.initial_states()]
     seen = set(start)
@@ -360,6 +412,7 @@ def validate(run: Run, design, *, max_states: int = 2_000_000) -> ValidationResu
         if done == total:
             res.validated = True
             res.complete = True
+            res.witnesses = _witnesses(spec, parents, (w, pos))
             break
         if done > best:
             best, frontier = done, [(w, pos)]
@@ -368,7 +421,7 @@ def validate(run: Run, design, *, max_states: int = 2_000_000) -> ValidationResu
         for a, t in spec.successors(w):
             o = obs.observe(w, a, t)
             if not o:
-                nxt = (t, pos)
+                nxt = (t, stutter(t, pos))
             else:
                 npos = list(pos)
                 ok = True
@@ -381,11 +434,14 @@ def validate(run: Run, design, *, max_states: int = 2_000_000) -> ValidationResu
                     by.setdefault(k, []).append(key)
                 if ok:
                     for k, got in by.items():
-                        want = keys[k][pos[k]:pos[k] + len(got)]
-                        if sorted(want, key=repr) != sorted(got, key=repr):
+                        need = [x for x in got if x[-1] != OPTIONAL]
+                        want, npos[k] = take(w, k, pos[k], len(need))
+                        if sorted(want, key=repr) != sorted(need, key=repr):
                             ok = False
                             break
-                        npos[k] += len(got)
+                        for x in got:  # an optional observation is matched if it is the thread's next event
+                            if x[-1] == OPTIONAL and npos[k] < len(keys[k]) and keys[k][npos[k]] == x[:-1]:
+                                npos[k] += 1
                 if not ok:
                     continue
                 nxt = (t, stutter(t, tuple(npos)))
@@ -407,9 +463,26 @@ def validate(run: Run, design, *, max_states: int = 2_000_000) -> ValidationResu
     return res
 
 
+def _witnesses(spec: Spec, parents: dict, node) -> tuple[str, ...]:
+    """The ``sometimes`` properties the model run ending at ``node`` hits: which mechanisms the
+    validated run went through, in the model's terms."""
+    steps = []
+    while parents.get(node) is not None:
+        prev, a = parents[node]
+        steps.append((prev[0], a, node[0]))
+        node = prev
+    hit = []
+    for prop, check in spec.sometimes:
+        if any(check(w, a, t) is not None for w, a, t in reversed(steps)):
+            hit.append(prop.name)
+    return tuple(hit)
+
+
 def show(th: tuple, key: tuple) -> str:
     """A model observation in the words of ``Event.describe``."""
     who = "JobManager" if th == COORD else f"{th[0]}[{th[1]}]"
+    if key[-1] == OPTIONAL:
+        return show(th, key[:-1]) + " (or nothing)"
     kind = key[0]
     if kind == "start":
         fields = [("restored", key[1])] + ([("position", key[2])] if key[2] is not None else [])
@@ -419,6 +492,8 @@ def show(th: tuple, key: tuple) -> str:
         fields = [("checkpoint", key[1])] + ([("position", key[2])] if key[2] is not None else [("precommit", key[3])])
     elif kind in ("commit", "abort"):
         fields = [("records", key[1])]
+    elif kind == "aborted":
+        fields = [("checkpoint", key[1]), ("as", key[2])]
     elif len(key) > 1:
         fields = [("checkpoint", key[1])]
     else:
@@ -455,7 +530,7 @@ def _explain(spec: Spec, obs: _Observer, order, lists, keys, frontier, best: int
             k = index.get(th)
             if k is None or pos[k] >= len(lists[k]):
                 refused.append(f"the run has no further event of {show(th, key).split(' ')[0]}")
-            elif keys[k][pos[k]] != key:
+            elif keys[k][pos[k]] != key and key[-1] != OPTIONAL:
                 refused.append(f"its next is {lists[k][pos[k]].describe()}")
         said = "; ".join(show(th, key) for th, key in o)
         steps.append(f"{spec.describe_action(a)} records {said}" + (f", but {'; '.join(refused)}" if refused else ""))
@@ -476,6 +551,7 @@ def describe(res: ValidationResult) -> list[str]:
     out = [f"run      {res.run}", f"design   {res.design}", f"scope    {res.scope}"]
     if res.validated:
         out.append(f"validated: {res.events} events, {res.states:,} model states searched ({res.elapsed:.2f}s)")
+        out.append(f"  the model run that records them hits: {', '.join(res.witnesses) or 'no witness'}")
         return out
     if not res.complete:
         out.append(f"not settled: no model run recording these {res.events} events found in {res.states:,} states"

@@ -65,7 +65,7 @@ from .scope import Scope
 from .sinkv2 import COMMITTER, GLOBAL_COMMITTER
 from .topology import Exchange, Expanded, Pattern, Role
 from .tx import Tx
-from .world import EMPTY_SNAPSHOT, REC, Budget, Coordinator, World
+from .world import EMPTY_SNAPSHOT, NOTIFY_NAMES, REC, Budget, Coordinator, World
 
 
 def fitted(design: Design, scope: Scope) -> Scope:
@@ -134,6 +134,8 @@ def scope_conflict(design: Design, scope: Scope) -> str:
         if replaced:
             return (f"scope.instant_acks: not exact with a replaced {replaced[0]} (it runs when an acknowledgement"
                     " arrives, a moment instant acks fold into the snapshot or skip)")
+    if scope.rpcs_overtake and not scope.staggered_triggers:
+        return "scope.rpcs_overtake: trigger RPCs are RPCs of their own only with staggered_triggers"
     if scope.spanning_records:
         if design.checkpoint_mode == "aligned":
             return "scope.spanning_records: a record's parts matter only in channel state (use an unaligned design)"
@@ -386,6 +388,18 @@ class FlinkModel(EnabledMixin):
                  (self.failover, FailoverStrategy, ("fail",)))
         return all(getattr(type(part), name) is getattr(base, name) for part, base, names in stock for name in names)
 
+    @staticmethod
+    def rpc_first(tx: Tx, t: int, cp: int, kind: str) -> None:
+        """``Scope.rpcs_overtake``: the RPC the action takes, moved to the head of the task's
+        inbox when it overtakes the ones before it (``protocol_enabled.overtaking``); the
+        components then read the head as always."""
+        inbox = tx.tasks[t].inbox
+        want = NOTIFY_NAMES.index(kind)
+        if inbox[0][0] == want and inbox[0][1] == cp:
+            return
+        k = next(i for i, r in enumerate(inbox) if r[0] == want and r[1] == cp)
+        tx.tasks[t] = tx.tasks[t]._replace(inbox=(inbox[k],) + inbox[:k] + inbox[k + 1:])
+
     def step(self, w: World, a: Action) -> World:
         """The world after ``a``.  ``a`` must be enabled in ``w`` (engines check this)."""
         if w.used.rescales & 1 != self.config:
@@ -411,8 +425,10 @@ class FlinkModel(EnabledMixin):
         elif kind is CoordinatorsFellBack:
             self.regional.after_coordinators(tx, a.checkpoint)
         elif kind is Notify:
+            self.rpc_first(tx, a.task, a.checkpoint, a.kind)
             self.task.notify(tx, a.task)
         elif kind is TriggerAfterClose:
+            self.rpc_first(tx, a.task, a.checkpoint, "trigger")
             tx.used = tx.used._replace(declines=tx.used.declines + 1)
             self.task.trigger_after_close(tx, a.task)
         elif kind is StopWithSavepoint:

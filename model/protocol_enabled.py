@@ -19,6 +19,22 @@ from .task import priority_index
 from .world import FAILED, NOTIFY_NAMES, NOTIFY_TRIGGER, REC, RECOVERED_INPUT, RUNNING, World, is_recovered
 
 
+def overtaking(inbox: tuple) -> int:
+    """``Scope.rpcs_overtake``: the index of the first RPC of the other kind than the head's
+    (a trigger behind notices, or a notice behind triggers), 0 when there is none.  Flink sends
+    a trigger RPC and the completion or abort notices on different paths:
+    ``CheckpointCoordinator.completePendingCheckpoint`` schedules the next trigger request (in
+    its ``finally``) before ``cleanupAfterCompletedCheckpoint`` sends the completion notices,
+    and ``sendAbortedMessages`` sends abort notices from its executor.  A real run shows a
+    trigger of checkpoint n + 1 reaching a source before the completion of n
+    (``ckptcheck validate``); each kind still arrives in order."""
+    head = inbox[0][0] == NOTIFY_TRIGGER
+    for k in range(1, len(inbox)):
+        if (inbox[k][0] == NOTIFY_TRIGGER) != head:
+            return k
+    return 0
+
+
 class EnabledMixin:
     """``FlinkModel.enabled``: the actions enabled in a world.  A mixin of ``FlinkModel``."""
 
@@ -70,6 +86,13 @@ class EnabledMixin:
                 out.append(Notify(t, cp, NOTIFY_NAMES[kind]))
                 if kind == NOTIFY_TRIGGER and w.used.declines < scope.max_declines and self.task.ready_to_finish(w, t):
                     out.append(TriggerAfterClose(t, cp))  # a decline: it takes the scope's decline budget
+                if scope.rpcs_overtake:
+                    k = overtaking(ts.inbox)
+                    if k:
+                        other, ocp = ts.inbox[k][:2]
+                        out.append(Notify(t, ocp, NOTIFY_NAMES[other]))
+                        if other == NOTIFY_TRIGGER and w.used.declines < scope.max_declines and self.task.ready_to_finish(w, t):
+                            out.append(TriggerAfterClose(t, ocp))
         any_failed = any(ts.status == FAILED for ts in tasks)
         if w.coord.savepoint:  # the stop's savepoint completed: a failure now ends the job
             if self.failover.may_resume_from_savepoint(w):

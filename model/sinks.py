@@ -90,7 +90,17 @@ class TwoPhaseCommitSink(Component):
         restored state, abort every other open transaction of the subtasks whose state it got
         (its own, or after a rescale the old subtasks in ``snap.owners``, whose pending entries
         name their owner).  Returns the number of the transaction it opens next: one past the
-        highest of its own still in the external system (see the module docstring)."""
+        highest of its own still in the external system (see the module docstring).
+
+        Abstraction: Flink's ``TwoPhaseCommitSinkFunction.initializeState`` aborts only the
+        open transaction the restored state names (``recoverAndAbort``), and the failed
+        attempt's ``close`` its current one; a transaction pre-committed for a checkpoint that
+        never completed stays open in the external system until the system's own timeout (a
+        real run shows it: ``ckptcheck validate``, which therefore matches commits only).  The
+        model aborts it here, as a connector that fences its old transactions does.  What it
+        can hide: nothing a property reads, since no rule commits a transaction it aborted or
+        reads an open one; a bug in a sink that commits an orphaned transaction later would
+        need that transaction kept open."""
         g = self.model.gid[t]
         owners = set(snap.owners) if snap.owners else {g}
         recommit = {(p[2] if len(p) > 2 else g, p[1]) for p in snap.pending}

@@ -22,11 +22,13 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.checkpoint.CheckpointException;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.util.EnvironmentInformation;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.legacy.TwoPhaseCommitSinkFunction;
 import org.apache.flink.streaming.api.functions.source.legacy.RichParallelSourceFunction;
@@ -70,10 +72,11 @@ public class RecordedJob {
         out.flush();
     }
 
-    static String records(List<Integer> offsets, int split) {
+    static String records(List<List<Integer>> records) {
         StringBuilder b = new StringBuilder("[");
-        for (int k = 0; k < offsets.size(); k++) {
-            b.append(k == 0 ? "" : ", ").append("[").append(split).append(", ").append(offsets.get(k)).append("]");
+        for (int k = 0; k < records.size(); k++) {
+            List<Integer> r = records.get(k);
+            b.append(k == 0 ? "" : ", ").append("[").append(r.get(0)).append(", ").append(r.get(1)).append("]");
         }
         return b.append("]").toString();
     }
@@ -147,10 +150,10 @@ public class RecordedJob {
         }
     }
 
-    /** A transaction of the sink: the offsets of the records written into it (of the sink's own split). */
+    /** A transaction of the sink: the records written into it, [split, offset] each. */
     public static class Txn {
         public int id;
-        public List<Integer> offsets = new ArrayList<>();
+        public List<List<Integer>> records = new ArrayList<>();
 
         public Txn() {}
     }
@@ -158,19 +161,24 @@ public class RecordedJob {
     /** Flink's TwoPhaseCommitSinkFunction; every call that touches the external system is recorded. */
     public static class Sink extends TwoPhaseCommitSinkFunction<Tuple2<Integer, Integer>, Txn, Void> {
         private final int failSubtask;
+        private final int failSplit;
         private final int failOffset;
         private final int slowSubtask;
         private final long slowCheckpoint;
         private final long slowMs;
         private transient int next;
 
-        Sink(int failSubtask, int failOffset, int slowSubtask, long slowCheckpoint, long slowMs) {
+        private final long delay;
+
+        Sink(int failSubtask, int failSplit, int failOffset, int slowSubtask, long slowCheckpoint, long slowMs, long delay) {
             super(TypeInformation.of(Txn.class).createSerializer(new SerializerConfigImpl()), VoidSerializer.INSTANCE);
             this.failSubtask = failSubtask;
+            this.failSplit = failSplit;
             this.failOffset = failOffset;
             this.slowSubtask = slowSubtask;
             this.slowCheckpoint = slowCheckpoint;
             this.slowMs = slowMs;
+            this.delay = delay;
         }
 
         private int subtask() {
@@ -190,25 +198,29 @@ public class RecordedJob {
         @Override
         protected Txn beginTransaction() {
             Txn t = new Txn();
-            t.id = next++;
+            t.id = 1000 * getRuntimeContext().getTaskInfo().getAttemptNumber() + next++;  // unique across attempts
             return t;
         }
 
         @Override
         protected void invoke(Txn txn, Tuple2<Integer, Integer> value, Context ctx) throws Exception {
-            if (subtask() == failSubtask && value.f1 == failOffset && getRuntimeContext().getTaskInfo().getAttemptNumber() == 0) {
+            if (subtask() == failSubtask && value.f0 == failSplit && value.f1 == failOffset
+                    && getRuntimeContext().getTaskInfo().getAttemptNumber() == 0) {
                 record("\"event\": \"fail\", " + head() + ", \"record\": [" + value.f0 + ", " + value.f1 + "]");
                 throw new RuntimeException("injected failure at record (" + value.f0 + ", " + value.f1 + ")");
             }
-            txn.offsets.add(value.f1);
+            txn.records.add(List.of(value.f0, value.f1));
             record("\"event\": \"invoke\", " + head() + ", \"record\": [" + value.f0 + ", " + value.f1 + "]");
+            if (delay > 0) {
+                Thread.sleep(delay);  // a slow sink: its input backs up (backpressure)
+            }
         }
 
         @Override
         public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
             Txn open = currentTransaction();  // null after the first snapshot once finished
             record("\"event\": \"snapshot\", " + head() + ", \"checkpoint\": " + ctx.getCheckpointId()
-                    + ", \"precommit\": " + records(open == null ? List.of() : open.offsets, subtask()));
+                    + ", \"precommit\": " + records(open == null ? List.of() : open.records));
             super.snapshotState(ctx);
             if (subtask() == slowSubtask && ctx.getCheckpointId() == slowCheckpoint
                     && getRuntimeContext().getTaskInfo().getAttemptNumber() == 0) {
@@ -226,12 +238,12 @@ public class RecordedJob {
 
         @Override
         protected void commit(Txn txn) {
-            record("\"event\": \"commit\", " + head() + ", \"records\": " + records(txn.offsets, subtask()));
+            record("\"event\": \"commit\", " + head() + ", \"txn\": " + txn.id + ", \"records\": " + records(txn.records));
         }
 
         @Override
         protected void abort(Txn txn) {
-            record("\"event\": \"abort\", " + head() + ", \"records\": " + records(txn.offsets, subtask()));
+            record("\"event\": \"abort\", " + head() + ", \"txn\": " + txn.id + ", \"records\": " + records(txn.records));
         }
 
         @Override
@@ -243,10 +255,13 @@ public class RecordedJob {
 
     private static final Pattern TRIGGER = Pattern.compile("^Triggering checkpoint (\\d+) ");
     private static final Pattern COMPLETED = Pattern.compile("^Completed checkpoint (\\d+) ");
-    private static final Pattern DECLINE = Pattern.compile("^Decline checkpoint (\\d+) ");
-    private static final Pattern EXPIRED = Pattern.compile("^Checkpoint (\\d+) of job \\S+ expired before completing");
+    private static final Pattern FAILED = Pattern.compile("^Failed to trigger or complete checkpoint (\\d+) for job");
 
-    /** The CheckpointCoordinator's log lines of triggers, completions and declines, as events. */
+    /**
+     * The CheckpointCoordinator's log lines of triggers and completions, and the
+     * CheckpointFailureManager's of every failed checkpoint with its CheckpointFailureReason, as
+     * events.
+     */
     private static void listenToCoordinator() {
         LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
         org.apache.logging.log4j.core.config.Configuration config = ctx.getConfiguration();
@@ -259,18 +274,22 @@ public class RecordedJob {
                     record("\"event\": \"trigger\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1));
                 } else if ((m = COMPLETED.matcher(msg)).find()) {
                     record("\"event\": \"completed\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1));
-                } else if ((m = DECLINE.matcher(msg)).find()) {
-                    record("\"event\": \"declined\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1));
-                } else if ((m = EXPIRED.matcher(msg)).find()) {
-                    record("\"event\": \"expired\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1));
+                } else if ((m = FAILED.matcher(msg)).find() && e.getThrown() instanceof CheckpointException) {
+                    // CheckpointFailureManager: every failed checkpoint with an id, and why
+                    String reason = ((CheckpointException) e.getThrown()).getCheckpointFailureReason().name();
+                    record("\"event\": \"aborted\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1)
+                            + ", \"reason\": \"" + reason + "\"");
                 }
             }
         };
         app.start();
         config.addAppender(app);
-        LoggerConfig lc = new LoggerConfig("org.apache.flink.runtime.checkpoint.CheckpointCoordinator", Level.INFO, false);
-        lc.addAppender(app, Level.INFO, null);
-        config.addLogger(lc.getName(), lc);
+        for (String name : new String[] {"org.apache.flink.runtime.checkpoint.CheckpointCoordinator",
+                "org.apache.flink.runtime.checkpoint.CheckpointFailureManager"}) {
+            LoggerConfig lc = new LoggerConfig(name, Level.INFO, false);
+            lc.addAppender(app, Level.INFO, null);
+            config.addLogger(name, lc);
+        }
         ctx.updateLoggers();
     }
 
@@ -281,21 +300,26 @@ public class RecordedJob {
         long interval = Long.parseLong(args[3]);
         long throttle = Long.parseLong(args[4]);
         long timeout = Long.parseLong(args[6]);
+        String mode = args.length > 7 ? args[7] : "aligned";
+        String job = args.length > 8 ? args[8] : "forward";
+        long sinkDelay = args.length > 9 ? Long.parseLong(args[9]) : 0;
         int failSubtask = -1;
+        int failSplit = -1;
         int failOffset = -1;
         int slowSubtask = -1;
         long slowCheckpoint = -1;
         String[] f = args[5].split(":");
-        if (f[0].equals("sink")) {
+        if (f[0].equals("sink")) {  // sink:SUBTASK:OFFSET (its own split) or sink:SUBTASK:SPLIT:OFFSET
             failSubtask = Integer.parseInt(f[1]);
-            failOffset = Integer.parseInt(f[2]);
+            failSplit = f.length > 3 ? Integer.parseInt(f[2]) : failSubtask;
+            failOffset = Integer.parseInt(f[f.length - 1]);
         } else if (f[0].equals("slow")) {
             slowSubtask = Integer.parseInt(f[1]);
             slowCheckpoint = Long.parseLong(f[2]);
         }
         out = new PrintWriter(new OutputStreamWriter(new FileOutputStream(path), StandardCharsets.UTF_8));
         out.println("{\"format\": \"ckptcheck-run\", \"version\": 1, \"flink\": \"" + EnvironmentInformation.getVersion()
-                + "\", \"job\": \"forward\", \"parallelism\": " + p
+                + "\", \"job\": \"" + job + "\", \"checkpointing\": \"" + mode + "\", \"parallelism\": " + p
                 + ", \"records_per_split\": " + n + ", \"checkpoint_interval_ms\": " + interval + ", \"throttle_ms\": "
                 + throttle + ", \"checkpoint_timeout_ms\": " + timeout + ", \"faults\": \"" + args[5] + "\"}");
         listenToCoordinator();
@@ -307,12 +331,23 @@ public class RecordedJob {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.enableCheckpointing(interval);
         env.getCheckpointConfig().setCheckpointTimeout(timeout);
+        if (!mode.equals("aligned")) {
+            env.getCheckpointConfig().enableUnalignedCheckpoints(true);
+            if (mode.startsWith("timeout:")) {  // aligned first, unaligned once the alignment takes this long
+                env.getCheckpointConfig().setAlignedCheckpointTimeout(
+                        java.time.Duration.ofMillis(Long.parseLong(mode.substring("timeout:".length()))));
+            }
+        }
         env.setParallelism(p);
         env.disableOperatorChaining();
-        env.addSource(new SplitSource(n, throttle), "source", Types.TUPLE(Types.INT, Types.INT))
-                .forward()
-                .addSink(new Sink(failSubtask, failOffset, slowSubtask, slowCheckpoint, 3 * timeout))
-                .name("sink");
+        Sink sink = new Sink(failSubtask, failSplit, failOffset, slowSubtask, slowCheckpoint, 3 * timeout, sinkDelay);
+        DataStream<Tuple2<Integer, Integer>> records =
+                env.addSource(new SplitSource(n, throttle), "source", Types.TUPLE(Types.INT, Types.INT));
+        if (job.equals("forward")) {
+            records.forward().addSink(sink).name("sink");
+        } else {  // keyed-to-one: source(P) -keyBy-> 2PC sink(1), every record its own key
+            records.keyBy(r -> r.f0 * 1000 + r.f1, Types.INT).addSink(sink).name("sink").setParallelism(1);
+        }
         JobClient client = env.executeAsync("recorded");
         client.getJobExecutionResult().get(120, TimeUnit.SECONDS);
         record("\"event\": \"job-finished\", \"task\": \"coordinator\"");

@@ -16,7 +16,7 @@ from .base import ALWAYS, EVENTUALLY, SOMETIMES, Property, _always_applies, _bou
 from .core import (_capacity, _cut_verdict, _keyed_layout, _markers_possible, committed_output_covered, consistent_cut,
                    exactly_once_output, key_groups_owned_once, per_key_order, restorable, restores_succeed,
                    terminates_with_all_output, w_ack_overtakes, w_backpressure, w_cancel_marker_aborts,
-                   w_checkpoint_completed, w_completes_before_restore, w_completion_subsumes_pending, w_decline,
+                   w_checkpoint_completed, w_completes_before_restore, w_completion_subsumes_pending, w_decline, w_rpc_overtakes,
                    w_failover, w_job_finished, w_placeholder_reused, w_restore, w_shared_file_outlives, w_sink_commit,
                    w_two_checkpoints_completed, w_two_checkpoints_pending)
 from .flip147 import (_data_item, _finishing, _new_commits, _outlives_upstream, _parallel, _post_commit, _sink_v2,
@@ -371,4 +371,8 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("a-blocking-result-is-read", SOMETIMES,
              "the consumer of a BLOCKING edge, deployed once every producer of it finished, reads the result",
              w_blocking_result_read, lambda d, s: any(e.exchange.value == "BLOCKING" for e in s.job.edges)),
+    Property("a-trigger-and-a-notice-cross", SOMETIMES,
+             "a trigger RPC reaches a task before a completion or abort notice sent to it earlier, or the other way"
+             " round (scopes with rpcs_overtake)",
+             w_rpc_overtakes, lambda d, s: s.rpcs_overtake),
 )

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ckptcheck.model.actions import Ack, Action, Decline, Deliver, EmitRecord, FailTask, Restore
+from ckptcheck.model.actions import Ack, Action, Decline, Deliver, EmitRecord, FailTask, Notify, Restore, TriggerAfterClose
 from ckptcheck.model.partitioner import record_key_group
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
 from ckptcheck.model.topology import Role, StateKind
-from ckptcheck.model.world import CANCEL, COMMITTED, FAILED, FINISHED, RUNNING, STATUS_NAMES, Completed, World
+from ckptcheck.model.world import CANCEL, COMMITTED, FAILED, FINISHED, NOTIFY_NAMES, RUNNING, STATUS_NAMES, Completed, World
 
 from .base import _first_over_store, rec
 from .unaligned import channel_state
@@ -439,3 +439,19 @@ def w_backpressure(m, prev: World, a, nxt: World) -> str | None:
     if ts.position < m.scope.records_per_split and not ts.ended and not m.has_room(nxt, a.task):
         return f"{m.topo.names[a.task]} is backpressured: an output channel holds {m.scope.channel_capacity} record(s)"
     return None
+
+
+def w_rpc_overtakes(m, prev: World, a, nxt: World) -> str | None:
+    """``Scope.rpcs_overtake``: a task takes a trigger RPC before a notice sent to it earlier, or
+    a notice before an earlier trigger (``protocol_enabled.overtaking``)."""
+    if type(a) is Notify:
+        kind = a.kind
+    elif type(a) is TriggerAfterClose:
+        kind = "trigger"
+    else:
+        return None
+    head = prev.tasks[a.task].inbox[0]
+    if NOTIFY_NAMES[head[0]] == kind and head[1] == a.checkpoint:
+        return None
+    return (f"the {kind} RPC of checkpoint {a.checkpoint} reaches {m.topo.names[a.task]} before the"
+            f" {NOTIFY_NAMES[head[0]]} RPC of checkpoint {head[1]} sent to it earlier")
