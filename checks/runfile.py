@@ -30,7 +30,9 @@ index.  The events and their fields:
   the subtask): a transaction was committed (also a recovered one) or aborted in the external
   system;
 - ``fail`` (``record``): the fault schedule failed the subtask;
-- ``end-of-input``: a source read its whole split, a sink was finished (``finish``);
+- ``end-of-input``: a sink was finished (``finish``, called as EndOfData arrived on every
+  input); a source's end is not recorded (its task emits EndOfData from its mailbox, after the
+  source function returned, so a snapshot can come between);
 - ``trigger`` / ``completed`` (``checkpoint``, task ``coordinator``): the
   CheckpointCoordinator's log lines; ``aborted`` (``checkpoint``, ``reason``: the
   ``CheckpointFailureReason``, such as ``CHECKPOINT_EXPIRED``): the CheckpointFailureManager's

@@ -61,7 +61,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-from ckptcheck.model.actions import Decline, EmitRecord, EndOfInput, FailTask, Notify, Restore, Timeout, TriggerAfterClose, TriggerCheckpoint
+from ckptcheck.model.actions import Decline, EmitRecord, FailTask, Notify, Restore, Timeout, TriggerAfterClose, TriggerCheckpoint
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.world import COMMITTED, FAILED, FINISHED
 from ckptcheck.specs.errors import InputError
@@ -95,7 +95,7 @@ COORD = (COORDINATOR, 0)
 OPTIONAL = "optional"  # the last element of an observation that may go unrecorded
 
 
-def scope_of(run: Run) -> Scope:
+def scope_of(run: Run, rpcs_overtake: bool = True) -> Scope:
     """The model's scope for ``run``: its job at its parallelism and records, checkpoints up to
     the highest id recorded, and the faults it recorded (nothing more).  Trigger RPCs reach the
     sources one at a time, as they do in Flink, so that a source that is closing can decline
@@ -112,7 +112,8 @@ def scope_of(run: Run) -> Scope:
         job, name = (keyed_pipeline(1), "keyed-1x1") if p == 1 else (job_by_name(f"keyed-{p}x1"), f"keyed-{p}x1")
     return Scope(job=job, job_name=name, records_per_split=run.records_per_split,
                  bounded=True, max_checkpoints=max(ids, default=1), max_failures=fails, max_declines=declines,
-                 max_timeouts=timeouts, max_lost_notifications=0, staggered_triggers=True, rpcs_overtake=True)
+                 max_timeouts=timeouts, max_lost_notifications=0, staggered_triggers=True,
+                 rpcs_overtake=rpcs_overtake)
 
 
 # CheckpointFailureReason -> what the model does: a timeout, a decline, or the failover's own abort
@@ -187,6 +188,8 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
                 del open_until_start[th]
             elif e.kind == "notify-abort":
                 continue
+        if e.kind == "end-of-input" and threads[th] in topo.sources:
+            continue  # a source's EndOfData leaves from its mailbox later: the model's EndOfInput records nothing
         if e.kind == "aborted" and th == COORD and open_until_start and abort_kind(e.get("reason")) != "expired":
             continue  # a checkpoint the failover aborts (its tasks cancelled): the model aborts it at the restore
         out[th].append(e)
@@ -254,8 +257,6 @@ class _Observer:
         m = self.m
         out: list[tuple] = []
         kind = type(a)
-        if kind is EndOfInput:
-            out.append((self.thread[a.task], ("end-of-input",)))
         if kind is EmitRecord:
             out.append((self.thread[a.task], ("emit", (m.topo.split_of[a.task], w.tasks[a.task].position))))
         elif kind is TriggerCheckpoint:
@@ -344,10 +345,12 @@ class ValidationResult:
     witnesses: tuple[str, ...] = ()  # validated: the witnesses the matching model run hits (what it exercised)
 
 
-def validate(run: Run, design, *, max_states: int = 2_000_000) -> ValidationResult:
-    """Search the model for a behaviour that records ``run`` (see the module docstring)."""
+def validate(run: Run, design, *, max_states: int = 2_000_000, rpcs_overtake: bool = True) -> ValidationResult:
+    """Search the model for a behaviour that records ``run`` (see the module docstring).
+    ``rpcs_overtake`` False keeps each task's RPCs in order, as the preset scopes do (a real
+    run shows they are not)."""
     started = time.perf_counter()
-    scope = scope_of(run)
+    scope = scope_of(run, rpcs_overtake)
     spec = Spec(design, scope, symmetry=False)
     threads = normalize(run, spec)
     order = sorted(threads)

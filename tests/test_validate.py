@@ -1,8 +1,9 @@
 """``ckptcheck validate``: recorded runs of real Flink checked against the model.
 
 The two runs in ``tests/data/runs`` were recorded from Flink 2.3.0's MiniCluster by
-``ckptcheck validate --runs 6 --seed 1 --keep DIR`` (runs 5 and 4): a failure, a restore from a
-checkpoint, FLIP-147's final checkpoint.  Doctored copies of them, and a design whose rule
+``ckptcheck validate --runs 50 --seed 8 --keep DIR``: an aligned one with a failure and a
+restore from a checkpoint, and an unaligned one under backpressure with a failure, both with
+FLIP-147's final checkpoints.  Doctored copies of them, and a design whose rule
 differs from Flink's, must be rejected with the event the model cannot take; one small run is
 recorded here and validated (skipped without a Flink jar or a JDK)."""
 
@@ -17,13 +18,13 @@ import pytest
 from ckptcheck.checks import flinkjvm
 from ckptcheck.checks.cli import main
 from ckptcheck.checks.runfile import read_run
-from ckptcheck.checks.validate import describe, validate
+from ckptcheck.checks.validate import describe, preset_for, validate
 from ckptcheck.specs.catalog import all_designs
 from ckptcheck.specs.designs import BASELINE
 
 RUNS = Path(__file__).parent / "data" / "runs"
 P1 = RUNS / "aligned-failure-p1.jsonl"
-P2 = RUNS / "aligned-failure-p2.jsonl"
+P2 = RUNS / "unaligned-backpressure-p2.jsonl"
 
 
 def _lines(path: Path) -> list[dict]:
@@ -36,25 +37,28 @@ def _write(tmp_path: Path, rows: list[dict]) -> Path:
     return p
 
 
-@pytest.mark.parametrize("path", [P1, P2], ids=["p1", "p2"])
-def test_recorded_runs_of_flink_are_behaviours_of_flink_baseline(path):
-    res = validate(read_run(path), BASELINE)
+@pytest.mark.parametrize("path, preset", [(P1, "flink-baseline"), (P2, "flink-unaligned")], ids=["aligned", "unaligned"])
+def test_recorded_runs_of_flink_are_behaviours_of_flink_as_released(path, preset):
+    run = read_run(path)
+    assert preset_for(run) == preset
+    res = validate(run, all_designs()[preset])
     assert res.validated and res.complete, describe(res)
-    assert res.events > 40 and res.states > 0
+    assert res.events > 30 and res.states > 0
 
 
 def test_two_records_swapped_at_the_sink_are_not_a_behaviour(tmp_path):
     rows = _lines(P1)
     at = [k for k, r in enumerate(rows) if r.get("event") == "invoke"]
-    a, b = at[-2], at[-1]  # the sink writes (0, 2) and (0, 3) after the restore
-    rows[a]["record"], rows[b]["record"] = rows[b]["record"], rows[a]["record"]
+    a, b = at[-2], at[-1]  # the sink's last two writes, one channel's records in order
+    first, second = rows[a]["record"], rows[b]["record"]
+    rows[a]["record"], rows[b]["record"] = second, first
     res = validate(read_run(_write(tmp_path, rows)), BASELINE)
     assert not res.validated and res.complete
     text = "\n".join(describe(res))
     assert "not a behaviour of the model" in text
-    # the model's step there delivers (0, 2), the run's next sink event writes (0, 3)
-    assert f"#{rows[a]['seq']} sink[0] invoke (record=[0, 3])" in text, text
-    assert "sink[0] invoke (record=[0, 2]), but its next is" in text, text
+    # the model's step there delivers the earlier record; the run's next sink event writes the later one
+    assert f"#{rows[a]['seq']} sink[0] invoke (record=[{second[0]}, {second[1]}])" in text, text
+    assert f"sink[0] invoke (record=[{first[0]}, {first[1]}]), but its next is" in text, text
 
 
 def test_a_commit_no_checkpoint_covered_is_not_a_behaviour(tmp_path):
@@ -73,23 +77,29 @@ def test_a_commit_no_checkpoint_covered_is_not_a_behaviour(tmp_path):
 
 def test_a_design_whose_restore_differs_from_flinks_is_rejected():
     """``source-position-not-restored`` restarts a source at offset 0: the run's restart
-    restored offset 2 from checkpoint 3."""
+    restored a later offset from a checkpoint."""
+    restart = next(r for r in _lines(P1) if r.get("event") == "start" and r["task"] == "source" and r["position"] > 0)
     res = validate(read_run(P1), all_designs()["source-position-not-restored"])
     assert not res.validated and res.complete
     text = "\n".join(describe(res))
-    assert "Restore(3) records source[0] start (restored=3, position=0)" in text, text
-    assert "its next is #34 source[0] start (position=2, restored=3)" in text, text
+    assert "records source[0] start (restored=" in text and "position=0)" in text, text
+    assert (f"its next is #{restart['seq']} source[0] start (position={restart['position']}, restored=") in text, text
 
 
-def test_the_recorded_order_within_a_thread_matters(tmp_path):
-    """A doctored run that moves a source's emit before the snapshot it followed: the model's
-    source then snapshots a position one short, which the run's snapshot contradicts."""
+def test_a_snapshot_that_contradicts_the_emits_before_it_is_rejected(tmp_path):
+    """A doctored run whose source snapshot claims one record fewer than it emitted before it."""
     rows = _lines(P1)
-    emit = next(k for k, r in enumerate(rows) if r.get("event") == "emit" and r["record"] == [0, 1])
-    snap = next(k for k, r in enumerate(rows) if r.get("event") == "snapshot" and r["task"] == "source" and r["checkpoint"] == 3)
-    rows[snap]["position"] = 1  # the snapshot now claims the record was not yet read
+    snap = max(k for k, r in enumerate(rows) if r.get("event") == "snapshot" and r["task"] == "source" and r["position"] > 0)
+    rows[snap]["position"] -= 1
     res = validate(read_run(_write(tmp_path, rows)), BASELINE)
-    assert emit < snap and not res.validated
+    assert not res.validated and res.complete
+
+
+def test_a_validated_run_names_what_the_model_run_went_through():
+    """Both recorded runs failed a task, and the unaligned one's barriers overtook records."""
+    assert "a-task-fails" in validate(read_run(P1), BASELINE).witnesses
+    res = validate(read_run(P2), all_designs()["flink-unaligned"])
+    assert res.validated and {"a-task-fails", "a-barrier-overtakes-a-record"} <= set(res.witnesses), res.witnesses
 
 
 @pytest.mark.parametrize("edit, field", [
@@ -145,23 +155,18 @@ def test_a_real_run_recorded_here_is_validated(tmp_path, capsys, _):
 @pytest.mark.deep
 @needs_flink[0]
 @needs_flink[1]
-def test_fifty_real_runs_are_behaviours_of_the_model(tmp_path, capsys):
-    code = main(["validate", "--runs", "50", "--seed", "7", "--keep", str(tmp_path)])
+def test_fifty_real_runs_are_behaviours_of_the_model_but_for_the_known_gaps(tmp_path, capsys):
+    """50 runs over the seven configurations (about 6 minutes).  Measured once (seed 8): 45
+    validated; the 5 others were of the two P = 2 unaligned configurations, each stopping at
+    one of the gaps ``test_the_runs_the_model_still_rejects`` keeps.  Every other configuration
+    must validate."""
+    main(["validate", "--runs", "50", "--seed", "8", "--keep", str(tmp_path)])
     out = capsys.readouterr().out
-    assert code == 0, out
-
-
-@pytest.mark.claims
-@needs_flink[0]
-@needs_flink[1]
-def test_the_readme_validate_example(tmp_path, capsys):
-    """The README's ``ckptcheck validate --runs 4 --seed 11``: the four configurations, each
-    run validated (the runs' event and state counts are their own; the README's are one run's)."""
-    code = main(["validate", "--runs", "4", "--seed", "11", "--keep", str(tmp_path)])
-    out = capsys.readouterr().out
-    assert code == 0, out
-    for name in ("aligned-failure-p1", "aligned-failure-p2", "timeout-p1", "timeout-p2"):
-        assert f"  {name}: 1 / 0 / 0 / 0" in out, out
+    rows = [ln for ln in out.splitlines() if ln.startswith("  ") and ln.count(" / ") == 3]
+    assert len(rows) == 7, out
+    for ln in out.splitlines():
+        if "NOT a behaviour" in ln or "the real run failed" in ln or "not settled" in ln:
+            assert ("unaligned-backpressure-p2" in ln or "alignment-timeout-p2" in ln) and "NOT a behaviour" in ln, ln
 
 
 def test_a_trigger_may_overtake_a_notice_where_the_scope_says_so():
@@ -185,3 +190,32 @@ def test_rpcs_overtake_needs_staggered_triggers(capsys):
     code = main(["check", "--design", "flink-baseline", "--job", "forward-2x2", "--rpcs-overtake", "--no-staggered-triggers"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "rpcs_overtake" in err[0], err
+
+
+OVERTAKE = RUNS / "trigger-overtakes-notice.jsonl"
+REJECTED = RUNS / "rejected"
+
+
+def test_a_run_where_a_trigger_overtakes_a_notice_needs_rpcs_overtake():
+    """The run that showed it (kept as found): source[0] snapshots checkpoint 3 before its
+    notifyCheckpointComplete(2) arrives.  With each task's RPCs in order, as the preset scopes
+    keep them, the model cannot record it."""
+    unaligned = all_designs()["flink-unaligned"]
+    run = read_run(OVERTAKE)
+    crossed = validate(run, unaligned)
+    assert crossed.validated and "a-trigger-and-a-notice-cross" in crossed.witnesses
+    fifo = validate(run, unaligned, rpcs_overtake=False)
+    assert not fifo.validated and fifo.complete
+    assert any(e.kind == "notify-complete" and e.task == "source" for e in fifo.mismatch.next_events)
+
+
+@pytest.mark.parametrize("name", ["finished-source-triggered", "completion-during-recovery"])
+def test_the_runs_the_model_still_rejects(name):
+    """Known gaps, kept as found (see docs/pages/validate.md, "What it found"): the JobManager
+    triggering a source that already finished, before it processed that (the trigger fails,
+    TASK_CHECKPOINT_FAILURE, not counted), which the model's coordinator never does; and a
+    checkpoint completing after a restore while the sink still reads the second source's
+    records.  When the model learns either, this test fails and the run moves to the runs that
+    validate."""
+    res = validate(read_run(REJECTED / f"{name}.jsonl"), all_designs()["flink-unaligned"])
+    assert res.complete and not res.validated, describe(res)
