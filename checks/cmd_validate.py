@@ -37,7 +37,7 @@ def _seed(text: str) -> int:
 
 def cmd_validate(args) -> int:
     from .runfile import read_run
-    from .validate import describe, preset_for, validate
+    from .validate import check_design, describe, preset_for, validate
 
     design = _load_design(args.design) if args.design else None
     if args.run and args.runs:
@@ -46,9 +46,12 @@ def cmd_validate(args) -> int:
         raise InputError("validate", "RUN", "expected a recorded run (a ckptcheck-run file) or --runs N to record runs here")
     if args.run:
         runs = [read_run(p) for p in args.run]  # every file read and checked before any search
+        designs = [design or _load_design(preset_for(run)) for run in runs]
+        for run, d in zip(runs, designs):
+            check_design(run, d)
         codes = []
-        for run in runs:
-            res = validate(run, design or _load_design(preset_for(run)), max_states=args.max_states)
+        for run, d in zip(runs, designs):
+            res = validate(run, d, max_states=args.max_states)
             for line in describe(res):
                 _say(line)
             codes.append(0 if res.validated else 1 if res.complete else 3)
@@ -99,7 +102,7 @@ def _record_and_validate(args, design) -> int:
         if code == 0:
             _say(f"    the model run that records it hits: {', '.join(res.witnesses) or 'no witness'}")
         if code:
-            for line in describe(res)[3:]:
+            for line in describe(res)[4:]:
                 _say("    " + line)
     _say("per configuration: validated / not a behaviour / not settled / run failed")
     for name, (ok, bad, open_, failed) in sorted(summary.items()):

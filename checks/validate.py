@@ -2,8 +2,11 @@
 
 The run (``checks.runfile``) is a sequence of events from several threads: each subtask's and
 the JobManager's.  The model's steps are mapped to the events they would record
-(``observations``); a step that records nothing (an acknowledgement that does not complete a
-checkpoint, a barrier reaching a source, end of input) may happen anywhere.  The search is over
+(``_Observer``); a step that records nothing (an acknowledgement that does not complete a
+checkpoint, EndOfData or EndOfPartition on its way, a source's end of input) may happen
+anywhere.  The model's scope is the run's job, records and faults, with trigger RPCs that reach
+each task on their own and may cross the notices sent before them (``Scope.rpcs_overtake``, as
+real runs show they do).  The search is over
 pairs (model world, position in each thread's events): from a pair, every enabled step is
 taken; a step whose observations are the next events of their threads (as a set within one
 thread, since one atomic step of the model is a few calls in Flink) advances those threads, a
@@ -22,9 +25,8 @@ Where the model abstracts from Flink, the recording is normalized first, each ru
 - the model records no empty transaction (``model.sinks``), so commits and aborts of empty
   ones are dropped;
 - the model cancels a failed subtask's region in the failure's step (``FailoverStrategy.fail``)
-  and aborts the pending checkpoints at the restore, without notices to the cancelled subtasks;
-  (a checkpoint that expires or is declined past the tolerable number fails the job over
-  too); Flink cancels the other subtasks after the JobManager processed the failure, which first
+  and aborts the pending checkpoints at the restore, without notices to the cancelled subtasks
+  (a checkpoint that expires past the tolerable number fails the job over too); Flink cancels the other subtasks after the JobManager processed the failure, which first
   aborts the pending checkpoints (``CheckpointCoordinator.stopCheckpointScheduler``,
   CHECKPOINT_COORDINATOR_SUSPEND): the abort notices a subtask receives between its region's
   failure and its restart are dropped.  Its other events there are kept: the model must place
@@ -41,6 +43,8 @@ Where the model abstracts from Flink, the recording is normalized first, each ru
   (``SubtaskCheckpointCoordinatorImpl.notifyCheckpoint``): a snapshot of a subtask the model
   has finished is matched without a step, and a completion notice to a subtask ready to
   finish may go unrecorded;
+- a source's end of input, where a recording has one, is dropped: its task sends EndOfData
+  from its mailbox after the source function returned, so a snapshot can come between;
 - a second commit of a transaction (a restored pending transaction committed again by
   ``recoverAndCommit``, a no-op in the external system) is dropped where the recording names
   transactions, else matched without a step when the model already committed those records;
@@ -62,6 +66,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from ckptcheck.model.actions import Decline, EmitRecord, FailTask, Notify, Restore, Timeout, TriggerAfterClose, TriggerCheckpoint
+from ckptcheck.model.protocol import scope_conflict
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.world import COMMITTED, FAILED, FINISHED
 from ckptcheck.specs.errors import InputError
@@ -75,7 +80,8 @@ NORMALIZATIONS = (
     "abort notices a subtask receives between its region's failure and its restart dropped (the model aborts the pending checkpoints at the restore, without notices)",
     "aborts not matched, only commits (Flink leaves a transaction pre-committed for a checkpoint that never completed to the external system; the model aborts it at the restore)",
     "a snapshot of a subtask the model has finished matched without a step, and a completion notice to a subtask ready to finish may go unrecorded (Flink drains a finishing task's mailbox; the model finishes it at once)",
-    "a commit of a transaction already committed matched without a step (recoverAndCommit is idempotent)",
+    "a second commit of a transaction dropped, by its id where the recording names it, else matched without a step (recoverAndCommit commits a restored transaction again, a no-op)",
+    "a source's end of input dropped where a recording has one (its task sends EndOfData later, from its mailbox; the model's EndOfInput records nothing)",
     "aborts of pending checkpoints by a failover dropped (the model aborts them at the restore, unrecorded)",
     "checkpoint ids renumbered over the checkpoints some subtask snapshotted; events of the others dropped (Flink takes an id before the trigger's checks)",
 )
@@ -345,11 +351,20 @@ class ValidationResult:
     witnesses: tuple[str, ...] = ()  # validated: the witnesses the matching model run hits (what it exercised)
 
 
+def check_design(run: Run, design, rpcs_overtake: bool = True) -> None:
+    """:class:`InputError` (one line) if ``design`` cannot be checked in ``run``'s scope, before
+    any search (a null-state design on a job without a recomputable operator, ...)."""
+    why = scope_conflict(design, scope_of(run, rpcs_overtake))
+    if why:
+        raise InputError(run.path, "--design", f"{design.name} cannot be checked in this run's scope: {why}")
+
+
 def validate(run: Run, design, *, max_states: int = 2_000_000, rpcs_overtake: bool = True) -> ValidationResult:
     """Search the model for a behaviour that records ``run`` (see the module docstring).
     ``rpcs_overtake`` False keeps each task's RPCs in order, as the preset scopes do (a real
     run shows they are not)."""
     started = time.perf_counter()
+    check_design(run, design, rpcs_overtake)
     scope = scope_of(run, rpcs_overtake)
     spec = Spec(design, scope, symmetry=False)
     threads = normalize(run, spec)
@@ -551,7 +566,9 @@ def _describe_world(spec: Spec, w) -> str:
 
 def describe(res: ValidationResult) -> list[str]:
     """The result in lines, as ``ckptcheck validate`` prints it."""
-    out = [f"run      {res.run}", f"design   {res.design}", f"scope    {res.scope}"]
+    out = [f"run      {res.run}", f"design   {res.design}", f"scope    {res.scope}",
+           f"rules    the recording normalized by the {len(res.normalizations)} stated abstractions of the model"
+           " (checks/validate.py NORMALIZATIONS, docs/pages/validate.md)"]
     if res.validated:
         out.append(f"validated: {res.events} events, {res.states:,} model states searched ({res.elapsed:.2f}s)")
         out.append(f"  the model run that records them hits: {', '.join(res.witnesses) or 'no witness'}")
