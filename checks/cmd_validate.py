@@ -61,17 +61,20 @@ def cmd_validate(args) -> int:
 
 def _record_and_validate(args, design) -> int:
     from . import flinkjvm, recorder
-    from .runfile import read_run
-    from .validate import describe, preset_for, validate
+    from .runfile import Run, read_run
+    from .validate import check_design, describe, preset_for, validate
 
     keep = out_dir(args.keep, "--keep") if args.keep else None
+    plan = recorder.schedule(args.runs, args.seed)
+    if design is not None:  # the design against every configuration's job, before any run
+        for cfg in plan:
+            check_design(Run(f"--runs: configuration {cfg.name}", cfg.header(), ()), design)
     try:
         dist = flinkjvm.open_dist(args.flink_dist)
         classes = recorder.compile_job(dist)
     except flinkjvm.FlinkUnavailable as e:
         print(f"ckptcheck: validate: {e}", file=sys.stderr)
         return 2
-    plan = recorder.schedule(args.runs, args.seed)
     named = f"design {design.name}" if design else "each against Flink as released in its checkpointing mode"
     _say(f"validate {args.runs} real run(s) of Flink {dist.version} ({dist.jar}), seed {args.seed}, {named}")
     folder = keep or Path(tempfile.mkdtemp(prefix="ckptcheck-runs-"))

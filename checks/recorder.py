@@ -47,6 +47,11 @@ class RunConfig:
         return [str(self.records), str(self.parallelism), str(self.interval_ms), str(self.throttle_ms), self.fault,
                 str(self.timeout_ms), self.mode, self.job, str(self.sink_delay_ms)]
 
+    def header(self) -> dict:
+        """The header the job writes for this run (``checks.runfile``)."""
+        return {"format": "ckptcheck-run", "version": 1, "job": self.job, "checkpointing": self.mode,
+                "parallelism": self.parallelism, "records_per_split": self.records}
+
     def describe(self) -> str:
         kind, *rest = self.fault.split(":")
         what = ("no fault" if kind == "none" else f"sink[{rest[0]}] fails at record ({', '.join(rest[1:])})" if kind == "sink" else

@@ -135,6 +135,7 @@ def test_validate_cli_exit_statuses(capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--design: flink-null-state cannot be checked" in err[0], err
     assert main(["validate"]) == 2 and main(["validate", "--runs", "1", str(P1)]) == 2
+    assert main(["validate", "--runs", "3", "--design", "flink-null-state"]) == 2  # refused before any run
 
 
 JAR = flinkjvm.default_dist_jar()
