@@ -40,7 +40,7 @@ class RunConfig:
     fault: str
     timeout_ms: int = 600_000
     mode: str = "aligned"  # aligned, unaligned, or timeout:MS (aligned until an alignment takes MS)
-    job: str = "forward"  # forward: source(P) -forward-> sink(P); keyed-to-one: source(P) -keyBy-> sink(1)
+    job: str = "forward"  # forward: source(P) -forward-> sink(P); keyed-to-one: source(P) -keyBy-> sink(1); sink-v2
     sink_delay_ms: int = 0  # the sink's time per record: a slow sink backs its input up
 
     def args(self) -> list[str]:
@@ -54,10 +54,12 @@ class RunConfig:
 
     def describe(self) -> str:
         kind, *rest = self.fault.split(":")
-        what = ("no fault" if kind == "none" else f"sink[{rest[0]}] fails at record ({', '.join(rest[1:])})" if kind == "sink" else
+        who = "writer" if self.job == "sink-v2" else "sink"
+        what = ("no fault" if kind == "none" else f"{who}[{rest[0]}] fails at record ({', '.join(rest[1:])})" if kind == "sink" else
                 f"sink[{rest[0]}]'s snapshot of checkpoint {rest[1]} outlasts the {self.timeout_ms} ms timeout")
-        shape = (f"source({self.parallelism}) -forward-> 2PC sink({self.parallelism})" if self.job == "forward" else
-                 f"source({self.parallelism}) -keyBy-> 2PC sink(1)")
+        shape = {"forward": f"source({self.parallelism}) -forward-> 2PC sink({self.parallelism})",
+                 "sink-v2": f"source({self.parallelism}) -forward-> Sink V2 writer({self.parallelism}) -forward-> committer",
+                 }.get(self.job, f"source({self.parallelism}) -keyBy-> 2PC sink(1)")
         mode = {"aligned": "aligned", "unaligned": "unaligned"}.get(self.mode, f"aligned, unaligned after {self.mode[8:]} ms")
         slow = f", the sink {self.sink_delay_ms} ms a record" if self.sink_delay_ms else ""
         return (f"{self.name}: {shape}, {self.records} records per split, one every {self.throttle_ms} ms{slow},"
@@ -65,7 +67,7 @@ class RunConfig:
 
 
 CONFIGURATIONS = ("aligned-failure-p1", "aligned-failure-p2", "timeout-p1", "timeout-p2",
-                  "unaligned-backpressure-p1", "unaligned-backpressure-p2", "alignment-timeout-p2")
+                  "unaligned-backpressure-p1", "unaligned-backpressure-p2", "alignment-timeout-p2", "sink-v2-p1")
 
 
 def draw(kind: str, rng: random.Random) -> RunConfig:
@@ -73,6 +75,9 @@ def draw(kind: str, rng: random.Random) -> RunConfig:
     p = 2 if kind.endswith("p2") else 1
     records = rng.randint(2, 4)
     interval, throttle = rng.choice((60, 80, 100, 150)), rng.choice((30, 50, 70))
+    if kind.startswith("sink-v2"):  # a Sink V2 writer (the fault's subtask) and its committer
+        return RunConfig(kind, p, records, interval, throttle, f"sink:{rng.randrange(p)}:{rng.randrange(records)}",
+                         job="sink-v2")
     if kind.startswith("timeout"):
         return RunConfig(kind, p, records, interval, throttle, f"slow:{rng.randrange(p)}:{rng.randint(1, 2)}", 200)
     if kind.startswith(("unaligned", "alignment")):  # a slow sink behind a keyBy: records queue, barriers overtake them

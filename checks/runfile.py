@@ -6,7 +6,8 @@ A run is a JSON-lines file.  Its first line is the header::
      "records_per_split": 4, ...}
 
 ``job`` names the job's shape (``forward``: source(P) -forward-> 2PC sink(P), the model's
-``forward_pipeline(P)``; ``keyed-to-one``: source(P) -keyBy-> 2PC sink(1)), ``parallelism`` is
+``forward_pipeline(P)``; ``keyed-to-one``: source(P) -keyBy-> 2PC sink(1); ``sink-v2``:
+source(P) -forward-> Sink V2 writer(P) -forward-> committer(P)), ``parallelism`` is
 P, ``records_per_split`` the records each source subtask reads, ``checkpointing`` the mode
 (``aligned``, the default; ``unaligned``; ``timeout:MS``, aligned until an alignment takes MS
 milliseconds); other keys (the checkpoint interval, the fault schedule) are kept for the
@@ -26,6 +27,8 @@ index.  The events and their fields:
   transaction pre-committed): ``snapshotState``;
 - ``notify-complete`` / ``notify-abort`` (``checkpoint``): ``notifyCheckpointComplete`` /
   ``notifyCheckpointAborted`` reached the operator;
+- ``prepare-commit`` (``records``, optionally ``txn``): a Sink V2 writer's ``prepareCommit``,
+  the committable it hands to its committer;
 - ``commit`` / ``abort`` (``records``, optionally ``txn``: the transaction's id, unique in
   the subtask): a transaction was committed (also a recovered one) or aborted in the external
   system;
@@ -52,7 +55,7 @@ from ckptcheck.specs.errors import InputError
 
 FORMAT = "ckptcheck-run"
 VERSION = 1
-JOBS = ("forward", "keyed-to-one")
+JOBS = ("forward", "keyed-to-one", "sink-v2")
 MODES = ("aligned", "unaligned", "timeout:MS")
 
 # event -> its fields besides seq, event, task, subtask (name -> kind)
@@ -64,6 +67,7 @@ FIELDS: dict[str, dict[str, str]] = {
     "notify-complete": {"checkpoint": "int"},
     "notify-abort": {"checkpoint": "int"},
     "commit": {"records": "records", "txn": "int?"},
+    "prepare-commit": {"records": "records", "txn": "int?"},
     "abort": {"records": "records", "txn": "int?"},
     "fail": {"record": "record?"},
     "end-of-input": {},

@@ -68,9 +68,9 @@ from dataclasses import dataclass
 from ckptcheck.model.actions import Decline, EmitRecord, FailTask, Notify, Restore, Timeout, TriggerAfterClose, TriggerCheckpoint
 from ckptcheck.model.protocol import scope_conflict
 from ckptcheck.model.scope import Scope
-from ckptcheck.model.world import COMMITTED, FAILED, FINISHED
+from ckptcheck.model.world import COMMITTABLE, COMMITTED, FAILED, FINISHED
 from ckptcheck.specs.errors import InputError
-from ckptcheck.specs.jobs import forward_pipeline, job_by_name, keyed_pipeline
+from ckptcheck.specs.jobs import forward_pipeline, job_by_name, keyed_pipeline, sink_v2_pipeline
 from ckptcheck.specs.spec import Spec
 
 from .runfile import COORDINATOR, Event, Run
@@ -88,7 +88,18 @@ NORMALIZATIONS = (
 
 # which operator calls each job's operators record: vertex -> the notifications recorded
 # (TwoPhaseCommitSinkFunction.notifyCheckpointComplete is final: a sink records its commits only)
-RECORDED_NOTIFICATIONS = {job: {"source": {"complete", "abort"}, "sink": {"abort"}} for job in ("forward", "keyed-to-one")}
+# what each vertex of a recorded job records (``checks/runs/RecordedJob.java``): a model step's
+# observation of another kind at that vertex records nothing.  TwoPhaseCommitSinkFunction's
+# notifyCheckpointComplete is final (a sink records its commits); a Sink V2 writer has no state
+# (no start, no snapshot) and its committer no snapshot hook
+_SOURCE = frozenset({"start", "emit", "snapshot", "notify-complete", "notify-abort"})
+_2PC_SINK = frozenset({"start", "invoke", "snapshot", "notify-abort", "commit", "end-of-input", "fail"})
+RECORDED = {
+    "forward": {"source": _SOURCE, "sink": _2PC_SINK},
+    "keyed-to-one": {"source": _SOURCE, "sink": _2PC_SINK},
+    "sink-v2": {"source": _SOURCE, "writer": frozenset({"invoke", "prepare-commit", "end-of-input", "fail"}),
+                "committer": frozenset({"start", "commit"})},
+}
 # the preset that is Flink as released in each checkpointing mode of a recording
 PRESET_OF_MODE = {"aligned": "flink-baseline", "unaligned": "flink-unaligned", "timeout": "flink-unaligned-timeout"}
 
@@ -114,6 +125,8 @@ def scope_of(run: Run, rpcs_overtake: bool = True) -> Scope:
     p = run.parallelism
     if run.job == "forward":
         job, name = forward_pipeline(p), f"forward-{p}x{p}"
+    elif run.job == "sink-v2":
+        job, name = sink_v2_pipeline(p, global_committer=False), f"sink-v2-{p}"
     else:
         job, name = (keyed_pipeline(1), "keyed-1x1") if p == 1 else (job_by_name(f"keyed-{p}x1"), f"keyed-{p}x1")
     return Scope(job=job, job_name=name, records_per_split=run.records_per_split,
@@ -144,8 +157,10 @@ def _key(e: Event) -> tuple:
         return (k, e.get("record"))
     if k == "snapshot":
         return ("snapshot", e.get("checkpoint"), e.get("position"), e.get("precommit"))
+    if k == "prepare-commit":
+        return (k, tuple(sorted(e.get("records"))))  # the model's writer keeps its records sorted
     if k in ("commit", "abort"):
-        return (k, e.get("records"))
+        return (k, tuple(sorted(e.get("records"))) if e.task == "committer" else e.get("records"))
     if k == "fail":
         return ("fail",)
     if k in ("job-finished", "end-of-input"):
@@ -200,7 +215,7 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
             continue  # a checkpoint the failover aborts (its tasks cancelled): the model aborts it at the restore
         out[th].append(e)
     for th, evs in out.items():
-        if th == COORD:
+        if th == COORD or "start" not in RECORDED[run.job].get(th[0], ()):
             continue
         if not evs or evs[0].kind != "start":
             raise InputError(run.path, f"{th[0]}[{th[1]}]", "its first event must be a start (the run records every operator's initialization)")
@@ -247,6 +262,16 @@ def _renumbered(events) -> list[Event]:
     return out
 
 
+def _appended(old: tuple, new: tuple) -> tuple:
+    """The items a step pushed onto a channel (its head may have been taken in the same step),
+    or () when the channel was reset (a failover, a restore)."""
+    if new[:len(old)] == old:
+        return new[len(old):]
+    if old and new[:len(old) - 1] == old[1:]:
+        return new[len(old) - 1:]
+    return ()
+
+
 class _Observer:
     """What a model step records, per thread: ``observe(w, a, t)`` -> [(thread, key), ...]."""
 
@@ -257,9 +282,19 @@ class _Observer:
         self.thread = tuple((topo.job.vertices[topo.vertex_of[t]].name, topo.index_of[t]) for t in range(len(topo.names)))
         self.sources = frozenset(topo.sources)
         self.task_of_gid = {m.gid[t]: t for t in range(len(topo.names))}
-        self.notes = RECORDED_NOTIFICATIONS[job]
+        self.recorded = RECORDED[job]
+        # who records a transaction's commit: its owner, or for a Sink V2 writer its committer
+        self.committer = {t: next((c.consumer for c in topo.channels if c.producer == t), t) if m.sink_v2[t] == "writer" else t
+                          for t in range(len(topo.names))}
+
+    def records(self, thread: tuple, kind: str) -> bool:
+        """Does ``thread``'s vertex record events of ``kind``?"""
+        return thread == COORD or kind in self.recorded.get(thread[0], ())
 
     def observe(self, w, a, t) -> list[tuple]:
+        return [(th, key) for th, key in self._observe(w, a, t) if self.records(th, key[0])]
+
+    def _observe(self, w, a, t) -> list[tuple]:
         m = self.m
         out: list[tuple] = []
         kind = type(a)
@@ -273,13 +308,11 @@ class _Observer:
             out.append((COORD, ("aborted", a.checkpoint, "expired")))
         elif kind is Decline or kind is TriggerAfterClose:
             out.append((COORD, ("aborted", a.checkpoint, "declined")))
-        elif kind is Notify:
-            vertex = self.thread[a.task][0]
-            if a.kind in self.notes.get(vertex, ()):
-                key = (f"notify-{a.kind}", a.checkpoint)
-                if a.kind == "complete" and self.m.task.ready_to_finish(w, a.task):
-                    key = (*key, OPTIONAL)  # a finishing task may have stopped running: the notice is ignored
-                out.append((self.thread[a.task], key))
+        elif kind is Notify and a.kind in ("complete", "abort"):
+            key = (f"notify-{a.kind}", a.checkpoint)
+            if a.kind == "complete" and self.m.task.ready_to_finish(w, a.task):
+                key = (*key, OPTIONAL)  # a finishing task may have stopped running: the notice is ignored
+            out.append((self.thread[a.task], key))
         if kind is not FailTask:
             wt, tt = w.tasks, t.tasks
             for x in range(len(tt)):
@@ -304,6 +337,13 @@ class _Observer:
                             txn = next((y for y in t.txns if y.task == m.gid[x] and y.seq == seq), None)
                             recs = txn.records if txn else ()
                         out.append((self.thread[x], ("snapshot", cp, None, recs)))
+            for x in range(len(tt)):  # a Sink V2 writer's committable, handed on in this step
+                if m.sink_v2[x] == "writer":
+                    for c in m.all_out[x]:
+                        old, new = w.channels[c], t.channels[c]
+                        for item in () if new is old else _appended(old, new):
+                            if item[0] == COMMITTABLE:
+                                out.append((self.thread[x], ("prepare-commit", tuple(sorted(item[2][1])))))
             if kind.__name__ == "Deliver":
                 ch = m.topo.channels[a.channel]
                 item = w.channels[a.channel][0]
@@ -318,7 +358,8 @@ class _Observer:
             for k, x in after.items():
                 old = before.get(k)
                 if x.status == COMMITTED and (old is None or old.status != COMMITTED):
-                    out.append((self.thread[self.task_of_gid[x.task]], ("commit", x.records)))
+                    owner = self.committer[self.task_of_gid[x.task]]
+                    out.append((self.thread[owner], ("commit", tuple(sorted(x.records)) if m.sink_v2[owner] else x.records)))
         return out
 
 
@@ -400,9 +441,13 @@ def validate(run: Run, design, *, max_states: int = 2_000_000, rpcs_overtake: bo
                     moved = True
         return tuple(pos)
 
+    owners = {th: [m.gid[x] for x in range(len(obs.thread)) if obs.committer[x] == t] for th, t in tasks_of.items()}
+
     def committed(w, th: tuple, records: tuple) -> bool:
-        g = m.gid[tasks_of[th]]
-        return any(x.task == g and x.status == COMMITTED and x.records == records for x in w.txns)
+        """Has ``w`` a committed transaction with ``records`` that ``th`` commits (its own, or a
+        Sink V2 committer's writer's)?"""
+        return any(x.task in owners[th] and x.status == COMMITTED and tuple(sorted(x.records)) == tuple(sorted(records))
+                   for x in w.txns)
 
     def take(w, k: int, at: int, n: int) -> tuple[list, int]:
         """The next ``n`` events of thread ``k`` from ``at`` a step must record, and the position

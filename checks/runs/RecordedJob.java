@@ -17,6 +17,14 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.base.VoidSerializer;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.api.connector.sink2.CommitterInitContext;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.SupportsCommitter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -158,7 +166,7 @@ public class RecordedJob {
     }
 
     /** Flink's TwoPhaseCommitSinkFunction; every call that touches the external system is recorded. */
-    public static class Sink extends TwoPhaseCommitSinkFunction<Tuple2<Integer, Integer>, Txn, Void> {
+    public static class TwoPhaseSink extends TwoPhaseCommitSinkFunction<Tuple2<Integer, Integer>, Txn, Void> {
         private final int failSubtask;
         private final int failSplit;
         private final int failOffset;
@@ -169,7 +177,7 @@ public class RecordedJob {
 
         private final long delay;
 
-        Sink(int failSubtask, int failSplit, int failOffset, int slowSubtask, long slowCheckpoint, long slowMs, long delay) {
+        TwoPhaseSink(int failSubtask, int failSplit, int failOffset, int slowSubtask, long slowCheckpoint, long slowMs, long delay) {
             super(TypeInformation.of(Txn.class).createSerializer(new SerializerConfigImpl()), VoidSerializer.INSTANCE);
             this.failSubtask = failSubtask;
             this.failSplit = failSplit;
@@ -250,6 +258,129 @@ public class RecordedJob {
             record("\"event\": \"notify-abort\", " + head() + ", \"checkpoint\": " + id);
             super.notifyCheckpointAborted(id);
         }
+    }
+
+    /** A Sink V2 sink with a committer: the writer's transaction, its committer's commits. */
+    public static class V2 implements Sink<Tuple2<Integer, Integer>>, SupportsCommitter<Txn> {
+        private final int failSubtask;
+        private final int failOffset;
+
+        V2(int failSubtask, int failOffset) {
+            this.failSubtask = failSubtask;
+            this.failOffset = failOffset;
+        }
+
+        @Override
+        public SinkWriter<Tuple2<Integer, Integer>> createWriter(WriterInitContext ctx) {
+            return new V2Writer(ctx.getTaskInfo().getIndexOfThisSubtask(), ctx.getTaskInfo().getAttemptNumber(),
+                    ctx.getRestoredCheckpointId().orElse(0), failSubtask, failOffset);
+        }
+
+        @Override
+        public Committer<Txn> createCommitter(CommitterInitContext ctx) {
+            int subtask = ctx.getTaskInfo().getIndexOfThisSubtask();
+            record("\"event\": \"start\", \"task\": \"committer\", \"subtask\": " + subtask + ", \"restored\": "
+                    + ctx.getRestoredCheckpointId().orElse(0));
+            return new Committer<Txn>() {
+                @Override
+                public void commit(java.util.Collection<CommitRequest<Txn>> requests) {
+                    for (CommitRequest<Txn> r : requests) {
+                        Txn t = r.getCommittable();
+                        record("\"event\": \"commit\", \"task\": \"committer\", \"subtask\": " + subtask + ", \"txn\": "
+                                + t.id + ", \"records\": " + records(t.records));
+                    }
+                }
+
+                @Override
+                public void close() {}
+            };
+        }
+
+        @Override
+        public SimpleVersionedSerializer<Txn> getCommittableSerializer() {
+            return new SimpleVersionedSerializer<Txn>() {
+                @Override
+                public int getVersion() {
+                    return 1;
+                }
+
+                @Override
+                public byte[] serialize(Txn t) {
+                    StringBuilder b = new StringBuilder().append(t.id);
+                    for (List<Integer> r : t.records) {
+                        b.append(' ').append(r.get(0)).append(',').append(r.get(1));
+                    }
+                    return b.toString().getBytes(StandardCharsets.UTF_8);
+                }
+
+                @Override
+                public Txn deserialize(int version, byte[] bytes) {
+                    String[] parts = new String(bytes, StandardCharsets.UTF_8).split(" ");
+                    Txn t = new Txn();
+                    t.id = Integer.parseInt(parts[0]);
+                    for (int k = 1; k < parts.length; k++) {
+                        String[] r = parts[k].split(",");
+                        t.records.add(List.of(Integer.parseInt(r[0]), Integer.parseInt(r[1])));
+                    }
+                    return t;
+                }
+            };
+        }
+    }
+
+    /** The Sink V2 writer: records into the open transaction, handed to the committer at each checkpoint. */
+    static class V2Writer implements CommittingSinkWriter<Tuple2<Integer, Integer>, Txn> {
+        private final int subtask;
+        private final int attempt;
+        private final int failSubtask;
+        private final int failOffset;
+        private int next;
+        private Txn open;
+
+        V2Writer(int subtask, int attempt, long restored, int failSubtask, int failOffset) {
+            this.subtask = subtask;
+            this.attempt = attempt;
+            this.failSubtask = failSubtask;
+            this.failOffset = failOffset;
+            begin();  // a writer without state records no start: nothing is restored into it
+        }
+
+        private void begin() {
+            open = new Txn();
+            open.id = 1000 * attempt + next++;
+        }
+
+        private String head() {
+            return "\"task\": \"writer\", \"subtask\": " + subtask;
+        }
+
+        @Override
+        public void write(Tuple2<Integer, Integer> value, Context ctx) {
+            if (subtask == failSubtask && value.f1 == failOffset && attempt == 0) {
+                record("\"event\": \"fail\", " + head() + ", \"record\": [" + value.f0 + ", " + value.f1 + "]");
+                throw new RuntimeException("injected failure at record (" + value.f0 + ", " + value.f1 + ")");
+            }
+            open.records.add(List.of(value.f0, value.f1));
+            record("\"event\": \"invoke\", " + head() + ", \"record\": [" + value.f0 + ", " + value.f1 + "]");
+        }
+
+        @Override
+        public void flush(boolean endOfInput) {
+            if (endOfInput) {
+                record("\"event\": \"end-of-input\", " + head());
+            }
+        }
+
+        @Override
+        public java.util.Collection<Txn> prepareCommit() {
+            Txn done = open;
+            record("\"event\": \"prepare-commit\", " + head() + ", \"txn\": " + done.id + ", \"records\": " + records(done.records));
+            begin();
+            return done.records.isEmpty() ? List.of() : List.of(done);
+        }
+
+        @Override
+        public void close() {}
     }
 
     private static final Pattern TRIGGER = Pattern.compile("^Triggering checkpoint (\\d+) ");
@@ -339,11 +470,13 @@ public class RecordedJob {
         }
         env.setParallelism(p);
         env.disableOperatorChaining();
-        Sink sink = new Sink(failSubtask, failSplit, failOffset, slowSubtask, slowCheckpoint, 3 * timeout, sinkDelay);
+        TwoPhaseSink sink = new TwoPhaseSink(failSubtask, failSplit, failOffset, slowSubtask, slowCheckpoint, 3 * timeout, sinkDelay);
         DataStream<Tuple2<Integer, Integer>> records =
                 env.addSource(new SplitSource(n, throttle), "source", Types.TUPLE(Types.INT, Types.INT));
         if (job.equals("forward")) {
             records.forward().addSink(sink).name("sink");
+        } else if (job.equals("sink-v2")) {  // source(P) -forward-> Sink V2 writer(P) -forward-> committer(P)
+            records.forward().sinkTo(new V2(failSubtask, failOffset)).name("sink-v2");
         } else {  // keyed-to-one: source(P) -keyBy-> 2PC sink(1), every record its own key
             records.keyBy(r -> r.f0 * 1000 + r.f1, Types.INT).addSink(sink).name("sink").setParallelism(1);
         }
