@@ -203,7 +203,8 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
         for seq, _, victims in windows:
             if seq == e.seq:
                 for v in victims:
-                    open_until_start[v] = seq
+                    if "start" in RECORDED[run.job].get(v[0], ()):  # a window closes at the subtask's restart
+                        open_until_start[v] = seq
         if th in open_until_start and e.kind != "fail":
             if e.kind == "start":
                 del open_until_start[th]
