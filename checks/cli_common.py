@@ -31,19 +31,27 @@ class _Parser(argparse.ArgumentParser):
 MAX_COUNT = 1_000_000
 
 
-def _count(minimum: int):
-    """An argparse type: a whole number from ``minimum`` to ``MAX_COUNT``."""
+def _count(minimum: int, maximum: int = MAX_COUNT):
+    """An argparse type: a whole number from ``minimum`` to ``maximum``."""
 
     def parse(text: str) -> int:
         try:
             v = int(text)
         except ValueError:
             v = None
-        if v is None or not minimum <= v <= MAX_COUNT:
-            raise argparse.ArgumentTypeError(f"expected an integer from {minimum} to {MAX_COUNT:,}, got {text!r}")
+        if v is None or not minimum <= v <= maximum:
+            raise argparse.ArgumentTypeError(f"expected an integer from {minimum} to {maximum:,}, got {text!r}")
         return v
 
     return parse
+
+
+def _seed(text: str) -> int:
+    """An argparse type: any integer seed."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer seed, got {text!r}") from None
 
 
 _nonneg = _count(0)

@@ -8,7 +8,7 @@ import sys
 
 from ckptcheck.specs.errors import InputError
 
-from .cli_common import _say
+from .cli_common import _say, _seed
 from .outputs import out_dir
 
 DEFAULT_CASES = 1_000_000
@@ -23,13 +23,6 @@ def _cases(text: str) -> int:
     if v is None or not 0 <= v <= MAX_CASES:
         raise argparse.ArgumentTypeError(f"expected an integer from 0 to {MAX_CASES:,}, got {text!r}")
     return v
-
-
-def _seed(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer seed, got {text!r}") from None
 
 
 def cmd_conform(args) -> int:

@@ -4,7 +4,6 @@ from a Flink distribution jar (``checks.recorder``)."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 import time
@@ -12,27 +11,10 @@ from pathlib import Path
 
 from ckptcheck.specs.errors import InputError
 
-from .cli_common import _load_design, _say
+from .cli_common import _count, _load_design, _say, _seed
 from .outputs import out_dir
 
 MAX_RUNS = 10_000
-
-
-def _runs(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        v = None
-    if v is None or not 1 <= v <= MAX_RUNS:
-        raise argparse.ArgumentTypeError(f"expected an integer from 1 to {MAX_RUNS:,}, got {text!r}")
-    return v
-
-
-def _seed(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer seed, got {text!r}") from None
 
 
 def cmd_validate(args) -> int:
@@ -123,21 +105,12 @@ def add_parser(sub) -> None:
                    help="the design the runs should be behaviours of: a preset, a catalog entry, a .toml file or module:NAME"
                         " (default: Flink as released in the run's checkpointing mode, flink-baseline, flink-unaligned or"
                         " flink-unaligned-timeout)")
-    v.add_argument("--runs", type=_runs, default=0, help="record N real runs here on a local MiniCluster and validate each")
+    v.add_argument("--runs", type=_count(1, MAX_RUNS), default=0, help="record N real runs here on a local MiniCluster and validate each")
     v.add_argument("--seed", type=_seed, default=0, help="the seed that draws the runs' configurations and fault schedules (default 0)")
     v.add_argument("--flink-dist", default=None, help="the Flink distribution jar to run (default: the apache-flink package's,"
                    " else $FLINK_HOME/lib)")
     v.add_argument("--keep", default=None, help="a folder for the recordings (default: a new temporary folder)")
-    v.add_argument("--max-states", type=_runs_states, default=2_000_000,
+    v.add_argument("--max-states", type=_count(1, 100_000_000), default=2_000_000,
                    help="stop a run's search after this many (model state, position) pairs (default 2,000,000): then the run is not settled, exit 3")
     v.set_defaults(func=cmd_validate)
 
-
-def _runs_states(text: str) -> int:
-    try:
-        v = int(text.replace("_", ""))
-    except ValueError:
-        v = None
-    if v is None or v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return v
