@@ -290,6 +290,9 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--rpcs-overtake", action=argparse.BooleanOptionalAction, default=None,
                    help="with --staggered-triggers: a trigger RPC may reach a task before a completion or abort notice sent"
                         " to it earlier, and the other way round, as in Flink (default: as in the design's default scope)")
+    g.add_argument("--late-finish-reports", action=argparse.BooleanOptionalAction, default=None,
+                   help="with --staggered-triggers: the JobManager learns that a task finished a step later, and may"
+                        " trigger it meanwhile, as in Flink (default: as in the design's default scope)")
     g.add_argument("--instant-acks", action=argparse.BooleanOptionalAction, default=None,
                    help="a reduction for aligned designs (not with timeouts that complete regionally): an acknowledgement counts when the snapshot is"
                         " taken and the last one completes the checkpoint in a step of its own; every verdict is the"
@@ -357,12 +360,14 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
         instant_acks=pick(args.instant_acks, d.instant_acks),
         spanning_records=pick(args.spanning_records, d.spanning_records),
         rpcs_overtake=pick(args.rpcs_overtake, d.rpcs_overtake),
+        late_finish_reports=pick(args.late_finish_reports, d.late_finish_reports),
     )
 
 
 SCOPE_OPTIONS = ("job", "records", "unbounded", "bounded", "checkpoints", "failures", "declines", "timeouts",
                  "lost_notifications", "channel_capacity", "input_buffers", "rescale", "repattern", "keys_per_split",
-                 "staggered_triggers", "stop_with_savepoint", "instant_acks", "spanning_records", "rpcs_overtake", "rescales")
+                 "staggered_triggers", "stop_with_savepoint", "instant_acks", "spanning_records", "rpcs_overtake",
+                 "late_finish_reports", "rescales")
 
 
 def _scopes_from_args(args, design) -> tuple:

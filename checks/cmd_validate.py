@@ -80,7 +80,7 @@ def _record_and_validate(args, design) -> int:
         worst = max(worst, code)
         row = summary.setdefault(cfg.name, [0, 0, 0, 0])
         row[0 if code == 0 else 1 if code == 1 else 2] += 1
-        faults = sum(1 for e in run.events if e.kind == "fail" or e.kind == "aborted" and e.get("reason") == "CHECKPOINT_EXPIRED")
+        faults = sum(1 for e in run.events if e.kind in ("fail", "rescale") or e.kind == "aborted" and e.get("reason") == "CHECKPOINT_EXPIRED")
         verdict = (f"validated ({res.events} events, {res.states:,} states, {faults} fault(s) seen)" if code == 0 else
                    "NOT a behaviour of the model" if code == 1 else "not settled (search bound)")
         _say(f"[{k}/{len(plan)}] {cfg.describe()}: ran {took:.1f}s; {verdict}; {path}")

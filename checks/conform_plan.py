@@ -51,7 +51,7 @@ def _model_of(a, union=None) -> FlinkModel:
 
 
 def _tasks(a):
-    return tuple(SimpleNamespace(status=FINISHED if s == "FINISHED" else RUNNING) for per in a[2] for s in per)
+    return tuple(SimpleNamespace(status=FINISHED if s == "FINISHED" else RUNNING, unreported=False) for per in a[2] for s in per)
 
 
 def _named(m: FlinkModel, ts) -> list[list[int]]:

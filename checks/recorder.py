@@ -30,7 +30,9 @@ class RunConfig:
     record K, on its first attempt) or ``slow:S:C`` (sink subtask S's snapshot of checkpoint C
     takes three times ``timeout_ms``, the checkpoint timeout, on its first attempt: the
     checkpoint expires, and with Flink's default of no tolerable failed checkpoint the job
-    fails over)."""
+    fails over).  The ``keyed-rescale`` job's fault is the restart itself: once a checkpoint
+    completed, the job is cancelled and restarted from its retained checkpoint with the sink
+    at parallelism 2."""
 
     name: str
     parallelism: int
@@ -40,7 +42,7 @@ class RunConfig:
     fault: str
     timeout_ms: int = 600_000
     mode: str = "aligned"  # aligned, unaligned, or timeout:MS (aligned until an alignment takes MS)
-    job: str = "forward"  # forward: source(P) -forward-> sink(P); keyed-to-one: source(P) -keyBy-> sink(1); sink-v2
+    job: str = "forward"  # forward: source(P) -forward-> sink(P); keyed-to-one: source(P) -keyBy-> sink(1); sink-v2; keyed-rescale
     sink_delay_ms: int = 0  # the sink's time per record: a slow sink backs its input up
 
     def args(self) -> list[str]:
@@ -55,7 +57,8 @@ class RunConfig:
     def describe(self) -> str:
         kind, *rest = self.fault.split(":")
         who = "writer" if self.job == "sink-v2" else "sink"
-        what = ("no fault" if kind == "none" else f"{who}[{rest[0]}] fails at record ({', '.join(rest[1:])})" if kind == "sink" else
+        what = ("cancelled once a checkpoint completed, restarted from it with the sink at 2" if self.job == "keyed-rescale" else
+                "no fault" if kind == "none" else f"{who}[{rest[0]}] fails at record ({', '.join(rest[1:])})" if kind == "sink" else
                 f"sink[{rest[0]}]'s snapshot of checkpoint {rest[1]} outlasts the {self.timeout_ms} ms timeout")
         shape = {"forward": f"source({self.parallelism}) -forward-> 2PC sink({self.parallelism})",
                  "sink-v2": f"source({self.parallelism}) -forward-> Sink V2 writer({self.parallelism}) -forward-> committer",
@@ -67,7 +70,8 @@ class RunConfig:
 
 
 CONFIGURATIONS = ("aligned-failure-p1", "aligned-failure-p2", "timeout-p1", "timeout-p2",
-                  "unaligned-backpressure-p1", "unaligned-backpressure-p2", "alignment-timeout-p2", "sink-v2-p1")
+                  "unaligned-backpressure-p1", "unaligned-backpressure-p2", "alignment-timeout-p2", "sink-v2-p1",
+                  "rescale-p1", "unaligned-rescale-p1")
 
 
 def draw(kind: str, rng: random.Random) -> RunConfig:
@@ -75,6 +79,11 @@ def draw(kind: str, rng: random.Random) -> RunConfig:
     p = 2 if kind.endswith("p2") else 1
     records = rng.randint(2, 4)
     interval, throttle = rng.choice((60, 80, 100, 150)), rng.choice((30, 50, 70))
+    if kind.endswith("rescale-p1"):  # keyed-rescale: cancelled once a checkpoint completed, restarted with the sink at 2
+        if kind.startswith("unaligned"):  # a slow sink: barriers overtake records, the restore rescales channel state
+            return RunConfig(kind, p, rng.randint(2, 3), rng.choice((60, 80, 100)), rng.choice((5, 10)), "none",
+                             mode="unaligned", job="keyed-rescale", sink_delay_ms=rng.choice((40, 60)))
+        return RunConfig(kind, p, records, interval, throttle, "none", job="keyed-rescale")
     if kind.startswith("sink-v2"):  # a Sink V2 writer (the fault's subtask) and its committer
         return RunConfig(kind, p, records, interval, throttle, f"sink:{rng.randrange(p)}:{rng.randrange(records)}",
                          job="sink-v2")

@@ -7,7 +7,9 @@ A run is a JSON-lines file.  Its first line is the header::
 
 ``job`` names the job's shape (``forward``: source(P) -forward-> 2PC sink(P), the model's
 ``forward_pipeline(P)``; ``keyed-to-one``: source(P) -keyBy-> 2PC sink(1); ``sink-v2``:
-source(P) -forward-> Sink V2 writer(P) -forward-> committer(P)), ``parallelism`` is
+source(P) -forward-> Sink V2 writer(P) -forward-> committer(P); ``keyed-rescale``: the
+``keyed-to-one`` job, which the user cancels once a checkpoint completed and restarts from
+that retained checkpoint with the sink at parallelism 2), ``parallelism`` is
 P, ``records_per_split`` the records each source subtask reads, ``checkpointing`` the mode
 (``aligned``, the default; ``unaligned``; ``timeout:MS``, aligned until an alignment takes MS
 milliseconds); other keys (the checkpoint interval, the fault schedule) are kept for the
@@ -40,7 +42,10 @@ index.  The events and their fields:
   CheckpointCoordinator's log lines; ``aborted`` (``checkpoint``, ``reason``: the
   ``CheckpointFailureReason``, such as ``CHECKPOINT_EXPIRED``): the CheckpointFailureManager's
   line of a failed checkpoint;
-- ``job-finished`` (task ``coordinator``): the job reached FINISHED.
+- ``job-finished`` (task ``coordinator``): the job reached FINISHED;
+- ``rescale`` (``checkpoint``, task ``coordinator``): the user cancelled the job and restarted it
+  from retained checkpoint ``checkpoint`` at the other parallelism (``keyed-rescale``); the
+  restarted job numbers its checkpoints on from that one.
 
 Anything else is refused with one line naming the file, the line and the field.
 """
@@ -55,7 +60,7 @@ from ckptcheck.specs.errors import InputError
 
 FORMAT = "ckptcheck-run"
 VERSION = 1
-JOBS = ("forward", "keyed-to-one", "sink-v2")
+JOBS = ("forward", "keyed-to-one", "sink-v2", "keyed-rescale")
 MODES = ("aligned", "unaligned", "timeout:MS")
 
 # event -> its fields besides seq, event, task, subtask (name -> kind)
@@ -75,6 +80,7 @@ FIELDS: dict[str, dict[str, str]] = {
     "completed": {"checkpoint": "int"},
     "aborted": {"checkpoint": "int", "reason": "name"},
     "job-finished": {},
+    "rescale": {"checkpoint": "int"},
 }
 COORDINATOR = "coordinator"
 

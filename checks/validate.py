@@ -5,8 +5,9 @@ the JobManager's.  The model's steps are mapped to the events they would record
 (``_Observer``); a step that records nothing (an acknowledgement that does not complete a
 checkpoint, EndOfData or EndOfPartition on its way, a source's end of input) may happen
 anywhere.  The model's scope is the run's job, records and faults, with trigger RPCs that reach
-each task on their own and may cross the notices sent before them (``Scope.rpcs_overtake``, as
-real runs show they do).  The search is over
+each task on their own and may cross the notices sent before them (``Scope.rpcs_overtake``), and
+the JobManager learns of a finished task a step later (``Scope.late_finish_reports``), as real
+runs show.  The search is over
 pairs (model world, position in each thread's events): from a pair, every enabled step is
 taken; a step whose observations are the next events of their threads (as a set within one
 thread, since one atomic step of the model is a few calls in Flink) advances those threads, a
@@ -65,7 +66,8 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-from ckptcheck.model.actions import Decline, EmitRecord, FailTask, Notify, Restore, Timeout, TriggerAfterClose, TriggerCheckpoint
+from ckptcheck.model.actions import (Decline, EmitRecord, FailTask, Notify, Rescale, Restore, Timeout, TriggerAfterClose,
+                                     TriggerCheckpoint)
 from ckptcheck.model.protocol import scope_conflict
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.world import COMMITTABLE, COMMITTED, FAILED, FINISHED
@@ -77,13 +79,13 @@ from .runfile import COORDINATOR, Event, Run
 
 NORMALIZATIONS = (
     "commits and aborts of empty transactions dropped (the model records no empty transaction)",
-    "abort notices a subtask receives between its region's failure and its restart dropped (the model aborts the pending checkpoints at the restore, without notices)",
+    "abort notices a subtask receives between its region's failure and its restart, or of the checkpoints a user's cancellation aborts before a restart at another parallelism, dropped (the model aborts the pending checkpoints at the restore, without notices)",
     "aborts not matched, only commits (Flink leaves a transaction pre-committed for a checkpoint that never completed to the external system; the model aborts it at the restore)",
     "a snapshot of a subtask the model has finished matched without a step, and a completion notice to a subtask ready to finish may go unrecorded (Flink drains a finishing task's mailbox; the model finishes it at once)",
     "a second commit of a transaction dropped, by its id where the recording names it, else matched without a step (recoverAndCommit commits a restored transaction again, a no-op)",
     "a source's end of input dropped where a recording has one (its task sends EndOfData later, from its mailbox; the model's EndOfInput records nothing)",
     "aborts of pending checkpoints by a failover dropped (the model aborts them at the restore, unrecorded)",
-    "checkpoint ids renumbered over the checkpoints some subtask snapshotted; events of the others dropped (Flink takes an id before the trigger's checks)",
+    "checkpoint ids renumbered over the checkpoints some subtask snapshotted; events of the others dropped (Flink takes an id before the trigger's checks); a job restarted at another parallelism numbers on from the checkpoint it restored, so its ids are moved past the first job's (the model keeps counting)",
 )
 
 # which operator calls each job's operators record: vertex -> the notifications recorded
@@ -97,6 +99,7 @@ _2PC_SINK = frozenset({"start", "invoke", "snapshot", "notify-abort", "commit", 
 RECORDED = {
     "forward": {"source": _SOURCE, "sink": _2PC_SINK},
     "keyed-to-one": {"source": _SOURCE, "sink": _2PC_SINK},
+    "keyed-rescale": {"source": _SOURCE, "sink": _2PC_SINK},
     "sink-v2": {"source": _SOURCE, "writer": frozenset({"invoke", "prepare-commit", "end-of-input", "fail"}),
                 "committer": frozenset({"start", "commit"})},
 }
@@ -112,13 +115,16 @@ COORD = (COORDINATOR, 0)
 OPTIONAL = "optional"  # the last element of an observation that may go unrecorded
 
 
-def scope_of(run: Run, rpcs_overtake: bool = True) -> Scope:
+def scope_of(run: Run, rpcs_overtake: bool = True, late_finish_reports: bool = True) -> Scope:
     """The model's scope for ``run``: its job at its parallelism and records, checkpoints up to
     the highest id recorded, and the faults it recorded (nothing more).  Trigger RPCs reach the
     sources one at a time, as they do in Flink, so that a source that is closing can decline
     one (CHECKPOINT_DECLINED_TASK_CLOSING, ``TriggerAfterClose``), and a trigger and a notice
-    to one task may arrive in either order (``Scope.rpcs_overtake``)."""
-    ids = [e.get("checkpoint") for e in run.events if e.get("checkpoint") is not None]
+    to one task may arrive in either order (``Scope.rpcs_overtake``), and a trigger may reach a
+    source that finished before the JobManager saw it (``Scope.late_finish_reports``).  A
+    ``keyed-rescale`` run is the keyed job that the user may restart once with the sink at
+    parallelism 2 (``Scope.rescale``)."""
+    ids = [e.get("checkpoint") for e in _rescale_ids(run.events) if e.get("checkpoint") is not None]
     fails = sum(1 for e in run.events if e.kind == "fail")
     declines = sum(1 for e in run.events if e.kind == "aborted" and abort_kind(e.get("reason")) == "declined")
     timeouts = sum(1 for e in run.events if e.kind == "aborted" and abort_kind(e.get("reason")) == "expired")
@@ -129,10 +135,12 @@ def scope_of(run: Run, rpcs_overtake: bool = True) -> Scope:
         job, name = sink_v2_pipeline(p, global_committer=False), f"sink-v2-{p}"
     else:
         job, name = (keyed_pipeline(1), "keyed-1x1") if p == 1 else (job_by_name(f"keyed-{p}x1"), f"keyed-{p}x1")
+    rescale = (("sink", 2),) if run.job == "keyed-rescale" else ()
     return Scope(job=job, job_name=name, records_per_split=run.records_per_split,
                  bounded=True, max_checkpoints=max(ids, default=1), max_failures=fails, max_declines=declines,
                  max_timeouts=timeouts, max_lost_notifications=0, staggered_triggers=True,
-                 rpcs_overtake=rpcs_overtake)
+                 rpcs_overtake=rpcs_overtake, late_finish_reports=late_finish_reports,
+                 rescale=rescale, max_rescales=len(rescale))
 
 
 # CheckpointFailureReason -> what the model does: a timeout, a decline, or the failover's own abort
@@ -174,20 +182,26 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
     """Per thread, the events the model must produce in order (see ``NORMALIZATIONS``).  A run
     that names a subtask the model's job does not have, or whose operators do not start fresh,
     is bad input (:class:`InputError`)."""
-    model = spec.model
-    topo = model.topo
-    threads = {(topo.job.vertices[topo.vertex_of[t]].name, topo.index_of[t]): t for t in range(len(topo.names))}
+    configs = [_Threads(c) for c in spec.model.configs]
+    threads = {th for c in configs for th in c.thread}
+    sources = {c.thread[t] for c in configs for t in c.sources}
+    names = [n for c in configs for n in c.m.topo.names]
+    rescaled = next((e.seq for e in run.events if e.kind == "rescale"), None)
+    cancelled = {e.get("checkpoint") for e in run.events if rescaled is not None and e.seq < rescaled
+                 and e.kind == "aborted" and abort_kind(e.get("reason")) == "failover"}
     events = _renumbered(_first_commits([e for e in run.events if e.kind != "abort" and not (e.kind == "commit" and not e.get("records"))
-                                         and not (e.kind == "aborted" and abort_kind(e.get("reason")) == "failover")]))
+                                         and not (e.kind == "aborted" and abort_kind(e.get("reason")) == "failover")
+                                         and not (e.kind == "notify-abort" and e.seq < (rescaled or 0)
+                                                  and e.get("checkpoint") in cancelled)]))
     # the failure windows: (seq of the fail, the failed subtask's thread, the region's threads)
     windows = []
     for e in events:
         if e.kind == "fail":
-            t = threads.get(e.thread)
+            c = configs[1 if rescaled is not None and e.seq > rescaled else 0]
+            t = c.task_of.get(e.thread)
             if t is None:
                 continue  # refused below, as every event of an unknown subtask
-            victims = {(topo.job.vertices[topo.vertex_of[v]].name, topo.index_of[v]) for v in model.failover.tasks_to_restart(t)}
-            windows.append((e.seq, e.thread, victims))
+            windows.append((e.seq, e.thread, {c.thread[v] for v in c.m.failover.tasks_to_restart(t)}))
         elif e.kind == "aborted" and abort_kind(e.get("reason")) == "expired":
             # a checkpoint past the tolerable failures fails the job over: every subtask that restarts
             later = {x.thread for x in events if x.kind == "start" and x.seq > e.seq}
@@ -199,7 +213,7 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
         th = e.thread
         if th not in out:
             raise InputError(f"{run.path}:{e.line}", "task", f"expected a subtask of the model's job {spec.scope.job_name}"
-                             f" ({', '.join(topo.names)}) or {COORDINATOR!r}, got {e.task}[{e.subtask}]")
+                             f" ({', '.join(dict.fromkeys(names))}) or {COORDINATOR!r}, got {e.task}[{e.subtask}]")
         for seq, _, victims in windows:
             if seq == e.seq:
                 for v in victims:
@@ -210,14 +224,14 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
                 del open_until_start[th]
             elif e.kind == "notify-abort":
                 continue
-        if e.kind == "end-of-input" and threads[th] in topo.sources:
+        if e.kind == "end-of-input" and th in sources:
             continue  # a source's EndOfData leaves from its mailbox later: the model's EndOfInput records nothing
         if e.kind == "aborted" and th == COORD and open_until_start and abort_kind(e.get("reason")) != "expired":
             continue  # a checkpoint the failover aborts (its tasks cancelled): the model aborts it at the restore
         out[th].append(e)
     for th, evs in out.items():
-        if th == COORD or "start" not in RECORDED[run.job].get(th[0], ()):
-            continue
+        if th == COORD or "start" not in RECORDED[run.job].get(th[0], ()) or th not in configs[0].task_of:
+            continue  # a subtask only the rescaled job has starts at the rescale
         if not evs or evs[0].kind != "start":
             raise InputError(run.path, f"{th[0]}[{th[1]}]", "its first event must be a start (the run records every operator's initialization)")
         first = evs.pop(0)
@@ -242,9 +256,29 @@ def _first_commits(events: list[Event]) -> list[Event]:
     return out
 
 
+def _rescale_ids(events) -> list[Event]:
+    """``events`` with the ids of a job restarted by the user at another parallelism (after its
+    ``rescale`` event) moved past the first job's: Flink's restarted job numbers on from the
+    checkpoint it restored, so it reuses the ids of the first job's checkpoints after that one,
+    where the model's coordinator keeps counting."""
+    at = next((k for k, e in enumerate(events) if e.kind == "rescale"), None)
+    if at is None:
+        return list(events)
+    first = max((e.get("checkpoint") or 0 for e in events[:at]), default=0)
+    shift = first - events[at].get("checkpoint")
+    out = list(events[:at + 1])
+    for e in events[at + 1:]:
+        d = dict(e.data)
+        if "checkpoint" in d:
+            d["checkpoint"] += shift
+        out.append(Event(e.seq, e.kind, e.task, e.subtask, tuple(sorted(d.items())), e.line))
+    return out
+
+
 def _renumbered(events) -> list[Event]:
     """``events`` with checkpoint ids renumbered densely over the snapshotted ones (see the
     module docstring); the events of other ids dropped."""
+    events = _rescale_ids(events)
     ids = sorted({e.get("checkpoint") for e in events if e.kind == "snapshot"})
     new = {cp: k for k, cp in enumerate(ids, 1)}
     new[0] = 0
@@ -263,6 +297,12 @@ def _renumbered(events) -> list[Event]:
     return out
 
 
+def _finished(c: _Threads, w, th: tuple) -> bool:
+    """Is thread ``th``'s subtask FINISHED in ``w`` (at ``w``'s parallelism)?"""
+    x = c.task_of.get(th)
+    return x is not None and w.tasks[x].status == FINISHED
+
+
 def _appended(old: tuple, new: tuple) -> tuple:
     """The items a step pushed onto a channel (its head may have been taken in the same step),
     or () when the channel was reset (a failover, a restore)."""
@@ -273,20 +313,37 @@ def _appended(old: tuple, new: tuple) -> tuple:
     return ()
 
 
+class _Threads:
+    """The recorded threads of one parallelism configuration of the model (a ``Rescale``
+    switches configuration): subtask -> (vertex name, subtask index), and back."""
+
+    def __init__(self, m):
+        topo = m.topo
+        self.m = m
+        self.thread = tuple((topo.job.vertices[topo.vertex_of[t]].name, topo.index_of[t]) for t in range(len(topo.names)))
+        self.task_of = {th: t for t, th in enumerate(self.thread)}
+        self.sources = frozenset(topo.sources)
+        # who records a transaction's commit: its owner, or for a Sink V2 writer its committer
+        self.committer = {t: next((c.consumer for c in topo.channels if c.producer == t), t) if m.sink_v2[t] == "writer" else t
+                          for t in range(len(topo.names))}
+
+
 class _Observer:
     """What a model step records, per thread: ``observe(w, a, t)`` -> [(thread, key), ...]."""
 
     def __init__(self, spec: Spec, job: str):
         m = spec.model
         self.m = m
-        topo = m.topo
-        self.thread = tuple((topo.job.vertices[topo.vertex_of[t]].name, topo.index_of[t]) for t in range(len(topo.names)))
-        self.sources = frozenset(topo.sources)
-        self.task_of_gid = {m.gid[t]: t for t in range(len(topo.names))}
+        self.configs = tuple(_Threads(c) for c in m.configs)
         self.recorded = RECORDED[job]
-        # who records a transaction's commit: its owner, or for a Sink V2 writer its committer
-        self.committer = {t: next((c.consumer for c in topo.channels if c.producer == t), t) if m.sink_v2[t] == "writer" else t
-                          for t in range(len(topo.names))}
+        # a transaction's owner (its global id, stable across a rescale) -> the thread that commits it
+        self.commit_thread = {c.m.gid[t]: c.thread[c.committer[t]] for c in self.configs for t in range(len(c.thread))}
+        self.threads = frozenset(th for c in self.configs for th in c.thread)
+        self.sink_v2 = {c.m.gid[t]: c.m.sink_v2[t] for c in self.configs for t in range(len(c.thread))}
+
+    def at(self, w) -> _Threads:
+        """The threads of the configuration ``w`` runs at."""
+        return self.configs[w.used.rescales & 1] if len(self.configs) > 1 else self.configs[0]
 
     def records(self, thread: tuple, kind: str) -> bool:
         """Does ``thread``'s vertex record events of ``kind``?"""
@@ -296,24 +353,30 @@ class _Observer:
         return [(th, key) for th, key in self._observe(w, a, t) if self.records(th, key[0])]
 
     def _observe(self, w, a, t) -> list[tuple]:
-        m = self.m
+        c = self.at(w)
+        m = c.m
+        thread = c.thread
         out: list[tuple] = []
         kind = type(a)
+        if kind is Rescale:
+            return self._rescaled(w, t)
         if kind is EmitRecord:
-            out.append((self.thread[a.task], ("emit", (m.topo.split_of[a.task], w.tasks[a.task].position))))
+            out.append((thread[a.task], ("emit", (m.topo.split_of[a.task], w.tasks[a.task].position))))
         elif kind is TriggerCheckpoint:
             out.append((COORD, ("trigger", a.checkpoint)))
         elif kind is FailTask:
-            out.append((self.thread[a.task], ("fail",)))
+            out.append((thread[a.task], ("fail",)))
         elif kind is Timeout:
             out.append((COORD, ("aborted", a.checkpoint, "expired")))
         elif kind is Decline or kind is TriggerAfterClose:
             out.append((COORD, ("aborted", a.checkpoint, "declined")))
+        elif kind is Notify and w.tasks[a.task].status == FINISHED:  # the task manager no longer knows the task
+            out.append((COORD, ("aborted", a.checkpoint, "declined")))
         elif kind is Notify and a.kind in ("complete", "abort"):
             key = (f"notify-{a.kind}", a.checkpoint)
-            if a.kind == "complete" and self.m.task.ready_to_finish(w, a.task):
+            if a.kind == "complete" and m.task.ready_to_finish(w, a.task):
                 key = (*key, OPTIONAL)  # a finishing task may have stopped running: the notice is ignored
-            out.append((self.thread[a.task], key))
+            out.append((thread[a.task], key))
         if kind is not FailTask:
             wt, tt = w.tasks, t.tasks
             for x in range(len(tt)):
@@ -321,46 +384,65 @@ class _Observer:
                 if before is after:
                     continue
                 if kind is Restore and before.status == FAILED and after.status != FAILED and not after.finished_on_restore:
-                    store = w.coord.store
-                    restored = store[-1].id if store else 0
-                    pos = after.position if x in self.sources else None
-                    out.append((self.thread[x], ("start", restored, pos)))
-                if after.ended and not before.ended and x not in self.sources and kind is not Restore:
-                    out.append((self.thread[x], ("end-of-input",)))
+                    out.append(self._start(c, w, x, after))
+                if after.ended and not before.ended and x not in c.sources and kind is not Restore:
+                    out.append((thread[x], ("end-of-input",)))
                 if after.last_barrier != before.last_barrier and after.status != FAILED and kind is not Restore:
                     cp = after.last_barrier
-                    if x in self.sources:
-                        out.append((self.thread[x], ("snapshot", cp, before.position, None)))
+                    if x in c.sources:
+                        out.append((thread[x], ("snapshot", cp, before.position, None)))
                     else:
                         new = [p for p in after.pending if p not in before.pending]
                         recs = ()
-                        for c, seq in new:
+                        for _, seq in new:
                             txn = next((y for y in t.txns if y.task == m.gid[x] and y.seq == seq), None)
                             recs = txn.records if txn else ()
-                        out.append((self.thread[x], ("snapshot", cp, None, recs)))
+                        out.append((thread[x], ("snapshot", cp, None, recs)))
             for x in range(len(tt)):  # a Sink V2 writer's committable, handed on in this step
                 if m.sink_v2[x] == "writer":
-                    for c in m.all_out[x]:
-                        old, new = w.channels[c], t.channels[c]
+                    for ch in m.all_out[x]:
+                        old, new = w.channels[ch], t.channels[ch]
                         for item in () if new is old else _appended(old, new):
                             if item[0] == COMMITTABLE:
-                                out.append((self.thread[x], ("prepare-commit", tuple(sorted(item[2][1])))))
+                                out.append((thread[x], ("prepare-commit", tuple(sorted(item[2][1])))))
             if kind.__name__ == "Deliver":
                 ch = m.topo.channels[a.channel]
                 item = w.channels[a.channel][0]
                 if item[0] == 0 and len(item) >= 3:  # REC
-                    out.append((self.thread[ch.consumer], ("invoke", (item[1], item[2]))))
+                    out.append((thread[ch.consumer], ("invoke", (item[1], item[2]))))
+        out.extend(self._completions_and_commits(w, t))
+        return out
+
+    @staticmethod
+    def _start(c: _Threads, w, x: int, after) -> tuple:
+        """Subtask ``x`` of configuration ``c`` starts from the latest completed checkpoint."""
+        store = w.coord.store
+        restored = store[-1].id if store else 0
+        return (c.thread[x], ("start", restored, after.position if x in c.sources else None))
+
+    def _rescaled(self, w, t) -> list[tuple]:
+        """``Rescale``: the user's restart from the latest checkpoint at the other parallelism
+        (the ``rescale`` event), every subtask of the new job starting, and the commits of the
+        restore."""
+        c = self.at(t)
+        out = [(COORD, ("rescale", w.coord.store[-1].id))]
+        out.extend(self._start(c, w, x, ts) for x, ts in enumerate(t.tasks)
+                   if ts.status != FAILED and not ts.finished_on_restore)
+        out.extend(self._completions_and_commits(w, t))
+        return out
+
+    def _completions_and_commits(self, w, t) -> list[tuple]:
+        out: list[tuple] = []
         if t.coord.store is not w.coord.store:
             had = {c.id for c in w.coord.store}
             out.extend((COORD, ("completed", c.id)) for c in t.coord.store if c.id not in had)
         if t.txns is not w.txns:
             before = {(x.task, x.seq): x for x in w.txns}
-            after = {(x.task, x.seq): x for x in t.txns}
-            for k, x in after.items():
+            for k, x in {(x.task, x.seq): x for x in t.txns}.items():
                 old = before.get(k)
                 if x.status == COMMITTED and (old is None or old.status != COMMITTED):
-                    owner = self.committer[self.task_of_gid[x.task]]
-                    out.append((self.thread[owner], ("commit", tuple(sorted(x.records)) if m.sink_v2[owner] else x.records)))
+                    th = self.commit_thread[x.task]
+                    out.append((th, ("commit", tuple(sorted(x.records)) if self.sink_v2[x.task] else x.records)))
         return out
 
 
@@ -393,21 +475,22 @@ class ValidationResult:
     witnesses: tuple[str, ...] = ()  # validated: the witnesses the matching model run hits (what it exercised)
 
 
-def check_design(run: Run, design, rpcs_overtake: bool = True) -> None:
+def check_design(run: Run, design, rpcs_overtake: bool = True, late_finish_reports: bool = True) -> None:
     """:class:`InputError` (one line) if ``design`` cannot be checked in ``run``'s scope, before
     any search (a null-state design on a job without a recomputable operator, ...)."""
-    why = scope_conflict(design, scope_of(run, rpcs_overtake))
+    why = scope_conflict(design, scope_of(run, rpcs_overtake, late_finish_reports))
     if why:
         raise InputError(run.path, "--design", f"{design.name} cannot be checked in this run's scope: {why}")
 
 
-def validate(run: Run, design, *, max_states: int = 2_000_000, rpcs_overtake: bool = True) -> ValidationResult:
+def validate(run: Run, design, *, max_states: int = 2_000_000, rpcs_overtake: bool = True,
+             late_finish_reports: bool = True) -> ValidationResult:
     """Search the model for a behaviour that records ``run`` (see the module docstring).
-    ``rpcs_overtake`` False keeps each task's RPCs in order, as the preset scopes do (a real
-    run shows they are not)."""
+    ``rpcs_overtake`` False keeps each task's RPCs in order, ``late_finish_reports`` False lets
+    the JobManager see a finish at once, as the preset scopes do (real runs show neither holds)."""
     started = time.perf_counter()
-    check_design(run, design, rpcs_overtake)
-    scope = scope_of(run, rpcs_overtake)
+    check_design(run, design, rpcs_overtake, late_finish_reports)
+    scope = scope_of(run, rpcs_overtake, late_finish_reports)
     spec = Spec(design, scope, symmetry=False)
     threads = normalize(run, spec)
     order = sorted(threads)
@@ -417,8 +500,6 @@ def validate(run: Run, design, *, max_states: int = 2_000_000, rpcs_overtake: bo
     res = ValidationResult(run.path, design.name, scope.describe(), total, False, False, 0, 0.0)
     index = {th: k for k, th in enumerate(order)}
     obs = _Observer(spec, run.job)
-    tasks_of = {obs.thread[x]: x for x in range(len(obs.thread))}
-    m = spec.model
 
     def stutter(w, pos: tuple) -> tuple:
         """Consume the events that need no step: commits already made, the job's end."""
@@ -437,12 +518,12 @@ def validate(run: Run, design, *, max_states: int = 2_000_000, rpcs_overtake: bo
                 elif key[0] == "job-finished" and all(ts.status == FINISHED for ts in w.tasks):
                     pos[k] += 1
                     moved = True
-                elif key[0] == "snapshot" and th != COORD and w.tasks[tasks_of[th]].status == FINISHED:
+                elif key[0] == "snapshot" and th != COORD and _finished(obs.at(w), w, th):
                     pos[k] += 1  # a finishing task's snapshot while it drains its mailbox
                     moved = True
         return tuple(pos)
 
-    owners = {th: [m.gid[x] for x in range(len(obs.thread)) if obs.committer[x] == t] for th, t in tasks_of.items()}
+    owners = {th: [g for g, cth in obs.commit_thread.items() if cth == th] for th in obs.threads}
 
     def committed(w, th: tuple, records: tuple) -> bool:
         """Has ``w`` a committed transaction with ``records`` that ``th`` commits (its own, or a
@@ -578,7 +659,7 @@ def _explain(spec: Spec, obs: _Observer, order, lists, keys, frontier, best: int
     node = (w, pos)
     while parents.get(node) is not None:
         node, a = parents[node]
-        path.append(spec.describe_action(a))
+        path.append(spec.describe_action(a, node[0].used.rescales))  # named at the parallelism it is taken at
     path.reverse()
     index = {th: k for k, th in enumerate(order)}
     nexts = [lists[k][pos[k]] for k in range(len(order)) if pos[k] < len(lists[k])]
@@ -597,12 +678,12 @@ def _explain(spec: Spec, obs: _Observer, order, lists, keys, frontier, best: int
             elif keys[k][pos[k]] != key and key[-1] != OPTIONAL:
                 refused.append(f"its next is {lists[k][pos[k]].describe()}")
         said = "; ".join(show(th, key) for th, key in o)
-        steps.append(f"{spec.describe_action(a)} records {said}" + (f", but {'; '.join(refused)}" if refused else ""))
+        steps.append(f"{spec.describe_action(a, w.used.rescales)} records {said}" + (f", but {'; '.join(refused)}" if refused else ""))
     return Mismatch(best, path, nexts, _describe_world(spec, w), steps, silent)
 
 
 def _describe_world(spec: Spec, w) -> str:
-    names = spec.model.topo.names
+    names = spec.model.at(w).topo.names
     status = ("RUNNING", "FAILED", "FINISHED")
     tasks = ", ".join(f"{names[x]} {status[ts.status]}" for x, ts in enumerate(w.tasks))
     pending = ", ".join(str(p.id) for p in w.coord.pending) or "none"

@@ -145,6 +145,16 @@ class Notify(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class FinishReported(Action):
+    """The JobManager processes a subtask's switch to FINISHED (``Execution.markFinished``, from
+    the task manager's ``updateTaskExecutionState`` RPC): from now on its checkpoint plan
+    leaves the subtask out (``Scope.late_finish_reports``)."""
+
+    task: int
+    _task_fields: ClassVar = ("task",)
+
+
+@dataclass(frozen=True, slots=True)
 class TriggerAfterClose(Action):
     """A subtask that is ready to finish closes its mailbox before the trigger RPC of
     ``checkpoint`` reaches it (staggered triggers): it finishes, and declines the RPC
@@ -259,6 +269,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         CoordinatorsFellBack,
         Notify,
         TriggerAfterClose,
+        FinishReported,
         StopWithSavepoint,
         ResumeFromSavepoint,
         Restore,

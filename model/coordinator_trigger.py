@@ -51,16 +51,22 @@ class TriggerMixin:
     def tasks_to_trigger(self, tasks: tuple) -> tuple[list[int], int, int]:
         """``DefaultCheckpointPlanCalculator.calculateCheckpointPlan``: the tasks to trigger by
         RPC, and the bitmasks of tasks to wait for (every task not FINISHED) and of finished
-        tasks (FLIP-147: their state is a ``FinishedOperatorSubtaskState``)."""
+        tasks (FLIP-147: their state is a ``FinishedOperatorSubtaskState``).
+
+        The plan reads the JobManager's execution states (``Execution.getState``): a task that
+        finished but whose finish the JobManager has not processed yet (``TaskState.unreported``,
+        ``Scope.late_finish_reports``) is planned as a running one, triggered by RPC if its
+        upstreams are finished, and waited for."""
         waiting = finished = 0
         to_trigger = []
         for t, ts in enumerate(tasks):
-            if ts.status == FINISHED:
+            if ts.status == FINISHED and not ts.unreported:
                 finished |= 1 << t
                 continue
             waiting |= 1 << t
             a2a, pw = self.trigger_rule[t]
-            if all(tasks[u].status == FINISHED for u in a2a) and not any(tasks[u].status == RUNNING for u in pw):
+            if all(tasks[u].status == FINISHED and not tasks[u].unreported for u in a2a) \
+                    and not any(tasks[u].status == RUNNING or tasks[u].unreported for u in pw):
                 to_trigger.append(t)
         return to_trigger, waiting, finished
 
@@ -94,11 +100,13 @@ class TriggerMixin:
         tasks = w.tasks
         if self.topo.blocking_output and not self.periodic_scheduler_running(w) and not all(ts.ended for ts in tasks):
             return False
-        running = False
+        running = late = False
         for ts in tasks:
             if ts.status == FAILED:  # NOT_ALL_REQUIRED_TASKS_RUNNING
                 return False
-            if ts.status == FINISHED and not self.design.checkpoints_after_tasks_finish:
+            if ts.unreported:  # the JobManager still sees it running (``Scope.late_finish_reports``)
+                running = late = True
+            elif ts.status == FINISHED and not self.design.checkpoints_after_tasks_finish:
                 return False
             if ts.status == RUNNING:
                 running = True
@@ -106,8 +114,8 @@ class TriggerMixin:
             return False
         if w.coord.next_id - self.store.first_checkpoint_id < self.scope.max_checkpoints:
             return True
-        if w.coord.pending:
-            return False
+        if w.coord.pending or late:  # past the budget a finish is reported first: that bounds the
+            return False             # triggers that reach a finished task by the budget
         for t in self.topo.sources:
             ts = tasks[t]
             if ts.status == RUNNING and not ts.ended:

@@ -46,6 +46,7 @@ from .actions import (
     EmitRecord,
     EndOfInput,
     FailTask,
+    FinishReported,
     LastAck,
     LoseNotification,
     Notify,
@@ -136,6 +137,8 @@ def scope_conflict(design: Design, scope: Scope) -> str:
                     " arrives, a moment instant acks fold into the snapshot or skip)")
     if scope.rpcs_overtake and not scope.staggered_triggers:
         return "scope.rpcs_overtake: trigger RPCs are RPCs of their own only with staggered_triggers"
+    if scope.late_finish_reports and not scope.staggered_triggers:
+        return "scope.late_finish_reports: a trigger RPC reaches a finished task only with staggered_triggers"
     if scope.spanning_records:
         if design.checkpoint_mode == "aligned":
             return "scope.spanning_records: a record's parts matter only in channel state (use an unaligned design)"
@@ -427,6 +430,8 @@ class FlinkModel(EnabledMixin):
         elif kind is Notify:
             self.rpc_first(tx, a.task, a.checkpoint, a.kind)
             self.task.notify(tx, a.task)
+        elif kind is FinishReported:
+            tx.tasks[a.task] = tx.tasks[a.task]._replace(unreported=False)
         elif kind is TriggerAfterClose:
             self.rpc_first(tx, a.task, a.checkpoint, "trigger")
             tx.used = tx.used._replace(declines=tx.used.declines + 1)

@@ -12,11 +12,11 @@ task's inbox); faults are offered within the scope's budget.
 
 from __future__ import annotations
 
-from .actions import (Ack, Action, AlignmentTimeout, CoordinatorsFellBack, Decline, DeleteSnapshot, Deliver, FailTask, LastAck, LoseNotification,
-                      Notify, ReadHead, Rescale, Restore, ResumeFromSavepoint, StopWithSavepoint, Timeout,
+from .actions import (Ack, Action, AlignmentTimeout, CoordinatorsFellBack, Decline, DeleteSnapshot, Deliver, FailTask, FinishReported,
+                      LastAck, LoseNotification, Notify, ReadHead, Rescale, Restore, ResumeFromSavepoint, StopWithSavepoint, Timeout,
                       TriggerAfterClose, TriggerCheckpoint)
 from .task import priority_index
-from .world import FAILED, NOTIFY_NAMES, NOTIFY_TRIGGER, REC, RECOVERED_INPUT, RUNNING, World, is_recovered
+from .world import FAILED, FINISHED, NOTIFY_NAMES, NOTIFY_TRIGGER, REC, RECOVERED_INPUT, RUNNING, World, is_recovered
 
 
 def overtaking(inbox: tuple) -> int:
@@ -81,9 +81,13 @@ class EnabledMixin:
             for t in sorted(first):
                 out.append(Ack(t, first[t]))
         for t, ts in enumerate(tasks):
+            if ts.unreported:
+                out.append(FinishReported(t))
             if ts.inbox:
                 kind, cp = ts.inbox[0][:2]
                 out.append(Notify(t, cp, NOTIFY_NAMES[kind]))
+                if ts.status == FINISHED:  # a trigger the JobManager sent before it saw the finish
+                    continue
                 if kind == NOTIFY_TRIGGER and w.used.declines < scope.max_declines and self.task.ready_to_finish(w, t):
                     out.append(TriggerAfterClose(t, cp))  # a decline: it takes the scope's decline budget
                 if scope.rpcs_overtake:
@@ -139,7 +143,19 @@ class EnabledMixin:
         channel state first, then its upstreams' re-sent output state on the channels that still
         hold some (the others are blocked until all are done, ``UpstreamRecoveryTracker``),
         then a priority barrier before anything else, then the heads of its channels; a record
-        needs room downstream.  An aligning subtask's timer may fire."""
+        needs room downstream.  An aligning subtask's timer may fire.
+
+        The EndOfChannelStateEvent that ends a channel's re-sent state is not an item of the
+        channel: a channel counts as blocked once its last re-sent record is read.  In Flink the
+        event is a buffer of its own, and an unaligned barrier that its producer adds before
+        the event was polled goes ahead of it (``PipelinedSubpartition.processPriorityBuffer``
+        inserts priority buffers before every non-priority one; the subpartition blocks only
+        when ``pollBuffer`` hands out the event).  So a priority barrier is delivered on a
+        channel whose re-sent records are all read, as if its event were still queued: the
+        event is read as late as possible, which loses no run (reading it has no effect of its
+        own until every channel's event is read, and then the gate resumes all of them).  A
+        real run (``tests/data/runs/barrier-during-recovery.jsonl``) showed it: the sink takes
+        checkpoint 2's barrier of one source while re-sent records of the other are unread."""
         tasks = w.tasks
         channels = w.channels
         topo = self.topo
@@ -161,9 +177,12 @@ class EnabledMixin:
                 room = None
                 for c in ins:
                     items = channels[c]
+                    prio = priority_index(items)
                     if not any(is_recovered(x) for x in items):
+                        if prio >= 0:  # it overtakes the channel's EndOfChannelStateEvent
+                            out.append(Deliver(c))
                         continue
-                    if priority_index(items) < 0:  # the head is a re-sent record
+                    if prio < 0:  # the head is a re-sent record
                         if room is None:
                             room = self.has_room(w, t)
                         if not room:

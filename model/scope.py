@@ -10,7 +10,7 @@ from .topology import JobGraph, Role, StateKind, edge_name
 
 # scope fields that are not non-negative limits
 NOT_LIMITS = ("job", "job_name", "bounded", "rescale", "repattern", "staggered_triggers", "stop_with_savepoint",
-              "instant_acks", "spanning_records", "rpcs_overtake")
+              "instant_acks", "spanning_records", "rpcs_overtake", "late_finish_reports")
 STOP_MODES = ("", "drain", "no-drain")
 
 
@@ -38,6 +38,9 @@ class Scope:
     # with staggered triggers: a trigger RPC and a completion or abort notice sent to one task may
     # arrive in either order (``TaskState.inbox`` keeps each kind in order, not the two together)
     rpcs_overtake: bool = False
+    # with staggered triggers: the JobManager learns that a task FINISHED in a step of its own
+    # (``FinishReported``); until then its plan treats the task as running and triggers it
+    late_finish_reports: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -46,7 +49,8 @@ class Scope:
             v = getattr(self, f.name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ValueError(f"scope.{f.name}: expected a non-negative integer, got {v!r}")
-        for name in ("bounded", "staggered_triggers", "instant_acks", "spanning_records", "rpcs_overtake"):
+        for name in ("bounded", "staggered_triggers", "instant_acks", "spanning_records", "rpcs_overtake",
+                     "late_finish_reports"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"scope.{name}: expected true or false, got {getattr(self, name)!r}")
         if self.stop_with_savepoint not in STOP_MODES:
@@ -141,6 +145,7 @@ class Scope:
             + (f", input channels {self.input_buffers}" if self.input_buffers else "")
             + ("; trigger RPCs arrive one task at a time" if self.staggered_triggers else "")
             + (", and may overtake the notices sent before them (and be overtaken)" if self.rpcs_overtake else "")
+            + ("; the JobManager learns of a finished task a step later" if self.late_finish_reports else "")
             + ("; acknowledgements in flight folded into the pending checkpoint (instant acks)" if self.instant_acks else "")
             + ("; records may straddle two buffers" if self.spanning_records else "")
             + (f"; the user may stop the job with a savepoint ({'--drain' if self.stop_with_savepoint == 'drain' else 'without --drain'})"

@@ -36,7 +36,9 @@ Abstractions:
   ``UpstreamRecoveryTracker`` resumes the subpartitions, which block after their
   ``EndOfChannelStateEvent``, only once that event arrived on every channel of the gate.  A
   channel still re-sending delivers its priority barrier first, as any channel does; a
-  blocked one delivers nothing.  Abstraction: a rescaled task
+  blocked one delivers nothing but a priority barrier, which overtakes the channel's
+  ``EndOfChannelStateEvent`` if the event was not read yet (the model reads the event as late
+  as possible, ``FlinkModel._enabled_unaligned``).  Abstraction: a rescaled task
   (``RescalingStreamTaskNetworkInput.prepareSnapshot``) declines a barrier that arrives
   before END_OF_RECOVERY as TASK_NOT_READY; the model lets it take the checkpoint, so it
   explores more runs than Flink, never fewer (a ``Decline`` fault covers the decline).
@@ -65,6 +67,7 @@ from .task_input import InputMixin, priority_index  # noqa: F401  (priority_inde
 from .task_snapshot import SnapshotMixin
 from .tx import Tx
 from .world import (
+    FINISHED,
     FINISHED_SNAPSHOT,
     NOTIFY_COMPLETE,
     NOTIFY_FALLBACK,
@@ -143,6 +146,9 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
         ts = tx.tasks[t]
         kind, cp, latest, subsumed = ts.inbox[0]
         tx.tasks[t] = ts._replace(inbox=ts.inbox[1:])
+        if ts.status == FINISHED:  # only a trigger is ever queued for a finished task
+            self.trigger_at_finished(tx, t, cp)
+            return
         if subsumed:
             self.file_merging_manager.notify_subsumed(tx, t, subsumed)
         if kind == NOTIFY_TRIGGER:

@@ -131,12 +131,26 @@ class FinishMixin:
         self.finish(tx, t)
 
     def finish(self, tx: Tx, t: int) -> None:
-        """The task closes: FINISHED, its RPCs are gone, EndOfPartition on every output."""
+        """The task closes: FINISHED, its RPCs are gone, EndOfPartition on every output.  With the
+        scope's ``late_finish_reports`` the JobManager learns of it in a later step
+        (``FinishReported``)."""
         ts = tx.tasks[t]
         if not self.design.checkpoints_after_tasks_finish and self.model.two_pc[t]:
             self.sink.close_without_final_checkpoint(tx, t, ts)
-        tx.tasks[t] = ts._replace(status=FINISHED, inbox=())
+        tx.tasks[t] = ts._replace(status=FINISHED, inbox=(), unreported=self.scope.late_finish_reports)
         tx.push(self.model.all_out[t], EOP)
+
+    def trigger_at_finished(self, tx: Tx, t: int, cp: int) -> None:
+        """A trigger RPC reaches a task that already FINISHED (``Scope.late_finish_reports``: the
+        JobManager's plan was computed before it processed the finish).  The task manager no
+        longer knows the task: ``TaskExecutor.triggerCheckpoint`` fails the RPC with
+        ``TASK_CHECKPOINT_FAILURE``, and the pending checkpoint aborts, uncounted
+        (``CheckpointFailureManager``).  Seen in a real run
+        (``tests/data/runs/finished-source-triggered.jsonl``): a source finishes after its final
+        checkpoint, and the next checkpoint's trigger still reaches it.  A completion or abort
+        notice is never sent to a FINISHED task (the coordinator sends them to running ones), so
+        it would be ignored on arrival in any case."""
+        self.coordinator.receive_decline(tx, t, cp, counted=False)
 
     def trigger_after_close(self, tx: Tx, t: int) -> None:
         """The task's mailbox closed (``StreamTask.afterInvoke``: the task finishes) before the

@@ -147,6 +147,9 @@ class TaskState(NamedTuple):
     uploaded: tuple = ()
     base: tuple = ()
     dbfiles: tuple = ()
+    # ``Scope.late_finish_reports``: FINISHED, and the JobManager has not processed it yet
+    # (``FinishReported``): its checkpoint plan still counts the task as running
+    unreported: bool = False
 
 
 class Pending(NamedTuple):

@@ -154,10 +154,10 @@ FIGURES: tuple[Figure, ...] = (
     Figure("flip600-proposed-chain", "flip600-proposed", S.regional_chain_scope, True, 4_762, 13_301, 25, CLAIMS,
            "about 1 s with 1 worker", "`flip600-proposed` (the thread's design) in the chain scope (F3: tier 2 resets the "
            "chain bound)", violates=("ref-chain-bounded",), unreached=("a-task-fails",)),
-    Figure("unaligned-default", "flink-unaligned", S.unaligned_scope, False, 1_491_517, 5_042_392, 78, CLAIMS,
+    Figure("unaligned-default", "flink-unaligned", S.unaligned_scope, False, 1_568_773, 5_336_768, 78, CLAIMS,
            "about 105 s with 2 workers", "`flink-unaligned` default (keyed-2x1, 1 checkpoint before end, 1 failure, 1 decline, "
            "staggered trigger RPCs)"),
-    Figure("unaligned-timeout-default", "flink-unaligned-timeout", S.unaligned_scope, False, 1_633_439, 5_689_687, 84, CLAIMS,
+    Figure("unaligned-timeout-default", "flink-unaligned-timeout", S.unaligned_scope, False, 1_642_715, 5_729_929, 84, CLAIMS,
            "about 113 s with 2 workers", "`flink-unaligned-timeout` default (the same scope)"),
     Figure("unaligned-rescale", "flink-unaligned", S.unaligned_rescale_scope, False, 4_608_400, 17_185_536, 90, ONCE,
            "about 7 minutes with 2 workers", "`flink-unaligned` second default scope (keyed-1x1, 2 records, the sink rescaled "
@@ -169,10 +169,10 @@ FIGURES: tuple[Figure, ...] = (
     Figure("unaligned-spanning", "flink-unaligned", S.spanning_records_scope, False, 13_429, 88_830, 24, CLAIMS,
            "about 3 s with 1 worker", "`flink-unaligned` third default scope (custom-map, the map restored 2 -> 1, records that "
            "straddle two buffers, 1 checkpoint, 1 failure, 1 decline)",
-           unreached=("two-checkpoints-complete", "a-gate-waits-for-resent-output")),
+           unreached=("two-checkpoints-complete", "a-gate-waits-for-resent-output", "a-barrier-passes-the-end-of-resent-state")),
     Figure("unaligned-timeout-spanning", "flink-unaligned-timeout", S.spanning_records_scope, False, 28_926, 196_865, 26, CLAIMS,
            "about 6 s with 1 worker", "`flink-unaligned-timeout` third default scope (the same)",
-           unreached=("two-checkpoints-complete", "a-gate-waits-for-resent-output")),
+           unreached=("two-checkpoints-complete", "a-gate-waits-for-resent-output", "a-barrier-passes-the-end-of-resent-state")),
     Figure("unaligned-timeout-announcement", "flink-unaligned-timeout", S.announcement_scope, False, 37_149, 100_649, 43, CLAIMS,
            "about 4 s with 1 worker", "`flink-unaligned-timeout` fourth default scope (keyed-1x1, one buffer in the remote "
            "input channel, 2 records, 1 checkpoint, 1 failure, 1 decline)", workers=1),
@@ -187,7 +187,7 @@ FIGURES: tuple[Figure, ...] = (
            "about 27 s with 2 workers", "`flink-unaligned-pointwise` default (pointwise-sides-map, the map rescaled 1 -> 2 -> 1 "
            "with a side output turned pointwise, 2 records, 2 checkpoints, 1 failure, 1 decline)",
            test="tests/test_pointwise.py::test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes_and_flink_2_3_cannot_restore"),
-    Figure("pointwise-fan-in", "flink-unaligned-pointwise", S.pointwise_fan_in_scope, False, 237_183, 1_190_413, 33, CLAIMS,
+    Figure("pointwise-fan-in", "flink-unaligned-pointwise", S.pointwise_fan_in_scope, False, 241_541, 1_207_993, 33, CLAIMS,
            "about 60 s with 2 workers", "`flink-unaligned-pointwise` second default scope (pointwise-2x1: two sources on a "
            "POINTWISE edge into one sink, the sink rescaled 1 -> 2 -> 1, 3 checkpoints, no fault)",
            unreached=("a-task-declines", "a-task-fails", "restore-from-checkpoint", "input-channel-state-recorded",
@@ -196,7 +196,8 @@ FIGURES: tuple[Figure, ...] = (
            CLAIMS, "about 45 s with 2 workers", "`flink-unaligned-pointwise` fourth default scope (rebalance-2x3 restored "
            "at 2:2 with the edge turned POINTWISE, 2 records, 1 checkpoint, no fault)",
            unreached=("two-checkpoints-complete", "a-task-declines", "a-task-fails", "restore-from-checkpoint",
-                      "input-channel-state-recorded", "channel-state-restored", "a-gate-waits-for-resent-output")),
+                      "input-channel-state-recorded", "channel-state-restored", "a-gate-waits-for-resent-output",
+                      "a-barrier-passes-the-end-of-resent-state")),
     Figure("pointwise-keyed-order", "flink-unaligned-pointwise", S.pointwise_keyed_order_scope, False, 463_741, None, None, CLAIMS,
            "about 34 s with 2 workers", "`flink-unaligned-pointwise` third default scope, `pointwise_keyed_order_scope()` (three-stage-2x2x1, the map "
            "rescaled to 1, 2 records per split of one key, 1 checkpoint)", unreached=None,
@@ -206,7 +207,8 @@ FIGURES: tuple[Figure, ...] = (
            "pointwise-fan-in-and-side, the side rescaled 1 -> 2, 2 records per split, 1 checkpoint, no fault)",
            violates=("rescaled-channel-state-exact",),
            unreached=("two-checkpoints-complete", "a-task-declines", "a-task-fails", "restore-from-checkpoint",
-                      "input-channel-state-recorded", "channel-state-restored", "pointwise-restore-pw-to-pw")),
+                      "input-channel-state-recorded", "channel-state-restored", "pointwise-restore-pw-to-pw",
+                      "a-barrier-passes-the-end-of-resent-state")),
     Figure("flip147-default", "flip147", S.flip147_concurrent_scope, False, 8_494_887, 41_474_219, 75, ONCE,
            "about 9.5 minutes with 2 workers", "`flip147` default (sink-v2-keyed-2x1 with 2 concurrent checkpoints, 2 checkpoints "
            "before end, 1 failure, 1 decline, instant acks)",
@@ -264,7 +266,7 @@ CATALOG_STEPS: dict[str, int] = {
     "uc-new-data-before-channel-state": 9,
     "FLINK-31963-stateless-vertex-not-reassigned": 22,
     "FLINK-35351-custom-partitioner-input-state": 16,
-    "FLINK-40269-same-upstream-gates": 17,
+    "FLINK-40269-same-upstream-gates": 16,
     "pointwise-no-primary-producer-rule": 25,
     "pointwise-no-recovery-filter": 25,
     "pointwise-pattern-not-recorded": 14,

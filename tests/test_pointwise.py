@@ -248,7 +248,7 @@ def test_the_proposal_restores_a_pointwise_edge_both_ways_in_a_small_scope_and_e
                max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=2, staggered_triggers=True)
     RecordedRoutes.routes = set()
     r = check(UNALIGNED_POINTWISE.with_(assignment=RecordedRoutes), sc)
-    assert r.complete and r.ok and r.stats["states"] == 24676
+    assert r.complete and r.ok and r.stats["states"] == 25252
     for v in r.verdicts:
         assert v.status in ((HIT, NOT_REACHED, NOT_APPLICABLE) if v.kind == SOMETIMES else (HOLDS, NOT_APPLICABLE)), v
     for name in ("rescaled-channel-state-exact", "restores-succeed", "checkpoints-consistent", "exactly-once-output"):

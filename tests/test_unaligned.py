@@ -362,7 +362,7 @@ def test_the_whole_node_aligns_when_one_input_edge_cannot_take_unaligned_barrier
 UC_GOLDEN = [
     (UNALIGNED, dict(), 3812),
     (UNALIGNED_TIMEOUT, dict(), 10565),
-    (UNALIGNED, dict(max_failures=1), 45143),
+    (UNALIGNED, dict(max_failures=1), 45463),
     pytest.param(UNALIGNED_TIMEOUT, dict(max_failures=1), 109658, marks=pytest.mark.claims),
 ]
 

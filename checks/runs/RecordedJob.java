@@ -73,6 +73,9 @@ import org.apache.logging.log4j.core.config.Property;
  */
 public class RecordedJob {
     private static final AtomicLong SEQ = new AtomicLong();
+    private static final AtomicLong COMPLETED_CHECKPOINTS = new AtomicLong();
+    /** 1, or 2 for the second job of a restart at another parallelism (no fault is injected there). */
+    static volatile int phase = 1;
     private static PrintWriter out;
 
     static synchronized void record(String body) {
@@ -205,13 +208,14 @@ public class RecordedJob {
         @Override
         protected Txn beginTransaction() {
             Txn t = new Txn();
-            t.id = 1000 * getRuntimeContext().getTaskInfo().getAttemptNumber() + next++;  // unique across attempts
+            // unique across attempts and across the two jobs of a restart at another parallelism
+            t.id = 100_000 * (phase - 1) + 1000 * getRuntimeContext().getTaskInfo().getAttemptNumber() + next++;
             return t;
         }
 
         @Override
         protected void invoke(Txn txn, Tuple2<Integer, Integer> value, Context ctx) throws Exception {
-            if (subtask() == failSubtask && value.f0 == failSplit && value.f1 == failOffset
+            if (subtask() == failSubtask && value.f0 == failSplit && value.f1 == failOffset && phase == 1
                     && getRuntimeContext().getTaskInfo().getAttemptNumber() == 0) {
                 record("\"event\": \"fail\", " + head() + ", \"record\": [" + value.f0 + ", " + value.f1 + "]");
                 throw new RuntimeException("injected failure at record (" + value.f0 + ", " + value.f1 + ")");
@@ -229,7 +233,7 @@ public class RecordedJob {
             record("\"event\": \"snapshot\", " + head() + ", \"checkpoint\": " + ctx.getCheckpointId()
                     + ", \"precommit\": " + records(open == null ? List.of() : open.records));
             super.snapshotState(ctx);
-            if (subtask() == slowSubtask && ctx.getCheckpointId() == slowCheckpoint
+            if (subtask() == slowSubtask && ctx.getCheckpointId() == slowCheckpoint && phase == 1
                     && getRuntimeContext().getTaskInfo().getAttemptNumber() == 0) {
                 Thread.sleep(slowMs);  // the checkpoint times out before this acknowledgement is sent
             }
@@ -403,6 +407,7 @@ public class RecordedJob {
                 if ((m = TRIGGER.matcher(msg)).find()) {
                     record("\"event\": \"trigger\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1));
                 } else if ((m = COMPLETED.matcher(msg)).find()) {
+                    COMPLETED_CHECKPOINTS.incrementAndGet();
                     record("\"event\": \"completed\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1));
                 } else if ((m = FAILED.matcher(msg)).find() && e.getThrown() instanceof CheckpointException) {
                     // CheckpointFailureManager: every failed checkpoint with an id, and why
@@ -421,6 +426,30 @@ public class RecordedJob {
             config.addLogger(name, lc);
         }
         ctx.updateLoggers();
+    }
+
+    private static void configure(StreamExecutionEnvironment env, long interval, long timeout, String mode, int p) {
+        env.enableCheckpointing(interval);
+        env.getCheckpointConfig().setCheckpointTimeout(timeout);
+        if (!mode.equals("aligned")) {
+            env.getCheckpointConfig().enableUnalignedCheckpoints(true);
+            if (mode.startsWith("timeout:")) {  // aligned first, unaligned once the alignment takes this long
+                env.getCheckpointConfig().setAlignedCheckpointTimeout(
+                        java.time.Duration.ofMillis(Long.parseLong(mode.substring("timeout:".length()))));
+            }
+        }
+        env.setParallelism(p);
+        env.disableOperatorChaining();
+    }
+
+    /** The retained checkpoint with the highest id under {@code dir} (its chk-N folder). */
+    private static java.nio.file.Path latestCheckpoint(java.nio.file.Path dir) throws java.io.IOException {
+        try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.walk(dir)) {
+            return s.filter(x -> x.getFileName().toString().equals("_metadata"))
+                    .map(java.nio.file.Path::getParent)
+                    .max(java.util.Comparator.comparingLong(x -> Long.parseLong(x.getFileName().toString().substring(4))))
+                    .orElseThrow(() -> new IllegalStateException("no retained checkpoint under " + dir));
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -458,29 +487,56 @@ public class RecordedJob {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, java.time.Duration.ofMillis(50));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.enableCheckpointing(interval);
-        env.getCheckpointConfig().setCheckpointTimeout(timeout);
-        if (!mode.equals("aligned")) {
-            env.getCheckpointConfig().enableUnalignedCheckpoints(true);
-            if (mode.startsWith("timeout:")) {  // aligned first, unaligned once the alignment takes this long
-                env.getCheckpointConfig().setAlignedCheckpointTimeout(
-                        java.time.Duration.ofMillis(Long.parseLong(mode.substring("timeout:".length()))));
-            }
+        java.nio.file.Path retained = null;
+        if (job.equals("keyed-rescale")) {  // the first job's checkpoints outlive its cancellation
+            retained = java.nio.file.Files.createTempDirectory("ckptcheck-run");
+            conf.setString("execution.checkpointing.dir", retained.toUri().toString());
+            conf.setString("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
         }
-        env.setParallelism(p);
-        env.disableOperatorChaining();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        configure(env, interval, timeout, mode, p);
         TwoPhaseSink sink = new TwoPhaseSink(failSubtask, failSplit, failOffset, slowSubtask, slowCheckpoint, 3 * timeout, sinkDelay);
         DataStream<Tuple2<Integer, Integer>> records =
-                env.addSource(new SplitSource(n, throttle), "source", Types.TUPLE(Types.INT, Types.INT));
+                env.addSource(new SplitSource(n, throttle), "source", Types.TUPLE(Types.INT, Types.INT)).uid("source");
         if (job.equals("forward")) {
             records.forward().addSink(sink).name("sink");
         } else if (job.equals("sink-v2")) {  // source(P) -forward-> Sink V2 writer(P) -forward-> committer(P)
             records.forward().sinkTo(new V2(failSubtask, failOffset)).name("sink-v2");
         } else {  // keyed-to-one: source(P) -keyBy-> 2PC sink(1), every record its own key
-            records.keyBy(r -> r.f0 * 1000 + r.f1, Types.INT).addSink(sink).name("sink").setParallelism(1);
+            records.keyBy(r -> r.f0 * 1000 + r.f1, Types.INT).addSink(sink).name("sink").setParallelism(1).uid("sink");
         }
         JobClient client = env.executeAsync("recorded");
+        if (retained != null) {
+            // keyed-rescale: once a checkpoint completed, the user cancels the job and restarts it
+            // from its retained checkpoint with the sink at parallelism 2
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (COMPLETED_CHECKPOINTS.get() == 0 && !client.getJobStatus().get().isGloballyTerminalState()
+                    && System.currentTimeMillis() < deadline) {
+                Thread.sleep(2);
+            }
+            if (client.getJobStatus().get().isGloballyTerminalState()) {
+                System.out.println("RESULT the first job ended before a checkpoint completed");
+                System.exit(1);
+            }
+            client.cancel().get(60, TimeUnit.SECONDS);
+            try {
+                client.getJobExecutionResult().get(60, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException cancelled) {
+                // the cancellation
+            }
+            java.nio.file.Path restore = latestCheckpoint(retained);
+            record("\"event\": \"rescale\", \"task\": \"coordinator\", \"checkpoint\": "
+                    + restore.getFileName().toString().substring(4));
+            phase = 2;
+            Configuration again = new Configuration(conf);
+            again.setString("execution.state-recovery.path", restore.toUri().toString());
+            StreamExecutionEnvironment env2 = StreamExecutionEnvironment.getExecutionEnvironment(again);
+            configure(env2, interval, timeout, mode, p);
+            TwoPhaseSink sink2 = new TwoPhaseSink(-1, -1, -1, -1, -1, 0, sinkDelay);
+            env2.addSource(new SplitSource(n, throttle), "source", Types.TUPLE(Types.INT, Types.INT)).uid("source")
+                    .keyBy(r -> r.f0 * 1000 + r.f1, Types.INT).addSink(sink2).name("sink").setParallelism(2).uid("sink");
+            client = env2.executeAsync("recorded-rescaled");
+        }
         client.getJobExecutionResult().get(120, TimeUnit.SECONDS);
         record("\"event\": \"job-finished\", \"task\": \"coordinator\"");
         out.close();

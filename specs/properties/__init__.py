@@ -17,6 +17,7 @@ from .core import (_capacity, _cut_verdict, _keyed_layout, _markers_possible, co
                    exactly_once_output, key_groups_owned_once, per_key_order, restorable, restores_succeed,
                    terminates_with_all_output, w_ack_overtakes, w_backpressure, w_cancel_marker_aborts,
                    w_checkpoint_completed, w_completes_before_restore, w_completion_subsumes_pending, w_decline, w_rpc_overtakes,
+                   w_trigger_at_finished,
                    w_failover, w_job_finished, w_placeholder_reused, w_restore, w_shared_file_outlives, w_sink_commit,
                    w_two_checkpoints_completed, w_two_checkpoints_pending)
 from .flip147 import (_data_item, _finishing, _new_commits, _outlives_upstream, _parallel, _post_commit, _sink_v2,
@@ -42,7 +43,8 @@ from .regional import (_epoch_verdict, _evaluated_declined, _ownership_verdict, 
 from .unaligned import (_acked_snapshot, _forced_aligned_node, _keyed_edge, _pattern_changes, _rescales,
                         _announcing, _restore_verdict, _timeoutable, _two_input_subtask, _unaligned, _w_pattern_change,
                         channel_state, rescaled_channel_state_exact, w_aligned_node_sends_unaligned,
-                        w_barrier_overtakes, w_channel_state_restored, w_finish_waits_for_consumers,
+                        w_barrier_overtakes, w_barrier_passes_end_of_resent_state, w_channel_state_restored,
+                        w_finish_waits_for_consumers,
                         w_gate_waits_for_resent_output, w_input_state, w_output_state, w_record_spans,
                         w_replica_filtered, w_rescale_channel_state, w_rescaled, w_split_record_restored,
                         w_switch_to_unaligned, w_timer_fires_on_announcement)
@@ -354,6 +356,12 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              w_gate_waits_for_resent_output,
              lambda d, s: _unaligned(d, s) and (s.max_failures > 0 or s.max_rescales > 0) and _two_input_subtask(s)
              and not _null_state(d, s)),  # a null-state replay restores no channel state
+    Property("a-barrier-passes-the-end-of-resent-state", SOMETIMES,
+             "after a restore a gate takes an unaligned barrier on a channel whose re-sent output state is read while"
+             " another channel still re-sends",
+             w_barrier_passes_end_of_resent_state,
+             lambda d, s: _unaligned(d, s) and (s.max_failures > 0 or s.max_rescales > 0) and _two_input_subtask(s)
+             and not _null_state(d, s)),
     Property("the-job-is-rescaled", SOMETIMES, "the job restarts from a checkpoint at a new parallelism", w_rescaled, _rescales),
     Property("a-regional-checkpoint-is-rescaled", SOMETIMES, "a regional checkpoint is restored at a new parallelism",
              w_rescale_regional, lambda d, s: _regional(d, s) and _rescales(d, s)),
@@ -375,4 +383,8 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              "a trigger RPC reaches a task before a completion or abort notice sent to it earlier, or the other way"
              " round (scopes with rpcs_overtake)",
              w_rpc_overtakes, lambda d, s: s.rpcs_overtake),
+    Property("a-trigger-reaches-a-finished-task", SOMETIMES,
+             "a trigger RPC planned before the JobManager saw a task finish reaches the finished task, and the"
+             " checkpoint aborts uncounted (scopes with late_finish_reports)",
+             w_trigger_at_finished, lambda d, s: s.late_finish_reports),
 )

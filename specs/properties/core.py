@@ -455,3 +455,13 @@ def w_rpc_overtakes(m, prev: World, a, nxt: World) -> str | None:
         return None
     return (f"the {kind} RPC of checkpoint {a.checkpoint} reaches {m.topo.names[a.task]} before the"
             f" {NOTIFY_NAMES[head[0]]} RPC of checkpoint {head[1]} sent to it earlier")
+
+
+def w_trigger_at_finished(m, prev: World, a, nxt: World) -> str | None:
+    """``Scope.late_finish_reports``: a trigger RPC planned before the JobManager processed a
+    task's finish reaches the finished task, and the checkpoint aborts uncounted
+    (``StreamTask.trigger_at_finished``)."""
+    if type(a) is not Notify or prev.tasks[a.task].status != FINISHED:
+        return None
+    return (f"the trigger RPC of checkpoint {a.checkpoint} reaches {m.topo.names[a.task]}, which finished before the"
+            f" JobManager saw it; the checkpoint aborts (TASK_CHECKPOINT_FAILURE, not counted)")

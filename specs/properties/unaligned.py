@@ -136,6 +136,27 @@ def w_gate_waits_for_resent_output(m, prev: World, a, nxt: World) -> str | None:
     return None
 
 
+def w_barrier_passes_end_of_resent_state(m, prev: World, a, nxt: World) -> str | None:
+    """A restored gate takes an unaligned barrier on a channel whose re-sent output state is all
+    read while another channel still re-sends: the barrier overtook the channel's
+    ``EndOfChannelStateEvent`` (``PipelinedSubpartition.processPriorityBuffer``), seen in a real
+    run (``tests/data/runs/barrier-during-recovery.jsonl``)."""
+    if type(a) is not Deliver or not m.unaligned:
+        return None
+    cur = m.at(prev)
+    topo = cur.topo
+    ch = topo.channels[a.channel]
+    t = ch.consumer
+    if cur.task.recovery_phase(prev.channels, t) != RECOVERED_OUTPUT:
+        return None
+    items = prev.channels[a.channel]
+    if any(is_recovered(x) for x in items) or priority_index(items) < 0:
+        return None
+    cp = items[priority_index(items)][1]
+    return (f"{topo.names[t]} takes checkpoint {cp}'s barrier on {topo.channel_name(a.channel)}, whose re-sent"
+            f" output state is read, while another channel still re-sends its state")
+
+
 def w_aligned_node_sends_unaligned(m, prev: World, a, nxt: World) -> str | None:
     """Reference-flink-uc A.5 step 3: a node that had to align (a POINTWISE input) acknowledges
     with output channel state, overtaken by the unaligned barriers it sent downstream."""
