@@ -299,6 +299,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         fails_job = self.over_tolerable(failed)
         # the global failover below empties every inbox: its notices would be dropped unread
         self.notify_aborted(tx, pending_of(coord, cp), skip=self.everyone if fails_job else frozenset())
+        coord = tx.coord  # the notices reopened the readers' gateways (OperatorCoordinatorHolder)
         tx.coord = coord._replace(pending=tuple(p for p in coord.pending if p.id != cp), failed_count=failed)
         if fails_job:
             # "Exceeded checkpoint tolerable failure threshold": the job fails over globally

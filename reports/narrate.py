@@ -21,6 +21,7 @@ from ckptcheck.model.actions import (
     EmitRecord,
     EndOfInput,
     FailTask,
+    FinishReported,
     LastAck,
     LoseNotification,
     Notify,
@@ -254,6 +255,15 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
     if kind is LastAck:
         ev.append(Event(COORDINATOR, None, f"last ack {a.checkpoint}", "control"))
         return f"the coordinator receives the last acknowledgement of checkpoint {a.checkpoint}", ev
+    if kind is Notify and a.kind == "trigger" and w.tasks[a.task].status == FINISHED:
+        ev.append(Event(COORDINATOR, names[a.task], f"trigger {a.checkpoint}", "control"))
+        ev.append(Event(names[a.task], COORDINATOR, f"fail {a.checkpoint}: TASK_CHECKPOINT_FAILURE", "fault"))
+        return (f"the trigger RPC of checkpoint {a.checkpoint} reaches {names[a.task]}, which finished before the"
+                f" JobManager saw it: the RPC fails (TASK_CHECKPOINT_FAILURE, not counted) and checkpoint"
+                f" {a.checkpoint} aborts"), ev
+    if kind is FinishReported:
+        ev.append(Event(names[a.task], COORDINATOR, "FINISHED", "control"))
+        return f"the JobManager learns that {names[a.task]} finished", ev
     if kind is Notify and a.kind == "trigger":
         ev.append(Event(COORDINATOR, names[a.task], f"trigger {a.checkpoint}", "control"))
         acked = [cp for t, cp in _new_acks(w, nxt) if t == a.task]

@@ -183,8 +183,8 @@ FIGURES: tuple[Figure, ...] = (
     Figure("unaligned-backpressure-rescale", "flink-unaligned", _unaligned_backpressure_rescale, False, 12_681_357, 47_474_743, 92,
            ONCE, "2,131 s with 1 worker", "`flink-unaligned --job keyed-1x1 --records 3 --checkpoints 1 --failures 1 --declines 1 "
            "--channel-capacity 1 --input-buffers 1 --rescale sink=2` (a rescale, a failure, a decline and backpressure together)"),
-    Figure("pointwise-default", "flink-unaligned-pointwise", S.pointwise_scope, False, 295_705, 1_642_302, 30, CLAIMS,
-           "about 27 s with 2 workers", "`flink-unaligned-pointwise` default (pointwise-sides-map, the map rescaled 1 -> 2 -> 1 "
+    Figure("pointwise-default", "flink-unaligned-pointwise", S.pointwise_scope, False, 317_813, 1_780_766, 30, CLAIMS,
+           "about 56 s with 2 workers", "`flink-unaligned-pointwise` default (pointwise-sides-map, the map rescaled 1 -> 2 -> 1 "
            "with a side output turned pointwise, 2 records, 2 checkpoints, 1 failure, 1 decline)",
            test="tests/test_pointwise.py::test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes_and_flink_2_3_cannot_restore"),
     Figure("pointwise-fan-in", "flink-unaligned-pointwise", S.pointwise_fan_in_scope, False, 241_541, 1_207_993, 33, CLAIMS,

@@ -173,7 +173,7 @@ def test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes
 
     sc = default_scope_for(UNALIGNED_POINTWISE)
     r = check(UNALIGNED_POINTWISE, sc, workers=SEARCH_WORKERS)
-    assert r.complete and r.ok and r.stats["states"] == 295705
+    assert r.complete and r.ok and r.stats["states"] == 317813
     for name in ("pointwise-restore-pw-to-pw", "pointwise-restore-a2a-to-pw", "pointwise-restore-pw-to-a2a",
                  "pointwise-restore-a2a-to-a2a"):
         assert r.verdict(name).status == HIT, name

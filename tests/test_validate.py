@@ -294,3 +294,47 @@ def test_a_record_the_rescaled_job_routes_to_the_wrong_subtask_is_not_a_behaviou
     res = validate(read_run(_write(tmp_path, rows)), all_designs()["flink-unaligned"])
     assert res.complete and not res.validated
     assert any(e.kind == "invoke" for e in res.mismatch.next_events), describe(res)
+
+
+def test_late_finish_reports_let_a_trigger_reach_a_finished_task_and_the_baseline_still_holds():
+    """``Scope.late_finish_reports`` (what validate's scopes use): the JobManager's plan counts a
+    task whose finish it has not processed as running, so a trigger RPC can reach the finished
+    task and the checkpoint aborts uncounted.  Every property still holds; the figures are
+    golden counts (a change to the rule moves them)."""
+    from ckptcheck.checks.explore import explore
+    from ckptcheck.specs.scopes import scope
+    from ckptcheck.specs.spec import Spec
+
+    sc = scope("keyed-2x1", records_per_split=0, max_checkpoints=2, max_failures=0, max_declines=0,
+               max_lost_notifications=0, staggered_triggers=True)
+    seen = explore(Spec(BASELINE, sc), workers=1)
+    late = explore(Spec(BASELINE, sc.with_(late_finish_reports=True)), workers=1)
+    assert seen.complete and late.complete
+    assert (seen.states, late.states) == (4164, 9349)
+    assert "a-trigger-reaches-a-finished-task" in late.discoveries
+    assert not [d for d in late.discoveries.values() if d.kind != "sometimes"]
+
+
+def test_an_abort_keeps_the_gateways_it_reopened():
+    """Found with ``late_finish_reports``: an abort reopens the readers' gateways closed for the
+    checkpoint (``OperatorCoordinatorHolder.notifyCheckpointAborted``) and delivers the split
+    event held there; ``CheckpointCoordinator.abort`` then wrote back the coordinator it had
+    read before the notices, so the gateway stayed marked with the event still held, and the
+    reader got the split a second time at its next snapshot, from offset 0 again (a record read
+    twice, a checkpoint that is not a consistent cut)."""
+    from ckptcheck.model.actions import AssignSplit, FinishReported, Notify, TriggerCheckpoint
+    from ckptcheck.model.actions import Ack, Deliver, EmitRecord, EndOfInput
+    from ckptcheck.specs.scopes import enumerator_default_scope
+    from ckptcheck.specs.spec import Spec
+
+    spec = Spec(BASELINE, enumerator_default_scope().with_(max_failures=0, max_declines=0, max_checkpoints=3,
+                                                            late_finish_reports=True))
+    w = spec.initial_states()[0]
+    steps = [EmitRecord(2), EndOfInput(2), TriggerCheckpoint(1), Notify(0, 1, "trigger"), Deliver(0), Ack(0, 1),
+             Ack(1, 1), Notify(2, 1, "trigger"), Ack(2, 1), Notify(0, 1, "complete"), Notify(2, 1, "complete"),
+             TriggerCheckpoint(2), AssignSplit(0, 0), FinishReported(2), Notify(2, 2, "trigger")]
+    for a in steps:
+        assert a in spec.model.enabled(w), (a, spec.model.enabled(w))
+        w = spec.model.step(w, a)
+    assert not w.coord.pending and w.tasks[0].split == 0
+    assert w.coord.gateways == () and w.coord.held == ()
