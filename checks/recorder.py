@@ -30,7 +30,8 @@ class RunConfig:
     record K, on its first attempt) or ``slow:S:C`` (sink subtask S's snapshot of checkpoint C
     takes three times ``timeout_ms``, the checkpoint timeout, on its first attempt: the
     checkpoint expires, and with Flink's default of no tolerable failed checkpoint the job
-    fails over).  The ``keyed-rescale`` job's fault is the restart itself: once a checkpoint
+    fails over) or ``throw:S:C`` (that snapshot throws after its pre-commit, on the first
+    attempt: a failure of the synchronous part, which fails the task).  The ``keyed-rescale`` job's fault is the restart itself: once a checkpoint
     completed, the job is cancelled and restarted from its retained checkpoint with the sink
     at parallelism 2."""
 
@@ -59,6 +60,7 @@ class RunConfig:
         who = "writer" if self.job == "sink-v2" else "sink"
         what = ("cancelled once a checkpoint completed, restarted from it with the sink at 2" if self.job == "keyed-rescale" else
                 "no fault" if kind == "none" else f"{who}[{rest[0]}] fails at record ({', '.join(rest[1:])})" if kind == "sink" else
+                f"sink[{rest[0]}]'s snapshot of checkpoint {rest[1]} throws" if kind == "throw" else
                 f"sink[{rest[0]}]'s snapshot of checkpoint {rest[1]} outlasts the {self.timeout_ms} ms timeout")
         shape = {"forward": f"source({self.parallelism}) -forward-> 2PC sink({self.parallelism})",
                  "sink-v2": f"source({self.parallelism}) -forward-> Sink V2 writer({self.parallelism}) -forward-> committer",
@@ -71,7 +73,7 @@ class RunConfig:
 
 CONFIGURATIONS = ("aligned-failure-p1", "aligned-failure-p2", "timeout-p1", "timeout-p2",
                   "unaligned-backpressure-p1", "unaligned-backpressure-p2", "alignment-timeout-p2", "sink-v2-p1",
-                  "rescale-p1", "unaligned-rescale-p1")
+                  "rescale-p1", "unaligned-rescale-p1", "snapshot-failure-p2")
 
 
 def draw(kind: str, rng: random.Random) -> RunConfig:
@@ -84,6 +86,8 @@ def draw(kind: str, rng: random.Random) -> RunConfig:
             return RunConfig(kind, p, rng.randint(2, 3), rng.choice((60, 80, 100)), rng.choice((5, 10)), "none",
                              mode="unaligned", job="keyed-rescale", sink_delay_ms=rng.choice((40, 60)))
         return RunConfig(kind, p, records, interval, throttle, "none", job="keyed-rescale")
+    if kind.startswith("snapshot-failure"):  # a sink subtask's snapshot throws: Flink fails the task
+        return RunConfig(kind, p, records, interval, throttle, f"throw:{rng.randrange(p)}:{rng.randint(1, 2)}")
     if kind.startswith("sink-v2"):  # a Sink V2 writer (the fault's subtask) and its committer
         return RunConfig(kind, p, records, interval, throttle, f"sink:{rng.randrange(p)}:{rng.randrange(records)}",
                          job="sink-v2")

@@ -34,7 +34,7 @@ index.  The events and their fields:
 - ``commit`` / ``abort`` (``records``, optionally ``txn``: the transaction's id, unique in
   the subtask): a transaction was committed (also a recovered one) or aborted in the external
   system;
-- ``fail`` (``record``): the fault schedule failed the subtask;
+- ``fail`` (``record``, none for a snapshot that throws): the fault schedule failed the subtask;
 - ``end-of-input``: a sink was finished (``finish``, called as EndOfData arrived on every
   input); a source's end is not recorded (its task emits EndOfData from its mailbox, after the
   source function returned, so a snapshot can come between);

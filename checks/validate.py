@@ -183,7 +183,7 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
     that names a subtask the model's job does not have, or whose operators do not start fresh,
     is bad input (:class:`InputError`)."""
     configs = [_Threads(c) for c in spec.model.configs]
-    threads = {th for c in configs for th in c.thread}
+    threads = list(dict.fromkeys(th for c in configs for th in c.thread))  # the job's own first, in order
     sources = {c.thread[t] for c in configs for t in c.sources}
     names = [n for c in configs for n in c.m.topo.names]
     rescaled = next((e.seq for e in run.events if e.kind == "rescale"), None)

@@ -69,7 +69,8 @@ import org.apache.logging.log4j.core.config.Property;
  * <p>Arguments: OUT N P INTERVAL_MS THROTTLE_MS FAULT TIMEOUT_MS, where FAULT is "none",
  * "sink:SUBTASK:OFFSET" (sink subtask SUBTASK fails at record (SUBTASK, OFFSET)) or
  * "slow:SUBTASK:CHECKPOINT" (sink subtask SUBTASK's snapshot of CHECKPOINT takes three times
- * TIMEOUT_MS, the checkpoint timeout, so the checkpoint expires).
+ * TIMEOUT_MS, the checkpoint timeout, so the checkpoint expires) or "throw:SUBTASK:CHECKPOINT" (that
+ * snapshot throws after its pre-commit: a failure of the synchronous part fails the task).
  */
 public class RecordedJob {
     private static final AtomicLong SEQ = new AtomicLong();
@@ -235,6 +236,10 @@ public class RecordedJob {
             super.snapshotState(ctx);
             if (subtask() == slowSubtask && ctx.getCheckpointId() == slowCheckpoint && phase == 1
                     && getRuntimeContext().getTaskInfo().getAttemptNumber() == 0) {
+                if (slowMs < 0) {  // a snapshot that throws after its pre-commit: Flink fails the task
+                    record("\"event\": \"fail\", " + head());
+                    throw new RuntimeException("injected snapshot failure of checkpoint " + slowCheckpoint);
+                }
                 Thread.sleep(slowMs);  // the checkpoint times out before this acknowledgement is sent
             }
         }
@@ -472,7 +477,7 @@ public class RecordedJob {
             failSubtask = Integer.parseInt(f[1]);
             failSplit = f.length > 3 ? Integer.parseInt(f[2]) : failSubtask;
             failOffset = Integer.parseInt(f[f.length - 1]);
-        } else if (f[0].equals("slow")) {
+        } else if (f[0].equals("slow") || f[0].equals("throw")) {  // slow:S:C, throw:S:C
             slowSubtask = Integer.parseInt(f[1]);
             slowCheckpoint = Long.parseLong(f[2]);
         }
@@ -495,7 +500,8 @@ public class RecordedJob {
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         configure(env, interval, timeout, mode, p);
-        TwoPhaseSink sink = new TwoPhaseSink(failSubtask, failSplit, failOffset, slowSubtask, slowCheckpoint, 3 * timeout, sinkDelay);
+        TwoPhaseSink sink = new TwoPhaseSink(failSubtask, failSplit, failOffset, slowSubtask, slowCheckpoint,
+                f[0].equals("throw") ? -1 : 3 * timeout, sinkDelay);
         DataStream<Tuple2<Integer, Integer>> records =
                 env.addSource(new SplitSource(n, throttle), "source", Types.TUPLE(Types.INT, Types.INT)).uid("source");
         if (job.equals("forward")) {
