@@ -31,9 +31,9 @@ class RunConfig:
     takes three times ``timeout_ms``, the checkpoint timeout, on its first attempt: the
     checkpoint expires, and with Flink's default of no tolerable failed checkpoint the job
     fails over) or ``throw:S:C`` (that snapshot throws after its pre-commit, on the first
-    attempt: a failure of the synchronous part, which fails the task).  The ``keyed-rescale`` job's fault is the restart itself: once a checkpoint
-    completed, the job is cancelled and restarted from its retained checkpoint with the sink
-    at parallelism 2."""
+    attempt: a failure of the synchronous part, which fails the task).  The ``keyed-rescale``
+    job's fault is the restart itself: once a checkpoint completed, the job is cancelled and
+    restarted from its retained checkpoint with the sink at parallelism 2."""
 
     name: str
     parallelism: int

@@ -70,7 +70,10 @@ import org.apache.logging.log4j.core.config.Property;
  * "sink:SUBTASK:OFFSET" (sink subtask SUBTASK fails at record (SUBTASK, OFFSET)) or
  * "slow:SUBTASK:CHECKPOINT" (sink subtask SUBTASK's snapshot of CHECKPOINT takes three times
  * TIMEOUT_MS, the checkpoint timeout, so the checkpoint expires) or "throw:SUBTASK:CHECKPOINT" (that
- * snapshot throws after its pre-commit: a failure of the synchronous part fails the task).
+ * snapshot throws after its pre-commit: a failure of the synchronous part fails the task). The job
+ * "keyed-rescale" is the keyed job with checkpoints retained on cancellation: once one completed,
+ * the driver cancels it and starts it again from the latest retained checkpoint with the sink at
+ * parallelism 2, recording a "rescale" event in between.
  */
 public class RecordedJob {
     private static final AtomicLong SEQ = new AtomicLong();
@@ -545,6 +548,11 @@ public class RecordedJob {
         }
         client.getJobExecutionResult().get(120, TimeUnit.SECONDS);
         record("\"event\": \"job-finished\", \"task\": \"coordinator\"");
+        if (retained != null) {  // the retained checkpoints are this run's own
+            try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.walk(retained)) {
+                s.sorted(java.util.Comparator.reverseOrder()).forEach(x -> x.toFile().delete());
+            }
+        }
         out.close();
         System.out.println("RESULT finished");
         System.exit(0);
