@@ -73,7 +73,7 @@ class RunConfig:
 
 CONFIGURATIONS = ("aligned-failure-p1", "aligned-failure-p2", "timeout-p1", "timeout-p2",
                   "unaligned-backpressure-p1", "unaligned-backpressure-p2", "alignment-timeout-p2", "sink-v2-p1",
-                  "rescale-p1", "unaligned-rescale-p1", "snapshot-failure-p2")
+                  "rescale-p1", "unaligned-rescale-p1", "snapshot-failure-p2", "sink-v2-p2")
 
 
 def draw(kind: str, rng: random.Random) -> RunConfig:

@@ -12,7 +12,9 @@ pairs (model world, position in each thread's events): from a pair, every enable
 taken; a step whose observations are the next events of their threads (as a set within one
 thread, since one atomic step of the model is a few calls in Flink) advances those threads, a
 step that records nothing keeps the positions, any other step is not this run.  The run is a
-behaviour of the model if a pair with every thread at its end is reached.
+behaviour of the model if a pair with every thread at its end is reached.  The pair with the
+most events matched is taken first; the search is still exhaustive (a rejection has searched
+every pair), and a rejection is searched again breadth-first for the explanation's paths.
 
 Only the order within each thread is checked, not the order across threads: the model orders
 what is causal itself (a record is read after it was emitted, a commit follows a completion),
@@ -62,8 +64,9 @@ Where the model abstracts from Flink, the recording is normalized first, each ru
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import time
-from collections import deque
 from dataclasses import dataclass
 
 from ckptcheck.model.actions import (Decline, EmitRecord, FailTask, Notify, Rescale, Restore, Timeout, TriggerAfterClose,
@@ -545,64 +548,69 @@ def validate(run: Run, design, *, max_states: int = 2_000_000, rpcs_overtake: bo
             got.append(key)
         return got, at
 
-    start = [(w, stutter(w, (0,) * len(order))) for w in spec.initial_states()]
-    seen = set(start)
-    parents: dict = {x: None for x in start}
-    queue = deque(start)
-    best = -1
-    frontier: list = []
-    while queue:
-        w, pos = queue.popleft()
-        done = sum(pos)
-        if done == total:
-            res.validated = True
-            res.complete = True
-            res.witnesses = _witnesses(spec, parents, (w, pos))
-            break
-        if done > best:
-            best, frontier = done, [(w, pos)]
-        elif done == best and len(frontier) < 3:
-            frontier.append((w, pos))
-        for a, t in spec.successors(w):
-            o = obs.observe(w, a, t)
-            if not o:
-                nxt = (t, stutter(t, pos))
-            else:
-                npos = list(pos)
-                ok = True
-                by: dict[int, list] = {}
-                for th, key in o:
-                    k = index.get(th)
-                    if k is None:
-                        ok = False
-                        break
-                    by.setdefault(k, []).append(key)
-                if ok:
-                    for k, got in by.items():
-                        need = [x for x in got if x[-1] != OPTIONAL]
-                        want, npos[k] = take(w, k, pos[k], len(need))
-                        if sorted(want, key=repr) != sorted(need, key=repr):
-                            ok = False
-                            break
-                        for x in got:  # an optional observation is matched if it is the thread's next event
-                            if x[-1] == OPTIONAL and npos[k] < len(keys[k]) and keys[k][npos[k]] == x[:-1]:
-                                npos[k] += 1
-                if not ok:
+    def advance(w, pos, a, t):
+        """The pair after step ``a`` (to ``t``) from (``w``, ``pos``), or None if the step records
+        an event that is not its thread's next."""
+        o = obs.observe(w, a, t)
+        if not o:
+            return (t, stutter(t, pos))
+        npos = list(pos)
+        by: dict[int, list] = {}
+        for th, key in o:
+            k = index.get(th)
+            if k is None:
+                return None
+            by.setdefault(k, []).append(key)
+        for k, got in by.items():
+            need = [x for x in got if x[-1] != OPTIONAL]
+            want, npos[k] = take(w, k, pos[k], len(need))
+            if sorted(want, key=repr) != sorted(need, key=repr):
+                return None
+            for x in got:  # an optional observation is matched if it is the thread's next event
+                if x[-1] == OPTIONAL and npos[k] < len(keys[k]) and keys[k][npos[k]] == x[:-1]:
+                    npos[k] += 1
+        return (t, stutter(t, tuple(npos)))
+
+    def search(greedy: bool):
+        """Every pair reachable from the initial ones, up to ``max_states``: the pair with every
+        thread at its end, if reached; whether the search ended by itself; the parents; and up to
+        three pairs that matched the most events.  ``greedy`` takes the pair with the most events
+        matched first (a run that is a behaviour is found long before the space is exhausted);
+        otherwise breadth-first, so that the furthest pairs' paths are shortest (the explanation
+        of a rejection)."""
+        start = [(w, stutter(w, (0,) * len(order))) for w in spec.initial_states()]
+        seen = set(start)
+        parents: dict = {x: None for x in start}
+        ticket = itertools.count()
+        heap = [((-sum(x[1]) if greedy else 0), next(ticket), x) for x in start]
+        best, frontier = -1, []
+        while heap:
+            _, _, (w, pos) = heapq.heappop(heap)
+            done = sum(pos)
+            if done == total:
+                return (w, pos), True, seen, parents, frontier, best
+            if done > best:
+                best, frontier = done, [(w, pos)]
+            elif done == best and len(frontier) < 3:
+                frontier.append((w, pos))
+            for a, t in spec.successors(w):
+                nxt = advance(w, pos, a, t)
+                if nxt is None or nxt in seen:
                     continue
-                nxt = (t, stutter(t, tuple(npos)))
-            if nxt not in seen:
                 seen.add(nxt)
                 parents[nxt] = ((w, pos), a)
-                queue.append(nxt)
+                heapq.heappush(heap, ((-sum(nxt[1]) if greedy else 0), next(ticket), nxt))
                 if len(seen) >= max_states:
-                    queue.clear()
-                    res.states = len(seen)
-                    res.elapsed = time.perf_counter() - started
-                    return res
-    else:
-        res.complete = True
+                    return None, False, seen, parents, frontier, best
+        return None, True, seen, parents, frontier, best
+
+    found, res.complete, seen, parents, frontier, best = search(greedy=True)
     res.states = len(seen)
-    if not res.validated:
+    if found is not None:
+        res.validated = True
+        res.witnesses = _witnesses(spec, parents, found)
+    elif res.complete:  # not a behaviour: search again breadth-first for the shortest paths to show
+        _, _, _, parents, frontier, best = search(greedy=False)
         res.mismatch = _explain(spec, obs, order, lists, keys, frontier, best, parents)
     res.elapsed = time.perf_counter() - started
     return res

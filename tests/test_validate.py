@@ -162,13 +162,13 @@ def test_a_real_run_recorded_here_is_validated(tmp_path, capsys, _):
 @needs_flink[0]
 @needs_flink[1]
 def test_fifty_real_runs_are_behaviours_of_the_model(tmp_path, capsys):
-    """50 runs over the eleven configurations, four or five each (about 8 minutes): every one must be
+    """50 runs over the twelve configurations, four or five each (about 10 minutes): every one must be
     validated, each with its fault seen (a failure, an expired checkpoint, or the restart at
     another parallelism)."""
     main(["validate", "--runs", "50", "--seed", "8", "--keep", str(tmp_path)])
     out = capsys.readouterr().out
     rows = [ln for ln in out.splitlines() if ln.startswith("  ") and ln.count(" / ") == 3]
-    assert len(rows) == 11, out
+    assert len(rows) == 12, out
     runs = [ln for ln in out.splitlines() if ln.startswith("[")]
     assert len(runs) == 50, out
     for ln in runs:
