@@ -290,6 +290,10 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--rpcs-overtake", action=argparse.BooleanOptionalAction, default=None,
                    help="with --staggered-triggers: a trigger RPC may reach a task before a completion or abort notice sent"
                         " to it earlier, and the other way round, as in Flink (default: as in the design's default scope)")
+    g.add_argument("--rescaled-tasks-decline", action=argparse.BooleanOptionalAction, default=None,
+                   help="unaligned, with --rescale: a subtask restored at a new parallelism declines checkpoints"
+                        " (TASK_NOT_READY, not counted) until its channel state is read, as in Flink (default: as in"
+                        " the design's default scope)")
     g.add_argument("--late-finish-reports", action=argparse.BooleanOptionalAction, default=None,
                    help="with --staggered-triggers: the JobManager learns that a task finished a step later, and may"
                         " trigger it meanwhile, as in Flink (default: as in the design's default scope)")
@@ -361,13 +365,14 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
         spanning_records=pick(args.spanning_records, d.spanning_records),
         rpcs_overtake=pick(args.rpcs_overtake, d.rpcs_overtake),
         late_finish_reports=pick(args.late_finish_reports, d.late_finish_reports),
+        rescaled_tasks_decline=pick(args.rescaled_tasks_decline, d.rescaled_tasks_decline),
     )
 
 
 SCOPE_OPTIONS = ("job", "records", "unbounded", "bounded", "checkpoints", "failures", "declines", "timeouts",
                  "lost_notifications", "channel_capacity", "input_buffers", "rescale", "repattern", "keys_per_split",
                  "staggered_triggers", "stop_with_savepoint", "instant_acks", "spanning_records", "rpcs_overtake",
-                 "late_finish_reports", "rescales")
+                 "late_finish_reports", "rescaled_tasks_decline", "rescales")
 
 
 def _scopes_from_args(args, design) -> tuple:

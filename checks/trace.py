@@ -158,7 +158,8 @@ def scope_from_trace(d: Any, source: str) -> Scope:
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise InputError(source, f"scope.{k}", f"expected a non-negative integer, got {v!r}")
             kwargs[k] = v
-    for k in ("bounded", "staggered_triggers", "instant_acks", "spanning_records", "rpcs_overtake", "late_finish_reports"):
+    for k in ("bounded", "staggered_triggers", "instant_acks", "spanning_records", "rpcs_overtake", "late_finish_reports",
+              "rescaled_tasks_decline"):
         if k in d:
             if not isinstance(d[k], bool):
                 raise InputError(source, f"scope.{k}", f"expected true or false, got {d[k]!r}")

@@ -69,8 +69,8 @@ import itertools
 import time
 from dataclasses import dataclass
 
-from ckptcheck.model.actions import (Decline, EmitRecord, FailTask, Notify, Rescale, Restore, Timeout, TriggerAfterClose,
-                                     TriggerCheckpoint)
+from ckptcheck.model.actions import (Decline, Deliver, EmitRecord, FailTask, Notify, Rescale, Restore, Timeout,
+                                     TriggerAfterClose, TriggerCheckpoint)
 from ckptcheck.model.protocol import scope_conflict
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.world import COMMITTABLE, COMMITTED, FAILED, FINISHED
@@ -118,7 +118,8 @@ COORD = (COORDINATOR, 0)
 OPTIONAL = "optional"  # the last element of an observation that may go unrecorded
 
 
-def scope_of(run: Run, rpcs_overtake: bool = True, late_finish_reports: bool = True) -> Scope:
+def scope_of(run: Run, rpcs_overtake: bool = True, late_finish_reports: bool = True,
+             rescaled_tasks_decline: bool = True) -> Scope:
     """The model's scope for ``run``: its job at its parallelism and records, checkpoints up to
     the highest id recorded, and the faults it recorded (nothing more).  Trigger RPCs reach the
     sources one at a time, as they do in Flink, so that a source that is closing can decline
@@ -126,7 +127,8 @@ def scope_of(run: Run, rpcs_overtake: bool = True, late_finish_reports: bool = T
     to one task may arrive in either order (``Scope.rpcs_overtake``), and a trigger may reach a
     source that finished before the JobManager saw it (``Scope.late_finish_reports``).  A
     ``keyed-rescale`` run is the keyed job that the user may restart once with the sink at
-    parallelism 2 (``Scope.rescale``)."""
+    parallelism 2 (``Scope.rescale``), whose rescaled subtasks decline a checkpoint until their
+    channel state is read (``Scope.rescaled_tasks_decline``)."""
     ids = [e.get("checkpoint") for e in _rescale_ids(run.events) if e.get("checkpoint") is not None]
     fails = sum(1 for e in run.events if e.kind == "fail")
     declines = sum(1 for e in run.events if e.kind == "aborted" and abort_kind(e.get("reason")) == "declined")
@@ -143,7 +145,7 @@ def scope_of(run: Run, rpcs_overtake: bool = True, late_finish_reports: bool = T
                  bounded=True, max_checkpoints=max(ids, default=1), max_failures=fails, max_declines=declines,
                  max_timeouts=timeouts, max_lost_notifications=0, staggered_triggers=True,
                  rpcs_overtake=rpcs_overtake, late_finish_reports=late_finish_reports,
-                 rescale=rescale, max_rescales=len(rescale))
+                 rescale=rescale, max_rescales=len(rescale), rescaled_tasks_decline=rescaled_tasks_decline and bool(rescale))
 
 
 # CheckpointFailureReason -> what the model does: a timeout, a decline, or the failover's own abort
@@ -151,7 +153,9 @@ def scope_of(run: Run, rpcs_overtake: bool = True, late_finish_reports: bool = T
 _ABORTS = {"CHECKPOINT_EXPIRED": "expired", "TASK_CHECKPOINT_FAILURE": "declined", "CHECKPOINT_DECLINED": "declined",
            "CHECKPOINT_DECLINED_TASK_CLOSING": "declined", "CHECKPOINT_DECLINED_TASK_NOT_READY": "declined",
            "CHECKPOINT_COORDINATOR_SUSPEND": "failover", "JOB_FAILOVER_REGION": "failover", "TASK_FAILURE": "failover",
-           "CHECKPOINT_COORDINATOR_SHUTDOWN": "failover"}
+           "CHECKPOINT_COORDINATOR_SHUTDOWN": "failover",
+           # a subtask's channel state shares a file with others: one's decline fails the others' writes
+           "CHANNEL_STATE_SHARED_STREAM_EXCEPTION": "declined"}
 
 
 def abort_kind(reason: str | None) -> str:
@@ -382,6 +386,10 @@ class _Observer:
             out.append((thread[a.task], key))
         if kind is not FailTask:
             wt, tt = w.tasks, t.tasks
+            done = {c.id for c in t.coord.store}
+            # checkpoints aborted in this step: a subtask that declines a barrier (a rescaled one
+            # still recovering, a cancellation marker) moves past it without a snapshot
+            gone = {p.id for p in w.coord.pending} - {p.id for p in t.coord.pending} - done
             for x in range(len(tt)):
                 before, after = wt[x], tt[x]
                 if before is after:
@@ -390,7 +398,8 @@ class _Observer:
                     out.append(self._start(c, w, x, after))
                 if after.ended and not before.ended and x not in c.sources and kind is not Restore:
                     out.append((thread[x], ("end-of-input",)))
-                if after.last_barrier != before.last_barrier and after.status != FAILED and kind is not Restore:
+                if after.last_barrier != before.last_barrier and after.status != FAILED and kind is not Restore \
+                        and not (kind is Deliver and after.last_barrier in gone):
                     cp = after.last_barrier
                     if x in c.sources:
                         out.append((thread[x], ("snapshot", cp, before.position, None)))
@@ -408,11 +417,13 @@ class _Observer:
                         for item in () if new is old else _appended(old, new):
                             if item[0] == COMMITTABLE:
                                 out.append((thread[x], ("prepare-commit", tuple(sorted(item[2][1])))))
-            if kind.__name__ == "Deliver":
+            if kind is Deliver:
                 ch = m.topo.channels[a.channel]
                 item = w.channels[a.channel][0]
                 if item[0] == 0 and len(item) >= 3:  # REC
                     out.append((thread[ch.consumer], ("invoke", (item[1], item[2]))))
+                # a barrier its consumer declines: the checkpoint aborts in this step
+                out.extend((COORD, ("aborted", cp, "declined")) for cp in sorted(gone))
         out.extend(self._completions_and_commits(w, t))
         return out
 
@@ -478,22 +489,24 @@ class ValidationResult:
     witnesses: tuple[str, ...] = ()  # validated: the witnesses the matching model run hits (what it exercised)
 
 
-def check_design(run: Run, design, rpcs_overtake: bool = True, late_finish_reports: bool = True) -> None:
+def check_design(run: Run, design, rpcs_overtake: bool = True, late_finish_reports: bool = True,
+                 rescaled_tasks_decline: bool = True) -> None:
     """:class:`InputError` (one line) if ``design`` cannot be checked in ``run``'s scope, before
     any search (a null-state design on a job without a recomputable operator, ...)."""
-    why = scope_conflict(design, scope_of(run, rpcs_overtake, late_finish_reports))
+    why = scope_conflict(design, scope_of(run, rpcs_overtake, late_finish_reports, rescaled_tasks_decline))
     if why:
         raise InputError(run.path, "--design", f"{design.name} cannot be checked in this run's scope: {why}")
 
 
 def validate(run: Run, design, *, max_states: int = 2_000_000, rpcs_overtake: bool = True,
-             late_finish_reports: bool = True) -> ValidationResult:
+             late_finish_reports: bool = True, rescaled_tasks_decline: bool = True) -> ValidationResult:
     """Search the model for a behaviour that records ``run`` (see the module docstring).
     ``rpcs_overtake`` False keeps each task's RPCs in order, ``late_finish_reports`` False lets
-    the JobManager see a finish at once, as the preset scopes do (real runs show neither holds)."""
+    the JobManager see a finish at once, ``rescaled_tasks_decline`` False lets a rescaled subtask
+    take a checkpoint while it recovers, as the preset scopes do (real runs show none holds)."""
     started = time.perf_counter()
-    check_design(run, design, rpcs_overtake, late_finish_reports)
-    scope = scope_of(run, rpcs_overtake, late_finish_reports)
+    check_design(run, design, rpcs_overtake, late_finish_reports, rescaled_tasks_decline)
+    scope = scope_of(run, rpcs_overtake, late_finish_reports, rescaled_tasks_decline)
     spec = Spec(design, scope, symmetry=False)
     threads = normalize(run, spec)
     order = sorted(threads)

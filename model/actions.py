@@ -145,6 +145,17 @@ class Notify(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class EndOfRecovery(Action):
+    """A subtask restored at a new parallelism has read every channel's
+    ``EndOfChannelStateEvent``: ``RescalingStreamTaskNetworkInput.finishRecovery`` replaces it by
+    a plain ``StreamTaskNetworkInput``, and the subtask takes checkpoints again
+    (``Scope.rescaled_tasks_decline``)."""
+
+    task: int
+    _task_fields: ClassVar = ("task",)
+
+
+@dataclass(frozen=True, slots=True)
 class FinishReported(Action):
     """The JobManager processes a subtask's switch to FINISHED (``Execution.markFinished``, from
     the task manager's ``updateTaskExecutionState`` RPC): from now on its checkpoint plan
@@ -270,6 +281,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         Notify,
         TriggerAfterClose,
         FinishReported,
+        EndOfRecovery,
         StopWithSavepoint,
         ResumeFromSavepoint,
         Restore,

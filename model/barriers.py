@@ -77,6 +77,10 @@ class CheckpointBarrierHandler(Component):
             return
         if cp <= ts.last_barrier or (ts.aligning and cp < ts.aligning):
             return
+        if ts.rescaled and not ts.aligning:
+            # RescalingStreamTaskNetworkInput.prepareSnapshot: TASK_NOT_READY until END_OF_RECOVERY
+            self.abort(tx, t, cp)
+            return
         if ts.aligning and cp > ts.aligning:
             self.abort(tx, t, ts.aligning)
             ts = tx.tasks[t]

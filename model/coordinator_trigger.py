@@ -104,6 +104,7 @@ class TriggerMixin:
         for ts in tasks:
             if ts.status == FAILED:  # NOT_ALL_REQUIRED_TASKS_RUNNING
                 return False
+            late = late or ts.rescaled  # ``Scope.rescaled_tasks_decline``: it declines until its recovery ends
             if ts.unreported:  # the JobManager still sees it running (``Scope.late_finish_reports``)
                 running = late = True
             elif ts.status == FINISHED and not self.design.checkpoints_after_tasks_finish:
@@ -114,8 +115,8 @@ class TriggerMixin:
             return False
         if w.coord.next_id - self.store.first_checkpoint_id < self.scope.max_checkpoints:
             return True
-        if w.coord.pending or late:  # past the budget a finish is reported first: that bounds the
-            return False             # triggers that reach a finished task by the budget
+        if w.coord.pending or late:  # past the budget a finish is reported, a recovery ends, first: that
+            return False             # bounds the triggers a finished or recovering task declines by the budget
         for t in self.topo.sources:
             ts = tasks[t]
             if ts.status == RUNNING and not ts.ended:

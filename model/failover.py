@@ -171,6 +171,7 @@ class FailoverStrategy(Component):
             self.restore_channel_state(tx, latest, set(victims))
         fully = self.fully_finished(snaps) if latest else ()
         null_checkpoint = self.null_state.null_checkpoint(store) if replay is not None else None
+        rescaled = self.rescaled_vertices(latest)
         for t in victims:
             snap = snaps[t] if latest else EMPTY_SNAPSHOT
             old = tx.tasks[t]
@@ -189,6 +190,8 @@ class FailoverStrategy(Component):
             if self.model.two_pc[t]:
                 next_txn = self.sink.initialize_state(tx, t, snap)
             tx.tasks[t] = self.task.fresh(t, snap, cp, next_txn)
+            if self.topo.vertex_of[t] in rescaled:
+                tx.tasks[t] = tx.tasks[t]._replace(rescaled=True)
             if self.registry.active:  # the restored handle's files are the backend's, all confirmed
                 self.registry.restore(tx, t, latest)
             if replay is not None:
@@ -198,6 +201,20 @@ class FailoverStrategy(Component):
                 self.committer.commit_and_emit(tx, t, cp)
             elif part == GLOBAL_COMMITTER:
                 self.global_committer.commit(tx, t, cp)
+
+    def rescaled_vertices(self, latest) -> frozenset[int]:
+        """``Scope.rescaled_tasks_decline``: the vertices whose subtasks restore ``latest``'s
+        channel state at a new parallelism (the scope's rescaled vertices, when ``latest`` was
+        taken at the other one).  Flink gives them an ``InflightDataRescalingDescriptor``, so
+        their input is a ``RescalingStreamTaskNetworkInput``, whose ``prepareSnapshot`` declines
+        a checkpoint (TASK_NOT_READY) until the recovery ends.  Abstraction: a downstream
+        vertex of a rescaled one, which gets a descriptor too, is not included."""
+        if not (self.scope.rescaled_tasks_decline and self.model.unaligned and latest is not None):
+            return frozenset()
+        if self.model.model_of(latest) is self.model:
+            return frozenset()
+        names = {name for name, _ in self.scope.rescale}
+        return frozenset(k for k, v in enumerate(self.topo.job.vertices) if v.name in names)
 
     def check_finished_state(self, latest) -> None:
         """``VertexFinishedStateChecker.validateOperatorsFinishedState`` on ``latest``'s finished

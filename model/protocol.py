@@ -45,6 +45,7 @@ from .actions import (
     Deliver,
     EmitRecord,
     EndOfInput,
+    EndOfRecovery,
     FailTask,
     FinishReported,
     LastAck,
@@ -432,6 +433,8 @@ class FlinkModel(EnabledMixin):
             self.task.notify(tx, a.task)
         elif kind is FinishReported:
             tx.tasks[a.task] = tx.tasks[a.task]._replace(unreported=False)
+        elif kind is EndOfRecovery:
+            tx.tasks[a.task] = tx.tasks[a.task]._replace(rescaled=False)
         elif kind is TriggerAfterClose:
             self.rpc_first(tx, a.task, a.checkpoint, "trigger")
             tx.used = tx.used._replace(declines=tx.used.declines + 1)

@@ -12,8 +12,8 @@ task's inbox); faults are offered within the scope's budget.
 
 from __future__ import annotations
 
-from .actions import (Ack, Action, AlignmentTimeout, CoordinatorsFellBack, Decline, DeleteSnapshot, Deliver, FailTask, FinishReported,
-                      LastAck, LoseNotification, Notify, ReadHead, Rescale, Restore, ResumeFromSavepoint, StopWithSavepoint, Timeout,
+from .actions import (Ack, Action, AlignmentTimeout, CoordinatorsFellBack, Decline, DeleteSnapshot, Deliver, EndOfRecovery, FailTask,
+                      FinishReported, LastAck, LoseNotification, Notify, ReadHead, Rescale, Restore, ResumeFromSavepoint, StopWithSavepoint, Timeout,
                       TriggerAfterClose, TriggerCheckpoint)
 from .task import priority_index
 from .world import FAILED, FINISHED, NOTIFY_NAMES, NOTIFY_TRIGGER, REC, RECOVERED_INPUT, RUNNING, World, is_recovered
@@ -172,6 +172,10 @@ class EnabledMixin:
             if phase == RECOVERED_INPUT:
                 if self.has_room(w, t):
                     out.extend(Deliver(c) for c in ins if channels[c] and is_recovered(channels[c][0]))
+                continue
+            if not phase and ts.rescaled:  # every EndOfChannelStateEvent is next: only a priority barrier overtakes one
+                out.append(EndOfRecovery(t))
+                out.extend(Deliver(c) for c in ins if priority_index(channels[c]) >= 0)
                 continue
             if phase:  # RECOVERED_OUTPUT: only the channels still re-sending are open
                 room = None

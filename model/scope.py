@@ -10,7 +10,8 @@ from .topology import JobGraph, Role, StateKind, edge_name
 
 # scope fields that are not non-negative limits
 NOT_LIMITS = ("job", "job_name", "bounded", "rescale", "repattern", "staggered_triggers", "stop_with_savepoint",
-              "instant_acks", "spanning_records", "rpcs_overtake", "late_finish_reports")
+              "instant_acks", "spanning_records", "rpcs_overtake", "late_finish_reports",
+              "rescaled_tasks_decline")
 STOP_MODES = ("", "drain", "no-drain")
 
 
@@ -41,6 +42,10 @@ class Scope:
     # with staggered triggers: the JobManager learns that a task FINISHED in a step of its own
     # (``FinishReported``); until then its plan treats the task as running and triggers it
     late_finish_reports: bool = False
+    # unaligned, with rescales: a subtask restored at a new parallelism declines a checkpoint
+    # (TASK_NOT_READY, uncounted) until its recovered channel state is read
+    # (``RescalingStreamTaskNetworkInput.prepareSnapshot``); otherwise it takes the checkpoint
+    rescaled_tasks_decline: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -50,7 +55,7 @@ class Scope:
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ValueError(f"scope.{f.name}: expected a non-negative integer, got {v!r}")
         for name in ("bounded", "staggered_triggers", "instant_acks", "spanning_records", "rpcs_overtake",
-                     "late_finish_reports"):
+                     "late_finish_reports", "rescaled_tasks_decline"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"scope.{name}: expected true or false, got {getattr(self, name)!r}")
         if self.stop_with_savepoint not in STOP_MODES:
@@ -146,6 +151,8 @@ class Scope:
             + ("; trigger RPCs arrive one task at a time" if self.staggered_triggers else "")
             + (", and may overtake the notices sent before them (and be overtaken)" if self.rpcs_overtake else "")
             + ("; the JobManager learns of a finished task a step later" if self.late_finish_reports else "")
+            + ("; a rescaled subtask declines checkpoints until its channel state is read"
+               if self.rescaled_tasks_decline and self.max_rescales else "")
             + ("; acknowledgements in flight folded into the pending checkpoint (instant acks)" if self.instant_acks else "")
             + ("; records may straddle two buffers" if self.spanning_records else "")
             + (f"; the user may stop the job with a savepoint ({'--drain' if self.stop_with_savepoint == 'drain' else 'without --drain'})"

@@ -38,10 +38,16 @@ Abstractions:
   channel still re-sending delivers its priority barrier first, as any channel does; a
   blocked one delivers nothing but a priority barrier, which overtakes the channel's
   ``EndOfChannelStateEvent`` if the event was not read yet (the model reads the event as late
-  as possible, ``FlinkModel._enabled_unaligned``).  Abstraction: a rescaled task
+  as possible, ``FlinkModel._enabled_unaligned``).  A rescaled task
   (``RescalingStreamTaskNetworkInput.prepareSnapshot``) declines a barrier that arrives
-  before END_OF_RECOVERY as TASK_NOT_READY; the model lets it take the checkpoint, so it
-  explores more runs than Flink, never fewer (a ``Decline`` fault covers the decline).
+  before END_OF_RECOVERY as TASK_NOT_READY, uncounted, and the job goes on (real runs show
+  it).  With the scope's ``rescaled_tasks_decline`` the model does so: a subtask restored at
+  a new parallelism is ``rescaled`` until ``EndOfRecovery`` (every channel's
+  ``EndOfChannelStateEvent`` read), declines every barrier until then, and reads nothing else
+  once its re-sent records are read.  Abstraction, in the preset scopes (the option off): the
+  rescaled task takes the checkpoint, which hides the runs where that checkpoint aborts
+  uncounted (a ``Decline`` fault is counted and fails the job over), and a downstream
+  subtask of a rescaled vertex, which Flink gives a descriptor too, never declines.
 - FLINK-4120's null-state recovery (not in Flink): a recomputable operator trims its state to
   its window, a re-inserted barrier and the records dropped before it follow
   ``model.nullstate``'s rules.

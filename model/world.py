@@ -150,6 +150,9 @@ class TaskState(NamedTuple):
     # ``Scope.late_finish_reports``: FINISHED, and the JobManager has not processed it yet
     # (``FinishReported``): its checkpoint plan still counts the task as running
     unreported: bool = False
+    # ``Scope.rescaled_tasks_decline``: restored at a new parallelism with channel state, its input
+    # a ``RescalingStreamTaskNetworkInput`` until its recovery ends
+    rescaled: bool = False
 
 
 class Pending(NamedTuple):

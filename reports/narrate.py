@@ -20,6 +20,7 @@ from ckptcheck.model.actions import (
     Deliver,
     EmitRecord,
     EndOfInput,
+    EndOfRecovery,
     FailTask,
     FinishReported,
     LastAck,
@@ -261,6 +262,10 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         return (f"the trigger RPC of checkpoint {a.checkpoint} reaches {names[a.task]}, which finished before the"
                 f" JobManager saw it: the RPC fails (TASK_CHECKPOINT_FAILURE, not counted) and checkpoint"
                 f" {a.checkpoint} aborts"), ev
+    if kind is EndOfRecovery:
+        ev.append(Event(names[a.task], None, "end of recovery", "restore"))
+        return (f"{names[a.task]} has read every channel's end of re-sent state: its recovery at the new parallelism"
+                " ends, and it takes checkpoints again"), ev
     if kind is FinishReported:
         ev.append(Event(names[a.task], COORDINATOR, "FINISHED", "control"))
         return f"the JobManager learns that {names[a.task]} finished", ev

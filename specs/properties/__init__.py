@@ -44,7 +44,7 @@ from .unaligned import (_acked_snapshot, _forced_aligned_node, _keyed_edge, _pat
                         _announcing, _restore_verdict, _timeoutable, _two_input_subtask, _unaligned, _w_pattern_change,
                         channel_state, rescaled_channel_state_exact, w_aligned_node_sends_unaligned,
                         w_barrier_overtakes, w_barrier_passes_end_of_resent_state, w_channel_state_restored,
-                        w_finish_waits_for_consumers,
+                        w_finish_waits_for_consumers, w_rescaled_task_declines,
                         w_gate_waits_for_resent_output, w_input_state, w_output_state, w_record_spans,
                         w_replica_filtered, w_rescale_channel_state, w_rescaled, w_split_record_restored,
                         w_switch_to_unaligned, w_timer_fires_on_announcement)
@@ -362,6 +362,11 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              w_barrier_passes_end_of_resent_state,
              lambda d, s: _unaligned(d, s) and (s.max_failures > 0 or s.max_rescales > 0) and _two_input_subtask(s)
              and not _null_state(d, s)),
+    Property("a-rescaled-task-declines-while-recovering", SOMETIMES,
+             "a subtask restored at a new parallelism declines a checkpoint whose barrier arrives before its recovery"
+             " ended (scopes with rescaled_tasks_decline)",
+             w_rescaled_task_declines,
+             lambda d, s: _unaligned(d, s) and _rescales(d, s) and s.rescaled_tasks_decline),
     Property("the-job-is-rescaled", SOMETIMES, "the job restarts from a checkpoint at a new parallelism", w_rescaled, _rescales),
     Property("a-regional-checkpoint-is-rescaled", SOMETIMES, "a regional checkpoint is restored at a new parallelism",
              w_rescale_regional, lambda d, s: _regional(d, s) and _rescales(d, s)),

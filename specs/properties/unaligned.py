@@ -157,6 +157,20 @@ def w_barrier_passes_end_of_resent_state(m, prev: World, a, nxt: World) -> str |
             f" output state is read, while another channel still re-sends its state")
 
 
+def w_rescaled_task_declines(m, prev: World, a, nxt: World) -> str | None:
+    """``Scope.rescaled_tasks_decline``: a subtask restored at a new parallelism gets a barrier
+    before its recovery ended and declines the checkpoint (TASK_NOT_READY,
+    ``RescalingStreamTaskNetworkInput.prepareSnapshot``), seen in real runs."""
+    if type(a) is not Deliver or not m.unaligned:
+        return None
+    cur = m.at(prev)
+    t = cur.topo.channels[a.channel].consumer
+    if not prev.tasks[t].rescaled or nxt.tasks[t].last_barrier == prev.tasks[t].last_barrier:
+        return None
+    return (f"{cur.topo.names[t]}, restored at a new parallelism, gets checkpoint {nxt.tasks[t].last_barrier}'s barrier"
+            f" before its recovery ended and declines it (TASK_NOT_READY, not counted)")
+
+
 def w_aligned_node_sends_unaligned(m, prev: World, a, nxt: World) -> str | None:
     """Reference-flink-uc A.5 step 3: a node that had to align (a POINTWISE input) acknowledges
     with output channel state, overtaken by the unaligned barriers it sent downstream."""
