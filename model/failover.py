@@ -207,8 +207,11 @@ class FailoverStrategy(Component):
         channel state at a new parallelism (the scope's rescaled vertices, when ``latest`` was
         taken at the other one).  Flink gives them an ``InflightDataRescalingDescriptor``, so
         their input is a ``RescalingStreamTaskNetworkInput``, whose ``prepareSnapshot`` declines
-        a checkpoint (TASK_NOT_READY) until the recovery ends.  Abstraction: a downstream
-        vertex of a rescaled one, which gets a descriptor too, is not included."""
+        a checkpoint (TASK_NOT_READY) until the recovery ends.  Abstractions: a downstream
+        vertex of a rescaled one, which gets a descriptor too, is not included (its subtasks take
+        the checkpoint); a rescaled subtask without channel state to read is included, where
+        Flink's descriptor is NO_STATE (FLINK-38267) and nothing is declined, which only adds runs
+        (``EndOfRecovery`` may come before any barrier)."""
         if not (self.scope.rescaled_tasks_decline and self.model.unaligned and latest is not None):
             return frozenset()
         if self.model.model_of(latest) is self.model:
