@@ -192,10 +192,11 @@ def test_a_trigger_may_overtake_a_notice_where_the_scope_says_so():
     assert not [d for d in crossed.discoveries.values() if d.kind != "sometimes"]
 
 
-def test_rpcs_overtake_needs_staggered_triggers(capsys):
-    code = main(["check", "--design", "flink-baseline", "--job", "forward-2x2", "--rpcs-overtake", "--no-staggered-triggers"])
+@pytest.mark.parametrize("option", ["rpcs-overtake", "late-finish-reports"])
+def test_a_scope_option_of_trigger_rpcs_needs_staggered_triggers(capsys, option):
+    code = main(["check", "--design", "flink-baseline", "--job", "forward-2x2", f"--{option}", "--no-staggered-triggers"])
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and "rpcs_overtake" in err[0], err
+    assert code == 2 and len(err) == 1 and option.replace("-", "_") in err[0], err
 
 
 OVERTAKE = RUNS / "trigger-overtakes-notice.jsonl"
@@ -214,14 +215,6 @@ def test_a_run_where_a_trigger_overtakes_a_notice_needs_rpcs_overtake(tmp_path):
     fifo = validate(run, unaligned, rpcs_overtake=False)
     assert not fifo.validated and fifo.complete
     assert any(e.kind == "notify-complete" and e.task == "source" for e in fifo.mismatch.next_events)
-
-
-@pytest.mark.deep
-def test_the_whole_overtaking_run_validates_only_with_rpcs_overtake():
-    unaligned = all_designs()["flink-unaligned"]
-    run = read_run(OVERTAKE)
-    assert validate(run, unaligned).validated
-    assert not validate(run, unaligned, rpcs_overtake=False).validated
 
 
 FINISHED_TRIGGERED = RUNS / "finished-source-triggered.jsonl"
@@ -245,13 +238,6 @@ def test_a_trigger_may_reach_a_source_that_finished_before_the_jobmanager_saw_it
     assert any(e.kind == "notify-abort" and e.get("checkpoint") == 3 for e in seen.mismatch.next_events), describe(seen)
 
 
-def test_late_finish_reports_needs_staggered_triggers(capsys):
-    code = main(["check", "--design", "flink-baseline", "--job", "forward-2x2", "--late-finish-reports",
-                 "--no-staggered-triggers"])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and "late_finish_reports" in err[0], err
-
-
 def test_an_unaligned_barrier_passes_the_end_of_a_channels_resent_state():
     """Found by a real run: after a restore the sink takes checkpoint 2's unaligned barrier on
     one source's channel, whose re-sent output state it has read, while the other channel still
@@ -263,11 +249,13 @@ def test_an_unaligned_barrier_passes_the_end_of_a_channels_resent_state():
 
 
 @pytest.mark.deep
-def test_the_whole_finished_source_run_validates_only_with_late_finish_reports():
+@pytest.mark.parametrize("path, option", [(OVERTAKE, "rpcs_overtake"), (FINISHED_TRIGGERED, "late_finish_reports")],
+                         ids=["overtaking", "finished-source"])
+def test_a_whole_run_validates_only_with_the_scope_option_it_showed(path, option):
     unaligned = all_designs()["flink-unaligned"]
-    run = read_run(FINISHED_TRIGGERED)
+    run = read_run(path)
     assert validate(run, unaligned).validated
-    assert not validate(run, unaligned, late_finish_reports=False).validated
+    assert not validate(run, unaligned, **{option: False}).validated
 
 
 RESCALE = RUNS / "unaligned-rescale-p1.jsonl"
