@@ -297,6 +297,10 @@ def _add_scope_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--late-finish-reports", action=argparse.BooleanOptionalAction, default=None,
                    help="with --staggered-triggers: the JobManager learns that a task finished a step later, and may"
                         " trigger it meanwhile, as in Flink (default: as in the design's default scope)")
+    g.add_argument("--suspend-on-failure", action=argparse.BooleanOptionalAction, default=None,
+                   help="a task failure aborts the pending checkpoints at once (not counted) and nothing is triggered"
+                        " until every restored subtask read its recovered input, as Flink 2.3's checkpoint scheduler"
+                        " does (default: as in the design's default scope)")
     g.add_argument("--instant-acks", action=argparse.BooleanOptionalAction, default=None,
                    help="a reduction for aligned designs (not with timeouts that complete regionally): an acknowledgement counts when the snapshot is"
                         " taken and the last one completes the checkpoint in a step of its own; every verdict is the"
@@ -366,13 +370,14 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
         rpcs_overtake=pick(args.rpcs_overtake, d.rpcs_overtake),
         late_finish_reports=pick(args.late_finish_reports, d.late_finish_reports),
         rescaled_tasks_decline=pick(args.rescaled_tasks_decline, d.rescaled_tasks_decline),
+        suspend_on_failure=pick(args.suspend_on_failure, d.suspend_on_failure),
     )
 
 
 SCOPE_OPTIONS = ("job", "records", "unbounded", "bounded", "checkpoints", "failures", "declines", "timeouts",
                  "lost_notifications", "channel_capacity", "input_buffers", "rescale", "repattern", "keys_per_split",
                  "staggered_triggers", "stop_with_savepoint", "instant_acks", "spanning_records", "rpcs_overtake",
-                 "late_finish_reports", "rescaled_tasks_decline", "rescales")
+                 "late_finish_reports", "rescaled_tasks_decline", "suspend_on_failure", "rescales")
 
 
 def _scopes_from_args(args, design) -> tuple:

@@ -118,17 +118,28 @@ COORD = (COORDINATOR, 0)
 OPTIONAL = "optional"  # the last element of an observation that may go unrecorded
 
 
-def scope_of(run: Run, rpcs_overtake: bool = True, late_finish_reports: bool = True,
-             rescaled_tasks_decline: bool = True) -> Scope:
+# the scope options of Flink's runtime that validation's scopes turn on (a run may be searched with
+# one off, to show that the run needs it)
+RUNTIME_OPTIONS = ("rpcs_overtake", "late_finish_reports", "rescaled_tasks_decline", "suspend_on_failure")
+
+
+def scope_of(run: Run, **runtime: bool) -> Scope:
     """The model's scope for ``run``: its job at its parallelism and records, checkpoints up to
     the highest id recorded, and the faults it recorded (nothing more).  Trigger RPCs reach the
     sources one at a time, as they do in Flink, so that a source that is closing can decline
     one (CHECKPOINT_DECLINED_TASK_CLOSING, ``TriggerAfterClose``), and a trigger and a notice
     to one task may arrive in either order (``Scope.rpcs_overtake``), and a trigger may reach a
-    source that finished before the JobManager saw it (``Scope.late_finish_reports``).  A
+    source that finished before the JobManager saw it (``Scope.late_finish_reports``); a
+    failure aborts the pending checkpoints and stops the scheduler until every subtask runs
+    again (``Scope.suspend_on_failure``, the recordings' CHECKPOINT_COORDINATOR_SUSPEND).  A
     ``keyed-rescale`` run is the keyed job that the user may restart once with the sink at
     parallelism 2 (``Scope.rescale``), whose rescaled subtasks decline a checkpoint until their
-    channel state is read (``Scope.rescaled_tasks_decline``)."""
+    channel state is read (``Scope.rescaled_tasks_decline``).  ``runtime`` turns one of
+    ``RUNTIME_OPTIONS`` off (each is on by default)."""
+    unknown = set(runtime) - set(RUNTIME_OPTIONS)
+    if unknown:
+        raise TypeError(f"scope_of: not a runtime option: {', '.join(sorted(unknown))}")
+    on = {k: runtime.get(k, True) for k in RUNTIME_OPTIONS}
     ids = [e.get("checkpoint") for e in _rescale_ids(run.events) if e.get("checkpoint") is not None]
     fails = sum(1 for e in run.events if e.kind == "fail")
     declines = sum(1 for e in run.events if e.kind == "aborted" and abort_kind(e.get("reason")) == "declined")
@@ -144,8 +155,9 @@ def scope_of(run: Run, rpcs_overtake: bool = True, late_finish_reports: bool = T
     return Scope(job=job, job_name=name, records_per_split=run.records_per_split,
                  bounded=True, max_checkpoints=max(ids, default=1), max_failures=fails, max_declines=declines,
                  max_timeouts=timeouts, max_lost_notifications=0, staggered_triggers=True,
-                 rpcs_overtake=rpcs_overtake, late_finish_reports=late_finish_reports,
-                 rescale=rescale, max_rescales=len(rescale), rescaled_tasks_decline=rescaled_tasks_decline and bool(rescale))
+                 rpcs_overtake=on["rpcs_overtake"], late_finish_reports=on["late_finish_reports"],
+                 suspend_on_failure=on["suspend_on_failure"], rescale=rescale, max_rescales=len(rescale),
+                 rescaled_tasks_decline=on["rescaled_tasks_decline"] and bool(rescale))
 
 
 # CheckpointFailureReason -> what the model does: a timeout, a decline, or the failover's own abort
@@ -489,24 +501,25 @@ class ValidationResult:
     witnesses: tuple[str, ...] = ()  # validated: the witnesses the matching model run hits (what it exercised)
 
 
-def check_design(run: Run, design, rpcs_overtake: bool = True, late_finish_reports: bool = True,
-                 rescaled_tasks_decline: bool = True) -> None:
+def check_design(run: Run, design, **runtime: bool) -> None:
     """:class:`InputError` (one line) if ``design`` cannot be checked in ``run``'s scope, before
     any search (a null-state design on a job without a recomputable operator, ...)."""
-    why = scope_conflict(design, scope_of(run, rpcs_overtake, late_finish_reports, rescaled_tasks_decline))
+    why = scope_conflict(design, scope_of(run, **runtime))
     if why:
         raise InputError(run.path, "--design", f"{design.name} cannot be checked in this run's scope: {why}")
 
 
-def validate(run: Run, design, *, max_states: int = 2_000_000, rpcs_overtake: bool = True,
-             late_finish_reports: bool = True, rescaled_tasks_decline: bool = True) -> ValidationResult:
+def validate(run: Run, design, *, max_states: int = 2_000_000, **runtime: bool) -> ValidationResult:
     """Search the model for a behaviour that records ``run`` (see the module docstring).
+    ``runtime`` turns one of ``RUNTIME_OPTIONS`` off, as most preset scopes have them:
     ``rpcs_overtake`` False keeps each task's RPCs in order, ``late_finish_reports`` False lets
     the JobManager see a finish at once, ``rescaled_tasks_decline`` False lets a rescaled subtask
-    take a checkpoint while it recovers, as the preset scopes do (real runs show none holds)."""
+    take a checkpoint while it recovers (real runs show none of the three holds), and
+    ``suspend_on_failure`` False keeps a pending checkpoint until the restore (more behaviours
+    than Flink 2.3 has)."""
     started = time.perf_counter()
-    check_design(run, design, rpcs_overtake, late_finish_reports, rescaled_tasks_decline)
-    scope = scope_of(run, rpcs_overtake, late_finish_reports, rescaled_tasks_decline)
+    check_design(run, design, **runtime)
+    scope = scope_of(run, **runtime)
     spec = Spec(design, scope, symmetry=False)
     threads = normalize(run, spec)
     order = sorted(threads)

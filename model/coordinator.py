@@ -365,6 +365,25 @@ class CheckpointCoordinator(TriggerMixin, Component):
             tx.coord = tx.coord._replace(pending=())
 
 
+    def suspend(self, tx: Tx) -> None:
+        """``Scope.suspend_on_failure``: the JobManager processes a task failure.  Flink 2.3's
+        ``ExecutionTrackingCheckpointCoordinatorDeActivator.onStateUpdate`` sees an execution
+        leave RUNNING and calls ``stopCheckpointScheduler``, whose
+        ``abortPendingAndQueuedCheckpoints(CHECKPOINT_COORDINATOR_SUSPEND)`` aborts every
+        pending checkpoint, not counted by the ``CheckpointFailureManager``; the tasks still
+        running are told (the failed ones cannot be).  The scheduler starts again only once
+        every execution is RUNNING or FINISHED (``trigger_allowed``).  A stop's synchronous
+        savepoint fails every task that registered it, as at a restore
+        (``abort_for_failover``)."""
+        pending = tx.coord.pending
+        tx.coord = tx.coord._replace(pending=())
+        if any(p.savepoint for p in pending):
+            self.stop_failed(tx)
+            self.failover.fail(tx, frozenset(t for t, ts in enumerate(tx.tasks) if ts.status == RUNNING))
+        for p in pending:
+            self.notify_aborted(tx, p)  # only RUNNING tasks are told
+
+
 def pending_of(coord: Coordinator, cp: int) -> Pending | None:
     """The pending checkpoint ``cp``, or ``None`` (completed, aborted or never triggered)."""
     for p in coord.pending:

@@ -93,6 +93,13 @@ class TriggerMixin:
     def trigger_allowed(self, w: World) -> bool:
         """``can_trigger`` without FLINK-4120's hold during a replay (the witness of that hold
         asks it)."""
+        if self.scope.suspend_on_failure and self.initializing(w) is not None:
+            return False
+        return self.trigger_allowed_once_initialized(w)
+
+    def trigger_allowed_once_initialized(self, w: World) -> bool:
+        """``trigger_allowed`` but for the scope's ``suspend_on_failure`` hold while a restored
+        subtask initializes (the witness of that hold asks it)."""
         if len(w.coord.pending) >= self.design.max_concurrent_checkpoints:  # CheckpointRequestDecider
             return False
         if w.coord.stop:  # a stop-with-savepoint stopped the checkpoint scheduler
@@ -128,6 +135,21 @@ class TriggerMixin:
             latest = w.coord.store[-1].id if w.coord.store else 0
             return any(0 < ts.final_cp <= latest and ts.notified < latest for ts in needy)
         return bool(needy)
+
+    def initializing(self, w: World) -> int | None:
+        """A restored subtask still INITIALIZING, or ``None``: ``Task.restoreAndInvoke`` reports
+        RUNNING only once ``StreamTask.restoreInternal`` returned, after its mailbox loop ran
+        until every input gate consumed its recovered channel state
+        (``restoreStateAndGates``); with the scope's ``suspend_on_failure`` the scheduler
+        (``ExecutionTrackingCheckpointCoordinatorDeActivator``) triggers nothing meanwhile.
+        Abstraction: restoring operator state takes no time, so only unaligned restores have
+        an initializing subtask."""
+        if not self.model.unaligned:
+            return None
+        for t in range(self.topo.n_tasks):
+            if self.task.is_recovering(w.channels, t):
+                return t
+        return None
 
     def periodic_scheduler_running(self, w: World) -> bool:
         """FLINK-34371: the periodic checkpoint scheduler stays stopped while any subtask with

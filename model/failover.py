@@ -66,7 +66,9 @@ class FailoverStrategy(Component):
 
     def fail(self, tx: Tx, victims: frozenset[int]) -> None:
         """Cancel ``victims``: their channels are cleared and RPCs to them are lost.  The pending
-        checkpoint is not aborted here but at the restore (``SchedulerBase.restoreState`` calls
+        checkpoint is not aborted here (unless the scope's ``suspend_on_failure`` has Flink 2.3's
+        deactivator abort it, ``CheckpointCoordinator.suspend``) but at the restore
+        (``SchedulerBase.restoreState`` calls
         ``abortPendingCheckpoints(JOB_FAILOVER_REGION)``, reference-flink-mechanics section 6,
         review row 24): acknowledgements a victim sent before it failed still arrive and count
         (the pending checkpoint waits for that execution attempt), so a checkpoint may complete
@@ -78,6 +80,8 @@ class FailoverStrategy(Component):
         for t in victims:
             tx.tasks[t] = tx.tasks[t]._replace(status=FAILED, inbox=())
         self.gateways.on_failure(tx, victims)
+        if tx.coord.pending and self.scope.suspend_on_failure:  # Flink 2.3: the scheduler stops at once
+            self.coordinator.suspend(tx)
         keep = {p.id for p in tx.coord.pending}
         dropped = [a for a in tx.acks if a[0] in victims and a[1] not in keep]
         if dropped:  # acks of a checkpoint no longer pending: discarded when they arrive, dropped here

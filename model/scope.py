@@ -11,7 +11,7 @@ from .topology import JobGraph, Role, StateKind, edge_name
 # scope fields that are not non-negative limits
 NOT_LIMITS = ("job", "job_name", "bounded", "rescale", "repattern", "staggered_triggers", "stop_with_savepoint",
               "instant_acks", "spanning_records", "rpcs_overtake", "late_finish_reports",
-              "rescaled_tasks_decline")
+              "rescaled_tasks_decline", "suspend_on_failure")
 STOP_MODES = ("", "drain", "no-drain")
 
 
@@ -46,6 +46,12 @@ class Scope:
     # (TASK_NOT_READY, uncounted) until its recovered channel state is read
     # (``RescalingStreamTaskNetworkInput.prepareSnapshot``); otherwise it takes the checkpoint
     rescaled_tasks_decline: bool = False
+    # Flink 2.3's ``ExecutionTrackingCheckpointCoordinatorDeActivator``: the checkpoint scheduler
+    # stops while an execution is not RUNNING or FINISHED, so a task failure aborts the pending
+    # checkpoints (CHECKPOINT_COORDINATOR_SUSPEND, uncounted) and nothing is triggered until every
+    # restored subtask read its recovered input channel state (INITIALIZING until then); otherwise
+    # a pending checkpoint survives a failure until the restore aborts it (review rows N7, N8)
+    suspend_on_failure: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -55,7 +61,7 @@ class Scope:
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ValueError(f"scope.{f.name}: expected a non-negative integer, got {v!r}")
         for name in ("bounded", "staggered_triggers", "instant_acks", "spanning_records", "rpcs_overtake",
-                     "late_finish_reports", "rescaled_tasks_decline"):
+                     "late_finish_reports", "rescaled_tasks_decline", "suspend_on_failure"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"scope.{name}: expected true or false, got {getattr(self, name)!r}")
         if self.stop_with_savepoint not in STOP_MODES:
@@ -153,6 +159,8 @@ class Scope:
             + ("; the JobManager learns of a finished task a step later" if self.late_finish_reports else "")
             + ("; a rescaled subtask declines checkpoints until its channel state is read"
                if self.rescaled_tasks_decline and self.max_rescales else "")
+            + ("; a failure stops the checkpoint scheduler until every subtask runs again"
+               if self.suspend_on_failure else "")
             + ("; acknowledgements in flight folded into the pending checkpoint (instant acks)" if self.instant_acks else "")
             + ("; records may straddle two buffers" if self.spanning_records else "")
             + (f"; the user may stop the job with a savepoint ({'--drain' if self.stop_with_savepoint == 'drain' else 'without --drain'})"

@@ -82,6 +82,13 @@ FIGURES: tuple[Figure, ...] = (
     Figure("baseline-enumerator", "flink-baseline", S.enumerator_default_scope, False, 72_504, 269_194, 44, CLAIMS,
            "about 4 s with 2 workers", "`flink-baseline` second default scope (enumerator-and-side: a FLIP-27 source with a "
            "split enumerator, 1 checkpoint before end, 1 failure, 1 decline, staggered trigger RPCs)"),
+    Figure("baseline-jobmanager-view", "flink-baseline", S.jobmanager_view_scope, False, 65_058, 285_957, 47, CLAIMS,
+           "about 4 s with 2 workers", "`flink-baseline` third default scope (keyed-2x1, no records, 2 checkpoints before end, "
+           "1 failure; trigger RPCs one task at a time that may overtake notices, late finish reports, the scheduler "
+           "suspended at a failure)", unreached=("a-task-declines", "a-sink-commits")),
+    Figure("incremental-jobmanager-view", "flink-incremental", S.jobmanager_view_scope, False, 101_294, 435_404, 48, CLAIMS,
+           "about 7 s with 2 workers", "`flink-incremental` third default scope (the baseline's third)",
+           unreached=("a-task-declines", "a-sink-commits")),
     Figure("incremental-default", "flink-incremental", S.default_scope, False, 446_262, 2_449_575, 58, CLAIMS,
            "about 45 s with 2 workers", "`flink-incremental` default (the baseline's first default scope, keyed-2x2, with "
            "incremental checkpoints)"),
@@ -173,6 +180,22 @@ FIGURES: tuple[Figure, ...] = (
     Figure("unaligned-timeout-spanning", "flink-unaligned-timeout", S.spanning_records_scope, False, 28_926, 196_865, 26, CLAIMS,
            "about 6 s with 1 worker", "`flink-unaligned-timeout` third default scope (the same)",
            unreached=("two-checkpoints-complete", "a-gate-waits-for-resent-output", "a-barrier-passes-the-end-of-resent-state")),
+    Figure("unaligned-recovery", "flink-unaligned", S.recovery_scope, False, 3_773, 9_131, 32, CLAIMS,
+           "under a second", "`flink-unaligned` fourth default scope (keyed-1x1, one buffer in the sink's input channel, "
+           "1 record, 1 checkpoint, 1 failure; the scheduler suspended at a failure and while a restored subtask initializes)",
+           unreached=("a-task-declines", "output-channel-state-recorded")),
+    Figure("unaligned-timeout-recovery", "flink-unaligned-timeout", S.recovery_scope, False, 5_934, 15_231, 32, CLAIMS,
+           "about 1 s", "`flink-unaligned-timeout` fifth default scope (the same)",
+           unreached=("a-task-declines", "a-barrier-overtakes-a-record", "output-channel-state-recorded", "switch-to-unaligned")),
+    Figure("unaligned-rescaled-recovery", "flink-unaligned", S.rescaled_recovery_scope, False, 328_789, 1_247_947, 53, CLAIMS,
+           "about 30 s with 2 workers", "`flink-unaligned` fifth default scope (keyed-1x1, the sink rescaled 1 -> 2, 1 record, "
+           "2 checkpoints, no fault; rescaled subtasks decline until their recovery ends)",
+           unreached=("a-task-declines", "a-task-fails", "restore-from-checkpoint", "input-channel-state-recorded",
+                      "channel-state-restored", "a-trigger-waits-for-an-initializing-task")),
+    Figure("unaligned-timeout-rescaled-recovery", "flink-unaligned-timeout", S.rescaled_recovery_scope, False, 20_520, 74_778,
+           41, CLAIMS, "about 3 s with 2 workers", "`flink-unaligned-timeout` sixth default scope (the same)",
+           unreached=("a-task-declines", "a-task-fails", "restore-from-checkpoint", "input-channel-state-recorded",
+                      "channel-state-restored", "a-trigger-waits-for-an-initializing-task")),
     Figure("unaligned-timeout-announcement", "flink-unaligned-timeout", S.announcement_scope, False, 37_149, 100_649, 43, CLAIMS,
            "about 4 s with 1 worker", "`flink-unaligned-timeout` fourth default scope (keyed-1x1, one buffer in the remote "
            "input channel, 2 records, 1 checkpoint, 1 failure, 1 decline)", workers=1),

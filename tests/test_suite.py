@@ -12,6 +12,10 @@ from ckptcheck.specs.catalog import entry
 from ckptcheck.specs.designs import BASELINE, FLIP147, FLIP600, FLIP600_PR, UNALIGNED, UNALIGNED_TIMEOUT
 from ckptcheck.specs.scopes import (
     announcement_scope,
+    default_scope,
+    jobmanager_view_scope,
+    recovery_scope,
+    rescaled_recovery_scope,
     regional_chain_scope,
     regional_default_scope,
     regional_enumerator_scope,
@@ -46,12 +50,22 @@ def test_designs_with_more_than_one_default_scope():
         assert second.max_failures and second.max_declines
         assert third == spanning_records_scope() and third.spanning_records and not first.spanning_records
         assert not second.spanning_records and third.rescale and third.max_failures and third.max_declines
+        # then the recoveries with Flink's runtime options on, which the larger scopes leave off
+        assert rest[-2:] == [recovery_scope(), rescaled_recovery_scope()]
+        assert rest[-2].suspend_on_failure and rest[-2].max_failures and rest[-2].input_buffers
+        assert rest[-1].rescaled_tasks_decline and rest[-1].suspend_on_failure and rest[-1].rescale
+        assert not any(s.suspend_on_failure or s.rescaled_tasks_decline for s in (first, second, third))
     # with an alignment timeout, a fourth scope whose remote input channel announces barriers
-    assert len(default_scopes_for(UNALIGNED)) == 3
+    assert len(default_scopes_for(UNALIGNED)) == 5
     fourth = default_scopes_for(UNALIGNED_TIMEOUT)[3]
-    assert fourth == announcement_scope() and fourth.input_buffers and not any(s.input_buffers for s in default_scopes_for(UNALIGNED))
+    assert fourth == announcement_scope() and fourth.input_buffers
+    assert not any(s.input_buffers for s in default_scopes_for(UNALIGNED)[:3])
     assert default_scopes_for(FLIP147) == (flip147_concurrent_scope(), flip147_union_scope())
-    assert default_scopes_for(BASELINE) == (default_scope_for(BASELINE), enumerator_default_scope())
+    assert default_scopes_for(BASELINE) == (default_scope_for(BASELINE), enumerator_default_scope(), jobmanager_view_scope())
+    view = jobmanager_view_scope()
+    assert view.staggered_triggers and view.rpcs_overtake and view.late_finish_reports and view.suspend_on_failure
+    assert not any(s.rpcs_overtake or s.late_finish_reports or s.suspend_on_failure
+                   for s in (default_scope(), enumerator_default_scope()))
     assert enumerator_default_scope().staggered_triggers and any(v.coordinator for v in enumerator_default_scope().job.vertices)
     # FLIP-600 with one failed region of two within the ratio: a split enumerator whose region
     # falls back, and chains of refCheckpointId hops (more declines than checkpoints can pass)
@@ -130,11 +144,11 @@ def test_an_option_a_later_default_scope_refuses_is_bad_input_before_any_search(
 
 
 def test_max_seconds_bounds_the_whole_command_not_each_default_scope(tmp_path, capsys):
-    """flink-unaligned has three default scopes; a bound of 3 s is spent in the first, the
+    """flink-unaligned has five default scopes; a bound of 3 s is spent in the first, the
     others are said to be unsearched, and the result proves nothing (exit 3)."""
     code = cli.main(["check", "--design", "flink-unaligned", "--max-seconds", "3", "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 3, out
-    assert "not searched: default scopes 2-3 of 3: the --max-seconds 3 bound was spent" in out
-    assert out.strip().splitlines()[-1].startswith("RESULT: no violation in the scopes searched; 2 default scope(s) not searched")
+    assert "not searched: default scopes 2-5 of 5: the --max-seconds 3 bound was spent" in out
+    assert out.strip().splitlines()[-1].startswith("RESULT: no violation in the scopes searched; 4 default scope(s) not searched")
     assert "holds" not in out.split("RESULT")[-1]

@@ -17,7 +17,7 @@ from .core import (_capacity, _cut_verdict, _keyed_layout, _markers_possible, co
                    exactly_once_output, key_groups_owned_once, per_key_order, restorable, restores_succeed,
                    terminates_with_all_output, w_ack_overtakes, w_backpressure, w_cancel_marker_aborts,
                    w_checkpoint_completed, w_completes_before_restore, w_completion_subsumes_pending, w_decline, w_rpc_overtakes,
-                   w_trigger_at_finished,
+                   w_trigger_at_finished, w_failure_suspends, w_trigger_waits_for_initializing,
                    w_failover, w_job_finished, w_placeholder_reused, w_restore, w_shared_file_outlives, w_sink_commit,
                    w_two_checkpoints_completed, w_two_checkpoints_pending)
 from .flip147 import (_data_item, _finishing, _new_commits, _outlives_upstream, _parallel, _post_commit, _sink_v2,
@@ -166,7 +166,8 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              and not _null_state(d, s)),
     Property("a-checkpoint-completes-before-the-restore", SOMETIMES,
              "a checkpoint completes after a failure and before its restore (the restore aborts the pending checkpoint)",
-             w_completes_before_restore, lambda d, s: s.max_failures > 0 and not d.regional_checkpoints),
+             w_completes_before_restore,
+             lambda d, s: s.max_failures > 0 and not d.regional_checkpoints and not s.suspend_on_failure),
     Property("a-checkpoint-survives-a-finish", SOMETIMES,
              "FLIP-147: a checkpoint completes although a task it was triggered with finished while it was pending",
              w_checkpoint_survives_a_finish, lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and _parallel(s)),
@@ -392,4 +393,14 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              "a trigger RPC planned before the JobManager saw a task finish reaches the finished task, and the"
              " checkpoint aborts uncounted (scopes with late_finish_reports)",
              w_trigger_at_finished, lambda d, s: s.late_finish_reports),
+    Property("a-failure-aborts-the-pending-checkpoint", SOMETIMES,
+             "a task fails while a checkpoint is pending and the JobManager aborts it at once, uncounted"
+             " (scopes with suspend_on_failure)",
+             w_failure_suspends, lambda d, s: s.suspend_on_failure and s.max_failures > 0),
+    Property("a-trigger-waits-for-an-initializing-task", SOMETIMES,
+             "a checkpoint could be triggered but for a restored subtask still reading its recovered input channel"
+             " state (scopes with suspend_on_failure)",
+             w_trigger_waits_for_initializing,
+             lambda d, s: s.suspend_on_failure and _unaligned(d, s) and (s.max_failures > 0 or s.max_rescales > 0)
+             and not _null_state(d, s)),
 )

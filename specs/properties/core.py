@@ -465,3 +465,25 @@ def w_trigger_at_finished(m, prev: World, a, nxt: World) -> str | None:
         return None
     return (f"the trigger RPC of checkpoint {a.checkpoint} reaches {m.topo.names[a.task]}, which finished before the"
             f" JobManager saw it; the checkpoint aborts (TASK_CHECKPOINT_FAILURE, not counted)")
+
+
+def w_failure_suspends(m, prev: World, a, nxt: World) -> str | None:
+    """``Scope.suspend_on_failure``: the JobManager processes a task failure while a checkpoint
+    is pending and aborts it, uncounted (``CheckpointCoordinator.suspend``)."""
+    if type(a) is not FailTask or not prev.coord.pending:
+        return None
+    ids = " and ".join(str(p.id) for p in prev.coord.pending)
+    return (f"{m.topo.names[a.task]} fails while checkpoint {ids} is pending; the JobManager stops the checkpoint"
+            f" scheduler and aborts it (CHECKPOINT_COORDINATOR_SUSPEND, not counted)")
+
+
+def w_trigger_waits_for_initializing(m, prev: World, a, nxt: World) -> str | None:
+    """``Scope.suspend_on_failure``: a checkpoint could be triggered but for a restored subtask
+    still INITIALIZING (reading its recovered input channel state,
+    ``TriggerMixin.initializing``)."""
+    m = m.at(nxt)
+    t = m.coordinator.initializing(nxt)
+    if t is None or m.null_state.replaying(nxt) or not m.coordinator.trigger_allowed_once_initialized(nxt):
+        return None
+    return (f"the checkpoint scheduler waits: {m.topo.names[t]} is still INITIALIZING (reading its recovered input"
+            f" channel state)")
