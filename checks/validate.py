@@ -28,9 +28,10 @@ Where the model abstracts from Flink, the recording is normalized first, each ru
 - the model records no empty transaction (``model.sinks``), so commits and aborts of empty
   ones are dropped;
 - the model cancels a failed subtask's region in the failure's step (``FailoverStrategy.fail``)
-  and aborts the pending checkpoints at the restore, without notices to the cancelled subtasks
-  (a checkpoint that expires past the tolerable number fails the job over too); Flink cancels the other subtasks after the JobManager processed the failure, which first
-  aborts the pending checkpoints (``CheckpointCoordinator.stopCheckpointScheduler``,
+  and, in validation's scopes (``Scope.suspend_on_failure``), aborts the pending checkpoints
+  in the same step, unrecorded, without notices to the cancelled subtasks (a checkpoint that
+  expires past the tolerable number fails the job over too); Flink cancels the other subtasks
+  after the JobManager processed the failure, which first aborts the pending checkpoints (``CheckpointCoordinator.stopCheckpointScheduler``,
   CHECKPOINT_COORDINATOR_SUSPEND): the abort notices a subtask receives between its region's
   failure and its restart are dropped.  Its other events there are kept: the model must place
   them before the failure's step;
@@ -54,7 +55,7 @@ Where the model abstracts from Flink, the recording is normalized first, each ru
 - the aborts of pending checkpoints by a failover (``CHECKPOINT_COORDINATOR_SUSPEND``,
   ``JOB_FAILOVER_REGION``, or any reason between a failure and the restart of its subtasks,
   such as the cancelled task's ``CHANNEL_STATE_SHARED_STREAM_EXCEPTION``) are dropped: the
-  model aborts them at the restore, unrecorded;
+  model aborts them in the failure's step, unrecorded;
 - checkpoint ids are renumbered 1, 2, ... over the checkpoints some subtask snapshotted, and the
   events of the others are dropped: Flink takes an id before the trigger's checks and its
   ``Triggering checkpoint`` line (a trigger the failover suspends in between leaves a gap), the
@@ -82,12 +83,12 @@ from .runfile import COORDINATOR, Event, Run
 
 NORMALIZATIONS = (
     "commits and aborts of empty transactions dropped (the model records no empty transaction)",
-    "abort notices a subtask receives between its region's failure and its restart, or of the checkpoints a user's cancellation aborts before a restart at another parallelism, dropped (the model aborts the pending checkpoints at the restore, without notices)",
+    "abort notices a subtask receives between its region's failure and its restart, or of the checkpoints a user's cancellation aborts before a restart at another parallelism, dropped (the model aborts the pending checkpoints in the failure's step, without notices)",
     "aborts not matched, only commits (Flink leaves a transaction pre-committed for a checkpoint that never completed to the external system; the model aborts it at the restore)",
     "a snapshot of a subtask the model has finished matched without a step, and a completion notice to a subtask ready to finish may go unrecorded (Flink drains a finishing task's mailbox; the model finishes it at once)",
     "a second commit of a transaction dropped, by its id where the recording names it, else matched without a step (recoverAndCommit commits a restored transaction again, a no-op)",
     "a source's end of input dropped where a recording has one (its task sends EndOfData later, from its mailbox; the model's EndOfInput records nothing)",
-    "aborts of pending checkpoints by a failover dropped (the model aborts them at the restore, unrecorded)",
+    "aborts of pending checkpoints by a failover dropped (the model aborts them in the failure's step, unrecorded)",
     "checkpoint ids renumbered over the checkpoints some subtask snapshotted; events of the others dropped (Flink takes an id before the trigger's checks); a job restarted at another parallelism numbers on from the checkpoint it restored, so its ids are moved past the first job's (the model keeps counting)",
 )
 
@@ -161,7 +162,7 @@ def scope_of(run: Run, **runtime: bool) -> Scope:
 
 
 # CheckpointFailureReason -> what the model does: a timeout, a decline, or the failover's own abort
-# (at the restore, unrecorded); any other reason is kept as itself, which no model step records
+# (in the failure's step, unrecorded); any other reason is kept as itself, which no model step records
 _ABORTS = {"CHECKPOINT_EXPIRED": "expired", "TASK_CHECKPOINT_FAILURE": "declined", "CHECKPOINT_DECLINED": "declined",
            "CHECKPOINT_DECLINED_TASK_CLOSING": "declined", "CHECKPOINT_DECLINED_TASK_NOT_READY": "declined",
            "CHECKPOINT_COORDINATOR_SUSPEND": "failover", "JOB_FAILOVER_REGION": "failover", "TASK_FAILURE": "failover",
@@ -246,7 +247,7 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
         if e.kind == "end-of-input" and th in sources:
             continue  # a source's EndOfData leaves from its mailbox later: the model's EndOfInput records nothing
         if e.kind == "aborted" and th == COORD and open_until_start and abort_kind(e.get("reason")) != "expired":
-            continue  # a checkpoint the failover aborts (its tasks cancelled): the model aborts it at the restore
+            continue  # a checkpoint the failover aborts (its tasks cancelled): the model aborts it in the failure's step
         out[th].append(e)
     for th, evs in out.items():
         if th == COORD or "start" not in RECORDED[run.job].get(th[0], ()) or th not in configs[0].task_of:

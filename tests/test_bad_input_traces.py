@@ -91,6 +91,7 @@ def test_spark_replay_reads_each_trace_file_as_one_trace(tmp_path):
                     (str(folder / "b.trace.json"), "document"), (str(lines), "lines")]
 
 
+@pytest.mark.claims  # about 17 s of a Spark job; the default tier keeps the input plan above
 def test_spark_replay_of_trace_files_on_spark(tmp_path, capsys):
     """N77: ``spark replay good.trace.json`` set aside each of its 145 lines and said 0 traces, exit 0."""
     pytest.importorskip("pyspark", reason="PySpark is not installed")

@@ -105,6 +105,7 @@ def test_bad_options_get_one_line(capsys):
     assert e.value.code == 2
 
 
+@pytest.mark.claims  # about 13 s: it compiles the helper classes again in a cache of its own
 def test_a_build_that_lacks_a_method_leaves_the_other_families_running(monkeypatch, tmp_path, capsys):
     """A family whose Java class does not compile against the build (here: it calls a method
     Flink does not have) is named with the compiler's reason; the others still run; exit 2."""
