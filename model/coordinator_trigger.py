@@ -93,13 +93,21 @@ class TriggerMixin:
     def trigger_allowed(self, w: World) -> bool:
         """``can_trigger`` without FLINK-4120's hold during a replay (the witness of that hold
         asks it)."""
-        if self.scope.suspend_on_failure and self.initializing(w) is not None:
+        if self.scope.suspend_on_failure and self.execution_not_running(w) is not None:
             return False
         return self.trigger_allowed_once_initialized(w)
 
+    def execution_not_running(self, w: World) -> int | None:
+        """With the scope's ``suspend_on_failure``: a subtask whose execution keeps the checkpoint
+        scheduler stopped, or ``None``.  ``ExecutionTrackingCheckpointCoordinatorDeActivator``
+        starts it once every execution is RUNNING or FINISHED (Flink 2.3.0, read in its jar); a
+        FAILED one stops triggers anyway (NOT_ALL_REQUIRED_TASKS_RUNNING), so what is left is a
+        restored subtask still INITIALIZING (``initializing``)."""
+        return self.initializing(w)
+
     def trigger_allowed_once_initialized(self, w: World) -> bool:
-        """``trigger_allowed`` but for the scope's ``suspend_on_failure`` hold while a restored
-        subtask initializes (the witness of that hold asks it)."""
+        """``trigger_allowed`` but for the scope's ``suspend_on_failure`` hold while an execution
+        is not running (the witness of that hold asks it)."""
         if len(w.coord.pending) >= self.design.max_concurrent_checkpoints:  # CheckpointRequestDecider
             return False
         if w.coord.stop:  # a stop-with-savepoint stopped the checkpoint scheduler

@@ -5,10 +5,12 @@ FLIP-147), no operator-event gateway between a split enumerator and its readers.
 
 from __future__ import annotations
 
+from ckptcheck.model.coordinator import CheckpointCoordinator
 from ckptcheck.model.gateway import OperatorCoordinatorHolder
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.sources import SourceReader
 from ckptcheck.model.store import CompletedCheckpointStore
+from ckptcheck.model.world import FINISHED
 
 from .catalog_entry import Entry, catalog_class
 from .designs import BASELINE
@@ -47,6 +49,24 @@ class RestartFromInitialOffset(SourceReader):
 
     def restore_position(self, snapshot_position: int) -> int:
         return 0
+
+
+@catalog_class
+class SchedulerWaitsForFinishedTasks(CheckpointCoordinator):
+    """Flawed deactivator: the checkpoint scheduler runs only while every execution is RUNNING,
+    a FINISHED one counting as stopped, where Flink 2.3's
+    ``ExecutionTrackingCheckpointCoordinatorDeActivator`` accepts RUNNING or FINISHED.  Once a
+    subtask finished, nothing is triggered any more, and a subtask that reaches its end of input
+    later waits for its final checkpoint (FLIP-147) for ever.  It needs the scope's
+    ``suspend_on_failure``: without it the model has no such scheduler."""
+
+    treats_subtasks_alike = True
+
+    def execution_not_running(self, w):
+        stopped = super().execution_not_running(w)
+        if stopped is not None:
+            return stopped
+        return next((t for t, ts in enumerate(w.tasks) if ts.status == FINISHED), None)
 
 
 BASELINE_CATALOG: tuple[Entry, ...] = (
@@ -133,5 +153,20 @@ BASELINE_CATALOG: tuple[Entry, ...] = (
               max_declines=0, max_timeouts=0, max_lost_notifications=0, staggered_triggers=True),
         "OperatorCoordinatorHolder.closeGateways at the coordinator's checkpoint, SubtaskGatewayImpl holding "
         "events until the subtask's AcknowledgeCheckpointEvent (review row N6)",
+    ),
+    Entry(
+        "scheduler-waits-for-finished-tasks",
+        BASELINE.with_(
+            name="scheduler-waits-for-finished-tasks",
+            coordinator=SchedulerWaitsForFinishedTasks,
+            description="The checkpoint scheduler starts again only when every execution is RUNNING, a FINISHED one "
+            "counting as stopped: once one source finished, the other's final checkpoint is never triggered and the "
+            "job never ends.",
+        ),
+        "bounded-job-completes",
+        scope("keyed-2x1", records_per_split=0, max_checkpoints=1, max_failures=0, max_declines=0, max_timeouts=0,
+              max_lost_notifications=0, suspend_on_failure=True),
+        "ExecutionTrackingCheckpointCoordinatorDeActivator (Flink 2.3.0, DefaultExecutionGraph.enableCheckpointing): "
+        "the scheduler restarts once every execution is RUNNING or FINISHED (review rows N7, N8)",
     ),
 )

@@ -268,6 +268,7 @@ CATALOG_STEPS: dict[str, int] = {
     "no-alignment-block": 11,
     "no-checkpoints-after-finish": 14,
     "no-operator-event-gateway": 8,
+    "scheduler-waits-for-finished-tasks": 14,
     "K1-regional-final-checkpoint": 26,
     "K2-regions-joined-by-keyby": 20,
     "K3-no-coordinator-fallback": 11,

@@ -11,7 +11,7 @@ from ckptcheck.model.actions import Ack, Deliver, EmitRecord, FailTask, Restore,
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.world import NOTIFY_ABORT, RECOVERED_INPUT
 from ckptcheck.specs.designs import UNALIGNED
-from ckptcheck.specs.catalog import all_designs
+from ckptcheck.specs.catalog import all_designs, entry
 from ckptcheck.specs.scopes import scope
 
 from conftest import SEARCH_WORKERS
@@ -103,3 +103,13 @@ def test_golden_counts_with_and_without_the_suspension_and_its_witnesses():
     assert status["a-trigger-waits-for-an-initializing-task"] == HIT
     assert status["a-checkpoint-completes-before-the-restore"] == NOT_APPLICABLE
     assert {v.property: v.status for v in off.verdicts}["a-checkpoint-completes-before-the-restore"] == HIT
+
+
+def test_the_catalogs_scheduler_flaw_needs_the_option():
+    """``scheduler-waits-for-finished-tasks`` (a deactivator that counts FINISHED as stopped)
+    hangs a bounded job only where the scope models Flink 2.3's scheduler; without the option
+    the same design holds in the same scope (the catalog test finds it with the option)."""
+    e = entry("scheduler-waits-for-finished-tasks")
+    assert e.scope.suspend_on_failure
+    off = check(e.design, e.scope.with_(suspend_on_failure=False), workers=SEARCH_WORKERS)
+    assert off.complete and off.ok
