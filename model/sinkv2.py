@@ -52,6 +52,18 @@ Abstractions:
   record committed by both shows as committed twice.  What it can hide: two committables of
   identical content from two attempts, both committed (a duplicate in Flink, one transaction
   here); a correct run cannot commit both, since committing one needs its checkpoint complete.
+  Connectors differ on a committable whose (writer, checkpoint) was committed before: Kafka's
+  is a new transaction under a fenced id, an Iceberg-style committer skips every committable
+  at or below the table's highest committed checkpoint id.  The model's external system adds
+  its records to the committed transaction, which shows a re-emitted committable as records
+  committed twice; a committer of the second kind would drop them instead, a loss the model
+  shows as a duplicate (review row N10: reachable only by re-emitting under a committed id).
+- ``CheckpointCommittableManagerImpl.commit`` checks that every committable a writer subtask
+  announced in its summary arrived (FLINK-36287) and fails the task if not; the model's
+  committer commits what its collector holds.  In the model a checkpoint's summary and
+  committables are one item (below) on an aligned internal edge, so they arrive whole before
+  the checkpoint's barrier and the check cannot fail (review row N11); it could with a
+  rescaled Sink V2, which ``Scope`` refuses.
 - With a global committer the committer's own commit has no visible effect; the global
   committer's does (as a data-lake sink that writes files in the writer and commits a table
   snapshot globally).
