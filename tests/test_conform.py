@@ -128,6 +128,7 @@ def test_a_build_that_lacks_a_method_leaves_the_other_families_running(monkeypat
     assert "computeKeyGroupsForFLIP9999" in captured.err
 
 
+@pytest.mark.claims  # about 9 s; the default tier keeps the other commands' Ctrl-C tests
 def test_ctrl_c_says_what_was_found_writes_the_report_and_reaps_the_jvm(tmp_path):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     p = subprocess.Popen([sys.executable, "-c", "import sys; from ckptcheck.checks.cli import main; sys.exit(main())",

@@ -194,6 +194,7 @@ def _png_size(path: Path) -> tuple[int, int]:
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
+@pytest.mark.claims  # about 18 s; the default tier keeps the screenshot and the other report tests
 def test_f1_and_f2_render_in_all_three_formats():
     rows = [(catalog_run(n), Spec(entry(n).design, entry(n).scope)) for n in ("F1-fallback-notice-finishes-task", "F2-commit-past-own-state")]
     report = build_report(rows, title="findings", command="ckptcheck catalog")

@@ -160,6 +160,7 @@ def test_the_correct_redistribution_holds_and_wrong_ones_are_caught_in_the_same_
     assert reasons and "is in the state of sink[0]" in reasons[0], reasons
 
 
+@pytest.mark.claims  # about 8 s; the default tier finds the catalog's uc-no-record-filter
 def test_without_the_record_filter_a_replicated_record_is_committed_twice():
     sc = rescale_scope("keyed-1x1", max_checkpoints=0)
     ok = correct_result(UNALIGNED.name, repr(sc))  # the catalog's uc-no-record-filter scope: one shared search

@@ -51,6 +51,7 @@ def test_generate_finds_a_broken_variant_and_writes_its_report(tmp_path):
     assert (tmp_path / "report" / "report.html").exists()
 
 
+@pytest.mark.claims  # about 20 s of Spark; the default tier keeps Spark replay and its golden counts
 def test_replay_sets_malformed_lines_aside_and_checks_the_rest(tmp_path):
     good = []
     for name in ("no-alignment-block", "cleaner-deletes-restore-checkpoint"):
