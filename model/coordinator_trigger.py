@@ -214,6 +214,7 @@ class TriggerMixin:
         abort notices leave from the coordinator's executor; a real run shows a source
         snapshotting checkpoint 3 before its ``notifyCheckpointComplete(2)``
         (``tests/data/runs/trigger-overtakes-notice.jsonl``, ``ckptcheck validate``).  The
+        baseline's third default scope (``jobmanager_view_scope``) lets them cross; the other
         preset scopes keep the FIFO inbox, which hides those orders (the baseline's enumerator
         scope grows from 72,504 states to 162,665 with them, and still holds, measured once);
         in the unaligned default scope staggering outweighs the interleavings it adds

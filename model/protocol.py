@@ -140,6 +140,9 @@ def scope_conflict(design: Design, scope: Scope) -> str:
         return "scope.rpcs_overtake: trigger RPCs are RPCs of their own only with staggered_triggers"
     if scope.late_finish_reports and not scope.staggered_triggers:
         return "scope.late_finish_reports: a trigger RPC reaches a finished task only with staggered_triggers"
+    if scope.suspend_on_failure and any(e.exchange.value == "BLOCKING" for e in scope.job.edges):
+        return ("scope.suspend_on_failure: Flink tracks executions so only in a job without BLOCKING outputs"
+                " (CheckpointCoordinator.createActivatorDeactivator); a BLOCKING edge keeps its scheduler stopped instead")
     if scope.spanning_records:
         if design.checkpoint_mode == "aligned":
             return "scope.spanning_records: a record's parts matter only in channel state (use an unaligned design)"

@@ -44,7 +44,8 @@ Abstractions:
   it).  With the scope's ``rescaled_tasks_decline`` the model does so: a subtask restored at
   a new parallelism is ``rescaled`` until ``EndOfRecovery`` (every channel's
   ``EndOfChannelStateEvent`` read), declines every barrier until then, and reads nothing else
-  once its re-sent records are read.  Abstraction, in the preset scopes (the option off): the
+  once its re-sent records are read (on in validation's scopes and in the unaligned presets'
+  ``rescaled_recovery_scope``).  Abstraction, in the other preset scopes (the option off): the
   rescaled task takes the checkpoint, which hides the runs where that checkpoint aborts
   uncounted (a ``Decline`` fault is counted and fails the job over), and a downstream
   subtask of a rescaled vertex, which Flink gives a descriptor too, never declines.

@@ -6,6 +6,7 @@ reads its recovered input channel state (review rows N7 and N8)."""
 from __future__ import annotations
 
 from ckptcheck.checks.api import check
+from ckptcheck.checks.cli import main
 from ckptcheck.checks.results import HIT, NOT_APPLICABLE
 from ckptcheck.model.actions import Ack, Deliver, EmitRecord, FailTask, Restore, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
@@ -113,3 +114,11 @@ def test_the_catalogs_scheduler_flaw_needs_the_option():
     assert e.scope.suspend_on_failure
     off = check(e.design, e.scope.with_(suspend_on_failure=False), workers=SEARCH_WORKERS)
     assert off.complete and off.ok
+
+
+def test_the_option_is_refused_on_a_job_with_a_blocking_edge(capsys):
+    """Flink installs the execution-tracking deactivator only in a job without BLOCKING outputs:
+    one line, exit 2, before any search."""
+    code = main(["check", "--design", "flink-baseline", "--job", "end-of-stream-partition", "--suspend-on-failure"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "suspend_on_failure" in err[0] and "BLOCKING" in err[0], err
