@@ -31,8 +31,9 @@ Where the model abstracts from Flink, the recording is normalized first, each ru
   and, in validation's scopes (``Scope.suspend_on_failure``), aborts the pending checkpoints
   in the same step, unrecorded, without notices to the cancelled subtasks (a checkpoint that
   expires past the tolerable number fails the job over too); Flink cancels the other subtasks
-  after the JobManager processed the failure, which first aborts the pending checkpoints (``CheckpointCoordinator.stopCheckpointScheduler``,
-  CHECKPOINT_COORDINATOR_SUSPEND): the abort notices a subtask receives between its region's
+  after the JobManager processed the failure, which first aborts the pending checkpoints
+  (``CheckpointCoordinator.stopCheckpointScheduler``, CHECKPOINT_COORDINATOR_SUSPEND): the
+  abort notices a subtask receives between its region's
   failure and its restart are dropped.  Its other events there are kept: the model must place
   them before the failure's step;
 - aborts are not matched, only commits (what the outside sees): Flink's

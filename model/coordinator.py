@@ -364,7 +364,6 @@ class CheckpointCoordinator(TriggerMixin, Component):
         if tx.coord.pending:
             tx.coord = tx.coord._replace(pending=())
 
-
     def suspend(self, tx: Tx) -> None:
         """``Scope.suspend_on_failure``: the JobManager processes a task failure.  Flink 2.3's
         ``ExecutionTrackingCheckpointCoordinatorDeActivator.onStateUpdate`` sees an execution

@@ -1,7 +1,8 @@
 """The catalog's entries for Flink's aligned checkpoints as they are (``flink-baseline``): a 2PC
 sink committing at pre-commit, a source position not restored, a cleaner deleting the
 checkpoint a restore needs, no alignment block, no checkpoint after tasks finish (before
-FLIP-147), no operator-event gateway between a split enumerator and its readers."""
+FLIP-147), no operator-event gateway between a split enumerator and its readers, a checkpoint
+scheduler that waits for finished tasks."""
 
 from __future__ import annotations
 

@@ -8,26 +8,22 @@ from __future__ import annotations
 from ckptcheck.checks.api import check
 from ckptcheck.checks.cli import main
 from ckptcheck.checks.results import HIT, NOT_APPLICABLE
-from ckptcheck.model.actions import Ack, Deliver, EmitRecord, FailTask, Restore, TriggerCheckpoint
+from ckptcheck.model.actions import Deliver, EmitRecord, FailTask, Restore, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.world import NOTIFY_ABORT, RECOVERED_INPUT
-from ckptcheck.specs.designs import UNALIGNED
-from ckptcheck.specs.catalog import all_designs, entry
+from ckptcheck.specs.designs import BASELINE, UNALIGNED
+from ckptcheck.specs.catalog import entry
 from ckptcheck.specs.scopes import scope
 
 from conftest import SEARCH_WORKERS
 from test_protocol import Run
 
-REGIONAL_FAILOVER = all_designs()["flink-baseline"].with_(failover_strategy="region")
-
-
 def _failed_with_checkpoint_pending(suspend: bool) -> Run:
     """forward-2x2 (two pipelined regions), checkpoint 1 triggered and snapshotted by every
     subtask, its acknowledgements still on their way, then source[0] fails: its region is
     cancelled, the other region runs on."""
-    m = FlinkModel(REGIONAL_FAILOVER, scope("forward-2x2", records_per_split=1, max_checkpoints=1, max_failures=1,
-                                            max_declines=0, max_timeouts=0, max_lost_notifications=0,
-                                            suspend_on_failure=suspend))
+    m = FlinkModel(BASELINE, scope("forward-2x2", records_per_split=1, max_checkpoints=1, max_failures=1,  # region failover
+                                   max_declines=0, max_timeouts=0, max_lost_notifications=0, suspend_on_failure=suspend))
     r = Run(m)
     r.do(TriggerCheckpoint(1)).drain("source[0]->sink[0]").drain("source[1]->sink[1]")
     assert len(r.w.acks) == 4
