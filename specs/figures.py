@@ -89,6 +89,9 @@ FIGURES: tuple[Figure, ...] = (
     Figure("incremental-jobmanager-view", "flink-incremental", S.jobmanager_view_scope, False, 101_294, 435_404, 48, CLAIMS,
            "about 7 s with 2 workers", "`flink-incremental` third default scope (the baseline's third)",
            unreached=("a-task-declines", "a-sink-commits")),
+    Figure("flip147-jobmanager-view", "flip147", S.jobmanager_view_scope, False, 236_644, 1_404_377, 47, CLAIMS,
+           "about 20 s with 2 workers", "`flip147` third default scope (the baseline's third, with two concurrent "
+           "checkpoints)", unreached=("a-task-declines", "a-sink-commits")),
     Figure("incremental-default", "flink-incremental", S.default_scope, False, 446_262, 2_449_575, 58, CLAIMS,
            "about 45 s with 2 workers", "`flink-incremental` default (the baseline's first default scope, keyed-2x2, with "
            "incremental checkpoints)"),
@@ -183,6 +186,9 @@ FIGURES: tuple[Figure, ...] = (
     Figure("unaligned-recovery", "flink-unaligned", S.recovery_scope, False, 3_773, 9_131, 32, CLAIMS,
            "under a second", "`flink-unaligned` fourth default scope (keyed-1x1, one buffer in the sink's input channel, "
            "1 record, 1 checkpoint, 1 failure; the scheduler suspended at a failure and while a restored subtask initializes)",
+           unreached=("a-task-declines", "output-channel-state-recorded")),
+    Figure("pointwise-recovery", "flink-unaligned-pointwise", S.recovery_scope, False, 3_773, 9_131, 32, CLAIMS,
+           "under a second", "`flink-unaligned-pointwise` fifth default scope (the unaligned presets' recovery scope)",
            unreached=("a-task-declines", "output-channel-state-recorded")),
     Figure("unaligned-timeout-recovery", "flink-unaligned-timeout", S.recovery_scope, False, 5_934, 15_231, 32, CLAIMS,
            "about 1 s", "`flink-unaligned-timeout` fifth default scope (the same)",

@@ -381,13 +381,15 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
     restored as POINTWISE), each a mechanism the first scope's single source never reaches.
     The scope options of Flink's runtime (``rpcs_overtake``, ``late_finish_reports``,
     ``rescaled_tasks_decline``, ``suspend_on_failure``) are on in scopes of their own, small
-    enough to search them whole: the baseline's ``jobmanager_view_scope``, the unaligned
-    presets' ``recovery_scope`` and ``rescaled_recovery_scope``; the larger scopes keep them
+    enough to search them whole: the baseline's and ``flip147``'s ``jobmanager_view_scope``,
+    the unaligned presets' ``recovery_scope`` and ``rescaled_recovery_scope``, the pointwise
+    preset's ``recovery_scope``; the larger scopes keep them
     off (each moves their figures, and ``suspend_on_failure`` off is a superset of Flink 2.3's
     runs)."""
     first = default_scope_for(design)
     if first == pointwise_scope():
-        return (first, pointwise_fan_in_scope(), pointwise_keyed_order_scope(), pointwise_pattern_change_scope())
+        return (first, pointwise_fan_in_scope(), pointwise_keyed_order_scope(), pointwise_pattern_change_scope(),
+                recovery_scope())
     if first == default_scope():
         return (first, enumerator_default_scope(), jobmanager_view_scope())
     if first == unaligned_scope():
@@ -395,7 +397,7 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
         return (first, unaligned_rescale_scope(), spanning_records_scope()) + timeout \
             + (recovery_scope(), rescaled_recovery_scope())
     if first == flip147_concurrent_scope():
-        return (first, flip147_union_scope())
+        return (first, flip147_union_scope(), jobmanager_view_scope())
     union = (regional_union_scope(),) if design.regional_checkpoints and design.checkpoints_after_tasks_finish else ()
     if design.regional_checkpoints and design.regional_completion != "atomic":
         union += (regional_coordinator_scope(),)

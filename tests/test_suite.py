@@ -60,7 +60,7 @@ def test_designs_with_more_than_one_default_scope():
     fourth = default_scopes_for(UNALIGNED_TIMEOUT)[3]
     assert fourth == announcement_scope() and fourth.input_buffers
     assert not any(s.input_buffers for s in default_scopes_for(UNALIGNED)[:3])
-    assert default_scopes_for(FLIP147) == (flip147_concurrent_scope(), flip147_union_scope())
+    assert default_scopes_for(FLIP147) == (flip147_concurrent_scope(), flip147_union_scope(), jobmanager_view_scope())
     assert default_scopes_for(BASELINE) == (default_scope_for(BASELINE), enumerator_default_scope(), jobmanager_view_scope())
     view = jobmanager_view_scope()
     assert view.staggered_triggers and view.rpcs_overtake and view.late_finish_reports and view.suspend_on_failure
