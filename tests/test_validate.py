@@ -27,6 +27,20 @@ P1 = RUNS / "aligned-failure-p1.jsonl"
 P2 = RUNS / "unaligned-backpressure-p2.jsonl"
 
 
+
+def _without_and_with(design, sc, option: str, witness: str) -> tuple[int, int]:
+    """States of ``sc`` searched whole without and with the runtime ``option``: with it, its
+    ``witness`` is hit and every property still holds."""
+    from ckptcheck.checks.explore import explore
+    from ckptcheck.specs.spec import Spec
+
+    off = explore(Spec(design, sc), workers=1)
+    on = explore(Spec(design, sc.with_(**{option: True})), workers=1)
+    assert off.complete and on.complete
+    assert witness in on.discoveries
+    assert not [d for d in on.discoveries.values() if d.kind != "sometimes"]
+    return off.states, on.states
+
 def _lines(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
 
@@ -179,17 +193,10 @@ def test_a_trigger_may_overtake_a_notice_where_the_scope_says_so():
     """``Scope.rpcs_overtake`` (what validate's scopes use): a trigger RPC and an earlier
     completion or abort notice to one task arrive in either order, as a real run showed; the
     FIFO inbox of the other scopes never lets them cross.  The baseline still holds."""
-    from ckptcheck.checks.explore import explore
     from ckptcheck.specs.scopes import enumerator_default_scope
-    from ckptcheck.specs.spec import Spec
 
     small = enumerator_default_scope().with_(max_failures=0, max_declines=0)
-    fifo = explore(Spec(BASELINE, small), workers=1)
-    crossed = explore(Spec(BASELINE, small.with_(rpcs_overtake=True)), workers=1)
-    assert fifo.complete and crossed.complete
-    assert (fifo.states, crossed.states) == (3968, 6140)
-    assert "a-trigger-and-a-notice-cross" in crossed.discoveries
-    assert not [d for d in crossed.discoveries.values() if d.kind != "sometimes"]
+    assert _without_and_with(BASELINE, small, "rpcs_overtake", "a-trigger-and-a-notice-cross") == (3968, 6140)
 
 
 @pytest.mark.parametrize("option", ["rpcs-overtake", "late-finish-reports"])
@@ -289,18 +296,11 @@ def test_late_finish_reports_let_a_trigger_reach_a_finished_task_and_the_baselin
     task whose finish it has not processed as running, so a trigger RPC can reach the finished
     task and the checkpoint aborts uncounted.  Every property still holds; the figures are
     golden counts (a change to the rule moves them)."""
-    from ckptcheck.checks.explore import explore
     from ckptcheck.specs.scopes import scope
-    from ckptcheck.specs.spec import Spec
 
     sc = scope("keyed-2x1", records_per_split=0, max_checkpoints=2, max_failures=0, max_declines=0,
                max_lost_notifications=0, staggered_triggers=True)
-    seen = explore(Spec(BASELINE, sc), workers=1)
-    late = explore(Spec(BASELINE, sc.with_(late_finish_reports=True)), workers=1)
-    assert seen.complete and late.complete
-    assert (seen.states, late.states) == (4164, 9349)
-    assert "a-trigger-reaches-a-finished-task" in late.discoveries
-    assert not [d for d in late.discoveries.values() if d.kind != "sometimes"]
+    assert _without_and_with(BASELINE, sc, "late_finish_reports", "a-trigger-reaches-a-finished-task") == (4164, 9349)
 
 
 def test_an_abort_keeps_the_gateways_it_reopened():
@@ -351,16 +351,10 @@ def test_rescaled_tasks_decline_in_a_small_rescale_scope_and_flink_unaligned_sti
     parallelism 2: a rescaled subtask declines a barrier that reaches it before its recovery
     ended, and every property still holds (16 s with one worker, measured once).  Golden counts:
     a change to the rule moves them."""
-    from ckptcheck.checks.explore import explore
     from ckptcheck.specs.scopes import scope
-    from ckptcheck.specs.spec import Spec
 
     unaligned = all_designs()["flink-unaligned"]
     sc = scope("keyed-1x1", records_per_split=1, max_checkpoints=2, max_failures=0, max_declines=0,
                max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1, staggered_triggers=True)
-    taken = explore(Spec(unaligned, sc), workers=1)
-    declined = explore(Spec(unaligned, sc.with_(rescaled_tasks_decline=True)), workers=1)
-    assert taken.complete and declined.complete
-    assert (taken.states, declined.states) == (80578, 151797)
-    assert "a-rescaled-task-declines-while-recovering" in declined.discoveries
-    assert not [d for d in declined.discoveries.values() if d.kind != "sometimes"]
+    assert _without_and_with(unaligned, sc, "rescaled_tasks_decline",
+                             "a-rescaled-task-declines-while-recovering") == (80578, 151797)
