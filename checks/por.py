@@ -1,6 +1,9 @@
-"""Partial-order reduction for the exhaustive search: stubborn sets over the model's footprints.
+"""Partial-order reduction: stubborn sets over the model's footprints.  An experiment:
+``benchmarks/por_bound.py`` measures it against the full search (docs/pages/engines.md,
+"Partial-order reduction"); ``check`` does not use it, since it saves almost nothing in the
+default scopes and costs about twice the time per world.
 
-In a world where several actions are enabled, the search may follow a subset of them (the
+In a world where several actions are enabled, a search may follow a subset of them (the
 *ample* set) when three conditions hold, as in SPIN and LTSmin:
 
 - persistence: no action outside the set, now or after any sequence of actions outside it, can
@@ -8,14 +11,15 @@ In a world where several actions are enabled, the search may follow a subset of 
   enabled member adds every action its footprint meets; a disabled one, every action that
   writes what decides whether it is enabled);
 - visibility: when the set is not everything, none of its actions writes what an ``always``
-  property reads (``PROPERTY_READS``; a property not listed there reads everything);
-- the cycle proviso: when one of the set's successors was already found at this depth or less,
-  the world is expanded in full (Bošnački and Holzmann's condition for breadth-first search).
+  property reads (``_reads``; a property not listed there reads everything);
+- the cycle proviso, which the search applies: when one of the set's successors was already
+  found at this depth or less, the world is expanded in full (Bošnački and Holzmann's
+  condition for breadth-first search; ``benchmarks/por_bound.search``).
 
 Every invariant violation and every quiescent world (where ``eventually`` properties are judged)
 reachable in the full search is reachable in the reduced one; counterexamples may be longer.
 Witnesses are predicates on transitions, which the theory does not cover: the reduction is
-validated against the full search on them (``tests/test_por.py``).
+compared with the full search on them (``tests/test_por.py``, ``benchmarks/por_bound.py``).
 
 Each successor the reduced search computes is checked against its action's footprint (a
 write outside it raises ``FootprintError``): the table is a claim about the model's code, and
@@ -64,8 +68,6 @@ class Reducer:
                 vis |= reads.get(name, fp.EVERY)
             self._visible[config] = vis
         self._static: dict = {}
-        self.reduced = 0  # worlds expanded in part
-        self.proviso = 0  # worlds expanded in full because of the cycle proviso
 
     def _masks(self, fp: Footprints, a, quiet: bool) -> tuple[int, int]:
         key = (fp.model.config, fp.key(a), quiet)

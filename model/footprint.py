@@ -279,6 +279,7 @@ class Footprints:
         return len(p.acked) + 1 >= bin(p.waiting).count("1")
 
     def _faults_to_come(self, w: World) -> bool:
+        """May a fault, a rescale or a stop still come after ``w`` (each touches everything)?"""
         scope, used = self.model.scope, w.used
         return (used.failures < scope.max_failures or used.declines < scope.max_declines or used.timeouts < scope.max_timeouts
                 or used.rescales < scope.max_rescales or used.lost < scope.max_lost_notifications or bool(scope.stop_with_savepoint))
