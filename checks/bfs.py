@@ -139,6 +139,14 @@ class Bounds:
     progress: Callable | None = None
     progress_every: float = 2.0
 
+    def violation(self, name: str, kind: str, steps: int) -> None:
+        """Tell the progress reporter, if it listens (a ``violation`` method), that ``name``
+        (an ``always`` or ``eventually`` property) was first found violated, ``steps`` steps
+        from an initial state, so that a long search names it at once, before it ends."""
+        tell = getattr(self.progress, "violation", None)
+        if tell is not None and kind != "sometimes":
+            tell(name, kind, steps)
+
 
 def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exact: bool) -> None:
     """The search; fills ``out`` (an ``ExploreOutcome``).  ``discovery(prop, reason, path, kind)``
@@ -226,6 +234,7 @@ def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exa
                     why = check(t)
                     if why is not None:
                         found[prop.name] = (prop, why, tidx, None, "always")
+                        bounds.violation(prop.name, "always", nd)
                         hit = True
                 if hit:
                     always = [x for x in always if x[0].name not in found]
@@ -237,6 +246,7 @@ def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exa
                     why = check(s)
                     if why is not None:
                         found[prop.name] = (prop, why, idx, None, "eventually")
+                        bounds.violation(prop.name, "eventually", d)
                         eventually.remove(item)
             if found and stop_when(found):
                 out.stopped = stop_reason

@@ -215,6 +215,13 @@ class _Progress:
             flush=True,
         )
 
+    @staticmethod
+    def violation(name: str, kind: str, steps: int) -> None:
+        """A violation named the moment the search finds it (its counterexample comes with the
+        result, once the search ends)."""
+        print(f"  ... VIOLATED {name} ({kind}), {steps} steps from the start: the shortest counterexample"
+              " follows with the result", file=sys.stderr, flush=True)
+
 
 def _add_search_options(p: argparse.ArgumentParser) -> None:
     """The engine and its bounds (check and compare)."""

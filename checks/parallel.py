@@ -148,6 +148,8 @@ def parallel_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *
             for name, kind, why, rank, idx, extra, key in rep["found"]:
                 length = 0 if level is None else level if kind == "eventually" else level + 1
                 k = (length, *key)
+                if name not in found:
+                    bounds.violation(name, kind, length)
                 if name not in found or k < found[name][0]:
                     found[name] = (k, rank, idx, extra, kind, why)
 

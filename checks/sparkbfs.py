@@ -198,6 +198,8 @@ def spark_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, m
         for name, kind, why, path, extra, fp in records:
             steps = len(path) // 2 - 1 + (extra is not None)
             key = (steps, path, -1 if extra is None else extra)
+            if name not in found:
+                bounds.violation(name, kind, steps)
             if name not in found or key < found[name][0]:
                 found[name] = (key, path, extra, kind, why, fp)
 

@@ -36,9 +36,14 @@ def test_check_baseline_holds_and_writes_result(tmp_path, capsys):
 
 def test_check_flaw_exits_1_and_trace_replays(tmp_path, capsys):
     # the violation is 11 steps deep: the rest of the space says nothing more here
-    code, out, _ = run(["check", "--design", "no-alignment-block", "--out", str(tmp_path), "--max-depth", "12", *TINY], capsys)
+    code, out, err = run(["check", "--design", "no-alignment-block", "--out", str(tmp_path), "--max-depth", "12", *TINY], capsys)
     assert code == 1
     assert "checkpoints-consistent" in out and "VIOLATED" in out
+    # the progress line names the violation when the search finds it, in each engine
+    assert "... VIOLATED checkpoints-consistent (always), 11 steps from the start" in err
+    code, _, err = run(["check", "--design", "no-alignment-block", "--out", str(tmp_path / "one"), "--max-depth", "12",
+                        "--workers", "1", *TINY], capsys)
+    assert code == 1 and "... VIOLATED checkpoints-consistent (always), 11 steps from the start" in err
     trace = one(tmp_path, "no-alignment-block.explore-*--checkpoints-consistent.trace.json")
     code, out, _ = run(["replay", str(trace)], capsys)
     assert code == 1
