@@ -113,38 +113,36 @@ class Reducer:
             members = {k}
             frontier = own
             pending = [] if fp.single(a) else [k]  # keys whose disabled actions need an enabling set
+
+            def admit(k2) -> None:
+                """Add key ``k2`` to the set: an enabled one brings its footprint, and (unless
+                it is its key's only action) its later actions need an enabling set too."""
+                nonlocal frontier
+                members.add(k2)
+                if k2 in enabled_keys:
+                    for j in enabled_keys[k2]:
+                        frontier |= fp.touch(acts[j], s, quiet)
+                    if fp.single(acts[enabled_keys[k2][0]]):
+                        return
+                pending.append(k2)
+
             grown = True
             while grown:
                 grown = False
-                for k3 in pending:
+                for k3 in pending:  # keys appended meanwhile are taken in the same pass
                     nes = fp.nes(universe_rep[k3], s, members) if k3 in universe_rep else None
                     if nes is None:
                         frontier |= universe[k3][1]
-                    else:
-                        for k4 in nes:
-                            if k4 in universe and k4 not in members:
-                                members.add(k4)
-                                grown = True
-                                if k4 in enabled_keys:
-                                    for j in enabled_keys[k4]:
-                                        frontier |= fp.touch(acts[j], s, quiet)
-                                    if not fp.single(acts[enabled_keys[k4][0]]):
-                                        pending.append(k4)
-                                else:
-                                    pending.append(k4)
-                pending = []
-                for k2, (touch, full) in universe.items():
-                    if k2 in members or not touch & frontier:
                         continue
-                    members.add(k2)
-                    grown = True
-                    if k2 in enabled_keys:
-                        for j in enabled_keys[k2]:
-                            frontier |= fp.touch(acts[j], s, quiet)
-                        if not fp.single(acts[enabled_keys[k2][0]]):
-                            pending.append(k2)
-                    else:
-                        pending.append(k2)
+                    for k4 in nes:
+                        if k4 in universe and k4 not in members:
+                            admit(k4)
+                            grown = True
+                pending.clear()
+                for k2, (touch, _) in universe.items():
+                    if k2 not in members and touch & frontier:
+                        admit(k2)
+                        grown = True
             chosen = [j for k2 in members if k2 in enabled_keys for j in enabled_keys[k2]]
             if len(chosen) == len(acts):
                 continue

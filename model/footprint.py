@@ -60,22 +60,20 @@ class Footprints:
         n, m = topo.n_tasks, len(topo.channels)
         self.n, self.m = n, m
         base = 0
-        self.st = [1 << (base + t) for t in range(n)]
-        base += n
-        self.in_head = [1 << (base + t) for t in range(n)]
-        base += n
-        self.in_tail = [1 << (base + t) for t in range(n)]
-        base += n
-        self.head = [1 << (base + c) for c in range(m)]
-        base += m
-        self.tail = [1 << (base + c) for c in range(m)]
-        base += m
-        self.ack = [1 << (base + t) for t in range(n)]
-        base += n
-        self.txn = [1 << (base + t) for t in range(n)]
-        base += n
-        self.status = [1 << (base + t) for t in range(n)]  # what the checkpoint plan reads: status, ended, finish reports
-        base += n
+
+        def bits(k: int) -> list[int]:
+            nonlocal base
+            base += k
+            return [1 << (base - k + i) for i in range(k)]
+
+        self.st = bits(n)
+        self.in_head = bits(n)
+        self.in_tail = bits(n)
+        self.head = bits(m)
+        self.tail = bits(m)
+        self.ack = bits(n)
+        self.txn = bits(n)
+        self.status = bits(n)  # what the checkpoint plan reads: status, ended, finish reports
         self.COORD = 1 << base
         self.BUDGET = 1 << (base + 1)
         self.FAILED = 1 << (base + 2)  # "some subtask is FAILED": what a Restore waits for
