@@ -199,8 +199,13 @@ class _Progress:
     """A progress line as TLC prints it: states, rate, queue, depth, memory.  Every 2 s for the
     first 20 s, then every 15 s, so that a long run's log stays short."""
 
-    def __init__(self) -> None:
+    def __init__(self, design: str = "") -> None:
         self.last = (0.0, 0)
+        self.design = design  # named on a violation's line where several designs are searched in turn
+
+    def named(self, design: str) -> "_Progress":
+        """The same progress line for the search of ``design`` (``compare`` searches several)."""
+        return _Progress(design)
 
     def __call__(self, outcome, queue: int) -> None:
         t0, n0 = self.last
@@ -215,11 +220,11 @@ class _Progress:
             flush=True,
         )
 
-    @staticmethod
-    def violation(name: str, kind: str, steps: int) -> None:
+    def violation(self, name: str, kind: str, steps: int) -> None:
         """A violation named the moment the search finds it (its counterexample comes with the
         result, once the search ends)."""
-        print(f"  ... VIOLATED {name} ({kind}), {steps} steps from the start: the shortest counterexample"
+        where = f" in {self.design}" if self.design else ""
+        print(f"  ... VIOLATED {name} ({kind}){where}, {steps} steps from the start: the shortest counterexample"
               " follows with the result", file=sys.stderr, flush=True)
 
 

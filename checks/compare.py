@@ -101,7 +101,8 @@ def compare(
         spec = Spec(d, scope, symmetry=check_options.get("symmetry", False))
         if deadline is not None:
             check_options = {**check_options, "max_seconds": max(round(deadline - time.monotonic(), 1), 0.5)}
-        r = check(d, scope, **check_options)
+        named = getattr(check_options.get("progress"), "named", None)  # a progress line that names each design
+        r = check(d, scope, **({**check_options, "progress": named(d.name)} if named else check_options))
         if trace_dir is not None:
             save_traces(r, spec, trace_dir)
         results.append((r, spec))

@@ -121,8 +121,11 @@ def test_compare_shows_the_broken_property_with_its_counterexample(tmp_path, cap
     code = main(["compare", "flink-baseline", "cleaner-deletes-restore-checkpoint", "--job", "forward-2x2",
                  "--checkpoints", "1", "--failures", "0", "--declines", "0", "--lost-notifications", "0",
                  "--out", str(tmp_path / "t"), "--report", str(tmp_path / "rep")])
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert code == 1
+    # the progress line names the design whose search found the violation
+    assert "... VIOLATED checkpoints-restorable (always) in cleaner-deletes-restore-checkpoint, 12 steps" in err
+    assert "in flink-baseline," not in err
     rows = {line.split()[1]: line.split()[2:] for line in out.splitlines() if line.startswith("  always") or line.startswith("  eventually")}
     assert rows["checkpoints-restorable"] == ["holds", "VIOLATED", "(12)"]
     for prop in ("exactly-once-output", "checkpoints-consistent", "committed-output-covered", "bounded-job-completes"):
