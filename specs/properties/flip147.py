@@ -204,10 +204,14 @@ def w_partly_finished_checkpoint(m, prev: World, a, nxt: World) -> str | None:
 
 
 def w_finished_on_restore(m, prev: World, a, nxt: World) -> str | None:
-    """A fully finished vertex is deployed FINISHED_ON_RESTORE at a restore."""
+    """A fully finished vertex is deployed FINISHED_ON_RESTORE at a restore.  A subtask counts
+    when the restore deployed it (it was FAILED) or it was not FINISHED_ON_RESTORE before: a
+    failed subtask keeps its stale flag from an earlier restore until it is deployed again."""
     if type(a) is not Restore:
         return None
-    t = next((t for t, ts in enumerate(nxt.tasks) if ts.finished_on_restore and not prev.tasks[t].finished_on_restore), None)
+    t = next((t for t, ts in enumerate(nxt.tasks)
+              if ts.finished_on_restore and ts.status != FAILED
+              and (prev.tasks[t].status == FAILED or not prev.tasks[t].finished_on_restore)), None)
     return None if t is None else f"{m.topo.names[t]} restored FINISHED_ON_RESTORE from checkpoint {a.checkpoint}"
 
 
