@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ckptcheck.model.actions import Restore
 from ckptcheck.model.protocol import FlinkModel
-from ckptcheck.model.world import COMMITTED, FINISHED, OPEN, Completed, Snapshot, Txn
+from ckptcheck.model.world import COMMITTED, FAILED, FINISHED, OPEN, RUNNING, Completed, Snapshot, Txn
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.properties import (
     consistent_cut,
@@ -12,6 +13,7 @@ from ckptcheck.specs.properties import (
     restorable,
     terminates_with_all_output,
 )
+from ckptcheck.specs.properties.flip147 import w_finished_on_restore
 from ckptcheck.specs.scopes import scope
 
 
@@ -86,3 +88,20 @@ def test_termination_property_names_the_stuck_task_and_missing_record():
     assert terminates_with_all_output(model, w) == "the job finished but record (split 1, offset 0) was never committed"
     w = w._replace(txns=(Txn(3, 0, COMMITTED, ((0, 0),)), Txn(2, 0, COMMITTED, ((1, 0),))))
     assert terminates_with_all_output(model, w) is None
+
+
+def test_vertex_restored_finished_counts_a_second_deployment():
+    """``a-vertex-restored-finished``: a subtask a restore deploys FINISHED_ON_RESTORE counts
+    also when its failed predecessor still carried the flag of an earlier restore (a failed
+    subtask's fields are stale until it is deployed again); a subtask the restore left failed
+    does not."""
+    model = m()
+    w = model.initial()
+    flagged = w.tasks[0]._replace(finished_on_restore=True)
+    restored = w._replace(tasks=(flagged,) + w.tasks[1:])
+    again = w._replace(tasks=(flagged._replace(status=FAILED),) + w.tasks[1:])
+    assert w_finished_on_restore(model, w, Restore(1), restored) == "source[0] restored FINISHED_ON_RESTORE from checkpoint 1"
+    assert w_finished_on_restore(model, again, Restore(1), restored) == "source[0] restored FINISHED_ON_RESTORE from checkpoint 1"
+    assert w_finished_on_restore(model, restored, Restore(1), restored) is None, "not deployed by this restore"
+    assert w_finished_on_restore(model, again, Restore(1), again) is None, "still failed: not deployed"
+    assert flagged.status == RUNNING
