@@ -62,13 +62,17 @@ def build(where: Path) -> None:
         shutil.copytree(ROOT / d, pkg / d, ignore=shutil.ignore_patterns("__pycache__"))
     (where / "setup_compiled.py").write_text(SETUP)
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "setup_compiled.py", "build_ext", "-j", "2"], cwd=where, check=True,
-                   stdout=subprocess.DEVNULL)
+    done = subprocess.run([sys.executable, "setup_compiled.py", "build_ext", "-j", "2"], cwd=where,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        sys.exit(f"benchmarks/compiled.py: the Cython build in {where} failed (a C compiler and Python's headers are"
+                 f" needed): {last}")
     # ckptcheck is a namespace (no __init__.py), so setuptools names the extensions model.* and
     # writes them under build/lib*/model: put each next to its source
-    for so in (where / "build").glob("lib*/**/*.so"):
-        rel = so.relative_to(next((where / "build").glob("lib*")))
-        shutil.copy2(so, pkg / rel)
+    (lib,) = (where / "build").glob("lib*")
+    for so in lib.glob("**/*.so"):
+        shutil.copy2(so, pkg / so.relative_to(lib))
     print(f"compiled {len(list(pkg.glob('**/*.so')))} modules in {time.perf_counter() - t0:.0f} s", flush=True)
 
 
@@ -84,7 +88,7 @@ def search(scope: str, pythonpath: str | None) -> dict:
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("scope", nargs="?", default="baseline-no-faults", choices=("baseline", "baseline-no-faults"))
-    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--rounds", type=int, default=2, choices=range(1, 11), metavar="1..10")
     p.add_argument("--build", default=None, help="a folder holding an earlier build (default: build into a temporary one)")
     args = p.parse_args()
     try:
@@ -95,6 +99,8 @@ def main() -> None:
     tmp = None
     if args.build:
         where = Path(args.build)
+        if not any((where / "ckptcheck" / "model").glob("*.so")):
+            p.error(f"--build {where}: expected a folder an earlier run built (ckptcheck/model/*.so inside it)")
     else:
         tmp = tempfile.TemporaryDirectory()
         where = Path(tmp.name)
