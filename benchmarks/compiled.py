@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # One search in a fresh process; prints one JSON line.
 RUN = """
 import json, sys, time
-from ckptcheck.checks.explore import explore
+from ckptcheck.checks.engine.explore import explore
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.scopes import default_scope
 from ckptcheck.specs.spec import Spec

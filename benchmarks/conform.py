@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from ckptcheck.checks import conform, flinkjvm
+from ckptcheck.checks.conform import runner as conform
+
+from ckptcheck.checks import flinkjvm
 
 
 def main() -> None:

@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from twophase import hand_written_bfs  # noqa: E402
 
-from ckptcheck.checks.explore import explore  # noqa: E402
+from ckptcheck.checks.engine.explore import explore  # noqa: E402
 from ckptcheck.specs.designs import BASELINE, FLIP600  # noqa: E402
 from ckptcheck.specs.scopes import default_scope, regional_default_scope, regional_scope  # noqa: E402
 from ckptcheck.specs.spec import Spec  # noqa: E402

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ckptcheck.checks.api import check
+from ckptcheck.checks.run.api import check
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.scopes import default_scope
 

@@ -1,5 +1,5 @@
 """How far partial-order reduction can go on a scope: the full search, the sound stubborn-set
-reduction over the model's footprint table (``checks.por``, ``model.footprint``), and an
+reduction over the model's footprint table (``checks.engine.por``, ``model.footprint``), and an
 optimistic estimate, in one run.
 
     python benchmarks/por_bound.py [baseline|baseline-no-faults|flip600-small|keyed-2x2-unbounded]
@@ -19,7 +19,7 @@ import collections
 import sys
 import time
 
-from ckptcheck.checks.por import Reducer
+from ckptcheck.checks.engine.por import Reducer
 from ckptcheck.specs.designs import BASELINE, FLIP600
 from ckptcheck.specs.scopes import default_scope, regional_scope, scope
 from ckptcheck.specs.spec import Spec

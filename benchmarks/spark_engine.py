@@ -14,8 +14,8 @@ import argparse
 import statistics
 import time
 
-from ckptcheck.checks.explore import explore
-from ckptcheck.checks.spark import spark_session
+from ckptcheck.checks.engine.explore import explore, spark_explore
+from ckptcheck.checks.run.spark import spark_session
 from ckptcheck.specs.designs import BASELINE, FLIP600
 from ckptcheck.specs.scopes import default_scope, regional_scope
 from ckptcheck.specs.spec import Spec
@@ -52,7 +52,7 @@ def main() -> None:
 
     t0 = time.perf_counter()
     last[0] = t0
-    sp = explore(spec, spark=True, master=args.master, partitions=args.partitions, progress=progress, progress_every=0)
+    sp = spark_explore(spec, master=args.master, partitions=args.partitions, progress=progress, progress_every=0)
     t_spark = time.perf_counter() - t0
     for o in (two, sp):
         assert (o.states, o.transitions, o.depth) == (one.states, one.transitions, one.depth), (o.states, one.states)

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from ckptcheck.checks import spark
-from ckptcheck.checks.trace import trace_document
+from ckptcheck.checks.run import spark
+from ckptcheck.checks.run.trace import trace_document
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.scopes import default_scope
 from ckptcheck.specs.spec import Spec

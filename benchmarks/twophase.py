@@ -10,7 +10,7 @@ import sys
 import time
 from collections import deque
 
-from ckptcheck.checks.explore import explore
+from ckptcheck.checks.engine.explore import explore
 from ckptcheck.specs.twophase import (
     ABORTED,
     COMMITTED,

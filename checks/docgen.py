@@ -55,7 +55,7 @@ def default_scopes() -> str:
     rows = ["| preset | default scope | figures measured (an exhaustive search) |", "| --- | --- | --- |"]
     for name, d in PRESETS.items():
         for k, sc in enumerate(default_scopes_for(d), 1):
-            from .findings import symmetric
+            from ckptcheck.checks.run.findings import symmetric
 
             fig = known_figures(d, sc, symmetric(d, sc)) or known_figures(d, sc, False) or "not measured"
             fig = fig.split(": ", 1)[1] if ": " in fig and fig.startswith(name) else fig
@@ -73,7 +73,7 @@ def properties() -> str:
 
 
 def conform() -> str:
-    from .conform_families import FAMILIES
+    from ckptcheck.checks.conform.families import FAMILIES
 
     rows = ["| family | what | Flink class and method | model function |", "| --- | --- | --- | --- |"]
     for f in FAMILIES:

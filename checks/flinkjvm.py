@@ -3,7 +3,7 @@
 ``ckptcheck conform`` calls the Flink classes the model mirrors.  They come from a Flink
 distribution jar (``flink-dist-*.jar``): by default the one the ``apache-flink`` package ships
 (``pyflink/lib``), else ``$FLINK_HOME/lib``, or any build named with ``--flink-dist``.  The Java
-side (``checks/java/*.java``, one class per family of cases) is compiled at first use against
+side (``checks/conform/java/*.java``, one class per family of cases) is compiled at first use against
 that jar into a cache folder keyed by the jar and the sources, one family at a time if the
 whole set does not compile, so that a build whose classes lack a method one family needs
 leaves the others running.  One JVM is started per run and always ended and reaped (also on
@@ -24,7 +24,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-JAVA_DIR = Path(__file__).with_name("java")
+JAVA_DIR = Path(__file__).parent / "conform" / "java"
 PACKAGE = "ckptcheck.conform"
 
 

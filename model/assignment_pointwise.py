@@ -24,7 +24,7 @@ class PointwiseStateAssignment(StateAssignmentOperation):
     FLINK-21378) changes it: the channel state of an edge that is POINTWISE before or after the
     restore is redistributed by the edge's topology instead of failing
     (reference-flink-uc C.2-C.4; the rules are ``model.pointwise``'s, proved in
-    ``checks.proofs``).  An edge ALL_TO_ALL on both sides keeps Flink's mappers.
+    ``checks.proofs.theorems``).  An edge ALL_TO_ALL on both sides keeps Flink's mappers.
 
     - The old pattern is the one ``EdgeDistributionPatternHook`` recorded in the checkpoint:
       the pattern of the job the checkpoint was taken by (``model_of``), not stored as a field

@@ -1,5 +1,5 @@
 """What each action of the model may read or write, as a set of the world's locations: the
-independence relation that partial-order reduction (``checks.por``) is built on.
+independence relation that partial-order reduction (``checks.engine.por``) is built on.
 
 A location is one bit of an int: a subtask's state (``TaskState`` without its inbox and without
 what the checkpoint plan reads: its status and end of input, ``status``), the head and the tail
@@ -31,7 +31,7 @@ savepoint, RPCs overtaking each other, pattern changes), every action touches ev
 (``EVERY``): no reduction there, rather than a wrong one.  Faults, restores, rescales and the
 coordinators' fallback touch everything: a failover resets its region's tasks and channels.
 
-Abstraction: the table is stated per kind, not traced from the code; ``checks.por`` checks
+Abstraction: the table is stated per kind, not traced from the code; ``checks.engine.por`` checks
 that each successor a reduced search computes changed nothing outside its action's footprint
 (a write the table does not list stops the search with an error naming the action), and the
 reduction is compared with the full search (the same verdicts and witnesses,

@@ -28,7 +28,7 @@ The property is the one a restore needs: every partition appears in the checkpoi
 the offset its owner had at the (possibly older) snapshot it comes from, once; a partition that
 is missing is lost, one that appears twice with different offsets is rewound or skipped
 depending on which entry the restore keeps.  ``actions``/``step`` are the transition relation;
-``specs.rescaling`` puts it behind the engine surface, and ``checks.rescale.search`` runs the
+``specs.rescaling`` puts it behind the engine surface, and ``checks.run.rescale.search`` runs the
 project's explorer on it.
 """
 

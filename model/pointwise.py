@@ -118,7 +118,7 @@ def restored_output_buffers(old_pattern: str, new_pattern: str, old_up: int, old
                             new_consumer=new_consumer_of, routed: bool = False) -> dict[tuple[int, int], list[tuple[int, int]]]:
     """Every old output buffer ``(old upstream, old downstream)`` of an edge that had
     ``old_pattern`` -> the ``(new upstream, new downstream)`` pairs that restore it (exactly
-    one pair each, by the theorems of ``checks.proofs``).  ``recorded`` False: the checkpoint
+    one pair each, by the theorems of ``checks.proofs.theorems``).  ``recorded`` False: the checkpoint
     was taken without the pattern hook, and the restore reads the pattern ``resolve(None)``.
     ``resolve``, ``writes`` and ``new_consumer`` are the PR's rules; the tests pass wrong ones
     (mutants), a design variant its own (``PointwiseStateAssignment``).  An unchanged edge

@@ -1,5 +1,5 @@
 """Rescaling from mixed checkpoints (``model.mixed``) behind the engine surface, so the
-project's explorer checks it like any other model (``checks.rescale.search``)."""
+project's explorer checks it like any other model (``checks.run.rescale.search``)."""
 
 from __future__ import annotations
 

@@ -350,7 +350,7 @@ def rescaled_recovery_scope() -> Scope:
 
 
 def default_scopes_for(design) -> tuple[Scope, ...]:
-    """Every scope a design is checked in when the user names none (``checks.suite``): the
+    """Every scope a design is checked in when the user names none (``checks.run.suite``): the
     first is ``default_scope_for``'s; a design whose mechanisms one affordable scope does not
     reach together has more.  Unaligned checkpoints (not on pointwise edges, not FLINK-4120's)
     add ``unaligned_rescale_scope``: a rescale under backpressure with a failure and a decline,

@@ -44,7 +44,7 @@ class Spec:
     def successors(self, s) -> list:
         """``(action, next state)`` for every action enabled in ``s``: ``actions`` and
         ``next_state`` fused (one call less per transition; engines use it only where it is
-        as derived as both, ``checks.bfs.successors_of``)."""
+        as derived as both, ``checks.engine.bfs.successors_of``)."""
         step = self.model.step
         return [(a, step(s, a)) for a in self.model.enabled(s)]
 
@@ -150,3 +150,24 @@ class Spec:
 
     def describe_action(self, a: Action, rescales: int = 0) -> str:
         return a.describe(self.topo_after(rescales))
+
+
+def why_not_symmetric(design: Design, scope: Scope) -> tuple[str, str] | None:
+    """Why symmetry reduction does not apply to ``design`` in ``scope`` (the thing at fault and the reason),
+    or ``None`` where it does.  It needs interchangeable subtasks (forward edges only, equal parallelism, no
+    split enumerator, no task-manager file merging, aligned checkpoints) and the preset components, or
+    replaced ones that declare ``treats_subtasks_alike`` (``Design.unlike_subtasks``): another replaced
+    component may treat subtask indexes differently.  The one test ``check``, ``catalog`` and ``findings``
+    all use."""
+    if design.unlike_subtasks():
+        return (f"design {design.name}", f"replaces components ({', '.join(design.unlike_subtasks())}) that may treat"
+                " subtask indexes differently (their classes do not declare treats_subtasks_alike = True)")
+    if not Spec(design, scope, symmetry=True).permutations:
+        return (f"job {scope.job_name}", f"no interchangeable subtasks for {design.name} (symmetry needs forward edges only,"
+                " equal parallelism, no split enumerator, no task-manager file merging, aligned checkpoints)")
+    return None
+
+
+def symmetric(design: Design, scope: Scope) -> bool:
+    """Does symmetry reduction apply (as ``ckptcheck check`` decides by default)?"""
+    return why_not_symmetric(design, scope) is None

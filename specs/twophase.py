@@ -74,7 +74,7 @@ class TwoPhase:
 
     def successors(self, s) -> list:
         """``[(a, next_state(s, a)) for a in actions(s)]``, in that order, built in one pass:
-        the engine's optional fused surface (``checks.explore``)."""
+        the engine's optional fused surface (``checks.engine.explore``)."""
         rms, tm, tm_prep, msgs, commit, abort = s
         out = []
         if tm == INIT:

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import pytest
 
-from ckptcheck.checks.api import check
+from ckptcheck.checks.run.api import check
 from ckptcheck.specs.catalog import entry
 from ckptcheck.specs.scopes import scope
 

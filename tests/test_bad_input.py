@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ckptcheck.checks.cli import main
+from ckptcheck.checks.cli.main import main
 
 from conftest import one
 
@@ -70,7 +70,7 @@ def test_read_only_output_folder(tmp_path, capsys, monkeypatch):
     ro.mkdir()
     ro.chmod(0o500)
     if os.geteuid() == 0:  # root writes anywhere: make the permission check say what it says to a user
-        import ckptcheck.checks.outputs as outputs
+        import ckptcheck.checks.run.outputs as outputs
 
         monkeypatch.setattr(outputs.os, "access", lambda path, mode: Path(path) != ro)
     refused(["check", "--out", str(ro / "r"), *TINY], capsys, "permission denied")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from ckptcheck.checks import spark
-from ckptcheck.checks.cli import main
+from ckptcheck.checks.run import spark
+from ckptcheck.checks.cli.main import main
 from ckptcheck.specs.errors import InputError
 
 TRACE = Path(__file__).parent / "data" / "flip600-max1--ref-chain-bounded.trace.json"

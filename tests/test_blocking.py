@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from ckptcheck.checks.api import check
+from ckptcheck.checks.run.api import check
 from ckptcheck.model.actions import Deliver, FailTask, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.topology import Exchange
@@ -68,7 +68,7 @@ def test_a_hybrid_edge_is_refused_as_flink_refuses_it_in_a_streaming_job(tmp_pat
     job.write_text('[[vertex]]\nname = "source"\nparallelism = 1\nrole = "source"\n\n'
                    '[[vertex]]\nname = "sink"\nparallelism = 1\nrole = "sink"\n\n'
                    '[[edge]]\nsource = "source"\ntarget = "sink"\nexchange = "HYBRID"\n')
-    r = subprocess.run([sys.executable, "-m", "ckptcheck.checks.cli", "check", "--design", "flink-baseline", "--job", str(job)],
+    r = subprocess.run([sys.executable, "-m", "ckptcheck.checks.cli.main", "check", "--design", "flink-baseline", "--job", str(job)],
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 2, r.stdout + r.stderr
     lines = [x for x in r.stderr.splitlines() if x.strip()]

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ckptcheck.checks.api import check, save_traces
-from ckptcheck.checks.results import HIT, HOLDS, VIOLATED
-from ckptcheck.checks.trace import load_trace_file, replay
+from ckptcheck.checks.run.api import check, save_traces
+from ckptcheck.checks.run.results import HIT, HOLDS, VIOLATED
+from ckptcheck.checks.run.trace import load_trace_file, replay
 from ckptcheck.specs.catalog import CATALOG, UNALIGNED_CATALOG, entry
 from ckptcheck.specs.figures import CATALOG_STEPS
-from ckptcheck.specs.spec import Spec
 
 from conftest import SEARCH_WORKERS, catalog_run
 
@@ -91,7 +90,7 @@ def test_entry_is_caught_and_correct_design_passes(e, tmp_path):
     if len(v.trace) <= SHORTEST_IN_DEFAULT_RUN:
         assert_shortest(e, len(v.trace))
     # the saved trace replays to the same verdict
-    paths = save_traces(bad, Spec(e.design, e.scope), tmp_path)
+    paths = save_traces(bad, tmp_path)
     mine = [p for p in paths if p.name.endswith(f"--{e.violates}.trace.json")]
     assert mine
     outcome = replay(load_trace_file(str(mine[0])), str(mine[0]))
@@ -172,14 +171,15 @@ def test_catalog_report_has_one_row_per_entry_and_junit_passes_when_the_catalog_
     in which expected violations are passes (it used to record them as 17 failures)."""
     import xml.etree.ElementTree as ET
 
-    from ckptcheck.checks.catalogrun import catalog_row
-    from ckptcheck.reports.render import build_report, render_html, render_junit, render_markdown
+    from ckptcheck.checks.run.catalog import catalog_row
+    from ckptcheck.checks.run.report import build_report
+    from ckptcheck.reports.render import render_html, render_junit, render_markdown
 
     rows, reported = [], []
     for e in CATALOG:
         bad = catalog_run(e.name)
         rows.append(catalog_row(e, bad, correct_result(e.correct.name, repr(e.scope)), replay_ok=True, seconds=0.0))
-        reported.append((bad, Spec(e.design, e.scope)))
+        reported.append(bad)
     report = build_report(reported, title="catalog", command="ckptcheck catalog", catalog=rows,
                           catalog_summary=f"{len(rows)}/{len(rows)} catalog entries found")
     assert all(r["found"] for r in rows)
@@ -200,10 +200,10 @@ def test_catalog_report_has_one_row_per_entry_and_junit_passes_when_the_catalog_
 
 
 def test_junit_suite_names_are_unique_when_a_design_repeats():
-    from ckptcheck.reports.render import build_report
+    from ckptcheck.checks.run.report import build_report
 
     cheap = [e for e in CATALOG if e.correct.name == "flink-baseline" and e.name not in DEEP_CORRECT][:3]
-    results = [(correct_result(e.correct.name, repr(e.scope)), Spec(e.correct, e.scope)) for e in cheap]
+    results = [correct_result(e.correct.name, repr(e.scope)) for e in cheap]
     report = build_report(results, title="t", command="c")
     suites = [r["suite"] for r in report.rows]
     assert len(set(suites)) == len(suites) and all(s.startswith("flink-baseline") for s in suites)

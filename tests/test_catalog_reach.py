@@ -1,5 +1,5 @@
 """``ckptcheck catalog --default-scopes``: each entry searched in its base design's default scopes
-(``checks.catalog_reach``), here with the default scopes replaced by small ones so that a scope
+(``checks.run.catalog_reach``), here with the default scopes replaced by small ones so that a scope
 that cannot reach the flaw, one that can, and a property that does not apply are each seen."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from ckptcheck.checks import catalog_reach
-from ckptcheck.checks.catalog_reach import FOUND, MISSED, reach_entry
-from ckptcheck.checks.cli import main
+from ckptcheck.checks.run import catalog_reach
+from ckptcheck.checks.run.catalog_reach import FOUND, MISSED, reach_entry
+from ckptcheck.checks.cli.main import main
 from ckptcheck.specs.catalog import entry
 from ckptcheck.specs.scopes import scope
 
@@ -36,7 +36,7 @@ def test_an_entry_no_default_scope_reaches_is_missed_and_the_command_says_so(mon
     monkeypatch.setattr(catalog_reach, "default_scopes_for", lambda design: (NO_FAULT,))
     row, found = reach_entry(entry("commit-at-pre-commit"))
     assert (row.status, row.scope, found) == (MISSED, 0, None)
-    monkeypatch.setattr("ckptcheck.checks.cmd_catalog.CATALOG", (entry("commit-at-pre-commit"),))
+    monkeypatch.setattr("ckptcheck.checks.cli.catalog.CATALOG", (entry("commit-at-pre-commit"),))
     code = main(["catalog", "--default-scopes", "--out", str(tmp_path / "out")])
     out = capsys.readouterr().out
     assert code == 1, out
@@ -48,7 +48,7 @@ def test_an_entry_no_default_scope_reaches_is_missed_and_the_command_says_so(mon
 
 def test_found_entries_leave_a_trace_and_exit_zero(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(catalog_reach, "default_scopes_for", lambda design: (ONE_FAILURE,))
-    monkeypatch.setattr("ckptcheck.checks.cmd_catalog.CATALOG", (entry("commit-at-pre-commit"),))
+    monkeypatch.setattr("ckptcheck.checks.cli.catalog.CATALOG", (entry("commit-at-pre-commit"),))
     assert main(["catalog", "--default-scopes", "--out", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
     assert "RESULT: 1/1 catalog entries found in their base design's default scopes" in out
@@ -71,7 +71,7 @@ def test_a_property_that_does_not_apply_in_a_scope_is_not_searched_there(monkeyp
 def test_symmetry_reduction_where_check_applies_it():
     """The default scopes are searched as ``ckptcheck check`` searches them: with symmetry
     reduction where subtasks are interchangeable (an exact reduction: the same verdicts)."""
-    from ckptcheck.checks.catalog_reach import symmetric
+    from ckptcheck.specs.spec import symmetric
     from ckptcheck.specs.scopes import regional_default_scope
 
     k1 = entry("K1-regional-final-checkpoint")
@@ -80,7 +80,7 @@ def test_symmetry_reduction_where_check_applies_it():
 
 
 def test_a_variant_whose_component_may_treat_subtasks_apart_is_searched_without_symmetry():
-    from ckptcheck.checks.catalog_reach import symmetric
+    from ckptcheck.specs.spec import symmetric
     from ckptcheck.model.store import CompletedCheckpointStore
     from ckptcheck.specs.designs import FLIP600
     from ckptcheck.specs.scopes import regional_default_scope

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.rescale import search
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.run.rescale import search
 from ckptcheck.model import mixed
 from ckptcheck.model.mixed import EVEN_SPLIT, FALLBACK_AT_INDEX, FALLBACK_RESTORED, UNION
 from ckptcheck.specs.catalog import entry

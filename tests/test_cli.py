@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ckptcheck.checks.cli import main
+from ckptcheck.checks.cli.main import main
 
 from conftest import one
 
@@ -207,7 +207,7 @@ def test_bad_option_is_one_line_exit_2(capsys):
 
 
 def test_console_script_is_installed():
-    out = subprocess.run([sys.executable, "-m", "ckptcheck.checks.cli", "designs"], capture_output=True, text=True, check=False)
+    out = subprocess.run([sys.executable, "-m", "ckptcheck.checks.cli.main", "designs"], capture_output=True, text=True, check=False)
     assert out.returncode == 0 and "flink-baseline" in out.stdout
 
 
@@ -222,25 +222,25 @@ def test_unbounded_scope_marks_termination_not_applicable(tmp_path, capsys):
 def test_scope_defaults_follow_the_design():
     """Regional designs default to the FLIP-600 scope (two independent regions), every design to
     its own default scope, bounded or not; options override."""
-    from ckptcheck.checks.cli import _scope_from_args, build_parser
+    from ckptcheck.checks.cli.main import build_parser, scope_from_args
     from ckptcheck.specs.designs import BASELINE, FLIP600, PRESETS
     from ckptcheck.specs.scopes import default_scope, default_scope_for, regional_default_scope, regional_scope
 
     p = build_parser()
-    assert _scope_from_args(p.parse_args(["check", "--design", "flip600-regional"]), FLIP600) == regional_default_scope()
+    assert scope_from_args(p.parse_args(["check", "--design", "flip600-regional"]), FLIP600) == regional_default_scope()
     assert regional_default_scope() == regional_scope().with_(instant_acks=True)
-    full = _scope_from_args(p.parse_args(["check", "--design", "flip600-regional", "--no-instant-acks"]), FLIP600)
+    full = scope_from_args(p.parse_args(["check", "--design", "flip600-regional", "--no-instant-acks"]), FLIP600)
     assert full == regional_scope()
     # a timeout that completes regionally does not fit the default's instant acks: the default drops them
     timing = FLIP600.with_(name="t", timeouts_complete_regionally=True)
-    assert not _scope_from_args(p.parse_args(["check", "--design", "flip600-regional", "--timeouts", "1"]), timing).instant_acks
-    assert _scope_from_args(p.parse_args(["check"]), BASELINE) == default_scope()
+    assert not scope_from_args(p.parse_args(["check", "--design", "flip600-regional", "--timeouts", "1"]), timing).instant_acks
+    assert scope_from_args(p.parse_args(["check"]), BASELINE) == default_scope()
     for name, design in PRESETS.items():
-        assert _scope_from_args(p.parse_args(["check", "--design", name]), design) == default_scope_for(design), name
+        assert scope_from_args(p.parse_args(["check", "--design", name]), design) == default_scope_for(design), name
     pw = PRESETS["flink-unaligned-pointwise"]
     assert not default_scope_for(pw).bounded
-    assert _scope_from_args(p.parse_args(["check", "--design", pw.name, "--bounded"]), pw).bounded
-    sc = _scope_from_args(p.parse_args(["check", "--checkpoints", "1", "--job", "enumerator-2x2"]), FLIP600)
+    assert scope_from_args(p.parse_args(["check", "--design", pw.name, "--bounded"]), pw).bounded
+    sc = scope_from_args(p.parse_args(["check", "--checkpoints", "1", "--job", "enumerator-2x2"]), FLIP600)
     assert sc.max_checkpoints == 1 and sc.job_name == "enumerator-2x2" and sc.max_declines == regional_scope().max_declines
 
 

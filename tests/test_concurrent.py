@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.checks.api import check
+from ckptcheck.checks.run.api import check
 from ckptcheck.model.actions import Ack, EmitRecord, EndOfInput, Notify, TriggerAfterClose, TriggerCheckpoint
 from ckptcheck.model.design import knob_conflict
 from ckptcheck.model.protocol import FlinkModel

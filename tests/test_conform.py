@@ -17,9 +17,11 @@ import zipfile
 
 import pytest
 
-from ckptcheck.checks import conform, flinkjvm
-from ckptcheck.checks.cli import main
-from ckptcheck.checks.conform_families import FAMILIES
+from ckptcheck.checks.conform import runner as conform
+
+from ckptcheck.checks import flinkjvm
+from ckptcheck.checks.cli.main import main
+from ckptcheck.checks.conform.families import FAMILIES
 from ckptcheck.model import redistribution as rd
 
 JAR = flinkjvm.default_dist_jar()
@@ -131,7 +133,7 @@ def test_a_build_that_lacks_a_method_leaves_the_other_families_running(monkeypat
 @pytest.mark.claims  # about 9 s; the default tier keeps the other commands' Ctrl-C tests
 def test_ctrl_c_says_what_was_found_writes_the_report_and_reaps_the_jvm(tmp_path):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    p = subprocess.Popen([sys.executable, "-c", "import sys; from ckptcheck.checks.cli import main; sys.exit(main())",
+    p = subprocess.Popen([sys.executable, "-c", "import sys; from ckptcheck.checks.cli.main import main; sys.exit(main())",
                           "conform", "--cases", "100000000", "--report", str(tmp_path / "rep")],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.monotonic() + 60

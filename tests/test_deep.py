@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.results import HIT, HOLDS, NOT_APPLICABLE
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.run.results import HIT, HOLDS, NOT_APPLICABLE
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.scopes import default_scope, scope
 
@@ -32,7 +32,7 @@ def test_stateful_deep_profile_on_the_default_scope():
 @pytest.mark.deep
 def test_spark_generate_100k_walks(tmp_path):
     pytest.importorskip("pyspark")
-    from ckptcheck.checks import spark
+    from ckptcheck.checks.run import spark
 
     s = spark.run_generate(BASELINE, default_scope(), walks=100_000, max_steps=80, seed=0, partitions=None, out=tmp_path, master="local[2]", say=lambda m: None)
     assert s["traces"] == 100_000 and s["violations"] == {} and s["distinct_states"] > 100_000
@@ -71,7 +71,7 @@ def test_every_catalog_entry_keeps_its_counterexample_on_the_fingerprint_engine(
     """The fingerprint store finds the exact store's very paths; two workers paths as short; and
     where the entry's job has interchangeable subtasks and the design keeps the preset
     components, symmetry reduction finds a path as short too."""
-    from ckptcheck.checks.explore import explore
+    from ckptcheck.checks.engine.explore import explore
     from ckptcheck.specs.catalog import CATALOG
     from ckptcheck.specs.spec import Spec
 
@@ -118,7 +118,7 @@ def test_unaligned_presets_hold_in_their_default_scopes_and_hit_every_witness_in
     failure, a decline and backpressure) holds with the README's figures, and with the first
     every witness is hit: the second misses only input channel state (one local channel), which
     the first hits; the first misses the rescale and backpressure, which the second hits."""
-    from ckptcheck.checks.suite import SuiteResult
+    from ckptcheck.checks.run.suite import SuiteResult
     from ckptcheck.specs.designs import PRESETS
     from ckptcheck.specs.scopes import default_scopes_for
 

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from ckptcheck.checks.explore import explore
-from ckptcheck.checks.bfs import FingerprintCollision, PathStore, collision_probability
+from ckptcheck.checks.engine.explore import explore
+from ckptcheck.checks.engine.bfs import FingerprintCollision, PathStore, collision_probability
 from ckptcheck.specs.catalog import entry
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.scopes import scope
@@ -72,7 +72,7 @@ def test_batches_of_one_state_count_what_large_batches_count(monkeypatch):
     questions), the counts, the depth and the counterexamples must be those of large batches:
     a state claimed twice would be counted twice, a lost answer or handover would lose states,
     and a late lesser claim that did not become the parent link would change a path."""
-    from ckptcheck.checks import parallel
+    from ckptcheck.checks.engine import parallel
 
     sc = scope("keyed-2x1", max_checkpoints=1, max_failures=0, max_declines=1, max_lost_notifications=0)
     whole = explore(Spec(BASELINE, sc), workers=2)
@@ -87,7 +87,7 @@ def test_batches_of_one_state_count_what_large_batches_count(monkeypatch):
 
 
 def test_uneven_frontiers_are_evened_out_by_moving_the_excess():
-    from ckptcheck.checks.parallel import _moves
+    from ckptcheck.checks.engine.parallel import _moves
 
     assert _moves([10, 0]) == [(0, 1, 5)]
     assert _moves([7, 1, 1]) == [(0, 1, 2), (0, 2, 2)]
@@ -144,7 +144,7 @@ def test_store_and_workers_are_checked():
 
 
 def test_a_component_that_raises_in_a_worker_is_reported_with_its_traceback():
-    from ckptcheck.checks.parallel import WorkerError
+    from ckptcheck.checks.engine.parallel import WorkerError
     from ckptcheck.model.sinks import TwoPhaseCommitSink
 
     class Broken(TwoPhaseCommitSink):
@@ -161,7 +161,7 @@ def test_a_worker_that_fails_alone_fails_the_search_instead_of_hanging(monkeypat
     """Only worker 1 raises: worker 0 then waits for worker 1's share of the level's exchange,
     so a coordinator that read worker 0's reply first waited for ever (found with a property
     that raised on a state only one worker held)."""
-    from ckptcheck.checks import parallel
+    from ckptcheck.checks.engine import parallel
 
     level = parallel._Worker.level
 

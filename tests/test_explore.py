@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.explore import explore
-from ckptcheck.checks.results import HIT, HOLDS, NOT_REACHED
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.engine.explore import explore
+from ckptcheck.checks.run.results import HIT, HOLDS, NOT_REACHED
 from ckptcheck.specs.catalog import entry
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.scopes import scope
@@ -202,7 +202,7 @@ def test_two_phase_commit_state_counts(n, states):
 def test_fused_successors_agree_with_actions_and_next_state():
     """TwoPhase offers ``successors(s)``; the engine re-executes counterexamples with
     ``actions`` and ``next_state``, so both must give the same transitions in the same order."""
-    from ckptcheck.checks.bfs import successors_of
+    from ckptcheck.checks.engine.bfs import successors_of
 
     m = TwoPhase(3)
     seen, todo = set(), list(m.initial_states())

@@ -10,8 +10,8 @@ import os
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.results import HIT, NOT_APPLICABLE
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.run.results import HIT, NOT_APPLICABLE
 from ckptcheck.specs.designs import PRESETS
 from ckptcheck.specs.figures import CLAIMS, FIGURES, GENERIC, ONCE
 

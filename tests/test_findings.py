@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ckptcheck.checks.cli import main
-from ckptcheck.checks.findings import run_findings
-from ckptcheck.checks.trace import load_trace_file, replay
-from ckptcheck.reports.render import render_findings
+from ckptcheck.checks.cli.main import main
+from ckptcheck.checks.run.findings import run_findings
+from ckptcheck.checks.run.trace import load_trace_file, replay
+from ckptcheck.checks.run.report import findings_report
 from ckptcheck.specs.designs import FLIP600_PROPOSED
 from ckptcheck.specs.findings import FINDINGS, READINGS, FindingScope, Fix, Readings
 from ckptcheck.specs.scopes import scope
@@ -37,7 +37,7 @@ def test_findings_report_narrates_replays_and_checks_the_fix(tmp_path):
     f = run.findings[0]
     assert f.replays and f.fix_holds and f.fix_result.stats["states"] == 4_746 and f.fix_result.symmetry
     assert Path(f.trace_file).parent == tmp_path / "traces"
-    text = render_findings(run, command="ckptcheck findings test", when="2026-11-23")
+    text = findings_report(run, command="ckptcheck findings test", when="2026-11-23")
     assert "| 1 | ref-chain-bounded | chain | 15 | yes | keep-force | holds (exhaustive search of the scope, 4,746 states (symmetry classes), depth 25)" in text
     assert f"ckptcheck replay -v {f.trace_file}" in text
     assert "**checkpoint 5 refers for source[1] through a chain 5 -> 3 -> 2 -> 1 of 3 refs" in text
@@ -59,7 +59,7 @@ def test_findings_under_readings_say_where_each_holds(tmp_path):
     (f,) = run.findings
     assert f.reading == 2 and f.by_reading[3] is None and f.by_reading[2][0] == len(f.trace) == 15
     assert f.fix_holds and f.fix_result.design.max_consecutive_regional == 2
-    text = render_findings(run, command="ckptcheck findings test", when="2026-11-25")
+    text = findings_report(run, command="ckptcheck findings test", when="2026-11-25")
     assert "| 2: 15 steps; 3: no violation |" in text
     assert "under max_consecutive_regional = 3 (exhaustive search of the scope" in text
     # expected under the other reading only: found where not expected, missing where expected
@@ -79,7 +79,7 @@ def test_findings_report_says_what_the_manifest_got_wrong(tmp_path):
     wrong = Fix("exactly-once-output", "none", KEEP_FORCE, "nothing")
     run = run_findings(FLIP600_PROPOSED, _manifest(wrong), tmp_path / "traces", workers=1)
     assert not run.as_expected and [f.expected for f in run.findings] == [False]
-    text = render_findings(run, command="ckptcheck findings test", when="2026-11-23")
+    text = findings_report(run, command="ckptcheck findings test", when="2026-11-23")
     assert "Expected by the manifest but not found by the search:\n- exactly-once-output in scope chain" in text
     assert "No fix is listed for this violation: the manifest did not expect it." in text
 
@@ -124,7 +124,7 @@ def test_flip600_pr_manifest_holds_to_the_searches(tmp_path):
     assert all(r.result.searched_whole_scope for r in run.runs)
     # the committed report's figures are this search's: every search it states is stated again
     committed = sorted((ROOT / "reports" / "findings").glob("*-flip600-pr.md"))[-1].read_text()
-    fresh = render_findings(run, command="ckptcheck findings flip600-pr", when="today")
+    fresh = findings_report(run, command="ckptcheck findings flip600-pr", when="today")
     stated = set(re.findall(SEARCHED, committed))
     assert stated and stated <= set(re.findall(SEARCHED, fresh)), sorted(stated - set(re.findall(SEARCHED, fresh)))
 

@@ -8,8 +8,8 @@ import dataclasses
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.results import HIT, VIOLATED
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.run.results import HIT, VIOLATED
 from ckptcheck.model.actions import Ack, EmitRecord, EndOfInput, LoseNotification, Notify, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.world import COMMITTED, EMPTY_SNAPSHOT, FINISHED, FINISHED_SNAPSHOT, RUNNING, Completed

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.trace import load_trace_file, replay
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.run.trace import load_trace_file, replay
 from ckptcheck.model.actions import Ack, Decline, Deliver, Notify, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.scope import Scope
@@ -154,7 +154,7 @@ SMALL = ["--job", "forward-2x2", "--records", "0", "--unbounded", "--checkpoints
 
 
 def _cli(args, capsys):
-    from ckptcheck.checks.cli import main
+    from ckptcheck.checks.cli.main import main
 
     code = main(args)
     out, err = capsys.readouterr()

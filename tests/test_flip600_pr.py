@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.checks.api import check
+from ckptcheck.checks.run.api import check
 from ckptcheck.model.actions import Ack, AssignSplit, Decline, EndOfInput, Notify, Timeout, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.world import FAILED, FINISHED, NOTIFY_ABORT, NOTIFY_FALLBACK
@@ -221,7 +221,7 @@ def test_second_default_scope_reaches_the_prs_end_of_input_rules():
     sink still runs, which the trigger forces global (review row N2).  The thread's reading
     (``flip600-regional``) has neither rule: not applicable there; the PR's rule read at the
     evaluation instead never reaches the second here."""
-    from ckptcheck.checks.results import HIT, NOT_APPLICABLE, NOT_REACHED
+    from ckptcheck.checks.run.results import HIT, NOT_APPLICABLE, NOT_REACHED
     from ckptcheck.specs.designs import FLIP600
     from ckptcheck.specs.scopes import (default_scopes_for, end_of_input_scope, four_region_scope,
                                         regional_coordinator_scope, regional_union_scope)
@@ -249,7 +249,7 @@ def test_third_default_scope_reaches_the_union_check_on_the_regional_path():
     with no tolerable failure the job fails over; the thread's corrected design aborts it
     uncounted, before the fallback.  Both hold in the scope (the correct side of
     catalog K8, whose design skips the check and hangs)."""
-    from ckptcheck.checks.results import HIT
+    from ckptcheck.checks.run.results import HIT
     from ckptcheck.specs.designs import FLIP600
     from ckptcheck.specs.scopes import regional_union_scope
 
@@ -268,7 +268,7 @@ def test_fourth_default_scope_reaches_a_late_ack_while_the_coordinators_fall_bac
     takes it, so checkpoint 2 holds the split twice (13 steps); discarding it leaves only the
     live add-back's double read (B12); atomically, as the model had it, no acknowledgement can
     arrive in between and the witness is out of reach."""
-    from ckptcheck.checks.results import HIT, NOT_APPLICABLE
+    from ckptcheck.checks.run.results import HIT, NOT_APPLICABLE
     from ckptcheck.specs.scopes import regional_coordinator_scope
 
     sc = regional_coordinator_scope()

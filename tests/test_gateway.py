@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.checks.api import check
+from ckptcheck.checks.run.api import check
 from ckptcheck.model.actions import Ack, AssignSplit, Decline, FailTask, Notify, Restore, TriggerCheckpoint
 from ckptcheck.model.gateway import OperatorCoordinatorHolder
 from ckptcheck.model.protocol import FlinkModel

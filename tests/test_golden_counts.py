@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.results import HIT
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.run.results import HIT
 from ckptcheck.specs.designs import PRESETS
 from ckptcheck.specs.scopes import scope
 

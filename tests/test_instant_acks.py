@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.cli import main
-from ckptcheck.checks.results import HIT, NOT_APPLICABLE, VIOLATED
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.cli.main import main
+from ckptcheck.checks.run.results import HIT, NOT_APPLICABLE, VIOLATED
 from ckptcheck.model.actions import Ack, Decline, EmitRecord, LastAck, Timeout, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel, scope_conflict
 from ckptcheck.model.world import World, remove_sorted

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-CLI = [sys.executable, "-c", "import sys; from ckptcheck.checks.cli import main; sys.exit(main())"]
+CLI = [sys.executable, "-c", "import sys; from ckptcheck.checks.cli.main import main; sys.exit(main())"]
 
 
 def _interrupt(args: list[str], cwd, *, ready: str, after: float = 1.5, timeout: float = 90) -> tuple[int, str, str]:

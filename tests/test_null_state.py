@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.cli import main
-from ckptcheck.checks.results import VIOLATED
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.cli.main import main
+from ckptcheck.checks.run.results import VIOLATED
 from ckptcheck.model.actions import EmitRecord, FailTask, Restore, TriggerCheckpoint
 from ckptcheck.model.nullstate import NullStateRecovery
 from ckptcheck.model.protocol import FlinkModel
@@ -243,7 +243,7 @@ def test_every_method_on_an_acknowledgements_way_makes_instant_acks_give_way():
     ``on_acknowledge`` (the call instant acks make at the snapshot): kept under instant acks it
     holds (2,973 states), so a replacement of any method on an acknowledgement's way refuses them;
     in the full model the flaw is found."""
-    from ckptcheck.checks.api import check
+    from ckptcheck.checks.run.api import check
     from ckptcheck.model.coordinator import CheckpointCoordinator
     from ckptcheck.model.nullstate import NullStateRecovery
     from ckptcheck.model.protocol import fitted, replaced_acknowledgement_hooks, scope_conflict

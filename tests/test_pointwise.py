@@ -2,7 +2,7 @@
 apache/flink#28523): the PR's worked examples element for element, and every old buffer
 restored exactly once, to a downstream connected to its new producer, for every pattern change
 and every parallelism up to 6 at both ends; each wrong rule a reviewer would try loses or
-duplicates a buffer there (the symbolic proofs are in ``checks.proofs``)."""
+duplicates a buffer there (the symbolic proofs are in ``checks.proofs.theorems``)."""
 
 from __future__ import annotations
 
@@ -166,8 +166,8 @@ def test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes
     POINTWISE, POINTWISE -> ALL_TO_ALL and ALL_TO_ALL -> ALL_TO_ALL with channel state on a
     rescaled edge, every property holds, and every witness is hit.  The same scope with Flink
     2.3's redistribution (the opt-in alone) fails a restore: the scope tells the two apart."""
-    from ckptcheck.checks.api import check
-    from ckptcheck.checks.results import HIT, HOLDS, NOT_APPLICABLE, VIOLATED
+    from ckptcheck.checks.run.api import check
+    from ckptcheck.checks.run.results import HIT, HOLDS, NOT_APPLICABLE, VIOLATED
     from ckptcheck.specs.designs import UNALIGNED, UNALIGNED_POINTWISE
     from ckptcheck.specs.scopes import default_scope_for
 
@@ -197,8 +197,8 @@ def test_claim_flink_21936_keyed_order_holds_in_its_scope_and_breaks_without_the
     proposal keeps the per-key order, exhaustively, and so does today's aligned fallback.  The
     order rests on FLINK-19856: without the gate-wide recovery the primary-producer rule's
     re-sent record is overtaken (the catalog's ``pointwise-no-upstream-recovery-tracker``)."""
-    from ckptcheck.checks.api import check
-    from ckptcheck.checks.results import HIT, HOLDS, VIOLATED
+    from ckptcheck.checks.run.api import check
+    from ckptcheck.checks.run.results import HIT, HOLDS, VIOLATED
     from ckptcheck.specs.catalog import entry
     from ckptcheck.specs.scopes import pointwise_keyed_order_scope
     from ckptcheck.specs.designs import UNALIGNED, UNALIGNED_POINTWISE
@@ -238,8 +238,8 @@ def test_the_proposal_restores_a_pointwise_edge_both_ways_in_a_small_scope_and_e
     and back, two checkpoints, staggered triggers (so the sink has input state as well as the
     sources' output state), unbounded, no fault: 24,676 states, exhaustively.  Restores cross
     POINTWISE 2:1 -> 2:2 and 2:2 -> 2:1 with both kinds of channel state, and every property holds."""
-    from ckptcheck.checks.api import check
-    from ckptcheck.checks.results import HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED
+    from ckptcheck.checks.run.api import check
+    from ckptcheck.checks.run.results import HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED
     from ckptcheck.specs.designs import UNALIGNED_POINTWISE
     from ckptcheck.specs.properties import SOMETIMES
     from ckptcheck.specs.scopes import scope

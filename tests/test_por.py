@@ -1,4 +1,4 @@
-"""Partial-order reduction over the model's footprints (``checks.por``, ``model.footprint``):
+"""Partial-order reduction over the model's footprints (``checks.engine.por``, ``model.footprint``):
 an experiment measured by ``benchmarks/por_bound.py``, not used by ``check``.  These tests pin
 what it does on a scope where it reduces, and that a footprint the table gets wrong stops it."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ckptcheck.checks.por import FootprintError, Reducer
+from ckptcheck.checks.engine.por import FootprintError, Reducer
 from ckptcheck.model.actions import EmitRecord, FailTask
 from ckptcheck.model.footprint import Footprints
 from ckptcheck.specs.designs import BASELINE

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.checks.cli import main
-from ckptcheck.checks.proofs import PROVED, REFUTED, THEOREMS, first_java_break, theorem
+from ckptcheck.checks.cli.main import main
+from ckptcheck.checks.proofs.theorems import PROVED, REFUTED, THEOREMS, first_java_break, theorem
 
 
 # Z3's search for the first max parallelism at which Java int arithmetic breaks the key-group

@@ -296,7 +296,7 @@ def test_a_cancellation_marker_aborts_an_alignment_where_a_failed_checkpoint_is_
     sends a CancelCheckpointMarker, and a sink collecting that checkpoint aborts it.  Where
     nothing can send a marker (no operator, or a declined checkpoint fails the job over) the
     witness does not apply."""
-    from ckptcheck.checks.api import check
+    from ckptcheck.checks.run.api import check
     from ckptcheck.specs.scopes import scope as named_scope
 
     sc = named_scope("three-stage", records_per_split=0, bounded=False, max_checkpoints=2, max_failures=0,

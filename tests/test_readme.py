@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ckptcheck.checks import flinkjvm
-from ckptcheck.checks.cli import main
+from ckptcheck.checks.cli.main import main
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 

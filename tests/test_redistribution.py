@@ -33,7 +33,7 @@ def test_java_long_hash_code():
 
 # Flink 2.3.0's own answers (MathUtils.murmurHash, KeyGroupRangeAssignment's assignToKeyGroup and
 # computeKeyGroupRangeForOperatorIndex, Integer/Long/String.hashCode), obtained by calling
-# flink-dist-2.3.0.jar through `ckptcheck conform`'s Java side (checks/java/KeyGroups.java via
+# flink-dist-2.3.0.jar through `ckptcheck conform`'s Java side (checks/conform/java/KeyGroups.java via
 # checks.flinkjvm.FlinkJVM).  Pinned here so that the default run needs no JVM.
 FLINK_MURMUR = {0: 593689054, 1: 68075478, -1: 1982413648, 42: 1134849565, 2**31 - 1: 1653689534,
                 -(2**31): 1718298732, 123456789: 1088346449}

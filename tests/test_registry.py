@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.results import HIT
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.run.results import HIT
 from ckptcheck.model.actions import Ack, Deliver, EmitRecord, Notify, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.registry import SharedStateRegistry

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from ckptcheck.checks.api import check, save_traces
-from ckptcheck.checks.cli import main
-from ckptcheck.reports.render import build_report, render_html, render_junit, render_markdown, report_from_traces, write_reports
+from ckptcheck.checks.run.api import check, save_traces
+from ckptcheck.checks.cli.main import main
+from ckptcheck.checks.run.report import build_report, report_from_traces, write_reports
+from ckptcheck.reports.render import render_html, render_junit, render_markdown
 from ckptcheck.specs.catalog import CATALOG, entry
-from ckptcheck.specs.spec import Spec
 
 from conftest import catalog_run
 
@@ -37,13 +37,13 @@ SAMPLE = tuple(next(e.name for e in CATALOG if e.correct.name == c and e.name no
 
 @lru_cache(maxsize=None)
 def catalog_results(which: str = "sample"):
-    """The catalog's counterexamples with their specs: ``sample`` (SAMPLE), ``rest`` (every other
+    """The catalog's counterexamples (each result carries its spec): ``sample`` (SAMPLE), ``rest`` (every other
     entry but the slow ones) or ``slow`` (SLOW_TO_FIND)."""
     out = []
     for e in CATALOG:
         slow = e.name in SLOW_TO_FIND
         if {"sample": e.name in SAMPLE, "rest": not slow and e.name not in SAMPLE, "slow": slow}[which]:
-            out.append((catalog_run(e.name), Spec(e.design, e.scope)))
+            out.append(catalog_run(e.name))
     return tuple(out)
 
 
@@ -52,7 +52,7 @@ def catalog_results(which: str = "sample"):
 def test_every_catalog_counterexample_renders_in_all_formats(which):
     report = build_report(list(catalog_results(which)), title="catalog", command="ckptcheck catalog")
     # every entry's counterexample is there (a step can break a second property too)
-    entries = [e for e in CATALOG if any(e.design.name == r.design.name and e.scope == r.scope for r, _ in catalog_results(which))]
+    entries = [e for e in CATALOG if any(e.design.name == r.design.name and e.scope == r.scope for r in catalog_results(which))]
     assert len(entries) == len(catalog_results(which))
     assert {(e.design.name, e.violates) for e in entries} <= {(c.design, c.property) for c in report.counterexamples}
     html, md, junit = render_html(report), render_markdown(report), render_junit(report)
@@ -96,7 +96,7 @@ def test_hostile_names_render_inert(tmp_path):
     e = entry("no-alignment-block")
     evil = e.design.with_(name="<script>alert(1)</script>", description="<img src=x onerror=alert(2)>")
     r = check(evil, e.scope, stop_at=e.violates)
-    report = build_report([(r, Spec(evil, e.scope))], title="<script>t()</script>", command="c")
+    report = build_report([r], title="<script>t()</script>", command="c")
     html, md, junit = render_html(report), render_markdown(report), render_junit(report)
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<img src=x" not in html
@@ -106,8 +106,8 @@ def test_hostile_names_render_inert(tmp_path):
 
 
 def test_report_command_replays_traces(tmp_path, capsys):
-    r, spec = catalog_results()[3]
-    paths = save_traces(r, spec, tmp_path / "traces")
+    r = catalog_results()[3]
+    paths = save_traces(r, tmp_path / "traces")
     assert main(["report", *map(str, paths), "--out", str(tmp_path / "rep")]) == 0
     assert (tmp_path / "rep" / "report.html").exists()
     rep = report_from_traces([str(p) for p in paths], title="t", command="c")
@@ -147,12 +147,12 @@ def test_html_opens_in_headless_chromium_without_errors(tmp_path):
 def test_trace_schema_accepts_a_real_trace_and_itf_export(tmp_path, capsys):
     import json
 
-    from ckptcheck.checks.itf import to_itf
-    from ckptcheck.checks.trace import load_trace_file, replay
+    from ckptcheck.checks.run.itf import to_itf
+    from ckptcheck.checks.run.trace import load_trace_file, replay
 
-    schema = json.loads((Path(__file__).parent.parent / "checks" / "trace.schema.json").read_text())
-    r, spec = catalog_results()[0]
-    path = sorted(p for p in save_traces(r, spec, tmp_path) if p.name.endswith(".trace.json"))[0]
+    schema = json.loads((Path(__file__).parent.parent / "checks" / "run" / "trace.schema.json").read_text())
+    r = catalog_results()[0]
+    path = sorted(p for p in save_traces(r, tmp_path) if p.name.endswith(".trace.json"))[0]
     doc = json.loads(path.read_text())
     # the schema's required fields and action types match what we write
     assert set(schema["required"]) <= set(doc)
@@ -179,7 +179,7 @@ def test_trace_with_script_vertex_names_renders_inert(tmp_path):
     e = entry("no-alignment-block")
     sc = Scope(job, job_name="<b>evil</b>", records_per_split=1, max_checkpoints=1, max_failures=0, max_declines=0, max_lost_notifications=0)
     r = check(e.design, sc, stop_at=e.violates)
-    paths = save_traces(r, Spec(e.design, sc), tmp_path)
+    paths = save_traces(r, tmp_path)
     report = report_from_traces([str(p) for p in paths], title="t", command="c")
     html, md, junit = render_html(report), render_markdown(report), render_junit(report)
     assert "<script>alert(1)" not in html and "<img src=x" not in html and "<b>evil" not in html
@@ -196,7 +196,7 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 @pytest.mark.claims  # about 18 s; the default tier keeps the screenshot and the other report tests
 def test_f1_and_f2_render_in_all_three_formats():
-    rows = [(catalog_run(n), Spec(entry(n).design, entry(n).scope)) for n in ("F1-fallback-notice-finishes-task", "F2-commit-past-own-state")]
+    rows = [catalog_run(n) for n in ("F1-fallback-notice-finishes-task", "F2-commit-past-own-state")]
     report = build_report(rows, title="findings", command="ckptcheck catalog")
     html, md, junit = render_html(report), render_markdown(report), render_junit(report)
     f2 = next(c for c in report.counterexamples if c.design == "F2-commit-past-own-state")
@@ -221,7 +221,7 @@ def test_screenshot_of_the_longest_counterexample_keeps_legend_and_reason_inside
     quick = [e for e in CATALOG if e.name not in SLOW_TO_FIND]
     longest = max(quick, key=lambda e: len(catalog_run(e.name).verdict(e.violates).trace))
     names = [longest.name, "F1-fallback-notice-finishes-task", "F2-commit-past-own-state"]
-    rows = [(catalog_run(n), Spec(entry(n).design, entry(n).scope)) for n in names]
+    rows = [catalog_run(n) for n in names]
     report = build_report(rows, title="longest", command="c")
     html_path = write_reports(report, tmp_path)[0]
     width = max(c.diagram.width for c in report.counterexamples) + 80
@@ -247,15 +247,15 @@ def test_a_catalog_report_replays_from_its_embedded_trace_alone(tmp_path, capsys
     `ckptcheck replay report.md` and `report.html` re-run it to the recorded verdict."""
     import shutil
 
-    from ckptcheck.checks.catalogrun import run_entry
-    from ckptcheck.checks.cli import main
-    from ckptcheck.reports.render import build_report, write_reports
+    from ckptcheck.checks.run.catalog import run_entry
+    from ckptcheck.checks.cli.main import main
+    from ckptcheck.checks.run.report import build_report, write_reports
     from ckptcheck.specs.catalog import entry
 
     e = entry("source-position-not-restored")  # 895 states: the report, not the search, is under test
-    row, bad, spec, good = run_entry(e, tmp_path / "traces", {}, workers=1)
+    row, bad, good = run_entry(e, tmp_path / "traces", {}, workers=1)
     assert row["found"]
-    report = build_report([(bad, spec)], title="ckptcheck flaw catalog", command="ckptcheck catalog", catalog=[row],
+    report = build_report([bad], title="ckptcheck flaw catalog", command="ckptcheck catalog", catalog=[row],
                           catalog_summary="1/1 catalog entries found")
     write_reports(report, tmp_path / "rep")
     shutil.rmtree(tmp_path / "traces")
@@ -272,7 +272,7 @@ def test_a_catalog_report_replays_from_its_embedded_trace_alone(tmp_path, capsys
 
 
 def test_a_report_without_a_trace_and_a_doctored_embedded_trace_are_one_line(tmp_path, capsys):
-    from ckptcheck.checks.cli import main
+    from ckptcheck.checks.cli.main import main
 
     plain = tmp_path / "report.md"
     plain.write_text("# nothing here\n")

@@ -10,9 +10,9 @@ from functools import lru_cache
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.results import HIT, VIOLATED
-from ckptcheck.checks.trace import replay, trace_document
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.run.results import HIT, VIOLATED
+from ckptcheck.checks.run.trace import replay, trace_document
 from ckptcheck.model.actions import Deliver, EmitRecord, Rescale, TriggerCheckpoint
 from ckptcheck.model.assignment import StateAssignmentOperation
 from ckptcheck.model.keygroups import operator_index_for_key_group

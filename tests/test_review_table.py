@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import pytest
 
-from ckptcheck.checks.cli import main
+from ckptcheck.checks.cli.main import main
 
 from conftest import one
 from review_cases import (
@@ -45,7 +45,7 @@ from review_cases import (
     SMALL,
 )
 
-CLI = [sys.executable, "-c", "import sys; from ckptcheck.checks.cli import main; sys.exit(main())"]
+CLI = [sys.executable, "-c", "import sys; from ckptcheck.checks.cli.main import main; sys.exit(main())"]
 AT_ONCE = 10.0  # seconds: a refusal comes before the work (the re-run saw at most 1.3 s)
 
 

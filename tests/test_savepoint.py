@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.checks.api import check
+from ckptcheck.checks.run.api import check
 from ckptcheck.model.actions import Decline, EmitRecord, ResumeFromSavepoint, StopWithSavepoint, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel, scope_conflict
 from ckptcheck.model.world import (

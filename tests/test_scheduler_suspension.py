@@ -5,9 +5,9 @@ reads its recovered input channel state (review rows N7 and N8)."""
 
 from __future__ import annotations
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.cli import main
-from ckptcheck.checks.results import HIT, NOT_APPLICABLE
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.cli.main import main
+from ckptcheck.checks.run.results import HIT, NOT_APPLICABLE
 from ckptcheck.model.actions import Deliver, EmitRecord, FailTask, Restore, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.world import NOTIFY_ABORT, RECOVERED_INPUT

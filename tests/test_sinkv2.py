@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.results import HOLDS, VIOLATED
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.run.results import HOLDS, VIOLATED
 from ckptcheck.model.actions import Ack, Deliver, EmitRecord, EndOfInput, FailTask, Notify, Restore, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.sinkv2 import CommitterOperator, SinkWriterOperator
@@ -164,13 +164,13 @@ def test_a_fully_finished_vertex_runs_finished_on_restore_until_a_checkpoint_com
 def test_the_flink_38614_trace_reads_as_the_bug():
     """The narration names the committables: the writer's endInput emits them, the committer
     commits and emits them after its EndOfData went out."""
-    from ckptcheck.reports.render import build_report, render_markdown
-    from ckptcheck.specs.spec import Spec
+    from ckptcheck.checks.run.report import build_report
+    from ckptcheck.reports.render import render_markdown
 
     from conftest import catalog_run
 
     e = entry("FLINK-38614-end-of-data-before-committables")
-    md = render_markdown(build_report([(catalog_run(e.name), Spec(e.design, e.scope))], title="t", command="c"))
+    md = render_markdown(build_report([catalog_run(e.name)], title="t", command="c"))
     flat = md.replace("\n    ", " ")
     assert "its endInput emits the committable of checkpoint 1 ({(0,0)})" in flat
     assert "commits and emits the committed committables of checkpoint 1" in flat

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.results import HIT
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.run.results import HIT
 from ckptcheck.model.actions import Deliver, EmitRecord, Notify, ReadHead, TriggerCheckpoint
 from ckptcheck.model.assignment import RestoreFailure, StateAssignmentOperation
 from ckptcheck.model.protocol import FlinkModel, scope_conflict

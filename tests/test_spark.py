@@ -10,13 +10,12 @@ import pytest
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (pip install -e '.[test]' installs it)")
 
-from ckptcheck.checks import spark  # noqa: E402
-from ckptcheck.checks.api import check, save_traces  # noqa: E402
+from ckptcheck.checks.run import spark  # noqa: E402
+from ckptcheck.checks.run.api import check, save_traces  # noqa: E402
 from ckptcheck.specs.catalog import entry  # noqa: E402
 from ckptcheck.specs.designs import BASELINE  # noqa: E402
 from ckptcheck.specs.errors import InputError  # noqa: E402
 from ckptcheck.specs.scopes import scope  # noqa: E402
-from ckptcheck.specs.spec import Spec  # noqa: E402
 
 SMALL = scope("keyed-2x2", max_checkpoints=1, max_failures=1, max_declines=1, max_lost_notifications=0)
 
@@ -45,9 +44,13 @@ def test_generate_finds_a_broken_variant_and_writes_its_report(tmp_path):
     # commit that the latest completed checkpoint does not cover (the duplicate comes later)
     assert s["violations"].get("committed-output-covered", 0) > 0
     path = Path(s["shortest_counterexamples"]["committed-output-covered"])
-    from ckptcheck.checks.trace import load_trace_file, replay
+    from ckptcheck.checks.run.trace import load_trace_file, replay
 
     assert replay(load_trace_file(str(path)), str(path)).reproduced
+    assert not (tmp_path / "report").exists()  # the Spark job writes results; the report is drawn from them
+    from ckptcheck.checks.run.report import write_spark_report
+
+    write_spark_report(s, tmp_path)
     assert (tmp_path / "report" / "report.html").exists()
 
 
@@ -57,7 +60,7 @@ def test_replay_sets_malformed_lines_aside_and_checks_the_rest(tmp_path):
     for name in ("no-alignment-block", "cleaner-deletes-restore-checkpoint"):
         e = entry(name)
         r = check(e.design, e.scope, stop_at=e.violates)
-        good += [json.loads(p.read_text()) for p in save_traces(r, Spec(e.design, e.scope), tmp_path / "t")]
+        good += [json.loads(p.read_text()) for p in save_traces(r, tmp_path / "t")]
     base = good[0]
     unknown = {**base, "actions": [{"type": "Teleport"}]}
     not_enabled = {**base, "actions": [{"type": "Ack", "task": "sink[0]", "checkpoint": 9}], "violation": None}
@@ -79,7 +82,7 @@ def test_replay_sets_malformed_lines_aside_and_checks_the_rest(tmp_path):
 def test_replay_reads_parquet(tmp_path):
     e = entry("no-alignment-block")
     r = check(e.design, e.scope, stop_at=e.violates)
-    (p,) = save_traces(r, Spec(e.design, e.scope), tmp_path)
+    (p,) = save_traces(r, tmp_path)
     session = spark.spark_session("local[2]")
     session.createDataFrame([(p.read_text(),)], "trace string").write.parquet(str(tmp_path / "in.parquet"))
     s = spark.run_replay([str(tmp_path / "in.parquet")], out=tmp_path / "out", master="local[2]", say=quiet)
@@ -116,15 +119,15 @@ def test_spark_engine_searches_the_same_space_as_the_local_engine(tmp_path):
     assert _outline(on_spark) == _outline(local)
     assert on_spark.stats["engine_detail"] == "Spark local[2], 3 partitions"
     assert on_spark.outcome == "violated" and on_spark.searched_whole_scope
-    (path,) = save_traces(on_spark, Spec(e.design, e.scope), tmp_path)
-    from ckptcheck.checks.trace import load_trace_file, replay
+    (path,) = save_traces(on_spark, tmp_path)
+    from ckptcheck.checks.run.trace import load_trace_file, replay
 
     assert replay(load_trace_file(str(path)), str(path)).reproduced
 
 
 @pytest.mark.claims  # kept out of the default run for its time; the deep run has it
 def test_spark_engine_from_the_command_line_and_its_refusals(tmp_path, capsys):
-    from ckptcheck.checks.cli import main
+    from ckptcheck.checks.cli.main import main
 
     # the catalog entry's scope; the regional default scope has instant acks since they were made exact for FLIP-600
     # (293 symmetry classes, found in 9 steps; the full model: 955 and 14)
@@ -138,7 +141,7 @@ def test_spark_engine_from_the_command_line_and_its_refusals(tmp_path, capsys):
     assert re.search(r"checkpoints-restorable +VIOLATED after 9 steps", out)
     traces = sorted(tmp_path.rglob("*checkpoints-restorable*.trace.json"))
     assert traces, sorted(p.name for p in tmp_path.rglob("*"))
-    from ckptcheck.checks.trace import load_trace_file, replay
+    from ckptcheck.checks.run.trace import load_trace_file, replay
 
     assert replay(load_trace_file(str(traces[0])), str(traces[0])).reproduced, "the Spark counterexample replays"
     # options of another engine are named as ignored, never silently dropped

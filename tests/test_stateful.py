@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.results import NOT_APPLICABLE, SAMPLED, VIOLATED
-from ckptcheck.checks.trace import replay, trace_document
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.run.results import NOT_APPLICABLE, SAMPLED, VIOLATED
+from ckptcheck.checks.run.trace import replay, trace_document
 from ckptcheck.specs.catalog import entry
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.spec import Spec

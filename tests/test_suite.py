@@ -1,13 +1,15 @@
-"""A design's default scopes checked as one (``checks.suite``): a verdict per scope, a witness
+"""A design's default scopes checked as one (``checks.run.suite``): a verdict per scope, a witness
 hit in any scope counts, a violation in any scope fails the check, and what no scope hits is
 said."""
 
 from __future__ import annotations
 
-from ckptcheck.checks import cli, cli_common
-from ckptcheck.checks.api import check
-from ckptcheck.checks.results import HIT, NOT_REACHED
-from ckptcheck.checks.suite import SuiteResult
+from ckptcheck.checks.cli.main import main as cli
+
+from ckptcheck.checks.cli import options as cli_options
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.run.results import HIT, NOT_REACHED
+from ckptcheck.checks.run.suite import SuiteResult
 from ckptcheck.specs.catalog import entry
 from ckptcheck.specs.designs import BASELINE, FLIP147, FLIP600, FLIP600_PR, UNALIGNED, UNALIGNED_TIMEOUT
 from ckptcheck.specs.scopes import (
@@ -95,8 +97,8 @@ def test_a_witness_counts_if_one_scope_hits_it_and_a_violation_anywhere_fails():
 
 
 def test_cli_checks_every_default_scope_and_says_what_they_hit_together(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cli_common, "default_scope_for", lambda d: NO_FAULT)
-    monkeypatch.setattr(cli_common, "default_scopes_for", lambda d: (NO_FAULT, ONE_FAILURE))
+    monkeypatch.setattr(cli_options, "default_scope_for", lambda d: NO_FAULT)
+    monkeypatch.setattr(cli_options, "default_scopes_for", lambda d: (NO_FAULT, ONE_FAILURE))
     code = cli.main(["check", "--design", "flink-baseline", "--out", str(tmp_path), "--report", str(tmp_path / "rep")])
     out, _ = capsys.readouterr()
     # every scope holds, but a witness is hit in none: the check says nothing about declines
@@ -122,8 +124,8 @@ def test_cli_checks_every_default_scope_and_says_what_they_hit_together(tmp_path
 
 
 def test_cli_exits_1_when_a_later_default_scope_is_violated(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cli_common, "default_scope_for", lambda d: NO_FAULT)
-    monkeypatch.setattr(cli_common, "default_scopes_for", lambda d: (NO_FAULT, KEYED_NO_FAULT))
+    monkeypatch.setattr(cli_options, "default_scope_for", lambda d: NO_FAULT)
+    monkeypatch.setattr(cli_options, "default_scopes_for", lambda d: (NO_FAULT, KEYED_NO_FAULT))
     code = cli.main(["check", "--design", "no-alignment-block", "--out", str(tmp_path), "--max-depth", "12"])
     out, _ = capsys.readouterr()
     assert code == 1, out
@@ -134,8 +136,8 @@ def test_an_option_a_later_default_scope_refuses_is_bad_input_before_any_search(
     """``--symmetry`` on a design whose second default scope has no interchangeable subtasks:
     one line naming the option and the job, exit 2, before the first scope is searched."""
     symmetric = scope("forward-2x2", records_per_split=1, max_failures=1, max_declines=1, **QUIET)
-    monkeypatch.setattr(cli_common, "default_scope_for", lambda d: symmetric)
-    monkeypatch.setattr(cli_common, "default_scopes_for", lambda d: (symmetric, NO_FAULT))
+    monkeypatch.setattr(cli_options, "default_scope_for", lambda d: symmetric)
+    monkeypatch.setattr(cli_options, "default_scopes_for", lambda d: (symmetric, NO_FAULT))
     code = cli.main(["check", "--design", "flink-baseline", "--symmetry", "--out", str(tmp_path / "out")])
     out, err = capsys.readouterr()
     assert code == 2 and out == ""

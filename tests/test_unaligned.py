@@ -9,8 +9,8 @@ from functools import lru_cache
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.results import HIT
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.run.results import HIT
 from ckptcheck.model.actions import (AlignmentTimeout, Decline, Deliver, EmitRecord, EndOfInput, FailTask, LoseNotification, Notify,
                                      Restore, TriggerCheckpoint)
 from ckptcheck.model.coordinator import CheckpointCoordinator

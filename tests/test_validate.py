@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from ckptcheck.checks import flinkjvm
-from ckptcheck.checks.cli import main
-from ckptcheck.checks.runfile import read_run
-from ckptcheck.checks.validate import describe, preset_for, validate
+from ckptcheck.checks.cli.main import main
+from ckptcheck.checks.validate.runfile import read_run
+from ckptcheck.checks.validate.matching import describe, preset_for, validate
 from ckptcheck.specs.catalog import all_designs
 from ckptcheck.specs.designs import BASELINE
 
@@ -31,7 +31,7 @@ P2 = RUNS / "unaligned-backpressure-p2.jsonl"
 def _without_and_with(design, sc, option: str, witness: str) -> tuple[int, int]:
     """States of ``sc`` searched whole without and with the runtime ``option``: with it, its
     ``witness`` is hit and every property still holds."""
-    from ckptcheck.checks.explore import explore
+    from ckptcheck.checks.engine.explore import explore
     from ckptcheck.specs.spec import Spec
 
     off = explore(Spec(design, sc), workers=1)

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.cli import main
-from ckptcheck.checks.results import HOLDS, VIOLATED
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.cli.main import main
+from ckptcheck.checks.run.results import HOLDS, VIOLATED
 from ckptcheck.model.actions import Ack, Decline, Deliver, EmitRecord, FailTask, LoseNotification, Notify, Rescale, Restore
 from ckptcheck.model.actions import TriggerCheckpoint
 from ckptcheck.model.assignment import PointwiseStateAssignment, StateAssignmentOperation

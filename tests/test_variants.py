@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from ckptcheck.checks.api import check
-from ckptcheck.checks.cli import main
-from ckptcheck.checks.trace import load_trace_file, replay
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.cli.main import main
+from ckptcheck.checks.run.trace import load_trace_file, replay
 from ckptcheck.specs.designs import BASELINE
 from ckptcheck.specs.errors import InputError
 
@@ -178,7 +178,7 @@ def test_wheel_installs_one_ckptcheck_namespace(tmp_path):
     (wheel,) = (tmp_path / "w").glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert {n.split("/")[0] for n in names} == {"ckptcheck", "ckptcheck-0.1.0.dist-info"}
-    for needed in ("ckptcheck/model/protocol.py", "ckptcheck/reports/templates/report.html", "ckptcheck/checks/trace.schema.json"):
+    for needed in ("ckptcheck/model/protocol.py", "ckptcheck/reports/templates/report.html", "ckptcheck/checks/run/trace.schema.json"):
         assert needed in names
 
 
@@ -187,7 +187,7 @@ def test_installed_tool_renders_a_report_from_another_folder(tmp_path):
     looked up by the old top-level names)."""
     trace = ROOT / "tests" / "data" / "flip600-proposed--committed-output-covered.trace.json"
     out = subprocess.run(
-        [sys.executable, "-c", "import sys; from ckptcheck.checks.cli import main; sys.exit(main())", "report", str(trace), "--out", "rep"],
+        [sys.executable, "-c", "import sys; from ckptcheck.checks.cli.main import main; sys.exit(main())", "report", str(trace), "--out", "rep"],
         cwd=tmp_path, capture_output=True, text=True, check=False,
     )
     assert out.returncode == 0, out.stderr

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from ckptcheck.checks.cli import main
+from ckptcheck.checks.cli.main import main
 
 from conftest import one
 
@@ -83,7 +83,7 @@ def test_ctrl_c_keeps_the_partial_result_marked_incomplete(tmp_path, workers):
     import time
 
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from ckptcheck.checks.cli import main; sys.exit(main())",
+        [sys.executable, "-c", "import sys; from ckptcheck.checks.cli.main import main; sys.exit(main())",
          "check", "--design", "flip600-regional", "--workers", workers, "--out", str(tmp_path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )

@@ -1,0 +1,84 @@
+"""``ckptcheck findings``: search a design under review in the scopes of its findings manifest
+and write a Markdown report (``checks.run.findings`` does the work)."""
+
+from __future__ import annotations
+
+import datetime
+import os
+
+from ckptcheck.specs.errors import InputError
+
+from .options import positive_float, workers_arg
+from .printing import say
+from ckptcheck.checks.run.outputs import out_dir
+from ckptcheck.checks.run.trace import write_text_atomic
+
+
+def cmd_findings(args) -> int:
+    """Search a design under review in the scopes of its findings manifest and write one
+    Markdown report with every violation, its replayable trace, its fix and the fix's search."""
+    from ckptcheck.specs.findings import FINDINGS, READINGS
+
+    if args.design not in FINDINGS:
+        raise InputError("findings", args.design, f"expected a design with a findings manifest: {', '.join(sorted(FINDINGS))}")
+    out = out_dir(args.out, "--out")
+    when = args.date or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    try:
+        ok = len(when) == 10 and datetime.date.fromisoformat(when).isoformat() == when
+    except ValueError:
+        ok = False
+    if not ok:
+        raise InputError("--date", when, "expected a calendar date as YYYY-MM-DD")
+    design, scopes = FINDINGS[args.design]
+    from ckptcheck.checks.run.report import findings_report
+
+    from ckptcheck.checks.run.findings import run_findings
+
+    run = run_findings(design, scopes, out / "traces", workers=args.workers or os.cpu_count() or 1,
+                       max_seconds=args.max_seconds, progress=say, readings=READINGS.get(args.design))
+    if run.interrupted:
+        for f in run.findings:
+            say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}")
+        readings = READINGS.get(args.design)
+        total = len(scopes) * (len(readings.values) if readings else 1)
+        say(f"interrupted: {len(run.runs)} of {total} searches ran to the end; no report written (a findings"
+             " report covers every scope of the manifest)")
+        return 130
+    command = f"ckptcheck findings {args.design}" + (f" --out {args.out}" if args.out != "reports/findings" else "")
+    text = findings_report(run, command=command, when=when)
+    path = out / f"{when}-{args.design}.md"
+    write_text_atomic(path, text)
+    for f in run.findings:
+        if f.fix is None:
+            fix = "no fix listed"
+        elif f.fix_holds:
+            fix = f"fix {f.fix.fixed.name} holds"
+        elif f.fix_result is not None and f.fix_result.violated:
+            fix = f"fix {f.fix.fixed.name} does NOT hold: " + "; ".join(v.property for v in f.fix_result.violated)
+        else:  # cut short: as the report says it, never "does NOT hold"
+            fix = f"fix {f.fix.fixed.name}: {f.fix_result.headline() if f.fix_result else 'not searched'}"
+        under = ""
+        if run.readings is not None:
+            under = " under " + ", ".join(f"{r}: {'no violation' if x is None else f'{x[0]} steps'}" for r, x in f.by_reading.items())
+        say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}"
+             f" {'replays' if f.replays else 'does NOT replay'}; {fix}{under}")
+    say(f"report written to {path}")
+    return 0 if run.as_expected else 1
+
+
+def add_parser(sub) -> None:
+    """``ckptcheck findings``."""
+    fd = sub.add_parser(
+        "findings", help="search a design under review in its findings scopes and write a Markdown report",
+        description="Search the design in every scope of its findings manifest (specs/findings.py), save and replay "
+        "the shortest counterexample of every property it violates, check each listed fix in the same scope, and "
+        "write <out>/<date>-<design>.md with what holds.  Exit status: 0 every expected violation found, every "
+        "trace replays and every fix holds; 1 otherwise; 2 bad input.",
+    )
+    fd.add_argument("design", help="a design with a findings manifest (flip600-pr)")
+    fd.add_argument("--out", default="reports/findings", help="where the report and its traces go (default reports/findings)")
+    fd.add_argument("--date", default=None, help="the date in the report's name, YYYY-MM-DD (default today, UTC)")
+    fd.add_argument("--workers", type=workers_arg, default=None, help="processes per search, 1 to 64 (default: the number of cores)")
+    fd.add_argument("--max-seconds", type=positive_float, default=None,
+                    help="stop each search after S seconds (what it did not search is then reported as incomplete)")
+    fd.set_defaults(func=cmd_findings)

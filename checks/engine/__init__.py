@@ -1,0 +1,59 @@
+"""The engines: searches that know only the engine surface of ``specs.spec.Spec`` (``initial_states``,
+``actions``, ``next_state``, the property lists), never the Flink model.
+
+- ``explore``: exhaustive breadth-first search in one process (``bfs``) or several (``parallel``,
+  ``parallel_worker``), with fingerprints or an exact store;
+- ``spark``: the same search level by level on a Spark cluster (``sparkbfs``, ``spark_session``);
+- ``stateful``: Hypothesis random runs (sampled: they prove nothing);
+- ``por``: partial-order reduction, built and measured, not used by ``check``.
+
+``search`` is the one place an engine is chosen by name.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES
+
+from .explore import Discovery, ExploreOutcome, explore, spark_explore
+
+ENGINES = ("explore", "spark", "stateful")
+
+__all__ = ["ENGINES", "EXHAUSTIVE_ENGINES", "Discovery", "ExploreOutcome", "explore", "search"]
+
+
+def search(
+    model,
+    engine: str = "explore",
+    *,
+    max_states: int | None = None,
+    max_seconds: float | None = None,
+    max_depth: int | None = None,
+    stop_when: Callable[[dict], bool] | None = None,
+    progress: Callable | None = None,
+    store: str = "fingerprint",
+    workers: int = 1,
+    master: str | None = None,
+    partitions: int | None = None,
+    seed: int = 0,
+    profile: str = "ci",
+    stop_at: str | None = None,
+):
+    """Run the engine named ``engine`` on ``model``: an ``ExploreOutcome`` for the exhaustive engines
+    (``store`` and ``workers`` for ``explore``, ``master`` and ``partitions`` for ``spark``), a
+    ``StatefulOutcome`` for ``stateful`` (``seed``, ``profile``; ``stop_at`` names the property whose
+    first violation ends it)."""
+    if engine == "explore":
+        return explore(model, max_states=max_states, max_seconds=max_seconds, max_depth=max_depth, stop_when=stop_when,
+                       progress=progress, store=store, workers=workers)
+    if engine == "spark":
+        if store == "exact":
+            raise ValueError("store: the Spark search keeps fingerprints")
+        return spark_explore(model, max_states=max_states, max_seconds=max_seconds, max_depth=max_depth, stop_when=stop_when,
+                             progress=progress, master=master, partitions=partitions)
+    if engine == "stateful":
+        from .stateful import run_stateful
+
+        return run_stateful(model, seed=seed, profile=profile, stop_at=stop_at)
+    raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")

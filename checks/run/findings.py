@@ -1,0 +1,175 @@
+"""The findings report: a design under review searched in each scope of its manifest
+(``specs.findings``), every property it violates with its shortest counterexample saved as a
+trace and replayed, each fix checked in the same scope, and what holds with the scope searched.
+
+Nothing in the report is taken from the manifest without a search: a violation the manifest
+did not expect is reported (without a fix), and an expected one the search no longer finds is
+reported as such.  Each search is exhaustive unless ``max_seconds`` cuts it short, and the
+report then says "no violation in N states (incomplete)", never "holds".
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ckptcheck.model.design import Design
+from ckptcheck.specs.findings import FindingScope, Fix, Readings
+from ckptcheck.specs.spec import symmetric
+
+from .api import check, save_traces
+from .results import HIT, NOT_APPLICABLE, VIOLATED, CheckResult
+from .trace import load_trace_file, replay
+
+
+@dataclass
+class Finding:
+    """One property the design violates in one scope."""
+
+    scope: FindingScope
+    property: str
+    statement: str
+    reason: str
+    trace: list
+    trace_file: str
+    replays: bool
+    fix: Fix | None
+    fix_result: CheckResult | None
+    expected: bool  # the manifest lists it under every reading it was found in
+    reading: str | None = None  # the reading the trace above is from (None: the design has no readings)
+    # per reading searched: (steps, trace file, replays) where the violation was found, None where it holds
+    by_reading: dict = field(default_factory=dict)
+
+    @property
+    def fix_holds(self) -> bool:
+        return self.fix_result is not None and self.fix_result.holds
+
+
+@dataclass
+class ScopeRun:
+    scope: FindingScope
+    result: CheckResult
+    seconds: float
+    missing: list[Fix] = field(default_factory=list)  # expected violations the search did not find
+    reading: str | None = None  # the reading searched (None: the design has no readings)
+
+
+@dataclass
+class FindingsRun:
+    design: Design
+    runs: list[ScopeRun]
+    findings: list[Finding]
+    seconds: float
+    workers: int
+    interrupted: bool = False  # Ctrl-C: the scopes after the interrupted search were not searched
+    readings: Readings | None = None
+
+    @property
+    def all_replay(self) -> bool:
+        return all(f.replays and all(x is None or x[2] for x in f.by_reading.values()) for f in self.findings)
+
+    @property
+    def all_fixed(self) -> bool:
+        return all(f.fix_holds for f in self.findings)
+
+    @property
+    def as_expected(self) -> bool:
+        """Every expected violation found, nothing unexpected, every trace replays, every fix holds."""
+        return (all(not r.missing for r in self.runs) and all(f.expected for f in self.findings)
+                and self.all_replay and self.all_fixed)
+
+    def held(self) -> list[tuple[ScopeRun, list[str], list[str], list[str]]]:
+        """Per scope: the always/eventually properties with no violation, and the mechanisms
+        (``sometimes`` witnesses) the search reached and did not reach: a property holding in a
+        scope says nothing about a mechanism the scope never reached."""
+        out = []
+        for r in self.runs:
+            vs = [v for v in r.result.verdicts if v.status != NOT_APPLICABLE]
+            held = [v.property for v in vs if v.kind != "sometimes" and v.status != VIOLATED]
+            hit = [v.property for v in vs if v.kind == "sometimes" and v.status == HIT]
+            missed = [v.property for v in vs if v.kind == "sometimes" and v.status != HIT]
+            out.append((r, held, hit, missed))
+        return out
+
+
+def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path, *, workers: int = 2,
+                 max_seconds: float | None = None, progress=None, readings: Readings | None = None) -> FindingsRun:
+    """Search ``design`` in every scope, save and replay each counterexample under ``traces``,
+    and check each violated property's fix in the same scope (fix searches shared when one fix
+    serves several properties).  Symmetry reduction is on where the design and the fix both
+    allow it, as in ``ckptcheck check``; the report then counts symmetry classes and says so.
+
+    With ``readings``, every scope is searched under each reading (the design's own first), each
+    counterexample saved and replayed; a fix is checked once, under the first reading its
+    violation was found in, unless the fix is a reading of its own (it sets the knob)."""
+    t0 = time.perf_counter()
+    runs: list[ScopeRun] = []
+    findings: list[Finding] = []
+    values: tuple = (None,)
+    if readings is not None:
+        own = design.knobs()[readings.knob]
+        values = (own,) + tuple(v for v in readings.values if v != own)
+
+    def stop() -> FindingsRun:
+        return FindingsRun(design, runs, findings, time.perf_counter() - t0, workers, interrupted=True, readings=readings)
+
+    for fs in scopes:
+        fix_runs: dict[str, CheckResult] = {}
+        mine: dict[str, Finding] = {}
+        for value in values:
+            read = design if value is None else readings.apply(design, value)
+            configured = fs.configure(read)
+            if progress:
+                progress(f"searching {configured.name} in scope {fs.name}")
+            t1 = time.perf_counter()
+            sym = symmetric(configured, fs.scope) and all(symmetric(f.fixed, fs.scope) for f in fs.fixes)
+            result = check(configured, fs.scope, workers=workers, max_seconds=max_seconds, symmetry=sym)
+            if result.interrupted:  # Ctrl-C ends the whole run, not only this search
+                return stop()
+            own = value is None or value == values[0]
+            save_traces(result, traces, prefix=f"{design.name}--{fs.name}" + ("" if own else f"--{value}"))
+            run = ScopeRun(fs, result, time.perf_counter() - t1, reading=value)
+            runs.append(run)
+            fixes = {f.violates: f for f in fs.fixes}
+            expected_here = {f.violates for f in fs.fixes if value is None or not f.readings or value in f.readings}
+            for v in result.violated:
+                replays = replay(load_trace_file(v.trace_file), v.trace_file).reproduced
+                if v.property in mine:
+                    f = mine[v.property]
+                    f.by_reading[value] = (len(v.trace), v.trace_file, replays)
+                    f.expected = f.expected and v.property in expected_here
+                    continue
+                fix = fixes.get(v.property)
+                fix_result = None
+                if fix is not None:
+                    fixed = fix.fixed
+                    if value is not None and fixed.knobs()[readings.knob] == design.knobs()[readings.knob]:
+                        fixed = readings.apply(fixed, value)  # a fix that sets the reading itself keeps its value
+                    if fixed.name not in fix_runs:
+                        if progress:
+                            progress(f"checking the fix {fixed.name} in scope {fs.name}")
+                        fix_runs[fixed.name] = check(fixed, fs.scope, workers=workers, max_seconds=max_seconds, symmetry=sym)
+                        if fix_runs[fixed.name].interrupted:
+                            return stop()
+                    fix_result = fix_runs[fixed.name]
+                f = Finding(fs, v.property, v.statement, v.reason or "", v.trace, v.trace_file, replays, fix, fix_result,
+                            v.property in expected_here, reading=value,
+                            by_reading={x: None for x in values[:values.index(value)]})
+                f.by_reading[value] = (len(v.trace), v.trace_file, replays)
+                mine[v.property] = f
+                findings.append(f)
+            found = {v.property for v in result.violated}
+            for f in mine.values():
+                f.by_reading.setdefault(value, None)
+            run.missing = [f for f in fs.fixes if f.violates in expected_here and f.violates not in found]
+    return FindingsRun(design, runs, findings, time.perf_counter() - t0, workers, readings=readings)
+
+
+def searched_words(r: CheckResult) -> str:
+    """How far a search's "holds" reaches (``CheckResult.searched`` for the report), with the
+    symmetry reduction named: its states are classes."""
+    classes = " (symmetry classes)" if r.symmetry else ""
+    if r.searched_whole_scope:
+        return f"exhaustive search of the scope, {r.stats.get('states', 0):,} states{classes}"
+    return f"no violation in {r.stats.get('states', 0):,} states{classes} (incomplete: nothing is proved beyond them)"
