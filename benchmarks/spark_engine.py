@@ -15,7 +15,7 @@ import statistics
 import time
 
 from ckptcheck.checks.engine.explore import explore, spark_explore
-from ckptcheck.checks.run.spark import spark_session
+from ckptcheck.checks.engine.spark_session import spark_session
 from ckptcheck.specs.designs import BASELINE, FLIP600
 from ckptcheck.specs.scopes import default_scope, regional_scope
 from ckptcheck.specs.spec import Spec

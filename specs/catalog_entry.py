@@ -22,7 +22,7 @@ def catalog_class(cls: V) -> V:
     """Give a variant class the qualified name it had when the catalog was one module,
     ``ckptcheck.specs.catalog.<Class>``.  Results and traces record a design's components by
     qualified name (``model.design.qualified_name``), and a replay refuses a trace whose names
-    differ from those of the design it resolves to (``checks.run.trace.design_from_trace``), so the
+    differ from those of the design it resolves to (``specs.portable.design_from_trace``), so the
     name must stay what earlier traces recorded.  ``specs.catalog`` imports every variant
     class: the name also resolves (for ``pickle`` too)."""
     cls.__module__ = CATALOG_MODULE

@@ -94,7 +94,7 @@ def test_spark_replay_reads_each_trace_file_as_one_trace(tmp_path):
 @pytest.mark.claims  # about 17 s of a Spark job; the default tier keeps the input plan above
 def test_spark_replay_of_trace_files_on_spark(tmp_path, capsys):
     """N77: ``spark replay good.trace.json`` set aside each of its 145 lines and said 0 traces, exit 0."""
-    pytest.importorskip("pyspark", reason="PySpark is not installed")
+    pytest.importorskip("pyspark", reason="PySpark is not installed: pip install -e '.[test]' brings it")
     folder = tmp_path / "traces"
     folder.mkdir()
     (folder / "copy.trace.json").write_text(TRACE.read_text())
@@ -128,7 +128,7 @@ def test_spark_replay_of_input_that_holds_no_trace_is_refused(tmp_path, capsys, 
 ])
 def test_a_master_url_spark_does_not_take_is_one_line(tmp_path, capsys, args):
     """N85: 40 lines of Java and Py4J traceback; now refused before Spark starts."""
-    pytest.importorskip("pyspark", reason="PySpark is not installed")
+    pytest.importorskip("pyspark", reason="PySpark is not installed: pip install -e '.[test]' brings it")
     args = [a.format(d=tmp_path) for a in args]
     master = args[args.index("--master") + 1]
     t0 = time.perf_counter()
@@ -150,7 +150,7 @@ def test_the_master_urls_spark_takes_are_accepted():
 
 def test_a_spark_that_does_not_start_is_one_line(monkeypatch):
     """N85, where the URL's form is right but Spark does not start (the gateway exits)."""
-    pyspark_sql = pytest.importorskip("pyspark.sql", reason="PySpark is not installed")
+    pyspark_sql = pytest.importorskip("pyspark.sql", reason="PySpark is not installed: pip install -e '.[test]' brings it")
 
     def fails(self):
         raise RuntimeError("[JAVA_GATEWAY_EXITED] Java gateway process exited before sending its port number.\nmore")

@@ -26,8 +26,8 @@ from ckptcheck.model import redistribution as rd
 
 JAR = flinkjvm.default_dist_jar()
 pytestmark = [
-    pytest.mark.skipif(JAR is None, reason="no Flink distribution jar: pip install -e '.[flink]' (apache-flink-libraries)"),
-    pytest.mark.skipif(shutil.which("javac") is None and not os.environ.get("JAVA_HOME"), reason="no JDK (javac) on PATH"),
+    pytest.mark.skipif(JAR is None, reason="no Flink distribution jar: pip install -e '.[test]' brings it (apache-flink-libraries)"),
+    pytest.mark.skipif(shutil.which("javac") is None and not os.environ.get("JAVA_HOME"), reason="no JDK (javac) on PATH: a system package (Debian's default-jdk-headless; .ci/run installs it)"),
 ]
 
 

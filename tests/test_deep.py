@@ -31,7 +31,7 @@ def test_stateful_deep_profile_on_the_default_scope():
 
 @pytest.mark.deep
 def test_spark_generate_100k_walks(tmp_path):
-    pytest.importorskip("pyspark")
+    pytest.importorskip("pyspark", reason="PySpark is not installed: pip install -e '.[test]' brings it")
     from ckptcheck.checks.run import spark
 
     s = spark.run_generate(BASELINE, default_scope(), walks=100_000, max_steps=80, seed=0, partitions=None, out=tmp_path, master="local[2]", say=lambda m: None)
@@ -100,7 +100,7 @@ def _counts(r) -> tuple:
 def test_spark_engine_counts_what_the_local_engine_counts(which):
     """The Spark search on local[2] against the local one: the baseline default scope (256,884
     states) and the FLIP-600 scope with one checkpoint before end of input (225,055 states)."""
-    pytest.importorskip("pyspark")
+    pytest.importorskip("pyspark", reason="PySpark is not installed: pip install -e '.[test]' brings it")
     from ckptcheck.specs.designs import FLIP600
     from ckptcheck.specs.scopes import regional_scope
 

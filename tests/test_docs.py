@@ -33,7 +33,7 @@ def test_a_generated_table_follows_the_code(monkeypatch):
     assert docgen.regenerate(page) != page
 
 
-@pytest.mark.skipif(shutil.which("mkdocs") is None, reason="mkdocs is not installed: pip install -e '.[docs]' (.ci/run does)")
+@pytest.mark.skipif(shutil.which("mkdocs") is None, reason="mkdocs is not installed: pip install -e '.[test]' brings it")
 def test_the_site_builds_strictly(tmp_path):
     r = subprocess.run(["mkdocs", "build", "--strict", "-f", str(ROOT / "docs" / "mkdocs.yml"), "-d", str(tmp_path / "site")],
                        capture_output=True, text=True)

@@ -19,8 +19,8 @@ from ckptcheck.checks import flinkjvm
 
 JAR = flinkjvm.default_dist_jar()
 pytestmark = [
-    pytest.mark.skipif(JAR is None, reason="no Flink distribution jar: pip install -e '.[flink]' (apache-flink-libraries)"),
-    pytest.mark.skipif(shutil.which("javac") is None, reason="no JDK (javac) on PATH"),
+    pytest.mark.skipif(JAR is None, reason="no Flink distribution jar: pip install -e '.[test]' brings it (apache-flink-libraries)"),
+    pytest.mark.skipif(shutil.which("javac") is None, reason="no JDK (javac) on PATH: a system package (Debian's default-jdk-headless; .ci/run installs it)"),
     pytest.mark.claims,  # about 40 s: three MiniCluster jobs, one of them waited on for 20 s
 ]
 JOB = Path(__file__).with_name("flink_jobs") / "BlockingOutputJob.java"

@@ -167,7 +167,7 @@ def test_an_instant_ack_counterexample_replays_from_its_trace(tmp_path, capsys):
     assert len(traces) == 1
     doc = json.loads(traces[0].read_text())
     assert doc["scope"]["instant_acks"] is True and any(a["type"] == "LastAck" for a in doc["actions"])
-    schema = json.loads((Path(__file__).parent.parent / "checks" / "trace.schema.json").read_text())
+    schema = json.loads((Path(__file__).parent.parent / "checks" / "run" / "trace.schema.json").read_text())
     assert "instant_acks" in schema["properties"]["scope"]["properties"]
     assert any("LastAck" in (alt["properties"]["type"].get("enum") or ()) for alt in schema["$defs"]["action"]["oneOf"])
     capsys.readouterr()

@@ -107,7 +107,7 @@ def test_spark_generate_ends_at_ctrl_c(tmp_path):
     """The Spark job is cancelled and the command ends; nothing half-written.  Ctrl-C comes once
     a stage runs (its progress line): on a loaded machine a fixed delay could land in the
     session's start, where py4j itself prints a traceback before any job exists."""
-    pytest.importorskip("pyspark")
+    pytest.importorskip("pyspark", reason="PySpark is not installed: pip install -e '.[test]' brings it")
     code, out, err = _interrupt(["spark", "generate", "--walks", "1000000", "--master", "local[2]", "--out", "sp"],
                                 tmp_path, ready="partitions done", after=1.0, timeout=180)
     assert code == 130, (out, err[-2000:])

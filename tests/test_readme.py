@@ -60,7 +60,7 @@ def test_the_compare_example(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.claims  # about 15 s of JVM; the default run checks conform on its own small run (tests/test_conform.py)
-@pytest.mark.skipif(flinkjvm.default_dist_jar() is None, reason="no Flink distribution jar: pip install -e '.[flink]'")
+@pytest.mark.skipif(flinkjvm.default_dist_jar() is None, reason="no Flink distribution jar: pip install -e '.[test]' brings it (apache-flink-libraries)")
 def test_the_conform_example(capsys):
     argv, quoted = example("conform")
     assert main(argv) == 0

@@ -186,7 +186,7 @@ def test_refused_without_pyspark(run, case, monkeypatch):
 def test_parquet_without_a_trace_column_is_refused_before_spark_starts(run):
     """N84: the right message came only after Spark had started (15.6 s, its banner on stderr
     first); check_inputs now reads the Parquet schema with pyarrow, where pyarrow is installed."""
-    pytest.importorskip("pyarrow.parquet", reason="without pyarrow the schema is read by Spark, after it starts")
+    pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed: pip install -e '.[test]' brings it (without it Spark reads the schema)")
     assert_refused(run(PARQUET), PARQUET)
 
 

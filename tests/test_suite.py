@@ -4,7 +4,7 @@ said."""
 
 from __future__ import annotations
 
-from ckptcheck.checks.cli.main import main as cli
+from ckptcheck.checks.cli import main as cli
 
 from ckptcheck.checks.cli import options as cli_options
 from ckptcheck.checks.run.api import check

@@ -155,8 +155,8 @@ def test_validate_cli_exit_statuses(capsys):
 
 JAR = flinkjvm.default_dist_jar()
 needs_flink = [
-    pytest.mark.skipif(JAR is None, reason="no Flink distribution jar: pip install -e '.[flink]' (apache-flink-libraries)"),
-    pytest.mark.skipif(shutil.which("javac") is None, reason="no JDK (javac) on PATH"),
+    pytest.mark.skipif(JAR is None, reason="no Flink distribution jar: pip install -e '.[test]' brings it (apache-flink-libraries)"),
+    pytest.mark.skipif(shutil.which("javac") is None, reason="no JDK (javac) on PATH: a system package (Debian's default-jdk-headless; .ci/run installs it)"),
 ]
 
 

@@ -178,7 +178,8 @@ def test_wheel_installs_one_ckptcheck_namespace(tmp_path):
     (wheel,) = (tmp_path / "w").glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert {n.split("/")[0] for n in names} == {"ckptcheck", "ckptcheck-0.1.0.dist-info"}
-    for needed in ("ckptcheck/model/protocol.py", "ckptcheck/reports/templates/report.html", "ckptcheck/checks/run/trace.schema.json"):
+    for needed in ("ckptcheck/model/protocol.py", "ckptcheck/reports/templates/report.html", "ckptcheck/checks/run/trace.schema.json",
+                   "ckptcheck/checks/conform/java/Server.java", "ckptcheck/checks/validate/runs/RecordedJob.java"):
         assert needed in names
 
 

@@ -7,14 +7,14 @@ import os
 import sys
 import time
 
+from ckptcheck.checks.run.outputs import out_dir
+from ckptcheck.checks.run.results import VIOLATED
+from ckptcheck.checks.run.trace import write_json_atomic
 from ckptcheck.specs.catalog import CATALOG
 from ckptcheck.specs.errors import InputError
 
 from .options import positive_float
 from .printing import say
-from ckptcheck.checks.run.outputs import out_dir
-from ckptcheck.checks.run.results import VIOLATED
-from ckptcheck.checks.run.trace import write_json_atomic
 
 
 def selected(args) -> tuple:
@@ -74,7 +74,7 @@ def cmd_catalog(args) -> int:
         else:
             verdict = f"was not searched to the end ({good.searched()})"
         say(f"        correct design {e.correct.name} {verdict} on the same scope ({good.stats['states']:,} states,"
-             f" {row['seconds']:.1f}s)")
+            f" {row['seconds']:.1f}s)")
     done = len(entries)
     headline = f"{done - missed}/{len(catalog)} catalog entries found"
     if cut:

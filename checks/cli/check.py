@@ -7,13 +7,13 @@ from __future__ import annotations
 import sys
 import time
 
-
 from ckptcheck.checks.run.api import check, run_id, save_traces
-from .options import add_scope_options, add_search_options, design_from_arg, scope_named, scopes_from_args, search_options
-from .printing import Progress, before_search, print_header, print_result, say
 from ckptcheck.checks.run.outputs import out_dir
 from ckptcheck.checks.run.suite import SuiteResult
 from ckptcheck.checks.run.trace import write_json_atomic
+
+from .options import add_scope_options, add_search_options, design_from_arg, scope_named, scopes_from_args, search_options
+from .printing import Progress, before_search, print_header, print_result, say
 
 UNREACHED_WITNESS = 4  # exit status: every default scope searched whole, nothing violated, a witness hit in none
 
@@ -47,8 +47,8 @@ def cmd_check(args) -> int:
             if left <= 0.5 and k > 0:
                 unsearched = len(scopes) - k
                 say(f"\nnot searched: default scope{'s' if unsearched > 1 else ''} {k + 1}"
-                     f"{f'-{len(scopes)}' if unsearched > 1 else ''} of {len(scopes)}: the --max-seconds"
-                     f" {args.max_seconds:g} bound was spent; nothing is said about {'them' if unsearched > 1 else 'it'}")
+                    f"{f'-{len(scopes)}' if unsearched > 1 else ''} of {len(scopes)}: the --max-seconds"
+                    f" {args.max_seconds:g} bound was spent; nothing is said about {'them' if unsearched > 1 else 'it'}")
                 break
             opts[k] = {**opts[k], "max_seconds": max(round(left, 1), 0.5)}
         if len(scopes) > 1:
@@ -80,14 +80,14 @@ def cmd_check(args) -> int:
     if unsearched:
         violated = any(r.violated for r in runs)
         say(f"RESULT: {'a property is violated' if violated else 'no violation in the scopes searched'}; {unsearched}"
-             f" default scope(s) not searched (--max-seconds): nothing is proved about the design's default scopes")
+            f" default scope(s) not searched (--max-seconds): nothing is proved about the design's default scopes")
         return 1 if violated else 3
     status = SuiteResult(tuple(runs)).exit_status if len(runs) > 1 else runs[0].exit_status
     if status == 0 and not scope_named(args):
         unreached = SuiteResult(tuple(runs)).unreached
         if unreached:
             say(f"FAILED: no default scope of {design.name} reaches the witness(es) {', '.join(unreached)}: the check"
-                 f" says nothing about {'that mechanism' if len(unreached) == 1 else 'those mechanisms'} (exit 4)")
+                f" says nothing about {'that mechanism' if len(unreached) == 1 else 'those mechanisms'} (exit 4)")
             return UNREACHED_WITNESS
     return status
 

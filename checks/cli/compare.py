@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import sys
 
+from ckptcheck.checks.run.outputs import out_dir
+from ckptcheck.checks.run.results import EXIT_STATUS, HOLDS, NOT_APPLICABLE, OUTCOME_HOLDS, OUTCOME_INCOMPLETE, OUTCOME_VIOLATED, VIOLATED
 from ckptcheck.specs.errors import InputError
 
 from .options import add_scope_options, add_search_options, design_from_arg, scope_from_args, search_options
 from .printing import Progress, before_search, mark, say, steps_text
-from ckptcheck.checks.run.outputs import out_dir
-from ckptcheck.checks.run.results import EXIT_STATUS, HOLDS, NOT_APPLICABLE, OUTCOME_HOLDS, OUTCOME_INCOMPLETE, OUTCOME_VIOLATED, VIOLATED
 
 
 def print_comparison(cmp, verbose: bool = False) -> None:
@@ -52,7 +52,7 @@ def print_comparison(cmp, verbose: bool = False) -> None:
                     say(f"{r.design.name} BREAKS {c.property} ({was} in {ref.design.name}): {c.after.reason}")
                 else:
                     say(f"{r.design.name} violates {c.property} ({ref.verdict_words(c.before)} in {ref.design.name},"
-                         f" whose search was cut short: whether the change breaks it is not known): {c.after.reason}")
+                        f" whose search was cut short: whether the change breaks it is not known): {c.after.reason}")
                 if verbose or not shown:
                     say(f"  shortest counterexample, {len(c.after.trace)} steps:")
                     for line in steps_text(r.spec, c.after.trace):
@@ -106,7 +106,7 @@ def cmd_compare(args) -> int:
     if cmp.interrupted:
         searched = len(cmp.results)
         say(f"interrupted: {searched - 1} of {len(designs) - 1} variant(s) compared; the search of"
-             f" {cmp.results[-1].design.name} was cut short and the designs after it were not searched")
+            f" {cmp.results[-1].design.name} was cut short and the designs after it were not searched")
         return 130
     if cmp.broken:
         return 1

@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ckptcheck.checks.run.outputs import out_dir
 from ckptcheck.specs.errors import InputError
 
 from .options import seed_arg
 from .printing import say
-from ckptcheck.checks.run.outputs import out_dir
 
 DEFAULT_CASES = 1_000_000
 MAX_CASES = 100_000_000
@@ -42,7 +42,7 @@ def cmd_conform(args) -> int:
         print(f"ckptcheck: conform: {e}", file=sys.stderr)
         return 2
     say(f"conform  Flink {dist.version} ({dist.jar}); seed {args.seed}; {args.cases:,} random cases"
-         f" over {len(families)} famil{'ies' if len(families) != 1 else 'y'}, plus each operation's exhaustive small ranges")
+        f" over {len(families)} famil{'ies' if len(families) != 1 else 'y'}, plus each operation's exhaustive small ranges")
     progress = _progress_printer()
     try:
         with flinkjvm.FlinkJVM(dist, classes) as jvm:

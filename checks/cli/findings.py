@@ -6,12 +6,12 @@ from __future__ import annotations
 import datetime
 import os
 
+from ckptcheck.checks.run.outputs import out_dir
+from ckptcheck.checks.run.trace import write_text_atomic
 from ckptcheck.specs.errors import InputError
 
 from .options import positive_float, workers_arg
 from .printing import say
-from ckptcheck.checks.run.outputs import out_dir
-from ckptcheck.checks.run.trace import write_text_atomic
 
 
 def cmd_findings(args) -> int:
@@ -42,7 +42,7 @@ def cmd_findings(args) -> int:
         readings = READINGS.get(args.design)
         total = len(scopes) * (len(readings.values) if readings else 1)
         say(f"interrupted: {len(run.runs)} of {total} searches ran to the end; no report written (a findings"
-             " report covers every scope of the manifest)")
+            " report covers every scope of the manifest)")
         return 130
     command = f"ckptcheck findings {args.design}" + (f" --out {args.out}" if args.out != "reports/findings" else "")
     text = findings_report(run, command=command, when=when)
@@ -61,7 +61,7 @@ def cmd_findings(args) -> int:
         if run.readings is not None:
             under = " under " + ", ".join(f"{r}: {'no violation' if x is None else f'{x[0]} steps'}" for r, x in f.by_reading.items())
         say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}"
-             f" {'replays' if f.replays else 'does NOT replay'}; {fix}{under}")
+            f" {'replays' if f.replays else 'does NOT replay'}; {fix}{under}")
     say(f"report written to {path}")
     return 0 if run.as_expected else 1
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .printing import say
 from ckptcheck.checks.run.outputs import out_file
 from ckptcheck.checks.run.trace import load_trace_file, replay, write_json_atomic
+
+from .printing import say
 
 
 def cmd_itf(args) -> int:

@@ -147,7 +147,7 @@ def search_options(args, designs: list, scope, quiet: bool = False) -> dict:
             if v is not None:
                 tell(f"{opt} applies to --engine explore; --engine {args.engine} ignores it")
         if args.engine == "spark":
-            from ckptcheck.checks.run.spark import check_master, require_pyspark
+            from ckptcheck.checks.engine.spark_session import check_master, require_pyspark
 
             require_pyspark("--engine", "spark")  # one line before any work, not a traceback
             check_master(args.master)

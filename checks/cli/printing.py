@@ -30,7 +30,7 @@ def before_search(design, scope, symmetry: bool = False) -> None:
     big = [f"{k} = {getattr(scope, k)}" for k, v in LARGE.items() if getattr(scope, k) > v]
     if big:
         warn(f"{', '.join(big)}: the state space grows exponentially with these limits, and an exhaustive"
-              " search this large is not expected to end; bound it with --max-seconds or --max-states")
+             " search this large is not expected to end; bound it with --max-seconds or --max-states")
     figures = known_figures(design, scope, symmetry)
     if figures:
         say(f"expect   {figures} (on 2 cores; --max-seconds or --max-states bound it)")

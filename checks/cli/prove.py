@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
+from ckptcheck.checks.run.outputs import out_dir
 from ckptcheck.specs.errors import InputError
 
 from .printing import say
-from ckptcheck.checks.run.outputs import out_dir
 
 
 def cmd_prove(args) -> int:
@@ -32,7 +32,7 @@ def cmd_prove(args) -> int:
             outcomes.append(_prove_one(known[n]))
     except KeyboardInterrupt:
         say(f"interrupted after {len(outcomes)} of {len(names)} theorems: the verdicts above are complete, the rest"
-             " were not proved")
+            " were not proved")
         _write(report_dir, outcomes, known)
         return 130
     from ckptcheck.checks.proofs.theorems import PROVED

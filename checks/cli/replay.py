@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from ckptcheck.checks.run.trace import REPORT_SUFFIXES, load_trace_file, replay, traces_in_report
 from ckptcheck.specs.catalog import all_designs
 
 from .options import design_from_arg
 from .printing import say, steps_text, warn
-from ckptcheck.checks.run.trace import REPORT_SUFFIXES, load_trace_file, replay, traces_in_report
 
 
 def cmd_replay(args) -> int:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from .printing import say
 from ckptcheck.checks.run.outputs import out_dir
+
+from .printing import say
 
 
 def cmd_report(args) -> int:

@@ -6,10 +6,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .options import Parser, add_scope_options, design_from_arg, nonneg, positive, scope_from_args
-from .printing import say
 from ckptcheck.checks.run.outputs import out_dir
 from ckptcheck.checks.run.results import EXIT_STATUS, OUTCOME_SAMPLED
+
+from .options import Parser, add_scope_options, design_from_arg, nonneg, positive, scope_from_args
+from .printing import say
 
 
 def _print_spark_summary(summary: dict, out: Path) -> None:

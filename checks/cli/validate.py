@@ -9,11 +9,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from ckptcheck.checks.run.outputs import out_dir
 from ckptcheck.specs.errors import InputError
 
 from .options import count, design_from_arg, seed_arg
 from .printing import say
-from ckptcheck.checks.run.outputs import out_dir
 
 MAX_RUNS = 10_000
 

@@ -1,9 +1,9 @@
 """The families of ``ckptcheck conform``: each a model function, the Flink class and method it
 mirrors, and the cases both are asked.  This module holds the two shapes (:class:`Op`,
 :class:`Family`) and the generators the families share; the families are in
-``conform_keys`` (key groups, HashMap order), ``conform_state`` (state mappers, keyed and
-operator state, retention) and ``conform_graph`` (wiring, pipelined regions), and their list in
-``conform_families``.
+``keys`` (key groups, HashMap order), ``state`` (state mappers, keyed and
+operator state, retention) and ``graph`` (wiring, pipelined regions), and their list in
+``families``.
 
 An :class:`Op` pairs one model function (``model``: arguments -> a JSON-like answer) with one
 Java operation of the family's class in ``checks/conform/java`` (the same arguments, Flink's answer).

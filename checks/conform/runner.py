@@ -22,11 +22,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from ckptcheck.checks.flinkjvm import FlinkJVM
 from ckptcheck.model.redistribution import UnsupportedRescaleError
 
 from .families import FAMILIES, Family, Op
 from .op import MayThrow, Throws
-from ckptcheck.checks.flinkjvm import FlinkJVM
 
 BATCH = 4000
 EXAMPLES = 3

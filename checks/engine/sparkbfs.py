@@ -59,7 +59,7 @@ def worker_spec(args: tuple):
         from ckptcheck.specs.properties import BASELINE_PROPERTIES
         from ckptcheck.specs.spec import Spec
 
-        from ckptcheck.checks.run.trace import design_from_trace, scope_from_trace
+        from ckptcheck.specs.portable import design_from_trace, scope_from_trace
 
         name, knobs, scope_json, symmetry, props = args
         by_name = {p.name: p for p in BASELINE_PROPERTIES}
@@ -181,7 +181,7 @@ def spark_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, m
                  partitions: int | None = None) -> None:
     """The search on Spark; fills ``out`` (an ``ExploreOutcome``).  ``model`` is the driver's
     spec; the workers rebuild it from ``spec_args``."""
-    from ckptcheck.checks.run.spark import require_pyspark, spark_session
+    from .spark_session import require_pyspark, spark_session
 
     require_pyspark("--engine", "spark")  # one line, not an ImportError, where PySpark is missing
     from pyspark import StorageLevel

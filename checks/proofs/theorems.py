@@ -13,8 +13,8 @@ The formulas mirror ``model.redistribution`` (and so Flink): the tests check, wi
 that the Python functions satisfy the same statements the proofs make.
 
 The theorems are listed here (:data:`THEOREMS`, in the order ``ckptcheck prove`` shows them);
-their encodings are in ``proofs_keygroups``, ``proofs_operator_state`` and
-``proofs_channel_state``, on the solver helpers of ``proofs_solver``.
+their encodings are in ``keygroups``, ``operator_state`` and
+``channel_state``, on the solver helpers of ``solver``.
 """
 
 from __future__ import annotations

@@ -80,9 +80,9 @@ def build_report(
     catalog_summary: str = "",
     suite: list[str] | None = None,
 ) -> Report:
-    """A report of check results (each with the spec it checked); with ``changes`` (from
+    """A report of check results (each carries the spec it checked); with ``changes`` (from
     ``checks.run.compare``), what each variant changes against the first design."""
-    props = _property_columns([s for _, s in results])
+    props = _property_columns([r.spec for r in results])
     rows = []
     cexes = []
     topologies: dict[str, Topology] = {}

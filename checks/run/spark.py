@@ -118,8 +118,10 @@ class _Agg:
 
 def generate_partition(index: int, design_name: str, design_knobs: dict, scope_json: dict, seed: int, walks: range, max_steps: int) -> Iterator[tuple]:
     """Worker side of ``generate``: rows ("row", ...) for each walk, then one ("agg", ...)."""
-    from .trace import design_from_trace, scope_from_trace, trace_document
+    from ckptcheck.specs.portable import design_from_trace, scope_from_trace
     from ckptcheck.specs.spec import Spec
+
+    from .trace import trace_document
 
     design = design_from_trace({"name": design_name, "knobs": design_knobs}, "<spark>")
     scope = scope_from_trace(scope_json, "<spark>")

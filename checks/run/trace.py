@@ -19,22 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from ckptcheck.model.actions import Rescale
-from ckptcheck.model.design import COMPONENTS, Design
-from ckptcheck.model.scope import SCOPE_LIMITS, STOP_MODES, Scope
-from ckptcheck.specs.designs import BASELINE, check_knob
+from ckptcheck.model.design import Design
 from ckptcheck.specs.errors import InputError, did_you_mean
-from ckptcheck.specs.jobs import job_from_dict
+from ckptcheck.specs.portable import design_from_trace, require, scope_from_trace
 from ckptcheck.specs.spec import Spec
 
 FORMAT = "ckptcheck-trace"
 VERSION = 1
 TOO_DEEP = "nested too deeply to be a trace"  # JSON deeper than Python's decoder recurses (RecursionError)
-
-
-def known_designs() -> dict[str, Design]:
-    from ckptcheck.specs.catalog import all_designs
-
-    return all_designs()
 
 
 def trace_document(spec: Spec, actions: list, *, engine: str, seed: int | None, violation: dict | None) -> dict:
@@ -71,119 +63,6 @@ def write_text_atomic(path: Path, text: str) -> None:
 def write_json_atomic(path: Path, doc: Any) -> None:
     """Write a JSON document whole or not at all (``write_text_atomic``)."""
     write_text_atomic(path, json.dumps(doc, indent=2) + "\n")
-
-
-def _require(doc: dict, key: str, typ, source: str, what: str):
-    if key not in doc:
-        raise InputError(source, key, f"missing ({what})")
-    v = doc[key]
-    if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
-        raise InputError(source, key, f"expected {what}, got {v!r}")
-    return v
-
-
-# What traces written before components replaced policies recorded for Flink's own rules.
-_LEGACY_DEFAULT_POLICIES = {
-    "retain": "model.design.flink_retain",
-    "discard": "model.design.flink_discard",
-    "source_restore_position": "model.design.flink_source_restore_position",
-    "regions": "model.design.independent_regions",
-}
-
-
-def _recorded_components(d: dict, source: str, known_name: bool) -> dict[str, str]:
-    """The components a trace says its design ran (qualified class names); {} if it says none.
-    A trace written before components (``policies``) is trusted by name for a preset or
-    catalog entry, as it was then; another name with a replaced policy is refused."""
-    comps = d.get("components", {}) or {}
-    if not isinstance(comps, dict) or not all(isinstance(v, str) for v in comps.values()):
-        raise InputError(source, "design.components", "expected an object of component class names")
-    unknown = sorted(set(comps) - set(COMPONENTS))
-    if unknown:
-        raise InputError(source, "design.components", f"unknown component {unknown[0]!r} (known: {', '.join(COMPONENTS)})")
-    legacy = d.get("policies", {}) or {}
-    if isinstance(legacy, dict) and not known_name:
-        for name, fn in legacy.items():
-            if _LEGACY_DEFAULT_POLICIES.get(name) != fn:
-                raise InputError(source, f"design.policies.{name}", f"the trace replaced the Python policy {name!r} ({fn});"
-                                 " replay it from Python with ckptcheck.checks.run.trace.replay(doc, design=...)")
-    return comps
-
-
-def design_from_trace(d: Any, source: str, design: Design | None = None) -> Design:
-    """The design a trace ran: ``design`` when given (from Python), else a preset or catalog
-    entry by name with the recorded knobs.  A trace whose components are not those of the
-    design it resolves to (a Python variant) is refused, naming the component: replaying it
-    with other rules would judge another design.  Nothing from the trace is imported or run."""
-    if not isinstance(d, dict):
-        raise InputError(source, "design", "expected an object with name and knobs")
-    name = d.get("name")
-    knobs = d.get("knobs", {})
-    if not isinstance(name, str) or not name:
-        raise InputError(source, "design.name", f"expected a design name, got {name!r}")
-    if not isinstance(knobs, dict):
-        raise InputError(source, "design.knobs", "expected an object of knob values")
-    for k, v in knobs.items():
-        check_knob(k, v, f"{source}: design.knobs")
-    recorded = _recorded_components(d, source, design is not None or name in known_designs())
-    if design is not None:
-        base = design
-        hint = "the design given to replay"
-    else:
-        base = known_designs().get(name) or BASELINE.with_(name=name, description=f"replayed variant {name}")
-        hint = f"{name!r}" if name in known_designs() else f"{name!r} (not a preset or catalog entry)"
-    mine = base.components()
-    for comp, qual in recorded.items():
-        if mine[comp] != qual:
-            raise InputError(
-                source, f"design.components.{comp}",
-                f"the trace ran {qual}, but {hint} uses {mine[comp]};"
-                " replay a Python variant from Python with ckptcheck.checks.run.trace.replay(doc, design=...)",
-            )
-    if design is not None:
-        return design
-    return base.with_(**knobs) if knobs else base
-
-
-def scope_from_trace(d: Any, source: str) -> Scope:
-    if not isinstance(d, dict):
-        raise InputError(source, "scope", "expected an object")
-    job = job_from_dict(d.get("job"), f"{source}: scope.job") if isinstance(d.get("job"), dict) else None
-    if job is None:
-        raise InputError(source, "scope.job", "expected a job graph object")
-    kwargs: dict[str, Any] = {"job": job, "job_name": str(d.get("job_name", "custom"))}
-    for k in SCOPE_LIMITS:
-        if k in d:
-            v = d[k]
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise InputError(source, f"scope.{k}", f"expected a non-negative integer, got {v!r}")
-            kwargs[k] = v
-    for k in ("bounded", "staggered_triggers", "instant_acks", "spanning_records", "rpcs_overtake", "late_finish_reports",
-              "rescaled_tasks_decline", "suspend_on_failure"):
-        if k in d:
-            if not isinstance(d[k], bool):
-                raise InputError(source, f"scope.{k}", f"expected true or false, got {d[k]!r}")
-            kwargs[k] = d[k]
-    if "stop_with_savepoint" in d:
-        if d["stop_with_savepoint"] not in STOP_MODES:
-            raise InputError(source, "scope.stop_with_savepoint",
-                             f"expected one of {', '.join(repr(x) for x in STOP_MODES)}, got {d['stop_with_savepoint']!r}")
-        kwargs["stop_with_savepoint"] = d["stop_with_savepoint"]
-    if d.get("rescale"):
-        r = d["rescale"]
-        if not isinstance(r, list) or not all(isinstance(x, list) and len(x) == 2 for x in r):
-            raise InputError(source, "scope.rescale", f"expected a list of [vertex, parallelism] pairs, got {r!r}")
-        kwargs["rescale"] = tuple(tuple(x) for x in r)
-    if d.get("repattern"):
-        r = d["repattern"]
-        if not isinstance(r, list) or not all(isinstance(x, str) for x in r):
-            raise InputError(source, "scope.repattern", f"expected a list of edge names like \"source->sink\", got {r!r}")
-        kwargs["repattern"] = tuple(r)
-    try:
-        return Scope(**kwargs)
-    except ValueError as e:
-        field, _, msg = str(e).partition(": ")
-        raise InputError(source, field, msg) from None
 
 
 def _read_text(path: str, what: str) -> str:
@@ -297,7 +176,7 @@ def parse_trace(doc: Any, source: str, design: Design | None = None) -> tuple[Sp
     if version != VERSION:
         raise InputError(source, "version", f"expected {VERSION} (this ckptcheck reads trace format v{VERSION}), got {version!r}")
     spec = _spec_of(doc, source, design)
-    raw = _require(doc, "actions", list, source, "a list of actions")
+    raw = require(doc, "actions", list, source, "a list of actions")
     actions = []
     rescales = 0  # counted as the actions are read: one pass, however long the trace
     for i, a in enumerate(raw or ()):
