@@ -14,7 +14,7 @@ import argparse
 import statistics
 import time
 
-from ckptcheck.checks.engine.explore import explore, spark_explore
+from ckptcheck.checks.engine import explore, search
 from ckptcheck.checks.engine.spark_session import spark_session
 from ckptcheck.specs.designs import BASELINE, FLIP600
 from ckptcheck.specs.scopes import default_scope, regional_scope
@@ -52,7 +52,7 @@ def main() -> None:
 
     t0 = time.perf_counter()
     last[0] = t0
-    sp = spark_explore(spec, master=args.master, partitions=args.partitions, progress=progress, progress_every=0)
+    sp = search(spec, "spark", master=args.master, partitions=args.partitions, progress=progress, progress_every=0)
     t_spark = time.perf_counter() - t0
     for o in (two, sp):
         assert (o.states, o.transitions, o.depth) == (one.states, one.transitions, one.depth), (o.states, one.states)

@@ -54,13 +54,7 @@ class Spec:
 
     @cached_property
     def permutations(self) -> list:
-        # task-manager placement (file merging) is by subtask index: no index permutation there;
-        # channel state and the channels' two ends are not permuted (unaligned checkpoints); a
-        # rescale's redistribution depends on subtask indexes
-        if (not self.symmetry or self.design.file_merging or self.design.checkpoint_mode != "aligned"
-                or self.scope.max_rescales):
-            return []
-        return symmetry.permutations(self.model.topo)
+        return subtask_permutations(self.design, self.scope) if self.symmetry else []
 
     @cached_property
     def canonical(self) -> Callable | None:
@@ -152,6 +146,17 @@ class Spec:
         return a.describe(self.topo_after(rescales))
 
 
+def subtask_permutations(design: Design, scope: Scope) -> list:
+    """The permutations of subtask indexes that map the job onto itself, where the design allows any.
+    Task-manager placement (file merging) is by subtask index: no index permutation there; channel
+    state and the channels' two ends are not permuted (unaligned checkpoints); a rescale's
+    redistribution depends on subtask indexes.  Computed from the job alone: asking whether symmetry
+    applies builds no model."""
+    if design.file_merging or design.checkpoint_mode != "aligned" or scope.max_rescales:
+        return []
+    return symmetry.permutations(scope.job.expand())
+
+
 def why_not_symmetric(design: Design, scope: Scope) -> tuple[str, str] | None:
     """Why symmetry reduction does not apply to ``design`` in ``scope`` (the thing at fault and the reason),
     or ``None`` where it does.  It needs interchangeable subtasks (forward edges only, equal parallelism, no
@@ -162,7 +167,7 @@ def why_not_symmetric(design: Design, scope: Scope) -> tuple[str, str] | None:
     if design.unlike_subtasks():
         return (f"design {design.name}", f"replaces components ({', '.join(design.unlike_subtasks())}) that may treat"
                 " subtask indexes differently (their classes do not declare treats_subtasks_alike = True)")
-    if not Spec(design, scope, symmetry=True).permutations:
+    if not subtask_permutations(design, scope):
         return (f"job {scope.job_name}", f"no interchangeable subtasks for {design.name} (symmetry needs forward edges only,"
                 " equal parallelism, no split enumerator, no task-manager file merging, aligned checkpoints)")
     return None

@@ -16,7 +16,7 @@ from typing import Callable
 
 from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES
 
-from .explore import Discovery, ExploreOutcome, explore, spark_explore
+from .explore import Discovery, ExploreOutcome, explore, search_bounds
 
 ENGINES = ("explore", "spark", "stateful")
 
@@ -32,6 +32,7 @@ def search(
     max_depth: int | None = None,
     stop_when: Callable[[dict], bool] | None = None,
     progress: Callable | None = None,
+    progress_every: float = 2.0,
     store: str = "fingerprint",
     workers: int = 1,
     master: str | None = None,
@@ -46,12 +47,16 @@ def search(
     first violation ends it)."""
     if engine == "explore":
         return explore(model, max_states=max_states, max_seconds=max_seconds, max_depth=max_depth, stop_when=stop_when,
-                       progress=progress, store=store, workers=workers)
-    if engine == "spark":
+                       progress=progress, progress_every=progress_every, store=store, workers=workers)
+    if engine == "spark":  # the same breadth-first search with fingerprints, level by level on a Spark cluster
         if store == "exact":
             raise ValueError("store: the Spark search keeps fingerprints")
-        return spark_explore(model, max_states=max_states, max_seconds=max_seconds, max_depth=max_depth, stop_when=stop_when,
-                             progress=progress, master=master, partitions=partitions)
+        from .sparkbfs import spark_search
+
+        out = ExploreOutcome()
+        bounds = search_bounds(model, stop_when, max_states, max_seconds, max_depth, progress, progress_every)
+        spark_search(model, out, Discovery, bounds, master=master, partitions=partitions)
+        return out
     if engine == "stateful":
         from .stateful import run_stateful
 

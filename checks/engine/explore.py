@@ -11,10 +11,11 @@ The surface (see ``specs.spec.Spec``; ``benchmarks/twophase.py`` is a second, un
   (the search uses it when present; counterexamples are still re-executed action by action);
 - ``always``, ``eventually``, ``sometimes``: lists of ``(property, check)``.
 
-The search is chosen here, never by the model: one process with a fingerprint store (the
-default) or an exact one (``checks.engine.bfs``), or several processes level by level
-(``checks.engine.parallel``), or on a Spark cluster (``checks.engine.sparkbfs``).  BFS finds each violation first on a shortest path, so counterexamples
-are minimal in length.  Exploration stops when every property has a discovery or the space (or
+The search is chosen by the engine, never by the model (``checks.engine.search``): here one
+process with a fingerprint store (the default) or an exact one (``checks.engine.bfs``), or
+several processes level by level (``checks.engine.parallel``); on a Spark cluster,
+``checks.engine.sparkbfs``.  BFS finds each violation first on a shortest path, so
+counterexamples are minimal in length.  Exploration stops when every property has a discovery or the space (or
 a bound) is exhausted; Ctrl-C ends it too, with the figures reached so far and the search
 marked incomplete.
 """
@@ -71,7 +72,7 @@ def explore(
     re-execution; ``"exact"`` keeps every world: the same states and paths at ten times the
     memory (``checks.engine.bfs``).  ``workers`` > 1 runs the fingerprint search level-synchronously
     over that many processes (``checks.engine.parallel``).  The same search on a Spark cluster is
-    ``checks.engine.sparkbfs``; ``checks.engine.search`` chooses between them."""
+    ``checks.engine.sparkbfs``, which ``checks.engine.search`` runs by the name ``spark``."""
     if store not in ("exact", "fingerprint"):
         raise ValueError(f"store: expected 'exact' or 'fingerprint', got {store!r}")
     if workers < 1:
@@ -100,25 +101,3 @@ def search_bounds(model, stop_when, max_states, max_seconds, max_depth, progress
 
     return Bounds(stop_when, stop_reason, max_states, max_seconds, max_depth, progress, progress_every)
 
-
-def spark_explore(
-    model,
-    *,
-    max_states: int | None = None,
-    max_seconds: float | None = None,
-    max_depth: int | None = None,
-    stop_when: Callable[[dict], bool] | None = None,
-    progress: Callable[[ExploreOutcome, int], None] | None = None,
-    progress_every: float = 2.0,
-    master: str | None = None,
-    partitions: int | None = None,
-) -> ExploreOutcome:
-    """The breadth-first search of ``explore`` with fingerprints, level by level on a Spark cluster
-    (``master``, ``partitions``; ``checks.engine.sparkbfs``): the same states, transitions and
-    discoveries."""
-    from .sparkbfs import spark_search
-
-    out = ExploreOutcome()
-    bounds = search_bounds(model, stop_when, max_states, max_seconds, max_depth, progress, progress_every)
-    spark_search(model, out, Discovery, bounds, master=master, partitions=partitions)
-    return out
