@@ -78,9 +78,10 @@ def test_findings_report_says_what_the_manifest_got_wrong(tmp_path):
     the report names both, and the run is not as expected (the command exits 1)."""
     wrong = Fix("exactly-once-output", "none", KEEP_FORCE, "nothing")
     run = run_findings(FLIP600_PROPOSED, _manifest(wrong), tmp_path / "traces", workers=1)
-    assert not run.as_expected and [f.expected for f in run.findings] == [False]
+    assert not run.as_expected and [f.expected for f in run.findings] == [False] and run.exit_status == 1
     text = findings_report(run, command="ckptcheck findings test", when="2026-11-23")
-    assert "Expected by the manifest but not found by the search:\n- exactly-once-output in scope chain" in text
+    assert ("Expected by the manifest and not found (each with what the search says of it):\n"
+            "- exactly-once-output in scope chain: not found: the scope was searched to the end") in text
     assert "No fix is listed for this violation: the manifest did not expect it." in text
 
 

@@ -17,7 +17,7 @@ def print_comparison(cmp, verbose: bool = False) -> None:
     """Verdicts side by side, then what each variant changes against the reference: the first
     violation of each variant step by step, the others (all of them under ``verbose``) in one
     line with the trace that ``ckptcheck replay -v`` shows step by step."""
-    from ckptcheck.checks.run.compare import BREAKS, FIXES, LOSES_WITNESS, VIOLATES
+    from ckptcheck.checks.run.compare import BREAKS, FIXES, LOSES_WITNESS, UNSETTLED_WITNESS, VIOLATES
 
     results = cmp.results
     ref = cmp.reference
@@ -66,6 +66,10 @@ def print_comparison(cmp, verbose: bool = False) -> None:
                 say(f"{r.design.name} LOSES WITNESS {c.property}: {c.reason}")
             elif c.what == FIXES:
                 say(f"{r.design.name} fixes {c.property}: {c.reason}")
+        unsettled = [c.property for c in mine if c.what == UNSETTLED_WITNESS]
+        if unsettled:
+            say(f"{r.design.name}: {len(unsettled)} witness(es) hit in {ref.design.name} not reached in the part searched,"
+                f" so nothing is said about them ({', '.join(unsettled)}); the search covered {r.searched()}")
     broken = {c.design for c in cmp.broken if c.what == BREAKS}
     violating = {c.design for c in cmp.broken if c.what == VIOLATES} - broken
     unsure = [r.design.name for r in results if r.outcome not in (OUTCOME_HOLDS, OUTCOME_VIOLATED)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import shlex
 
 from ckptcheck.checks.run.outputs import out_dir
 from ckptcheck.checks.run.trace import write_text_atomic
@@ -30,9 +31,8 @@ def cmd_findings(args) -> int:
     if not ok:
         raise InputError("--date", when, "expected a calendar date as YYYY-MM-DD")
     design, scopes = FINDINGS[args.design]
-    from ckptcheck.checks.run.report import findings_report
-
     from ckptcheck.checks.run.findings import run_findings
+    from ckptcheck.checks.run.report import findings_report
 
     run = run_findings(design, scopes, out / "traces", workers=args.workers or os.cpu_count() or 1,
                        max_seconds=args.max_seconds, progress=say, readings=READINGS.get(args.design))
@@ -44,8 +44,7 @@ def cmd_findings(args) -> int:
         say(f"interrupted: {len(run.runs)} of {total} searches ran to the end; no report written (a findings"
             " report covers every scope of the manifest)")
         return 130
-    command = f"ckptcheck findings {args.design}" + (f" --out {args.out}" if args.out != "reports/findings" else "")
-    text = findings_report(run, command=command, when=when)
+    text = findings_report(run, command=command_line(args), when=when)
     path = out / f"{when}-{args.design}.md"
     write_text_atomic(path, text)
     for f in run.findings:
@@ -56,14 +55,38 @@ def cmd_findings(args) -> int:
         elif f.fix_result is not None and f.fix_result.violated:
             fix = f"fix {f.fix.fixed.name} does NOT hold: " + "; ".join(v.property for v in f.fix_result.violated)
         else:  # cut short: as the report says it, never "does NOT hold"
-            fix = f"fix {f.fix.fixed.name}: {f.fix_result.headline() if f.fix_result else 'not searched'}"
+                fix = (f"fix {f.fix.fixed.name}: {f.fix_result.headline()}" if f.fix_result else
+                   f"fix {f.fix.fixed.name}: not searched, the --max-seconds bound was spent first")
         under = ""
         if run.readings is not None:
-            under = " under " + ", ".join(f"{r}: {'no violation' if x is None else f'{x[0]} steps'}" for r, x in f.by_reading.items())
+            under = f"; under {run.readings.knob} " + ", ".join(f"{r}: {f.under(r)}" for r in f.by_reading)
         say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}"
             f" {'replays' if f.replays else 'does NOT replay'}; {fix}{under}")
+    for line, _ in run.not_found():
+        say(line)
     say(f"report written to {path}")
-    return 0 if run.as_expected else 1
+    unsettled = run.unsettled
+    if unsettled:
+        say(f"RESULT: {len(unsettled)} of {len(run.manifest)} expected violation(s) not settled within --max-seconds"
+            f" {args.max_seconds:g}: the report lists each; without the bound the run takes its whole time")
+    else:
+        say("RESULT: " + ("every expected violation found, every trace replays, every fix holds" if run.as_expected
+                          else "the run differs from the manifest (above)"))
+    return run.exit_status
+
+
+def command_line(args) -> str:
+    """The command that ran, with every option given (the report's ``Command:`` line)."""
+    words = ["ckptcheck", "findings", args.design]
+    if args.out != "reports/findings":
+        words += ["--out", args.out]
+    if args.date:
+        words += ["--date", args.date]
+    if args.workers:
+        words += ["--workers", str(args.workers)]
+    if args.max_seconds:
+        words += ["--max-seconds", f"{args.max_seconds:g}"]
+    return shlex.join(words)
 
 
 def add_parser(sub) -> None:
@@ -73,12 +96,15 @@ def add_parser(sub) -> None:
         description="Search the design in every scope of its findings manifest (specs/findings.py), save and replay "
         "the shortest counterexample of every property it violates, check each listed fix in the same scope, and "
         "write <out>/<date>-<design>.md with what holds.  Exit status: 0 every expected violation found, every "
-        "trace replays and every fix holds; 1 otherwise; 2 bad input.",
+        "trace replays and every fix holds; 1 the run settled something otherwise; 2 bad input; 3 nothing settled "
+        "differs, but --max-seconds left an expected violation or a fix unsettled.",
     )
     fd.add_argument("design", help="a design with a findings manifest (flip600-pr)")
     fd.add_argument("--out", default="reports/findings", help="where the report and its traces go (default reports/findings)")
     fd.add_argument("--date", default=None, help="the date in the report's name, YYYY-MM-DD (default today, UTC)")
     fd.add_argument("--workers", type=workers_arg, default=None, help="processes per search, 1 to 64 (default: the number of cores)")
     fd.add_argument("--max-seconds", type=positive_float, default=None,
-                    help="stop each search after S seconds (what it did not search is then reported as incomplete)")
+                    help="bound the whole run to S seconds: each search gets what the earlier ones left, the searches"
+                         " left when it is spent are not run, and the report says of every expected violation whether"
+                         " it was found, not found in the part searched, or not searched")
     fd.set_defaults(func=cmd_findings)

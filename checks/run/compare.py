@@ -4,7 +4,8 @@ same engine, and the differences against the first design (the reference, usuall
 variant's shortest counterexample), the witnesses it loses, and the properties it fixes.
 
 A difference is only claimed where both verdicts say something: a property whose search was
-cut short is ``unknown`` and never counts as holding.
+cut short is ``unknown`` and never counts as holding, and a witness a variant's cut-short (or
+``--stop-at-first``) search did not reach is ``not reached in the part searched``, never lost.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from .results import HIT, NOT_APPLICABLE, NOT_REACHED, VIOLATED, CheckResult, Ve
 
 BREAKS = "breaks"
 VIOLATES = "violates"  # the variant violates it; the reference's search was cut short, so "breaks" is not known
-LOSES_WITNESS = "loses witness"
+LOSES_WITNESS = "loses witness"  # the variant's whole scope was searched and the witness is not in it
+UNSETTLED_WITNESS = "not reached in the part searched"  # the variant's search was cut short or stopped before it
 FIXES = "fixes"
+ORDER = (BREAKS, VIOLATES, FIXES, LOSES_WITNESS, UNSETTLED_WITNESS)  # how changes are listed: what the change does first
 
 
 @dataclass
@@ -42,7 +45,10 @@ class Change:
         if self.what in (BREAKS, VIOLATES):
             return self.after.reason or ""
         if self.what == LOSES_WITNESS:
-            return f"hit in the reference ({self.before.reason}), not reached here"
+            return f"hit in the reference ({self.before.reason}), not reached in this design's whole scope"
+        if self.what == UNSETTLED_WITNESS:
+            return (f"hit in the reference ({self.before.reason}); this design's search was cut short or stopped before"
+                    " reaching it, so whether the change loses it is not known")
         return f"violated in the reference ({self.before.reason}), {self.after.status} here"
 
 
@@ -76,10 +82,10 @@ def differences(reference: CheckResult, other: CheckResult) -> list[Change]:
         elif before.status == VIOLATED and after.status != VIOLATED and other.complete:
             what = FIXES
         elif before.status == HIT and after.status == NOT_REACHED:
-            what = LOSES_WITNESS
+            what = LOSES_WITNESS if other.searched_whole_scope else UNSETTLED_WITNESS
         if what:
             out.append(Change(other.design.name, after.property, after.kind, what, before, after))
-    return out
+    return sorted(out, key=lambda c: ORDER.index(c.what))
 
 
 def compare(

@@ -129,9 +129,12 @@ def build_report(
     if changes is not None and results:
         report.reference = results[0].design.name
         links = {(c.design, c.property): c.id for c in cexes}
+        by_name = {r.design.name: r for r in results}
         report.changes = [
             {"design": c.design, "property": c.property, "kind": c.kind, "what": c.what, "reason": c.reason,
-             "before": c.before.status, "after": c.after.status, "link": links.get((c.design, c.property))}
+             "before": results[0].verdict_words(c.before),
+             "after": by_name[c.design].verdict_words(c.after) if c.design in by_name else c.after.status,
+             "link": links.get((c.design, c.property))}
             for c in changes
         ]
     return report
@@ -240,7 +243,9 @@ def findings_report(run, *, command: str, when: str) -> str:
         else:
             fr = f.fix_result
             fix_name = f.fix.fixed.name
-            if fr.holds:
+            if fr is None:
+                fix_verdict = "was not searched: the --max-seconds bound was spent first"
+            elif fr.holds:
                 fix_verdict = f"holds ({searched_words(fr)}, depth {fr.stats.get('depth', 0)})"
             elif fr.violated:
                 fix_verdict = "does NOT hold: " + "; ".join(f"{v.property}: {v.reason}" for v in fr.violated)
@@ -249,26 +254,27 @@ def findings_report(run, *, command: str, when: str) -> str:
             fix_knobs = ", ".join(f"{k} = {v!r}" for k, v in f.fix.fixed.knobs().items() if configured.knobs()[k] != v)
         rows.append({
             "property": f.property, "statement": f.statement, "reason": f.reason, "scope": f.scope.name,
-            "scope_text": f.scope.scope.describe() + (f"; the design as configured for it: {configured.name}"
-                                                      if configured is not design else ""),
+            "scope_text": f.scope.scope.describe() + (
+                f"; the design as configured for it: {configured.name}, because {f.scope.settings_why}"
+                if f.scope.settings else ""),
             "steps": len(f.trace),
             "replays": "yes" if f.replays else "NO", "narration": steps,
             "replay": f"ckptcheck replay -v {f.trace_file}", "rule": f.fix.rule if f.fix else "",
             "change": f.fix.change if f.fix else "", "fix_name": fix_name, "fix_verdict": fix_verdict,
             "fix_knobs": fix_knobs,
-            "under": "; ".join(f"{r}: {'no violation' if x is None else str(x[0]) + ' steps'}"
-                               for r, x in f.by_reading.items()) if readings else "",
+            "under": "; ".join(f"{r}: {f.under(r)}" for r in f.by_reading) if readings else "",
             "others": [f"{r}: `ckptcheck replay -v {x[1]}`" + ("" if x[2] else " (does NOT replay)")
                        for r, x in f.by_reading.items() if x is not None and x[1] != f.trace_file],
             "reading": f.reading or "",
         })
-    missing = [f"{m.violates} in scope {r.scope.name} ({m.rule})" for r in run.runs for m in r.missing]
+    missing = [f"{line}; the manifest's rule: {rule}" for line, rule in run.not_found()]
     held = [{"scope": r.scope.name + (f" under {readings.knob} = {r.reading}" if readings else ""),
              "searched": searched_words(r.result), "names": ", ".join(names) or "none",
              "hit": ", ".join(hit) or "none", "missed": ", ".join(missed) or "none"}
             for r, names, hit, missed in run.held()]
     scopes = [{"name": r.scope.name, "why": r.scope.why,
-               "text": r.scope.scope.describe() + (f"; design {r.result.design.name}" if r.scope.settings else "")}
+               "text": r.scope.scope.describe() + (f"; design {r.result.design.name}, because {r.scope.settings_why}"
+                                                   if r.scope.settings else "")}
               for r in run.runs if readings is None or r.reading == run.runs[0].reading]
     base = BASELINE.knobs()
     knobs = ", ".join(f"{k} = {v!r}" for k, v in design.knobs().items() if base[k] != v)
@@ -277,6 +283,10 @@ def findings_report(run, *, command: str, when: str) -> str:
     intro = (f"{design.name} searched in {n_scopes} scope(s): {len(run.findings)} property violation(s) found,"
              f" {fixes} of them with a fix that holds in the same scope after an exhaustive search.  Every"
              " counterexample below is the shortest in its scope and replays with the command under it.")
+    if run.unsettled:
+        intro += (f"  The run was bounded to {run.max_seconds:g} s: {len(run.unsettled)} of the {len(run.manifest)}"
+                  " violations the manifest expects (per scope and reading) were not settled, and are listed under the"
+                  " table; nothing is said about them.")
     if readings:
         intro += (f"  Every scope is searched under each reading of a rule the design's source does not settle,"
                   f" {readings.knob} ({', '.join(map(str, readings.values))}): {readings.why}.  The design's own reading is"
