@@ -20,6 +20,7 @@ the machines are noisy; ``benchmarks/`` measures them).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -50,6 +51,18 @@ class Figure:
 
     def numbers(self) -> tuple[int, ...]:
         return tuple(n for n in (self.states, self.transitions) if n is not None)
+
+    @property
+    def seconds(self) -> float | None:
+        """``cost`` in seconds: the upper end of a range, a minute as 60 s, under a second as 1 s; None
+        where ``cost`` names no time."""
+        if self.cost.startswith("under a second"):
+            return 1.0
+        m = re.search(r"([\d,.]+)(?:-([\d,.]+))? (s\b|seconds?|minutes?)", self.cost)
+        if m is None:
+            return None
+        value = float((m.group(2) or m.group(1)).replace(",", ""))
+        return value * 60 if m.group(3).startswith("minute") else value
 
     @property
     def verdict(self) -> str:

@@ -424,6 +424,15 @@ def default_scope_for(design) -> Scope:
     return unaligned_scope() if design.checkpoint_mode != "aligned" else default_scope()
 
 
+def expected_seconds(design, scope: Scope, symmetry: bool = False) -> float | None:
+    """What an exhaustive search of ``scope`` is known to take with 2 workers on 2 cores (measured once,
+    ``specs.figures``), or None where it was not measured."""
+    from .figures import measured
+
+    known = measured(design.name, scope, symmetry)
+    return None if known is None or known.states is None else known.seconds
+
+
 def known_figures(design, scope: Scope, symmetry: bool = False) -> str | None:
     """What an exhaustive search of ``scope`` is known to cost, for designs that run a scope
     measured before (the same design, or one whose default scope is the FLIP-600 one)."""

@@ -11,17 +11,21 @@ from ckptcheck.checks.run.api import check, run_id, save_traces
 from ckptcheck.checks.run.outputs import out_dir
 from ckptcheck.checks.run.suite import SuiteResult
 from ckptcheck.checks.run.trace import write_json_atomic
+from ckptcheck.specs.designs import PRESETS
+from ckptcheck.specs.scopes import expected_seconds
+from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES
 
 from .options import add_scope_options, add_search_options, design_from_arg, scope_named, scopes_from_args, search_options
-from .printing import Progress, before_search, print_header, print_result, say
+from .printing import Progress, before_search, expected_total, print_header, print_result, say
 
 UNREACHED_WITNESS = 4  # exit status: every default scope searched whole, nothing violated, a witness hit in none
+MIN_SLICE = 5.0  # seconds: a later default scope known to take longer is not started on less (a sliver says nothing)
 
 
 def _run_check(args, design, scope, opts, out):
     """Search one scope; write its result and traces."""
     print_header(design, scope)
-    before_search(design, scope, opts["symmetry"])
+    before_search(design, scope, opts["symmetry"], engine=args.engine, bounded=bounded(args))
     result = check(design, scope, args.engine, progress=Progress(), **opts)
     prefix = run_id(result)
     save_traces(result, out, prefix=prefix)
@@ -37,6 +41,9 @@ def cmd_check(args) -> int:
     scopes = scopes_from_args(args, design)
     # every scope's options are checked before the first search starts (--symmetry may be refused by any)
     opts = [search_options(args, [design], scope, quiet=k > 0) for k, scope in enumerate(scopes)]
+    if len(scopes) > 1 and args.engine in EXHAUSTIVE_ENGINES:
+        say(expected_total([(f"scope {k + 1}", expected_seconds(design, s, o["symmetry"]))
+                            for k, (s, o) in enumerate(zip(scopes, opts))], f"the {len(scopes)} default scopes", bounded(args)))
     runs = []
     # --max-seconds bounds the whole command: each default scope gets what the earlier ones left
     deadline = time.monotonic() + args.max_seconds if args.max_seconds else None
@@ -44,29 +51,40 @@ def cmd_check(args) -> int:
     for k, scope in enumerate(scopes):
         if deadline is not None:
             left = deadline - time.monotonic()
-            if left <= 0.5 and k > 0:
+            need = expected_seconds(design, scope, opts[k]["symmetry"])
+            if k > 0 and (left <= 0.5 or left < MIN_SLICE and need is not None and need > left):
                 unsearched = len(scopes) - k
                 say(f"\nnot searched: default scope{'s' if unsearched > 1 else ''} {k + 1}"
-                    f"{f'-{len(scopes)}' if unsearched > 1 else ''} of {len(scopes)}: the --max-seconds"
-                    f" {args.max_seconds:g} bound was spent; nothing is said about {'them' if unsearched > 1 else 'it'}")
+                    f"{f'-{len(scopes)}' if unsearched > 1 else ''} of {len(scopes)}: {max(left, 0):.0f} s of the"
+                    f" --max-seconds {args.max_seconds:g} bound were left"
+                    f"{f', and scope {k + 1} takes about {need:.0f} s' if need else ''}; nothing is said about"
+                    f" {'them' if unsearched > 1 else 'it'}")
                 break
             opts[k] = {**opts[k], "max_seconds": max(round(left, 1), 0.5)}
         if len(scopes) > 1:
             say(f"{'' if not k else chr(10)}== default scope {k + 1} of {len(scopes)} ==")
         result, path = _run_check(args, design, scope, opts[k], out)
         runs.append(result)
-        if len(scopes) == 1:
-            print_result(result, header=False, verbose=args.verbose)
-        else:
-            print_result(result, header=False, unreached=False, verbose=args.verbose)
+        # every scope's verdicts now; the one verdict of the whole check comes last
+        print_result(result, header=False, unreached=len(scopes) == 1, verbose=args.verbose, result_line=len(scopes) > 1)
         say(f"result written to {path}")
         if result.interrupted:
             break
+    suite = SuiteResult(tuple(runs))
+    interrupted = runs[-1].interrupted
     together = None
-    if len(scopes) > 1 and not runs[-1].interrupted and not unsearched:
-        suite = SuiteResult(tuple(runs))
+    status = suite.exit_status if len(runs) > 1 else runs[0].exit_status
+    if unsearched:
+        verdict = partial_headline(runs, len(scopes), args.max_seconds)
+        status = 1 if any(r.violated for r in runs) else 3
+    elif status == 0 and not scope_named(args) and suite.unreached:
+        verdict = gap_headline(design, suite, suite.unreached)
+        status = UNREACHED_WITNESS
+    else:
+        verdict = suite.headline() if len(scopes) > 1 else runs[0].headline()
+    if len(scopes) > 1 and not interrupted and not unsearched:
         print_suite(suite)
-        together = suite_lines(suite) + ["RESULT: " + suite.headline()]
+        together = suite_lines(suite) + ["RESULT: " + verdict]
     if report_dir is not None:
         from ckptcheck.checks.run.report import build_report, write_reports
 
@@ -74,22 +92,72 @@ def cmd_check(args) -> int:
         paths = write_reports(build_report(runs, title=f"ckptcheck: {design.name}", command=command, suite=together),
                               report_dir)
         say(f"report written to {', '.join(str(p) for p in paths)}")
-    if runs[-1].interrupted:
+    if interrupted:
         say("interrupted: the figures above are those of the part searched")
         return 130
-    if unsearched:
-        violated = any(r.violated for r in runs)
-        say(f"RESULT: {'a property is violated' if violated else 'no violation in the scopes searched'}; {unsearched}"
-            f" default scope(s) not searched (--max-seconds): nothing is proved about the design's default scopes")
-        return 1 if violated else 3
-    status = SuiteResult(tuple(runs)).exit_status if len(runs) > 1 else runs[0].exit_status
-    if status == 0 and not scope_named(args):
-        unreached = SuiteResult(tuple(runs)).unreached
-        if unreached:
-            say(f"FAILED: no default scope of {design.name} reaches the witness(es) {', '.join(unreached)}: the check"
-                f" says nothing about {'that mechanism' if len(unreached) == 1 else 'those mechanisms'} (exit 4)")
-            return UNREACHED_WITNESS
+    say("RESULT: " + verdict)
     return status
+
+
+def partial_headline(runs: list, total: int, max_seconds: float) -> str:
+    """The verdict of a check whose bound left default scopes unsearched: what each searched scope
+    says, in its own words (a scope searched whole that holds is said to hold), then the scopes left."""
+    parts = []
+    whole = [i for i, r in enumerate(runs) if r.holds]
+    if whole:
+        states = " + ".join(f"{runs[i].stats.get('states', 0):,}" for i in whole)
+        parts.append(f"every property holds in scope{'s' if len(whole) > 1 else ''} {', '.join(str(i + 1) for i in whole)}"
+                     f" (exhaustive searches of {states} states)")
+    for i, r in enumerate(runs):
+        if r.violated:
+            parts.append(f"scope {i + 1}: {len(r.violated)} property(ies) violated")
+        elif not r.holds:
+            parts.append(f"scope {i + 1}: no violation in {r.searched()}")
+    left = list(range(len(runs) + 1, total + 1))
+    parts.append(f"scope{'s' if len(left) > 1 else ''} {left[0]}{f'-{left[-1]}' if len(left) > 1 else ''} not searched"
+                 f" (--max-seconds {max_seconds:g}): nothing is proved about {'them' if len(left) > 1 else 'it'}")
+    return "; ".join(parts)
+
+
+def gap_headline(design, suite: SuiteResult, unreached: list[str]) -> str:
+    """The verdict of a check whose default scopes hold but reach a witness in none of them: the gap is
+    in the default scopes (the tool's, for a preset), not a fault found in the design; and where a
+    measured scope of the design is known to hit the witness, the command that searches it."""
+    states = " + ".join(f"{r.stats.get('states', 0):,}" for r in suite.results)
+    names = ", ".join(unreached)
+    whose = "its own default scopes, which ckptcheck ships" if design.name in PRESETS else "the default scopes it is checked in"
+    line = (f"every property holds in each of the {len(suite.results)} default scopes (exhaustive searches of {states}"
+            f" states), but none of them reaches {names}: a gap in {whose}, not a fault found in {design.name}, and"
+            f" the check says nothing about {'that mechanism' if len(unreached) == 1 else 'those mechanisms'}")
+    hints = [h for h in (scope_hitting(design, w) for w in unreached) if h]
+    if hints:
+        line += "; a measured scope that reaches it: " + "; ".join(hints)
+    else:
+        line += "; no measured scope is known to reach it (docs/pages/engines.md lists what each default scope hits)"
+    return line + " (exit 4)"
+
+
+def scope_hitting(design, witness: str) -> str | None:
+    """The command that checks ``design`` in a measured scope (``specs.figures``) that hits ``witness``."""
+    from ckptcheck.specs.figures import FIGURES
+    from ckptcheck.specs.spec import Spec
+
+    from .options import scope_options
+
+    for f in FIGURES:
+        if f.design != design.name or f.unreached is None or witness in f.unreached or f.violates:
+            continue
+        sc = f.scope()
+        if any(p.name == witness for p in Spec(design, sc).applicable):
+            opts = scope_options(design, sc)
+            if opts is not None:
+                return f"`ckptcheck check --design {design.name} {' '.join(opts)}` ({f.cost})"
+    return None
+
+
+def bounded(args) -> bool:
+    """Did the user bound the search (a time, a state count or a depth, or the first violation)?"""
+    return bool(args.max_seconds or args.max_states or args.max_depth or args.stop_at_first)
 
 
 def suite_lines(suite: SuiteResult) -> list[str]:
@@ -117,7 +185,6 @@ def print_suite(suite: SuiteResult) -> None:
     say(f"== the {len(suite.results)} default scopes together ==")
     for line in suite_lines(suite):
         say(line if line.startswith(("WARNING", "note")) else f"  {line}")
-    say("RESULT: " + suite.headline())
 
 
 def add_parser(sub) -> None:

@@ -8,9 +8,12 @@ import sys
 from ckptcheck.checks.run.outputs import out_dir
 from ckptcheck.checks.run.results import EXIT_STATUS, HOLDS, NOT_APPLICABLE, OUTCOME_HOLDS, OUTCOME_INCOMPLETE, OUTCOME_VIOLATED, VIOLATED
 from ckptcheck.specs.errors import InputError
+from ckptcheck.specs.scopes import expected_seconds
+from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES
 
 from .options import add_scope_options, add_search_options, design_from_arg, scope_from_args, search_options
-from .printing import Progress, before_search, mark, say, steps_text
+from .check import bounded
+from .printing import Progress, before_search, expected_total, mark, say, steps_text
 
 
 def print_comparison(cmp, verbose: bool = False) -> None:
@@ -97,7 +100,10 @@ def cmd_compare(args) -> int:
     scope = scope_from_args(args, designs[0])
     opts = search_options(args, designs, scope)
     say(f"comparing {', '.join(names)} (reference: {names[0]}) ...")
-    before_search(designs[0], scope, opts["symmetry"])
+    before_search(designs[0], scope, opts["symmetry"], expect=False)
+    if args.engine in EXHAUSTIVE_ENGINES:
+        say(expected_total([(d.name, expected_seconds(d, scope, opts["symmetry"])) for d in designs],
+                           f"the {len(designs)} designs in this scope", bounded(args)))
     cmp = compare(designs, scope, trace_dir=out, engine=args.engine, progress=Progress(), **opts)
     print_comparison(cmp, verbose=args.verbose)
     if report_dir is not None:

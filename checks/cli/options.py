@@ -13,7 +13,7 @@ from ckptcheck.model.scope import Scope
 from ckptcheck.specs.catalog import all_designs
 from ckptcheck.specs.designs import load_design
 from ckptcheck.specs.errors import InputError
-from ckptcheck.specs.jobs import JOBS, load_job
+from ckptcheck.specs.jobs import JOBS, job_by_name, load_job
 from ckptcheck.specs.scopes import default_scope, default_scope_for, default_scopes_for, flip147_concurrent_scope, regional_scope
 from ckptcheck.specs.spec import why_not_symmetric
 from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES
@@ -335,3 +335,47 @@ def scope_named(args) -> bool:
     return any(v is not None and v is not False for v in (getattr(args, name, None) for name in SCOPE_OPTIONS))
 
 
+
+
+# Scope field -> (option, how a value is written); booleans are --name / --no-name.
+_OPTION_OF = (
+    ("records_per_split", "--records"), ("max_checkpoints", "--checkpoints"), ("max_failures", "--failures"),
+    ("max_declines", "--declines"), ("max_timeouts", "--timeouts"), ("max_lost_notifications", "--lost-notifications"),
+    ("channel_capacity", "--channel-capacity"), ("input_buffers", "--input-buffers"), ("keys_per_split", "--keys-per-split"),
+    ("max_rescales", "--rescales"),
+)
+_FLAG_OF = (
+    ("staggered_triggers", "--staggered-triggers"), ("rpcs_overtake", "--rpcs-overtake"),
+    ("late_finish_reports", "--late-finish-reports"), ("rescaled_tasks_decline", "--rescaled-tasks-decline"),
+    ("suspend_on_failure", "--suspend-on-failure"), ("instant_acks", "--instant-acks"),
+    ("spanning_records", "--spanning-records"),
+)
+
+
+def scope_options(design, scope: Scope) -> list[str] | None:
+    """The command-line options that make ``check --design <design>`` search ``scope``: the job and every
+    limit and flag, each written out (a named scope takes what it does not say from the design's default
+    scope, which may change).  None where the options cannot say it: a job that is not a preset.  The
+    options are parsed back and must give ``scope`` (so a printed command searches what it says)."""
+    if scope.job_name not in JOBS or job_by_name(scope.job_name) != scope.job:
+        return None
+    words = ["--job", scope.job_name]
+    for name, option in _OPTION_OF:
+        words += [option, str(getattr(scope, name))]
+    words.append("--bounded" if scope.bounded else "--unbounded")
+    for name, option in _FLAG_OF:
+        words.append(option if getattr(scope, name) else "--no-" + option[2:])
+    for vertex, p in scope.rescale:
+        words += ["--rescale", f"{vertex}={p}"]
+    for edge in scope.repattern:
+        words += ["--repattern", edge]
+    if scope.stop_with_savepoint:
+        words += ["--stop-with-savepoint", scope.stop_with_savepoint]
+    from .main import build_parser  # the parser of every subcommand (main imports this module)
+
+    args = build_parser().parse_args(["check", "--design", "flink-baseline", *words])
+    try:
+        same = scope_from_args(args, design) == scope
+    except InputError:
+        same = False
+    return words if same else None

@@ -7,7 +7,7 @@ import sys
 
 from ckptcheck.specs.scopes import known_figures
 from ckptcheck.specs.spec import Spec
-from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES, HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, VIOLATED
+from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES, HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, SAMPLED, UNKNOWN, VIOLATED
 
 from ckptcheck.checks.run.results import CheckResult
 
@@ -24,16 +24,45 @@ def warn(msg: str) -> None:
     print(f"ckptcheck: warning: {msg}", file=sys.stderr, flush=True)
 
 
-def before_search(design, scope, symmetry: bool = False) -> None:
-    """Say so before a search that will be large: its known figures, or the limits past which an
-    exhaustive search is not expected to end."""
+BOUND_IT = "bound it with --max-seconds S or --max-states N, or stop at the first violation with --stop-at-first"
+
+
+def before_search(design, scope, symmetry: bool = False, *, engine: str = "explore", bounded: bool = False,
+                  expect: bool = True) -> None:
+    """Say so before a search that will be large: its known figures (``expect``), the limits past which
+    an exhaustive search is not expected to end, or that its cost was never measured (an exhaustive
+    engine, no bound given)."""
     big = [f"{k} = {getattr(scope, k)}" for k, v in LARGE.items() if getattr(scope, k) > v]
     if big:
         warn(f"{', '.join(big)}: the state space grows exponentially with these limits, and an exhaustive"
              " search this large is not expected to end; bound it with --max-seconds or --max-states")
+    if not expect or engine not in EXHAUSTIVE_ENGINES:
+        return
     figures = known_figures(design, scope, symmetry)
     if figures:
         say(f"expect   {figures} (on 2 cores; --max-seconds or --max-states bound it)")
+    else:
+        say(f"expect   {design.name} in this scope: not measured, so its cost is not known (a scope can take seconds or"
+            f" hours){'' if bounded else '; ' + BOUND_IT}")
+
+
+def seconds_words(s: float) -> str:
+    return f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} minutes"
+
+
+def expected_total(items: list[tuple[str, float | None]], what: str, bounded: bool = False) -> str:
+    """The ``expect`` line before several searches (a check's default scopes, a comparison's designs):
+    their measured costs added up, and those not measured named."""
+    known = [(name, s) for name, s in items if s is not None]
+    unknown = [name for name, s in items if s is None]
+    total = sum(s for _, s in known)
+    parts = " + ".join(seconds_words(s) for _, s in known)
+    if not unknown:
+        return f"expect   {what} together: about {seconds_words(total)} with 2 workers on 2 cores ({parts}); --max-seconds bounds them all"
+    line = f"expect   {what}: {', '.join(unknown)} not measured, so the total is not known"
+    if known:
+        line += f" (the others: about {seconds_words(total)} with 2 workers on 2 cores)"
+    return line + ("" if bounded else f"; {BOUND_IT}")
 
 
 def rss_mb() -> int:
@@ -123,14 +152,14 @@ def print_header(design, scope) -> None:
     say(f"scope    {scope.describe()}")
 
 
-def wrapped(head: str, items: list[str], width: int = 110) -> list[str]:
-    """``head`` and a comma-separated list, wrapped under the list's first column."""
+def wrapped(head: str, items: list[str], width: int = 110, indent: int | None = None) -> list[str]:
+    """``head`` and a comma-separated list, wrapped under the list's first column (or at ``indent``)."""
     lines, cur = [], head
     for k, item in enumerate(items):
         piece = item + ("," if k < len(items) - 1 else "")
         if len(cur) + 1 + len(piece) > width and cur.strip() != head.strip():
             lines.append(cur)
-            cur = " " * len(head) + " " + piece
+            cur = " " * (len(head) + 1 if indent is None else indent) + piece
         else:
             cur = f"{cur} {piece}" if cur else piece
     lines.append(cur)
@@ -147,6 +176,11 @@ def grouped(result: CheckResult) -> list[str]:
                  for v in plain if v.kind == kind and v.status == status]
         if names:
             out += wrapped(f"  {kind:<10} {word:<6}", names)
+    for kind in ("always", "eventually", "sometimes"):  # what a search cut short or sampled says, a line group each
+        unsettled = [v for v in result.verdicts if v.kind == kind and v in short_of_plain(result)]
+        for words in dict.fromkeys(result.verdict_words(v) for v in unsettled):
+            out += wrapped(f"  {kind:<10} {words}:", [v.property for v in unsettled if result.verdict_words(v) == words],
+                           indent=20)
     na = sum(1 for v in plain if v.status == NOT_APPLICABLE)
     if na:
         out.append(f"  {na} properties do not apply to this design and scope (--verbose lists every property, and each"
@@ -154,17 +188,26 @@ def grouped(result: CheckResult) -> list[str]:
     return out
 
 
-def print_result(result: CheckResult, header: bool = True, unreached: bool = True, verbose: bool = False) -> None:
+def short_of_plain(result: CheckResult) -> list:
+    """The verdicts a search cut short or sampled leaves open (no violation in the part searched, a
+    witness not reached in it): said together, a line group per kind, not a line each."""
+    return [v for v in result.verdicts if v.status in (UNKNOWN, SAMPLED, NOT_REACHED) and result.verdict_words(v) != v.status]
+
+
+def print_result(result: CheckResult, header: bool = True, unreached: bool = True, verbose: bool = False,
+                 result_line: bool = True) -> None:
     """A scope's verdicts; ``unreached`` False leaves the warning about witnesses it does not
     hit to ``print_suite`` (another default scope may hit them).  By default the properties
     that hold and the witnesses hit are grouped by kind and those that do not apply are one
-    line; ``verbose`` lists every property on its own line, as the reports do.  A violation,
-    a witness not reached and anything short of a plain verdict always get their own line."""
+    line; ``verbose`` lists every property on its own line, as the reports do.  A violation and
+    a witness the whole scope never reached get a line each; what a search cut short leaves open
+    is said a line group per kind (``short_of_plain``)."""
     if header:
         print_header(result.design, result.scope)
     say(f"engine   {engine_line(result)}")
-    shown = result.verdicts if verbose else [v for v in result.verdicts if v.status not in (HOLDS, HIT, NOT_APPLICABLE)
-                                             or result.verdict_words(v) != v.status]
+    open_ = short_of_plain(result)
+    shown = result.verdicts if verbose else [v for v in result.verdicts if (v.status not in (HOLDS, HIT, NOT_APPLICABLE)
+                                             or result.verdict_words(v) != v.status) and v not in open_]
     if not verbose:
         for line in grouped(result):
             say(line)
@@ -181,9 +224,10 @@ def print_result(result: CheckResult, header: bool = True, unreached: bool = Tru
         names = ", ".join(v.property for v in result.unreached)
         if result.searched_whole_scope:
             say(f"WARNING: no witness for {names}: this scope never exercises that behaviour, so the check says nothing about it.")
-        else:
+        elif verbose:
             say(f"note: no witness for {names} in the part searched (the search did not cover the scope).")
-    say("RESULT: " + result.headline())
+    if result_line:
+        say("RESULT: " + result.headline())
 
 
 def steps_text(spec: Spec, actions: list) -> list[str]:
