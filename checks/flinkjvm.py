@@ -65,6 +65,9 @@ def open_dist(path: str | os.PathLike | None) -> FlinkDist:
                 "set FLINK_HOME, or pass --flink-dist PATH/flink-dist-*.jar")
     else:
         jar = Path(path)
+    if jar.is_dir():
+        raise FlinkUnavailable(f"--flink-dist: {jar}: is a folder (expected the flink-dist-*.jar file in it, such as"
+                               f" {jar}/flink-dist-2.3.0.jar)")
     if not jar.is_file():
         raise FlinkUnavailable(f"--flink-dist: {jar}: no such file (expected a flink-dist-*.jar)")
     try:

@@ -246,26 +246,38 @@ def preset(name: str) -> Design:
     return PRESETS[name]
 
 
+def shown(value: Any) -> str:
+    """A value from a user's file as the file wrote it (TOML's dates and tables, not Python's repr)."""
+    import datetime
+
+    if isinstance(value, (datetime.date, datetime.time)):  # datetime.datetime is a date
+        return f"the {'date' if isinstance(value, datetime.date) else 'time'} {value.isoformat()}"
+    if isinstance(value, dict):
+        return "a table"
+    return repr(value)
+
+
 def check_knob(name: str, value: Any, source: str) -> Any:
     """Validate one knob value; raises :class:`InputError` naming file, knob and expectation."""
     knob = KNOB_BY_NAME.get(name)
     if knob is None:
-        raise InputError(source, name, f"unknown knob{did_you_mean(name, KNOB_BY_NAME)} (ckptcheck designs lists them)")
+        where = " (knobs go at the top level of a design file, not in a table of their own)" if isinstance(value, dict) else ""
+        raise InputError(source, name, f"unknown knob{did_you_mean(name, KNOB_BY_NAME)}{where} (ckptcheck designs lists them)")
     if knob.type is bool:
         if not isinstance(value, bool):
-            raise InputError(source, name, f"expected true or false, got {value!r}")
+            raise InputError(source, name, f"expected true or false, got {shown(value)}")
     elif knob.type is int:
         if not isinstance(value, int) or isinstance(value, bool):
-            raise InputError(source, name, f"expected an integer, got {value!r}")
+            raise InputError(source, name, f"expected an integer, got {shown(value)}")
         if knob.minimum is not None and value < knob.minimum:
-            raise InputError(source, name, f"expected an integer >= {knob.minimum}, got {value!r}")
+            raise InputError(source, name, f"expected an integer >= {knob.minimum}, got {shown(value)}")
         if knob.maximum is not None and value > knob.maximum:
-            raise InputError(source, name, f"expected an integer <= {knob.maximum}, got {value!r}")
+            raise InputError(source, name, f"expected an integer <= {knob.maximum}, got {shown(value)}")
     elif knob.type is str:
         if not isinstance(value, str):
-            raise InputError(source, name, f"expected a string, got {value!r}")
+            raise InputError(source, name, f"expected a string, got {shown(value)}")
     if knob.choices and value not in knob.choices:
-        raise InputError(source, name, f"expected one of {', '.join(repr(c) for c in knob.choices)}, got {value!r}")
+        raise InputError(source, name, f"expected one of {', '.join(repr(c) for c in knob.choices)}, got {shown(value)}")
     return value
 
 
@@ -316,9 +328,17 @@ def python_design(spec: str) -> Design:
         raise InputError(spec, "module", f"cannot import {module_name!r} ({e})") from None
     except Exception as e:  # the user's module failed while importing: one line, not a traceback
         raise InputError(spec, "module", f"importing {module_name!r} raised {type(e).__name__}: {e}") from None
+    except SystemExit as e:  # the module ended the program while it was imported (sys.exit at its top level)
+        raise InputError(spec, "module", f"importing {module_name!r} called sys.exit({e.code!r}): a variant module must"
+                         " define its Design and not end the program") from None
     finally:
         sys.path.remove(os.getcwd())
-    value = getattr(module, attr, None)
+    if not hasattr(module, attr):
+        raise InputError(spec, attr, f"no name {attr!r} in {module_name}: expected a Design (e.g. BASELINE.with_(...))")
+    value = getattr(module, attr)
+    if isinstance(value, type):
+        raise InputError(spec, attr, f"{attr} is a class: name the Design built with it, e.g. MY_VARIANT ="
+                         f" BASELINE.with_(name=\"my-variant\", coordinator={attr}) in {module_name}")
     if not isinstance(value, Design):
         raise InputError(spec, attr, f"expected a Design (e.g. BASELINE.with_(...)) in {module_name}, got {type(value).__name__}")
     return described(value)

@@ -293,3 +293,69 @@ def test_review_three_bad_options_are_refused_at_once(tmp_path, capsys, monkeypa
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and all(x in err[0] for x in expected), err
     assert not list(tmp_path.iterdir()), "nothing is written"
+
+
+BUGGY = '''
+from ckptcheck.model.coordinator import CheckpointCoordinator
+from ckptcheck.specs.designs import BASELINE
+
+
+class Buggy(CheckpointCoordinator):
+    """A coordinator whose completion rule divides by zero."""
+
+    def maybe_finalize(self, tx, cp):
+        return 1 // 0
+
+
+BUGGY = BASELINE.with_(name="buggy", coordinator=Buggy)
+'''
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_variant_whose_own_code_raises_is_one_line_naming_it(tmp_path, capsys, monkeypatch, workers):
+    """The usability review's T05: a method of the user's variant raises during the search (in this
+    process, or in a search worker): one line naming the module, the method, the exception and the
+    line, exit 2 (not 1, "violated"), no traceback, no result written."""
+    name = f"buggy_{workers}"
+    (tmp_path / f"{name}.py").write_text(BUGGY)
+    monkeypatch.chdir(tmp_path)
+    line = refused(["check", "--design", f"{name}:BUGGY", *TINY, "--workers", workers, "--out", "out"], capsys,
+                   f"ckptcheck: {name}: ", "maybe_finalize raised ZeroDivisionError", f"{name}.py:10",
+                   "an error in the variant's own code, not a verdict on the design")
+    assert ("Buggy.maybe_finalize" in line) == (workers == "1")  # a worker's traceback names the function only
+    assert not list(Path("out").glob("*.json"))
+
+
+@pytest.mark.parametrize("module, attr, expected", [
+    ("import sys\nsys.exit(3)\n", "X", "importing 'm_exit' called sys.exit(3)"),  # T04
+    (BUGGY, "Buggy", "Buggy is a class: name the Design built with it"),  # T06
+    (BUGGY, "NOPE", "no name 'NOPE' in m_nope"),  # N03
+])
+def test_a_variant_module_that_is_not_a_design_is_one_line(tmp_path, capsys, monkeypatch, module, attr, expected):
+    name = {"X": "m_exit", "Buggy": "m_class", "NOPE": "m_nope"}[attr]
+    (tmp_path / f"{name}.py").write_text(module)
+    monkeypatch.chdir(tmp_path)
+    refused(["check", "--design", f"{name}:{attr}", *TINY], capsys, expected)
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("num_retained = 2026-01-01\n", "num_retained: expected an integer, got the date 2026-01-01"),  # T01
+    ("[knobs]\nnum_retained = 2\n", "knobs: unknown knob (knobs go at the top level of a design file"),  # T03
+])
+def test_design_file_values_are_said_as_the_file_wrote_them(tmp_path, capsys, content, expected):
+    f = tmp_path / "mine.toml"
+    f.write_text(content)
+    refused(["check", "--design", str(f), *TINY], capsys, expected)
+
+
+def test_a_folder_given_as_the_flink_jar_is_said_to_be_a_folder(tmp_path, capsys):
+    """T14: an existing folder is not "no such file"."""
+    refused(["conform", "--cases", "10", "--flink-dist", str(tmp_path)], capsys, f"{tmp_path}: is a folder")
+
+
+def test_a_recording_with_its_header_only_says_it_records_no_event(tmp_path, capsys):
+    """T11: a header and nothing else."""
+    header = (Path(__file__).parent / "data" / "runs" / "aligned-failure-p1.jsonl").read_text().splitlines()[0]
+    f = tmp_path / "run.jsonl"
+    f.write_text(header + "\n")
+    refused(["validate", str(f)], capsys, "events: the run records no event after its header")

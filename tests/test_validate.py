@@ -169,7 +169,44 @@ def test_a_real_run_recorded_here_is_validated(tmp_path, capsys, _):
     out = capsys.readouterr().out
     assert code == 0, out
     assert "aligned-failure-p1: 1 / 0 / 0 / 0" in out, out
-    assert len(list(tmp_path.glob("*.jsonl"))) == 1
+    assert len(list(tmp_path.glob("*.jsonl"))) == 1 and not list(tmp_path.glob(".*"))
+    assert out.splitlines()[-1] == "RESULT: 1 of 1 run(s) validated as behaviours of the model"
+
+
+def test_validate_writes_each_recording_whole_and_sums_up_at_ctrl_c(tmp_path, capsys, monkeypatch):
+    """The second of three runs is interrupted while the job writes its recording: nothing of it is
+    left, the first run's verdict is summed up with a RESULT line, exit 130; without ``--keep`` no
+    temporary folder is left behind.  (The recorder is stood in for: no JVM needed.)"""
+    from ckptcheck.checks.validate import recorder
+
+    calls = []
+
+    def record(dist, classes, cfg, out, timeout=180):
+        calls.append(out)
+        if len(calls) == 2:
+            out.write_text('{"format": "ckptcheck-run"')  # half a header, then Ctrl-C
+            raise KeyboardInterrupt
+        shutil.copy(P1, out)
+        return out
+
+    monkeypatch.setattr(flinkjvm, "open_dist", lambda path: type("D", (), {"version": "2.3.0", "jar": Path("flink-dist.jar")})())
+    monkeypatch.setattr(recorder, "compile_job", lambda dist: tmp_path)
+    monkeypatch.setattr(recorder, "record", record)
+    keep = tmp_path / "keep"
+    code = main(["validate", "--runs", "3", "--seed", "1", "--keep", str(keep)])
+    out = capsys.readouterr().out
+    assert code == 130
+    # the job writes a hidden part beside the recording, renamed into place once whole
+    assert all(c.name.startswith(".run-") and c.name.endswith(".jsonl.part") for c in calls)
+    kept = sorted(p.name for p in keep.iterdir())
+    assert kept == [calls[0].name[1:].removesuffix(".part")], "the interrupted recording is not kept, nor its part"
+    assert out.splitlines()[-1] == "RESULT: interrupted after 1 of 3 run(s): 1 of 3 run(s) validated as behaviours of the model"
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(tmp))
+    calls.clear()
+    assert main(["validate", "--runs", "1", "--seed", "1"]) == 0
+    assert list(tmp.iterdir()) == [] and "recordings not kept (--keep DIR keeps them)" in capsys.readouterr().out
 
 
 @pytest.mark.deep

@@ -21,6 +21,7 @@ from ckptcheck.specs.errors import InputError
 
 from . import catalog, check, compare, conform, designs, findings, itf, prove, replay, report, spark, validate
 from .options import Parser
+from .user_code import user_code_error
 from .options import scope_from_args as scope_from_args  # imported from here by tests/test_cli.py
 
 # The subcommands, in the order ``ckptcheck --help`` lists them.
@@ -64,6 +65,12 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into a command that stopped reading (e.g. head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as e:  # a variant's own code raised: one line naming it (anything else is ckptcheck's, and raises)
+        line = user_code_error(e)
+        if line is None:
+            raise
+        print(f"ckptcheck: {line}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,6 +4,7 @@ from a Flink distribution jar (``checks.validate.recorder``)."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 import tempfile
 import time
@@ -38,6 +39,7 @@ def cmd_validate(args) -> int:
             for line in describe(res):
                 say(line)
             codes.append(0 if res.validated else 1 if res.complete else 3)
+        say("RESULT: " + _verdict(codes.count(0), codes.count(1), codes.count(3), 0, len(runs)))
         return max(codes)
     return _record_and_validate(args, design)
 
@@ -61,42 +63,82 @@ def _record_and_validate(args, design) -> int:
         return 2
     named = f"design {design.name}" if design else "each against Flink as released in its checkpointing mode"
     say(f"validate {args.runs} real run(s) of Flink {dist.version} ({dist.jar}), seed {args.seed}, {named}")
+    # without --keep the recordings live in a temporary folder, removed at the end
     folder = keep or Path(tempfile.mkdtemp(prefix="ckptcheck-runs-"))
     folder.mkdir(parents=True, exist_ok=True)
     summary: dict[str, list[int]] = {}
     worst = 0
-    for k, cfg in enumerate(plan, 1):
-        path = folder / f"run-{k:04d}-{cfg.name}.jsonl"
-        t0 = time.perf_counter()
-        try:
-            recorder.record(dist, classes, cfg, path)
-        except recorder.RunFailed as e:
-            say(f"[{k}/{len(plan)}] {cfg.describe()}: the real run failed: {e}")
-            summary.setdefault(cfg.name, [0, 0, 0, 0])[3] += 1
-            worst = max(worst, 1)
-            continue
-        took = time.perf_counter() - t0
-        run = read_run(path)
-        res = validate(run, design or design_from_arg(preset_for(run)), max_states=args.max_states)
-        code = 0 if res.validated else 1 if res.complete else 3
-        worst = max(worst, code)
-        row = summary.setdefault(cfg.name, [0, 0, 0, 0])
-        row[0 if code == 0 else 1 if code == 1 else 2] += 1
-        faults = sum(1 for e in run.events if e.kind in ("fail", "rescale") or e.kind == "aborted" and e.get("reason") == "CHECKPOINT_EXPIRED")
-        verdict = (f"validated ({res.events} events, {res.states:,} states, {faults} fault(s) seen)" if code == 0 else
-                   "NOT a behaviour of the model" if code == 1 else "not settled (search bound)")
-        say(f"[{k}/{len(plan)}] {cfg.describe()}: ran {took:.1f}s; {verdict}; {path}")
-        if code == 0:
-            say(f"    the model run that records it hits: {', '.join(res.witnesses) or 'no witness'}")
-        if code:
-            for line in describe(res)[4:]:
-                say("    " + line)
+    done = 0
+    interrupted = False
+    try:
+        for k, cfg in enumerate(plan, 1):
+            path = folder / f"run-{k:04d}-{cfg.name}.jsonl"
+            t0 = time.perf_counter()
+            try:
+                _record_whole(recorder, dist, classes, cfg, path)
+            except recorder.RunFailed as e:
+                say(f"[{k}/{len(plan)}] {cfg.describe()}: the real run failed: {e}")
+                summary.setdefault(cfg.name, [0, 0, 0, 0])[3] += 1
+                worst = max(worst, 1)
+                done += 1
+                continue
+            took = time.perf_counter() - t0
+            run = read_run(path)
+            res = validate(run, design or design_from_arg(preset_for(run)), max_states=args.max_states)
+            code = 0 if res.validated else 1 if res.complete else 3
+            worst = max(worst, code)
+            row = summary.setdefault(cfg.name, [0, 0, 0, 0])
+            row[0 if code == 0 else 1 if code == 1 else 2] += 1
+            done += 1
+            faults = sum(1 for e in run.events if e.kind in ("fail", "rescale") or e.kind == "aborted" and e.get("reason") == "CHECKPOINT_EXPIRED")
+            verdict = (f"validated ({res.events} events, {res.states:,} states, {faults} fault(s) seen)" if code == 0 else
+                       "NOT a behaviour of the model" if code == 1 else "not settled (search bound)")
+            say(f"[{k}/{len(plan)}] {cfg.describe()}: ran {took:.1f}s; {verdict}" + (f"; {path}" if keep else ""))
+            if code == 0:
+                say(f"    the model run that records it hits: {', '.join(res.witnesses) or 'no witness'}")
+            if code:
+                for line in describe(res)[4:]:
+                    say("    " + line)
+    except KeyboardInterrupt:  # Ctrl-C: the runs validated so far are summed up, the run under way is not kept
+        interrupted = True
+    finally:
+        if keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
     say("per configuration: validated / not a behaviour / not settled / run failed")
     for name, (ok, bad, open_, failed) in sorted(summary.items()):
         say(f"  {name}: {ok} / {bad} / {open_} / {failed}")
-    if keep is None:
-        say(f"recordings kept in {folder}")
+    say(f"recordings kept in {keep}" if keep else "recordings not kept (--keep DIR keeps them)")
+    totals = [sum(row[i] for row in summary.values()) for i in range(4)]
+    verdict = _verdict(*totals, len(plan))
+    if interrupted:
+        say(f"RESULT: interrupted after {done} of {len(plan)} run(s): {verdict}")
+        print("ckptcheck: interrupted", file=sys.stderr)
+        return 130
+    say("RESULT: " + verdict)
     return worst
+
+
+def _record_whole(recorder, dist, classes, cfg, path: Path) -> None:
+    """Record one run into ``path`` whole or not at all: the job writes a hidden file beside it, renamed
+    into place once the run finished (a failed or interrupted run leaves nothing)."""
+    part = path.with_name(f".{path.name}.part")
+    try:
+        recorder.record(dist, classes, cfg, part)
+        part.replace(path)
+    finally:
+        part.unlink(missing_ok=True)
+
+
+def _verdict(validated: int, not_behaviours: int, unsettled: int, failed: int, total: int) -> str:
+    """What the runs say together, in one line."""
+    words = f"{validated} of {total} run(s) validated as behaviours of the model"
+    if not_behaviours:
+        words += f"; {not_behaviours} NOT a behaviour of the model (a model bug, or Flink's)"
+    if unsettled:
+        words += f"; {unsettled} not settled (--max-states)"
+    if failed:
+        words += f"; {failed} real run(s) failed"
+    return words
 
 
 def add_parser(sub) -> None:
@@ -111,7 +153,7 @@ def add_parser(sub) -> None:
     v.add_argument("--seed", type=seed_arg, default=0, help="the seed that draws the runs' configurations and fault schedules (default 0)")
     v.add_argument("--flink-dist", default=None, help="the Flink distribution jar to run (default: the apache-flink package's,"
                    " else $FLINK_HOME/lib)")
-    v.add_argument("--keep", default=None, help="a folder for the recordings (default: a new temporary folder)")
+    v.add_argument("--keep", default=None, help="a folder to keep the recordings in (default: they are removed at the end)")
     v.add_argument("--max-states", type=count(1, 100_000_000), default=2_000_000,
                    help="stop a run's search after this many (model state, position) pairs (default 2,000,000): then the run is not settled, exit 3")
     v.set_defaults(func=cmd_validate)

@@ -253,6 +253,9 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
     for th, evs in out.items():
         if th == COORD or "start" not in RECORDED[run.job].get(th[0], ()) or th not in configs[0].task_of:
             continue  # a subtask only the rescaled job has starts at the rescale
+        if not evs and not run.events:
+            raise InputError(run.path, "events", "the run records no event after its header (a run records every"
+                             " operator's start, at least)")
         if not evs or evs[0].kind != "start":
             raise InputError(run.path, f"{th[0]}[{th[1]}]", "its first event must be a start (the run records every operator's initialization)")
         first = evs.pop(0)
