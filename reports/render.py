@@ -104,10 +104,11 @@ class Counterexample:
     trace_json: str = ""  # the trace document, embedded in the report so that it replays from the report alone
     trace_name: str = ""
     cause_step: int | None = None  # the last fault before the violation (a decline, a failure, a lost notice, ...)
+    design_option: str = ""  # a Python variant's: "--design module:NAME ", which replay needs (it never imports from a trace)
 
     @property
     def replay_command(self) -> str:
-        return f"ckptcheck replay {self.trace_file}" if self.trace_file else "(trace not saved)"
+        return f"ckptcheck replay {self.design_option}{self.trace_file}" if self.trace_file else "(trace not saved)"
 
     @property
     def trace_script(self) -> str:
@@ -154,6 +155,12 @@ class Report:
     catalog: list[dict] = field(default_factory=list)  # the flaw catalog: one row per entry
     catalog_summary: str = ""
     suite: list[str] = field(default_factory=list)  # check with several default scopes: what they say together
+
+    @property
+    def replay_options(self) -> str:
+        """What ``ckptcheck replay`` needs to replay every trace of this report: a ``--design`` for each
+        Python variant among them."""
+        return "".join(dict.fromkeys(c.design_option for c in self.counterexamples))
 
     @property
     def shown_properties(self) -> list[dict]:

@@ -253,7 +253,7 @@ def shown(value: Any) -> str:
     if isinstance(value, (datetime.date, datetime.time)):  # datetime.datetime is a date
         return f"the {'date' if isinstance(value, datetime.date) else 'time'} {value.isoformat()}"
     if isinstance(value, dict):
-        return "a table"
+        return "a table {" + ", ".join(f"{k} = {shown(v)}" for k, v in value.items()) + "}"
     return repr(value)
 
 
@@ -313,6 +313,9 @@ def design_from_dict(data: dict, source: str, default_name: str, bases: dict[str
     return bases[base_name].with_(name=name, description=description, origin=f"design file {source}", **knobs)
 
 
+LOADED_AS: dict[str, str] = {}  # a Python variant's design name -> the module:NAME it was loaded by, in this process
+
+
 PYTHON_DESIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -341,6 +344,7 @@ def python_design(spec: str) -> Design:
                          f" BASELINE.with_(name=\"my-variant\", coordinator={attr}) in {module_name}")
     if not isinstance(value, Design):
         raise InputError(spec, attr, f"expected a Design (e.g. BASELINE.with_(...)) in {module_name}, got {type(value).__name__}")
+    LOADED_AS[value.name] = spec  # a report names it in its replay command
     return described(value)
 
 

@@ -85,7 +85,9 @@ def design_from_trace(d: Any, source: str, design: Design | None = None) -> Desi
             raise InputError(
                 source, f"design.components.{comp}",
                 f"the trace ran {qual}, but {hint} uses {mine[comp]};"
-                " replay a Python variant from Python with ckptcheck.checks.run.trace.replay(doc, design=...)",
+                f" replay a Python variant with --design module:NAME ({qual.rpartition('.')[0] or 'its module'}:NAME,"
+                " NAME the Design the module defines; ckptcheck never imports what a trace names), or from Python with"
+                " ckptcheck.checks.run.trace.replay(doc, design=...)",
             )
     if design is not None:
         return design

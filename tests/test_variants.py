@@ -105,7 +105,7 @@ def test_python_variant_by_name_on_the_command_line_and_its_trace(variants_dir, 
 
 @pytest.mark.parametrize("spec, field", [
     ("no_such_module_here:X", "no_such_module_here:X: module: cannot import"),
-    ("variant_store:NOPE", "variant_store:NOPE: NOPE: expected a Design"),
+    ("variant_store:NOPE", "variant_store:NOPE: NOPE: no name 'NOPE' in variant_store: expected a Design"),
 ])
 def test_bad_python_design_names_are_one_line(variants_dir, monkeypatch, capsys, spec, field):
     monkeypatch.chdir(variants_dir)
@@ -140,7 +140,7 @@ def test_compare_shows_the_broken_property_with_its_counterexample(tmp_path, cap
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "## What changes against flink-baseline" in md
     flat = " ".join(md.split())
-    assert ("- cleaner-deletes-restore-checkpoint breaks checkpoints-restorable (flink-baseline: holds,"
+    assert ("- cleaner-deletes-restore-checkpoint breaks: checkpoints-restorable (flink-baseline: holds,"
             " cleaner-deletes-restore-checkpoint: violated): checkpoint 1") in flat
     html = (tmp_path / "rep" / "report.html").read_text()
     assert 'id="changes"' in html
@@ -229,3 +229,47 @@ def test_a_python_variant_is_described_by_its_own_rule(variants_dir, monkeypatch
     d = load_design("variant_coordinator:TRIGGER_EVERY_TASK")
     assert d.description.startswith("flink-baseline with coordinator = TriggerEveryTask (Trigger every running task")
     assert "today" not in d.description
+
+
+QUORUM = '''
+from ckptcheck.model.coordinator import CheckpointCoordinator, pending_of
+from ckptcheck.specs.designs import BASELINE
+
+
+class CompleteOnQuorum(CheckpointCoordinator):
+    """Complete a checkpoint once every task but one acknowledged (do not wait for the straggler)."""
+
+    def maybe_finalize(self, tx, cp):
+        pending = pending_of(tx.coord, cp)
+        if pending is None or pending.completing:
+            return
+        responded = len(pending.acked) + bin(pending.declined).count("1")
+        if responded < bin(pending.waiting).count("1") - 1:
+            return
+        self.complete(tx, pending)
+
+
+COMPLETE_ON_QUORUM = BASELINE.with_(name="complete-on-quorum", coordinator=CompleteOnQuorum)
+'''
+
+
+def test_one_command_replays_a_report_of_a_toml_and_a_python_variant(tmp_path, capsys, monkeypatch):
+    """The usability review's replay rows: a report holding a TOML variant's trace and a Python
+    variant's is replayed by one command, ``--design`` naming the Python one (the TOML one by its
+    name); without it the refusal names the ``--design`` to give."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "quorum_variant.py").write_text(QUORUM)
+    (tmp_path / "no-block.toml").write_text('based_on = "flink-baseline"\nname = "no-block"\nalignment_blocks_channels = false\n')
+    small = ["--checkpoints", "1", "--failures", "0", "--declines", "0", "--stop-at-first"]
+    assert main(["compare", "flink-baseline", "no-block.toml", "quorum_variant:COMPLETE_ON_QUORUM", *small,
+                 "--out", "res", "--report", "rep"]) == 1
+    capsys.readouterr()
+    assert main(["replay", "rep/report.md"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "replay a Python variant with --design module:NAME (quorum_variant:NAME" in err
+    assert main(["replay", "--design", "quorum_variant:COMPLETE_ON_QUORUM", "rep/report.md"]) == 1
+    out = capsys.readouterr().out
+    assert out.count("same verdict as recorded in the trace") == out.count("== trace ") >= 2
+    assert "design   no-block" in out and "design   complete-on-quorum" in out
+    # the report's own replay command is that one
+    assert "`ckptcheck replay --design quorum_variant:COMPLETE_ON_QUORUM report.md`" in (tmp_path / "rep" / "report.md").read_text()

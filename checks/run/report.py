@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ckptcheck.reports.render import (NOT_APPLICABLE, ON_TRACE, VIOLATED, Counterexample, Report, Topology, diagram, render_all,
                                       render_findings, topology_view)
-from ckptcheck.specs.designs import BASELINE
+from ckptcheck.specs.designs import BASELINE, LOADED_AS
 from ckptcheck.specs.spec import Spec
 from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES
 
@@ -33,6 +33,15 @@ def cause_of(actions: list, step: int) -> int | None:
         if type(actions[k - 1]).__name__ in FAULTS:
             return k
     return None
+
+
+def design_option(design) -> str:
+    """``--design module:NAME `` for a design with a component of the user's own Python (replay never imports
+    what a trace names, so the reader names the module); "" for ckptcheck's own components."""
+    if design.name in LOADED_AS:
+        return f"--design {LOADED_AS[design.name]} "
+    modules = dict.fromkeys(q.rpartition(".")[0] for q in design.components().values() if not q.startswith("ckptcheck."))
+    return "".join(f"--design {m}:NAME " for m in modules)
 
 
 def counterexample(spec: Spec, actions: list, prop: str, kind: str, reason: str, step: int, *, engine: str, seed, trace_file, n: int) -> Counterexample:
@@ -58,6 +67,7 @@ def counterexample(spec: Spec, actions: list, prop: str, kind: str, reason: str,
         .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"),
         trace_name=name,
         cause_step=cause_of(actions, step),
+        design_option=design_option(spec.design),
     )
 
 
