@@ -143,13 +143,19 @@ class CheckpointCoordinator(TriggerMixin, Component):
         else:
             self.abort(tx, cp, counted=counted)
 
+    def pending(self, tx: Tx, cp: int) -> Pending | None:
+        """Checkpoint ``cp`` while it is pending (``CheckpointCoordinator.pendingCheckpoints``), else ``None``:
+        its ``responded`` and ``expected`` task counts, ``acked`` snapshots and ``completing`` state."""
+        return pending_of(tx.coord, cp)
+
     def maybe_finalize(self, tx: Tx, cp: int) -> None:
-        """Every task of checkpoint ``cp``'s plan acked (or, regionally, acked or declined):
-        complete."""
-        pending = pending_of(tx.coord, cp)
+        """``PendingCheckpoint.isFullyAcknowledged`` after each response: every task of checkpoint ``cp``'s
+        plan acked (or, regionally, acked or declined): complete (``self.complete``), abort or judge it
+        regionally.  A variant overrides it to change when a checkpoint completes."""
+        pending = self.pending(tx, cp)
         if pending.completing:  # FLIP-600: judged already, waiting for the coordinators' fallback
             return
-        if len(pending.acked) + bin(pending.declined).count("1") != bin(pending.waiting).count("1"):
+        if pending.responded != pending.expected:
             return
         if pending.declined:
             self.regional.try_complete(tx, pending)

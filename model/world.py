@@ -168,6 +168,16 @@ class Pending(NamedTuple):
     # mask, mask of the tasks acknowledged at the evaluation) while the coordinators' fallback runs
     completing: tuple = ()
 
+    @property
+    def responded(self) -> int:
+        """How many tasks of the plan acknowledged or (regionally) declined."""
+        return len(self.acked) + bin(self.declined).count("1")
+
+    @property
+    def expected(self) -> int:
+        """How many tasks of the plan must respond (``tasksToWaitFor``)."""
+        return bin(self.waiting).count("1")
+
 
 class Completed(NamedTuple):
     id: int
