@@ -17,7 +17,7 @@ from ckptcheck.specs.scopes import scope
 # one Spark session (``getOrCreate``) serves every Spark test instead of one JVM per worker.  The
 # Z3 proofs run in one process in file order too: Z3's time on a query depends on the terms its
 # context made before (the Java-int mutant: 0.1 s in file order, 40 s after another subset).
-_GROUPS = {"test_catalog.py": "catalog", "test_reports.py": "catalog", "test_spark.py": "spark", "test_proofs.py": "z3"}
+_GROUPS = {"test_catalog.py": "catalog", "test_reports.py": "catalog", "test_narration.py": "catalog", "test_spark.py": "spark", "test_proofs.py": "z3"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups

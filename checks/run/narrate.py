@@ -179,8 +179,11 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
             snapped = [cp for t, cp in _new_acks(w, nxt) if t == ch.consumer]
             if snapped:
                 return f"{dst} receives barrier {item[1]} from {src}: aligned, it snapshots checkpoint {item[1]} and forwards the barrier", ev
-            if nxt.tasks[ch.consumer].blocked:
+            if model.barriers.is_blocked(nxt.tasks[ch.consumer], ch.input_index):  # the design's rule, not a flag
                 return f"{dst} receives barrier {item[1]} from {src} and blocks that channel until every input delivered it", ev
+            if nxt.tasks[ch.consumer].blocked >> ch.input_index & 1:
+                return (f"{dst} receives barrier {item[1]} from {src} and keeps reading that channel while it waits for the"
+                        f" barrier on its other inputs (this design does not block a channel during alignment)"), ev
             return f"{dst} receives barrier {item[1]} from {src}", ev
         if item == EOD:
             ev.append(Event(src, dst, "EndOfData", "control"))
@@ -391,15 +394,38 @@ def _side_effects(model, names, w: World, nxt: World, a: Action) -> list[Event]:
                             f"{names[t]} pre-commits txn {seq} = {recs} for checkpoint {cp}"))
         elif type(a) is not TriggerCheckpoint:
             ev.append(Event(names[t], None, f"snapshot {cp}", "barrier"))
+    judged = {p.id: p for p in w.coord.pending if not p.completing}
+    for p in nxt.coord.pending:  # FLIP-600: every task responded, the checkpoint judged regional, its completion waiting
+        if p.completing and p.id in judged:
+            fallback, failed = p.completing[0], p.completing[1]
+            who = ", ".join(names[t] for t in range(len(names)) if failed >> t & 1)
+            ev.append(Event(COORDINATOR, None, f"checkpoint {p.id} judged REGIONAL", "regional",
+                            f"every task has responded: checkpoint {p.id} is judged regional (failed region: {who}), and"
+                            f" its completion waits for the operator coordinators' fallback to checkpoint {fallback}"))
+    back = sorted(set(nxt.coord.unassigned) - set(w.coord.unassigned))
+    if back and type(a) not in (Restore, Rescale):  # a coordinator's fallback puts splits back into the live enumerator
+        for s in back:
+            holders = [names[t] for t, y in enumerate(nxt.tasks) if y.split == s]
+            ev.append(Event(COORDINATOR, None, f"split {s} back to the enumerator", "regional",
+                            f"the split enumerator takes split {s} back" + (f", though {' and '.join(holders)} still reads it"
+                                                                             if holders else "")))
     if nxt.coord.completed_count > w.coord.completed_count:
         c = nxt.coord.store[-1]
         falls = [(names[t], r) for t, r in enumerate(c.refs) if r]
+        was = next((p for p in w.coord.pending if p.id == c.id), None)
+        responded = {t for t, _ in was.acked} | {t for t, cp in _new_acks(w, nxt) if cp == c.id} if was else set()
+        if type(a) is Ack and a.checkpoint == c.id:
+            responded.add(a.task)  # the acknowledgement this step delivers
+        silent = [names[t] for t in range(len(names)) if was and was.waiting >> t & 1 and t not in responded
+                  and not was.declined >> t & 1 and not (c.refs and c.refs[t])]
+        without = f" without {' and '.join(silent)}'s acknowledgement" if silent else ""
         if falls:
             who = ", ".join(f"{n} from {r}" for n, r in falls)
             ev.append(Event(COORDINATOR, None, f"checkpoint {c.id} complete, REGIONAL: {who}", "regional",
-                            f"checkpoint {c.id} completes regionally: {who} (refCheckpointId)"))
+                            f"checkpoint {c.id} completes regionally{without}: {who} (refCheckpointId)"))
         else:
-            ev.append(Event(COORDINATOR, None, f"checkpoint {c.id} complete", "complete", f"checkpoint {c.id} completes"))
+            ev.append(Event(COORDINATOR, None, f"checkpoint {c.id} complete{', no ack of ' + ', '.join(silent) if silent else ''}",
+                            "complete", f"checkpoint {c.id} completes{without}"))
     still = {p.id for p in nxt.coord.pending}
     done = nxt.coord.store[-1].id if nxt.coord.completed_count > w.coord.completed_count else 0
     for p in w.coord.pending:
