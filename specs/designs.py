@@ -305,7 +305,9 @@ def design_from_dict(data: dict, source: str, default_name: str, bases: dict[str
         knobs[key] = check_knob(key, value, source)
     problem = knob_conflict({**bases[base_name].knobs(), **knobs})
     if problem:
-        raise InputError(source, "max_concurrent_checkpoints", problem)
+        named = [k for k in KNOB_BY_NAME if re.search(rf"\b{k}\b", problem)]
+        first = min(named, key=problem.index) if named else "knobs"
+        raise InputError(source, first, problem)
     unchanged = [k for k, v in knobs.items() if getattr(bases[base_name], k) == v]
     if warn is not None and len(unchanged) == len(knobs):
         what = f"sets {', '.join(unchanged)} to {base_name}'s own value" if unchanged else "sets no knob"

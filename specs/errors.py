@@ -25,6 +25,8 @@ def read_toml(spec: str, what: str, known: str, names=()) -> tuple[str, dict]:
     """Parse the TOML file ``spec`` -> (file stem, table).  ``known`` says what else ``spec``
     could have named, and ``names`` lists those names for a "did you mean"."""
     p = Path(spec)
+    if not spec.strip():
+        raise InputError(repr(spec), what, f"is empty; expected {known}")
     if p.is_dir():
         raise InputError(spec, what, f"is a folder; expected {known}")
     if not p.is_file():

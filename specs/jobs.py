@@ -22,6 +22,8 @@ A job file looks like::
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from ckptcheck.model.topology import Edge, Exchange, JobGraph, Pattern, Role, StateKind, TopologyError, Vertex
@@ -499,9 +501,20 @@ def job_from_dict(data: dict, path: str) -> JobGraph:
     try:
         job = JobGraph(tuple(vertices), tuple(edges))
     except TopologyError as e:
-        raise InputError(path, e.field, e.detail) from None
+        field, which = _as_in_file(e.field, [v.name for v in vertices])
+        raise InputError(path, field, e.detail + (f" (vertex {which!r})" if which else "")) from None
     _check_size(job, path)
     return job
+
+
+def _as_in_file(field: str, names: list[str]) -> tuple[str, str]:
+    """A job graph's field (``vertices.NAME.parallelism``) as a job file names it (``vertex[K].parallelism``,
+    K the [[vertex]] entry's index), so that every error of one file speaks of it one way; and the
+    vertex's name ("" for a field of no vertex)."""
+    m = re.match(r"vertices\.([^.]+)(.*)$", field)
+    if m and m.group(1) in names:
+        return f"vertex[{names.index(m.group(1))}]{m.group(2)}", m.group(1)
+    return field, ""
 
 
 MAX_SUBTASKS = 256

@@ -130,7 +130,7 @@ def test_job_too_large_or_with_a_dead_end_is_refused_at_once(tmp_path, capsys):
     dead = tmp_path / "dead.toml"
     dead.write_text('[[vertex]]\nname = "a"\nparallelism = 1\nrole = "source"\n[[vertex]]\nname = "b"\n'
                     'parallelism = 1\nrole = "operator"\n[[edge]]\nsource = "a"\ntarget = "b"\n')
-    refused(["check", "--job", str(dead)], capsys, "dead.toml", "vertices.b.role", "an operator needs an output")
+    refused(["check", "--job", str(dead)], capsys, "dead.toml", "vertex[1].role", "an operator needs an output", "(vertex 'b')")
 
 
 def test_hopeless_scope_is_said_before_the_search(tmp_path, capsys):

@@ -121,12 +121,12 @@ BAD_JOBS = [
     (
         "pmax.toml",
         '[[vertex]]\nname = "a"\nparallelism = 4\nmax_parallelism = 2\nrole = "source"\n',
-        "pmax.toml: vertices.a.parallelism: 4 exceeds max parallelism 2",
+        "pmax.toml: vertex[0].parallelism: 4 exceeds max parallelism 2 (vertex 'a')",
     ),
     (
         "maxbound.toml",
         '[[vertex]]\nname = "a"\nparallelism = 1\nmax_parallelism = 40000\nrole = "source"\n',
-        "maxbound.toml: vertices.a.max_parallelism: 40000 exceeds Flink's upper bound 32768",
+        "maxbound.toml: vertex[0].max_parallelism: 40000 exceeds Flink's upper bound 32768 (vertex 'a')",
     ),
     (
         "pattern.toml",
@@ -136,7 +136,7 @@ BAD_JOBS = [
     (
         "epoch.toml",
         '[[vertex]]\nname = "a"\nparallelism = 2\nrole = "source"\nstate = ["epoch"]\n',
-        "epoch.toml: vertices.a.state: epoch state is kept in union list state: list 'union' too",
+        "epoch.toml: vertex[0].state: epoch state is kept in union list state: list 'union' too (vertex 'a')",
     ),
 ]
 

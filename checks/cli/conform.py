@@ -73,7 +73,7 @@ def _progress_printer():
     terminal, a new line at most every 15 seconds elsewhere; ``None`` clears it."""
     import time
 
-    state = {"last": 0.0, "shown": False}
+    state = {"last": time.monotonic(), "shown": False}  # the first line after a first interval: a short run prints none
     tty = sys.stderr.isatty()
 
     def show(text: str | None) -> None:

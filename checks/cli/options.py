@@ -30,6 +30,7 @@ class Parser(argparse.ArgumentParser):
 
 
 MAX_COUNT = 1_000_000
+MAX_STATES = 10_000_000_000  # --max-states: the full FLIP-600 scope alone has 6.2 million symmetry classes
 
 
 def count(minimum: int, maximum: int = MAX_COUNT):
@@ -176,7 +177,8 @@ def add_search_options(p: argparse.ArgumentParser) -> None:
                    help=f"explore: processes sharing the search, 1 to {MAX_WORKERS} (default: the number of cores)")
     p.add_argument("--seed", type=nonneg, default=None, help="seed for the stateful engine (default 0)")
     p.add_argument("--profile", choices=tuple(PROFILES), default=None, help="Hypothesis settings profile (default ci)")
-    p.add_argument("--max-states", type=nonneg, default=None, help="explore: stop after N distinct states (the result is then incomplete)")
+    p.add_argument("--max-states", type=count(0, MAX_STATES), default=None,
+                   help="explore: stop after N distinct states (the result is then incomplete)")
     p.add_argument("--max-seconds", type=positive_float, default=None, help="explore: stop after S seconds (the result is then incomplete)")
     p.add_argument("--max-depth", type=nonneg, default=None, help="explore: do not expand states at this depth (the result is then incomplete)")
     p.add_argument("--stop-at-first", action="store_true",

@@ -18,7 +18,7 @@ from typing import Callable
 from ckptcheck.model.design import Design
 from ckptcheck.model.scope import Scope
 
-from .api import check, save_traces
+from .api import check, run_id, save_traces
 from .results import HIT, NOT_APPLICABLE, NOT_REACHED, VIOLATED, CheckResult, Verdict
 
 BREAKS = "breaks"
@@ -107,8 +107,8 @@ def compare(
             check_options = {**check_options, "max_seconds": max(round(deadline - time.monotonic(), 1), 0.5)}
         named = getattr(check_options.get("progress"), "named", None)  # a progress line that names each design
         r = check(d, scope, **({**check_options, "progress": named(d.name)} if named else check_options))
-        if trace_dir is not None:
-            save_traces(r, trace_dir)
+        if trace_dir is not None:  # named by design, engine and a hash of the scope: another scope's traces stay
+            save_traces(r, trace_dir, prefix=run_id(r))
         results.append(r)
         if on_result is not None:
             on_result(r)
