@@ -359,3 +359,51 @@ def test_a_recording_with_its_header_only_says_it_records_no_event(tmp_path, cap
     f = tmp_path / "run.jsonl"
     f.write_text(header + "\n")
     refused(["validate", str(f)], capsys, "events: the run records no event after its header")
+
+
+RUN = Path(__file__).parent / "data" / "runs" / "aligned-failure-p1.jsonl"
+
+
+def _doctored_run(tmp_path, edit) -> Path:
+    lines = RUN.read_text().splitlines()
+    f = tmp_path / "run.jsonl"
+    f.write_text("\n".join(edit(lines)) + "\n")
+    return f
+
+
+@pytest.mark.parametrize("case, edit, expected", [
+    # T10: two events out of seq order
+    ("T10", lambda ls: [ls[0], ls[2], ls[1], *ls[3:]], "seq: expected more than the line before's"),
+    # T12: a header of another format
+    ("T12", lambda ls: [ls[0].replace('"ckptcheck-run"', '"other"'), *ls[1:]], "format: expected 'ckptcheck-run', got \"other\""),
+])
+def test_a_doctored_recording_is_one_line(tmp_path, capsys, case, edit, expected):
+    refused(["validate", str(_doctored_run(tmp_path, edit))], capsys, expected)
+
+
+def test_review_four_design_and_trace_cases(tmp_path, capsys):
+    """T02 (an enum knob given as an array), T09 (a Markdown file with no trace), T15 (a text file named
+    like Flink's jar, given to validate)."""
+    f = tmp_path / "mine.toml"
+    f.write_text('sink_commit = ["notify"]\n')
+    refused(["check", "--design", str(f), *TINY], capsys, "sink_commit: expected a string, got ['notify']")
+    notes = tmp_path / "notes.md"
+    notes.write_text("# notes\n\nno trace here\n")
+    refused(["replay", str(notes)], capsys, "traces: the report embeds no trace")
+    jar = tmp_path / "flink-dist-2.3.0.jar"
+    jar.write_text("not a zip\n")
+    refused(["validate", "--runs", "1", "--flink-dist", str(jar)], capsys, "not a jar")
+
+
+def test_read_only_report_folder(tmp_path, capsys, monkeypatch):
+    """T18: an existing read-only ``--report`` folder is refused before the search, nothing written."""
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    if os.geteuid() == 0:  # root writes anywhere: make the permission check say what it says to a user
+        import ckptcheck.checks.run.outputs as outputs
+
+        monkeypatch.setattr(outputs.os, "access", lambda path, mode: Path(path) != ro)
+    refused(["check", "--design", "commit-at-pre-commit", *TINY, "--report", str(ro), "--out", str(tmp_path / "out")], capsys,
+            "--report", "permission denied")
+    assert list(ro.iterdir()) == [] and not (tmp_path / "out").exists()

@@ -88,3 +88,15 @@ def test_findings_bounds_the_whole_command_and_lists_every_expected_violation(tm
                 assert f"under {knob} = " in said.string[said.start():said.start() + 300]
     assert "final: no violation" not in text  # a reading whose search was cut short is not said to hold
     assert out.splitlines()[-1].startswith("RESULT: ") and "not settled within --max-seconds 12" in out
+
+
+def test_check_stopped_at_the_first_violation_decides_nothing_else(tmp_path, capsys):
+    """``--stop-at-first``: the violation is reported; no other property is said to hold, and the
+    witnesses the search did not reach are not reached in the part searched, not missing."""
+    code = main(["check", "--design", "commit-at-pre-commit", *TOUR, "--stop-at-first", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "always     hold:" not in out and "every property holds" not in out
+    assert re.search(r"always     no violation in \d[\d,]* states \(incomplete\):", out)
+    assert "sometimes  not reached in the part searched:" in out and "WARNING: no witness" not in out
+    assert out.splitlines()[-1].startswith("RESULT: ") and "violated" in out.splitlines()[-1]

@@ -126,3 +126,17 @@ def test_a_regional_judgement_and_a_split_taken_back_are_narrated_at_their_step(
     decisive = steps[-2].text
     assert "checkpoint 2 is judged regional (failed region: source[0])" in decisive, decisive
     assert "the split enumerator takes split 0 back, though source[0] still reads it" in decisive, decisive
+
+
+def test_no_documented_variant_narrates_what_a_later_step_contradicts(tmp_path, monkeypatch):
+    """The designs page's Python variants (run from their blocks as written): each counterexample's
+    narration holds up against its own later steps."""
+    from test_variants import README_VARIANTS, readme_blocks
+
+    for name, code in readme_blocks().items():
+        (tmp_path / name).write_text(code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name, (attr, prop, _) in sorted(README_VARIANTS.items()):
+        mod = __import__(name[:-3])
+        steps = narration_of(check(getattr(mod, attr), mod.SMALL, stop_at=prop), prop)
+        assert steps and not contradictions(steps), (name, contradictions(steps))

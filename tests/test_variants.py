@@ -136,7 +136,7 @@ def test_compare_shows_the_broken_property_with_its_counterexample(tmp_path, cap
     assert "shortest counterexample, 12 steps:" in out
     assert "    1. TriggerCheckpoint(1): the coordinator triggers checkpoint 1" in out
     assert "RESULT: 1 of 1 variant(s) break a property that flink-baseline does not" in out
-    trace = tmp_path / "t" / "cleaner-deletes-restore-checkpoint--checkpoints-restorable.trace.json"
+    trace = one(tmp_path / "t", "cleaner-deletes-restore-checkpoint.explore-*--checkpoints-restorable.trace.json")
     assert replay(load_trace_file(str(trace)), str(trace)).reproduced
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "## What changes against flink-baseline" in md
