@@ -65,7 +65,9 @@ def test_output_below_a_file_is_refused(notes, capsys):
     refused(["check", "--out", str(notes / "sub"), *TINY], capsys, "is a file, so no folder can be made there")
 
 
-def test_read_only_output_folder(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("option", ["--out", "--report"])
+def test_read_only_output_folder(tmp_path, capsys, monkeypatch, option):
+    """An output folder the user may not write (T18 for ``--report``) is refused before the work; nothing is written."""
     ro = tmp_path / "ro"
     ro.mkdir()
     ro.chmod(0o500)
@@ -73,8 +75,10 @@ def test_read_only_output_folder(tmp_path, capsys, monkeypatch):
         import ckptcheck.checks.run.outputs as outputs
 
         monkeypatch.setattr(outputs.os, "access", lambda path, mode: Path(path) != ro)
-    refused(["check", "--out", str(ro / "r"), *TINY], capsys, "permission denied")
-    assert not (ro / "r").exists()
+    where = ro / "r" if option == "--out" else ro
+    refused(["check", "--design", "commit-at-pre-commit", *TINY, option, str(where), "--out" if option == "--report" else
+             "--report", str(tmp_path / "other")], capsys, option, "permission denied")
+    assert list(ro.iterdir()) == [] and not (tmp_path / "other").exists()
 
 
 def test_design_named_to_escape_writes_inside_out(tmp_path, capsys):
@@ -394,16 +398,3 @@ def test_review_four_design_and_trace_cases(tmp_path, capsys):
     jar.write_text("not a zip\n")
     refused(["validate", "--runs", "1", "--flink-dist", str(jar)], capsys, "not a jar")
 
-
-def test_read_only_report_folder(tmp_path, capsys, monkeypatch):
-    """T18: an existing read-only ``--report`` folder is refused before the search, nothing written."""
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    ro.chmod(0o500)
-    if os.geteuid() == 0:  # root writes anywhere: make the permission check say what it says to a user
-        import ckptcheck.checks.run.outputs as outputs
-
-        monkeypatch.setattr(outputs.os, "access", lambda path, mode: Path(path) != ro)
-    refused(["check", "--design", "commit-at-pre-commit", *TINY, "--report", str(ro), "--out", str(tmp_path / "out")], capsys,
-            "--report", "permission denied")
-    assert list(ro.iterdir()) == [] and not (tmp_path / "out").exists()

@@ -80,13 +80,14 @@ def _replay_one(args, doc: dict, where: str, design) -> int:
     return 1 if v is not None else 0
 
 
+DESCRIPTION = ("Re-execute a trace (or every trace a report embeds) and say whether it reaches the verdict it records."
+               "  Exit status: 0 no violation, as recorded; 1 a violation (or a verdict other than the recorded one, said"
+               " DIFFERENT); 2 bad input, or a trace of a Python variant without the --design that names it.")
+
+
 def add_parser(sub) -> None:
     """``ckptcheck replay``."""
-    r = sub.add_parser(
-        "replay", help="re-execute a trace and report its verdict",
-        description="Re-execute a trace (or every trace a report embeds) and say whether it reaches the verdict it "
-        "records.  Exit status: 0 no violation, as recorded; 1 a violation (or a verdict other than the recorded one, "
-        "said DIFFERENT); 2 bad input, or a trace of a Python variant without the --design that names it.")
+    r = sub.add_parser("replay", help="re-execute a trace and report its verdict", description=DESCRIPTION)
     r.add_argument("trace", help="a trace file (.trace.json) written by check, compare, catalog or spark, or a report"
                    " (report.html, report.md) whose embedded traces are replayed one by one")
     r.add_argument("-v", "--verbose", action="store_true", help="print every step, in words")

@@ -131,14 +131,10 @@ def _record_whole(recorder, dist, classes, cfg, path: Path) -> None:
 
 def _verdict(validated: int, not_behaviours: int, unsettled: int, failed: int, total: int) -> str:
     """What the runs say together, in one line."""
-    words = f"{validated} of {total} run(s) validated as behaviours of the model"
-    if not_behaviours:
-        words += f"; {not_behaviours} NOT a behaviour of the model (a model bug, or Flink's)"
-    if unsettled:
-        words += f"; {unsettled} not settled (--max-states)"
-    if failed:
-        words += f"; {failed} real run(s) failed"
-    return words
+    counts = ((not_behaviours, "NOT a behaviour of the model (a model bug, or Flink's)"), (unsettled, "not settled (--max-states)"),
+              (failed, "real run(s) failed"))
+    return "; ".join([f"{validated} of {total} run(s) validated as behaviours of the model",
+                      *(f"{n} {what}" for n, what in counts if n)])
 
 
 def add_parser(sub) -> None:
