@@ -398,3 +398,21 @@ def test_review_four_design_and_trace_cases(tmp_path, capsys):
     jar.write_text("not a zip\n")
     refused(["validate", "--runs", "1", "--flink-dist", str(jar)], capsys, "not a jar")
 
+
+
+def test_an_error_raised_inside_ckptcheck_keeps_its_traceback(tmp_path, monkeypatch):
+    """Only the user's own code is reported in one line: an exception raised inside ckptcheck, even
+    through a variant's call, is ckptcheck's own error and keeps its traceback (main re-raises it)."""
+    from ckptcheck.checks.cli.user_code import user_code_error
+
+    (tmp_path / "calls_in.py").write_text("from ckptcheck.specs.jobs import job_by_name\n\n\ndef f():\n"
+                                          "    return job_by_name('no-such-job')\n\n\ndef g():\n    return 1 // 0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import calls_in
+
+    for fn, ours in ((calls_in.f, True), (calls_in.g, False)):
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001 - the test needs the exception with its traceback
+            line = user_code_error(e)
+        assert (line is None) == ours, line

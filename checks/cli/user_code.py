@@ -1,6 +1,7 @@
 """An exception raised in a user's own variant code, said in one line (exit 2): the module, the
 class and method, the exception and the line, instead of a traceback through the engine.  An
-exception that no frame of the user's code is on is ckptcheck's own, and keeps its traceback."""
+exception raised inside ckptcheck, or that no frame of the user's code is on, is ckptcheck's own,
+and keeps its traceback."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ _LIBRARIES = {Path(p).resolve() for p in (sysconfig.get_paths()["stdlib"], sysco
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 
 
+def _is_ours(path: str) -> bool:
+    return not path.startswith("<") and any(Path(path).resolve().is_relative_to(d) for d in _OURS)
+
+
 def _is_user_file(path: str) -> bool:
     """A file of the user's own code: not ckptcheck's, not Python's library, not an installed package."""
     if path.startswith("<"):
@@ -30,20 +35,23 @@ def _is_user_file(path: str) -> bool:
 def user_code_error(e: BaseException) -> str | None:
     """One line for ``e`` if a frame of the user's own code raised it (the innermost such frame), else None."""
     tb = e.__traceback__
-    inner = None
+    inner = last = None
     while tb is not None:
         if _is_user_file(tb.tb_frame.f_code.co_filename):
             inner = tb
-        tb = tb.tb_next
+        last, tb = tb, tb.tb_next
     if inner is not None:
+        if _is_ours(last.tb_frame.f_code.co_filename):
+            return None  # raised inside ckptcheck itself, though a variant called it: ckptcheck's own error, with its traceback
         frame = inner.tb_frame
         owner = frame.f_locals.get("self")
         where = f"{type(owner).__name__}.{frame.f_code.co_name}" if owner is not None else frame.f_code.co_name
         module = frame.f_globals.get("__name__", Path(frame.f_code.co_filename).stem)
         return _words(module, where, f"{type(e).__name__}: {e}", frame.f_code.co_filename, inner.tb_lineno)
     text = str(e)  # a search worker's failure carries its traceback as text (checks.engine.parallel.WorkerError)
-    frames = [m for m in _FRAME.finditer(text) if _is_user_file(m.group(1))]
-    if not frames or "Traceback" not in text:
+    every = list(_FRAME.finditer(text))
+    frames = [m for m in every if _is_user_file(m.group(1))]
+    if not frames or "Traceback" not in text or _is_ours(every[-1].group(1)):
         return None
     path, line, func = frames[-1].groups()
     last = text.strip().splitlines()[-1].strip()
