@@ -136,6 +136,9 @@ def test_compare_shows_the_broken_property_with_its_counterexample(tmp_path, cap
     assert "shortest counterexample, 12 steps:" in out
     assert "    1. TriggerCheckpoint(1): the coordinator triggers checkpoint 1" in out
     assert "RESULT: 1 of 1 variant(s) break a property that flink-baseline does not" in out
+    # --declines 0: no design can decline, so the witness is one line, not a row of NOT REACHED in every column
+    assert "  not reached by any design, each searched whole (this scope never exercises it): a-task-declines" in out
+    assert not [line for line in out.splitlines() if line.startswith("  sometimes  a-task-declines")]
     trace = one(tmp_path / "t", "cleaner-deletes-restore-checkpoint.explore-*--checkpoints-restorable.trace.json")
     assert replay(load_trace_file(str(trace)), str(trace)).reproduced
     md = (tmp_path / "rep" / "report.md").read_text()

@@ -6,7 +6,8 @@ from __future__ import annotations
 import sys
 
 from ckptcheck.checks.run.outputs import out_dir
-from ckptcheck.checks.run.results import EXIT_STATUS, HOLDS, NOT_APPLICABLE, OUTCOME_HOLDS, OUTCOME_INCOMPLETE, OUTCOME_VIOLATED, VIOLATED
+from ckptcheck.checks.run.results import (EXIT_STATUS, HOLDS, NOT_APPLICABLE, NOT_REACHED, OUTCOME_HOLDS, OUTCOME_INCOMPLETE,
+                                         OUTCOME_VIOLATED, VIOLATED)
 from ckptcheck.specs.errors import InputError
 from ckptcheck.specs.scopes import expected_seconds
 from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES
@@ -29,7 +30,11 @@ def print_comparison(cmp, verbose: bool = False) -> None:
     for r in results:
         say(f"design   {r.design.name}{' (reference)' if r is ref else ''}: {r.searched()}")
     say("")
-    shown = [v for v in ref.verdicts if any(r.verdict(v.property).status != NOT_APPLICABLE for r in results)]
+    # a witness no design reaches in a scope every design searched whole says nothing about the change: one line
+    nowhere = [v.property for v in ref.verdicts if v.kind == "sometimes" and all(
+        r.verdict(v.property).status == NOT_REACHED and r.searched_whole_scope for r in results)]
+    shown = [v for v in ref.verdicts if any(r.verdict(v.property).status != NOT_APPLICABLE for r in results)
+             and v.property not in nowhere]
     pw = max(len(v.property) for v in shown) + 1 if shown else 28
 
     def cell(r, prop: str) -> str:
@@ -41,6 +46,8 @@ def print_comparison(cmp, verbose: bool = False) -> None:
     say(f"  {'':<10} {'property':<{pw}} " + "".join(f"{r.design.name:<{w}}" for r, w in zip(results, widths)))
     for v, row in zip(shown, rows):
         say(f"  {v.kind:<10} {v.property:<{pw}} " + "".join(f"{c:<{w}}" for c, w in zip(row, widths)).rstrip())
+    if nowhere:
+        say(f"  not reached by any design, each searched whole (this scope never exercises it): {', '.join(nowhere)}")
     for r in cmp.results[1:]:
         mine = [c for c in cmp.changes if c.design == r.design.name]
         say("")
