@@ -12,6 +12,9 @@ task's inbox); faults are offered within the scope's budget.
 
 from __future__ import annotations
 
+from functools import cached_property, partial
+from typing import Callable
+
 from .actions import (Ack, Action, AlignmentTimeout, CoordinatorsFellBack, Decline, DeleteSnapshot, Deliver, EndOfRecovery, FailTask,
                       FinishReported, LastAck, LoseNotification, Notify, ReadHead, Rescale, Restore, ResumeFromSavepoint, StopWithSavepoint, Timeout,
                       TriggerAfterClose, TriggerCheckpoint)
@@ -36,38 +39,58 @@ def overtaking(inbox: tuple) -> int:
 
 
 class EnabledMixin:
-    """``FlinkModel.enabled``: the actions enabled in a world.  A mixin of ``FlinkModel``."""
+    """``FlinkModel.enabled``: the actions enabled in a world.  A mixin of ``FlinkModel``.
+
+    The list is the concatenation of rule groups (``enabled_groups``), each one reading a few
+    fields of the world: the sources, each channel's delivery (each subtask's input with
+    unaligned checkpoints), the coordinator's trigger, the acknowledgements, each subtask's
+    inbox, recovery, then each fault kind.  An engine may compute each group once per distinct
+    value of what it reads (``checks.engine.memo``); the order is the list's order."""
 
     def enabled(self, w: World) -> list[Action]:
         """Every action enabled in ``w``, in a fixed order: progress first, then faults."""
         if w.used.rescales & 1 != self.config:
             return self.at(w).enabled(w)
-        scope = self.scope
         out: list[Action] = []
-        tasks = w.tasks
-        self.source.enabled(w, out)
-        if self.unaligned:
-            self._enabled_unaligned(w, out)
-        else:
-            is_blocked = self.barriers.is_blocked
-            cap = self.scope.channel_capacity
-            deployed = self.failover.deployed if self.topo.blocking_output else None
-            for ch in self.topo.channels:
-                items = w.channels[ch.id]
-                if not items:
-                    continue
-                ts = tasks[ch.consumer]
-                if ts.status != RUNNING or is_blocked(ts, ch.input_index):
-                    continue
-                if deployed is not None and not deployed(w, ch.consumer):
-                    continue
-                if cap and items[0][0] == REC and not self.has_room(w, ch.consumer):
-                    continue
-                out.append(Deliver(ch.id))
+        for group in self.enabled_groups:
+            group(w, out)
+        return out
+
+    @cached_property
+    def enabled_groups(self) -> tuple[Callable[[World, list], None], ...]:
+        """The rule groups whose actions, appended in this order, are ``enabled(w)``; each is
+        called as ``group(w, out)`` on a world at this model's parallelism."""
+        n = self.topo.n_tasks
+        inputs = ([partial(self._inputs_unaligned, t) for t in range(n)] if self.unaligned
+                  else [partial(self._deliveries, ch.id) for ch in self.topo.channels])
+        return (self.source.enabled, *inputs, self._coordinator_actions, self._acknowledgements,
+                *(partial(self._inbox_actions, t) for t in range(n)), self._recovery_actions,
+                self._declines, self._timeouts, self._failures, self._lost_notifications, self._snapshot_deletion)
+
+    def _deliveries(self, c: int, w: World, out: list[Action]) -> None:
+        """Aligned checkpoints: channel ``c``'s head, if its consumer may read it."""
+        items = w.channels[c]
+        if not items:
+            return
+        ch = self.topo.channels[c]
+        ts = w.tasks[ch.consumer]
+        if ts.status != RUNNING or self.barriers.is_blocked(ts, ch.input_index):
+            return
+        if self.topo.blocking_output and not self.failover.deployed(w, ch.consumer):
+            return
+        if self.scope.channel_capacity and items[0][0] == REC and not self.has_room(w, ch.consumer):
+            return
+        out.append(Deliver(c))
+
+    def _coordinator_actions(self, w: World, out: list[Action]) -> None:
+        """The coordinator's periodic trigger, and FLIP-600's coordinators falling back."""
         if self.coordinator.can_trigger(w):
             out.append(TriggerCheckpoint(w.coord.next_id))
         out.extend(CoordinatorsFellBack(p.id) for p in w.coord.pending if p.completing)
-        if scope.instant_acks:
+
+    def _acknowledgements(self, w: World, out: list[Action]) -> None:
+        """Acknowledgements arriving (under instant acks: the last response to a checkpoint)."""
+        if self.scope.instant_acks:
             for p in w.coord.pending:  # every task responded (regionally: acknowledged or declined)
                 if len(p.acked) + bin(p.declined).count("1") == bin(p.waiting).count("1"):
                     out.append(LastAck(p.id))
@@ -80,66 +103,95 @@ class EnabledMixin:
                     first[t] = cp
             for t in sorted(first):
                 out.append(Ack(t, first[t]))
-        for t, ts in enumerate(tasks):
-            if ts.unreported:
-                out.append(FinishReported(t))
-            if ts.inbox:
-                kind, cp = ts.inbox[0][:2]
-                out.append(Notify(t, cp, NOTIFY_NAMES[kind]))
-                if ts.status == FINISHED:  # a trigger the JobManager sent before it saw the finish
-                    continue
-                if kind == NOTIFY_TRIGGER and w.used.declines < scope.max_declines and self.task.ready_to_finish(w, t):
-                    out.append(TriggerAfterClose(t, cp))  # a decline: it takes the scope's decline budget
-                if scope.rpcs_overtake:
-                    k = overtaking(ts.inbox)
-                    if k:
-                        other, ocp = ts.inbox[k][:2]
-                        out.append(Notify(t, ocp, NOTIFY_NAMES[other]))
-                        if other == NOTIFY_TRIGGER and w.used.declines < scope.max_declines and self.task.ready_to_finish(w, t):
-                            out.append(TriggerAfterClose(t, ocp))
-        any_failed = any(ts.status == FAILED for ts in tasks)
+
+    def _inbox_actions(self, t: int, w: World, out: list[Action]) -> None:
+        """Subtask ``t``'s finish report reaching the JobManager, and the RPC at the head of its
+        inbox (with ``Scope.rpcs_overtake``, the first of the other kind too)."""
+        ts = w.tasks[t]
+        if ts.unreported:
+            out.append(FinishReported(t))
+        if not ts.inbox:
+            return
+        scope = self.scope
+        kind, cp = ts.inbox[0][:2]
+        out.append(Notify(t, cp, NOTIFY_NAMES[kind]))
+        if ts.status == FINISHED:  # a trigger the JobManager sent before it saw the finish
+            return
+        if kind == NOTIFY_TRIGGER and w.used.declines < scope.max_declines and self.task.ready_to_finish(w, t):
+            out.append(TriggerAfterClose(t, cp))  # a decline: it takes the scope's decline budget
+        if scope.rpcs_overtake:
+            k = overtaking(ts.inbox)
+            if k:
+                other, ocp = ts.inbox[k][:2]
+                out.append(Notify(t, ocp, NOTIFY_NAMES[other]))
+                if other == NOTIFY_TRIGGER and w.used.declines < scope.max_declines and self.task.ready_to_finish(w, t):
+                    out.append(TriggerAfterClose(t, ocp))
+
+    def _recovery_actions(self, w: World, out: list[Action]) -> None:
+        """A restore (or a resume from the stop's savepoint), a stop-with-savepoint, a rescale."""
         if w.coord.savepoint:  # the stop's savepoint completed: a failure now ends the job
             if self.failover.may_resume_from_savepoint(w):
                 out.append(ResumeFromSavepoint(w.coord.savepoint.id))
-        elif any_failed:
+        elif any(ts.status == FAILED for ts in w.tasks):
             out.append(Restore(self.failover.restore_checkpoint(w)))
         if self.coordinator.can_stop(w):
             out.append(StopWithSavepoint(w.coord.next_id))
-        used = w.used
-        if used.rescales < scope.max_rescales and self.failover.may_rescale(w):
+        if w.used.rescales < self.scope.max_rescales and self.failover.may_rescale(w):
             out.append(Rescale(w.coord.store[-1].id))
-        # faults
+
+    def _declines(self, w: World, out: list[Action]) -> None:
+        """Fault: a running subtask declines a pending checkpoint it acknowledged (its
+        acknowledgement still in flight), within the scope's decline budget."""
         pending = w.coord.pending
-        if pending and used.declines < scope.max_declines:
-            if scope.instant_acks:  # an acknowledgement counted at once may still be one in flight
-                for p in pending:
-                    out.extend(Decline(t, p.id) for t, _ in p.acked if tasks[t].status == RUNNING)
-            else:
-                ids = {p.id for p in pending}
-                for t, cp, _ in w.acks:
-                    if cp in ids and tasks[t].status == RUNNING:
-                        out.append(Decline(t, cp))
-        if pending and used.timeouts < scope.max_timeouts:
+        if not pending or w.used.declines >= self.scope.max_declines:
+            return
+        tasks = w.tasks
+        if self.scope.instant_acks:  # an acknowledgement counted at once may still be one in flight
+            for p in pending:
+                out.extend(Decline(t, p.id) for t, _ in p.acked if tasks[t].status == RUNNING)
+        else:
+            ids = {p.id for p in pending}
+            for t, cp, _ in w.acks:
+                if cp in ids and tasks[t].status == RUNNING:
+                    out.append(Decline(t, cp))
+
+    def _timeouts(self, w: World, out: list[Action]) -> None:
+        """Fault: a pending checkpoint's timer fires, within the scope's timeout budget."""
+        pending = w.coord.pending
+        if pending and w.used.timeouts < self.scope.max_timeouts:
             out.extend(Timeout(p.id) for p in pending if not p.completing)
-        if used.failures < scope.max_failures and not any_failed:
-            deployed = self.failover.deployed if self.topo.blocking_output else None
-            for t, ts in enumerate(tasks):
-                if ts.status == RUNNING and (deployed is None or deployed(w, t)):
-                    out.append(FailTask(t))
-        if used.lost < scope.max_lost_notifications:
-            for t, ts in enumerate(tasks):
-                if ts.inbox:
-                    kind, cp = ts.inbox[0][:2]
-                    # a lost trigger RPC is not modelled: it hides a checkpoint that can only
-                    # time out because one task never heard of it (a timeout covers its effect)
-                    if kind != NOTIFY_TRIGGER:
-                        out.append(LoseNotification(t, cp, NOTIFY_NAMES[kind]))
+
+    def _failures(self, w: World, out: list[Action]) -> None:
+        """Fault: a running (deployed) subtask fails, while none is failed, within the budget."""
+        if w.used.failures >= self.scope.max_failures:
+            return
+        tasks = w.tasks
+        if any(ts.status == FAILED for ts in tasks):
+            return
+        deployed = self.failover.deployed if self.topo.blocking_output else None
+        for t, ts in enumerate(tasks):
+            if ts.status == RUNNING and (deployed is None or deployed(w, t)):
+                out.append(FailTask(t))
+
+    def _lost_notifications(self, w: World, out: list[Action]) -> None:
+        """Fault: the RPC at the head of a subtask's inbox is lost, within the budget."""
+        if w.used.lost >= self.scope.max_lost_notifications:
+            return
+        for t, ts in enumerate(w.tasks):
+            if ts.inbox:
+                kind, cp = ts.inbox[0][:2]
+                # a lost trigger RPC is not modelled: it hides a checkpoint that can only
+                # time out because one task never heard of it (a timeout covers its effect)
+                if kind != NOTIFY_TRIGGER:
+                    out.append(LoseNotification(t, cp, NOTIFY_NAMES[kind]))
+
+    def _snapshot_deletion(self, w: World, out: list[Action]) -> None:
+        """NO_CLAIM restore: the user deletes the snapshot the job started from."""
         if self.design.no_claim_restore and self.store.may_delete_snapshot(w):
             out.append(DeleteSnapshot(1))
-        return out
 
-    def _enabled_unaligned(self, w: World, out: list[Action]) -> None:
-        """Input actions with unaligned checkpoints on.  A subtask reads its recovered input
+    def _inputs_unaligned(self, t: int, w: World, out: list[Action]) -> None:
+        """Subtask ``t``'s input actions with unaligned checkpoints on.  A subtask reads its recovered input
         channel state first, then its upstreams' re-sent output state on the channels that still
         hold some (the others are blocked until all are done, ``UpstreamRecoveryTracker``),
         then a priority barrier before anything else, then the heads of its channels; a record
@@ -160,61 +212,61 @@ class EnabledMixin:
         channels = w.channels
         topo = self.topo
         is_blocked = self.barriers.is_blocked
-        for t, ts in enumerate(tasks):
-            ins = topo.inputs[t]
-            if ts.status != RUNNING:
-                continue
-            if ts.sending:
-                out.append(AlignmentTimeout(t, ts.sending[0]))  # the sender's timer
-            if not ins:
-                continue
-            phase = self.task.recovery_phase(channels, t)
-            if phase == RECOVERED_INPUT:
-                if self.has_room(w, t):
-                    out.extend(Deliver(c) for c in ins if channels[c] and is_recovered(channels[c][0]))
-                continue
-            if not phase and ts.rescaled:  # every EndOfChannelStateEvent is next: only a priority barrier overtakes one
-                out.append(EndOfRecovery(t))
-                out.extend(Deliver(c) for c in ins if priority_index(channels[c]) >= 0)
-                continue
-            if phase:  # RECOVERED_OUTPUT: only the channels still re-sending are open
-                room = None
-                for c in ins:
-                    items = channels[c]
-                    prio = priority_index(items)
-                    if not any(is_recovered(x) for x in items):
-                        if prio >= 0:  # it overtakes the channel's EndOfChannelStateEvent
-                            out.append(Deliver(c))
+        ts = tasks[t]
+        ins = topo.inputs[t]
+        if ts.status != RUNNING:
+            return
+        if ts.sending:
+            out.append(AlignmentTimeout(t, ts.sending[0]))  # the sender's timer
+        if not ins:
+            return
+        phase = self.task.recovery_phase(channels, t)
+        if phase == RECOVERED_INPUT:
+            if self.has_room(w, t):
+                out.extend(Deliver(c) for c in ins if channels[c] and is_recovered(channels[c][0]))
+            return
+        if not phase and ts.rescaled:  # every EndOfChannelStateEvent is next: only a priority barrier overtakes one
+            out.append(EndOfRecovery(t))
+            out.extend(Deliver(c) for c in ins if priority_index(channels[c]) >= 0)
+            return
+        if phase:  # RECOVERED_OUTPUT: only the channels still re-sending are open
+            room = None
+            for c in ins:
+                items = channels[c]
+                prio = priority_index(items)
+                if not any(is_recovered(x) for x in items):
+                    if prio >= 0:  # it overtakes the channel's EndOfChannelStateEvent
+                        out.append(Deliver(c))
+                    continue
+                if prio < 0:  # the head is a re-sent record
+                    if room is None:
+                        room = self.has_room(w, t)
+                    if not room:
                         continue
-                    if prio < 0:  # the head is a re-sent record
-                        if room is None:
-                            room = self.has_room(w, t)
-                        if not room:
-                            continue
-                    out.append(Deliver(c))
-                continue
-            prio = [c for c in ins if priority_index(channels[c]) >= 0]
-            if prio:
-                out.extend(Deliver(c) for c in prio)
-            else:
-                room = None
-                spanning = self.scope.spanning_records
-                for c in ins:
-                    if not channels[c] or is_blocked(ts, topo.channels[c].input_index):
+                out.append(Deliver(c))
+            return
+        prio = [c for c in ins if priority_index(channels[c]) >= 0]
+        if prio:
+            out.extend(Deliver(c) for c in prio)
+        else:
+            room = None
+            spanning = self.scope.spanning_records
+            for c in ins:
+                if not channels[c] or is_blocked(ts, topo.channels[c].input_index):
+                    continue
+                head = channels[c][0]
+                if spanning and head[0] == REC and len(head) == 3:
+                    out.append(ReadHead(c))
+                if head[0] == REC:
+                    if room is None:
+                        room = self.has_room(w, t)
+                    if not room:
                         continue
-                    head = channels[c][0]
-                    if spanning and head[0] == REC and len(head) == 3:
-                        out.append(ReadHead(c))
-                    if head[0] == REC:
-                        if room is None:
-                            room = self.has_room(w, t)
-                        if not room:
-                            continue
-                    out.append(Deliver(c))
-            if not ts.uc and self.timeoutable[t]:
-                if ts.aligning:
-                    out.append(AlignmentTimeout(t, ts.aligning))
-                else:  # the timer counts from the checkpoint's start: an announcement started it
-                    cp = self.barriers.announced(channels, t, ts)
-                    if cp:
-                        out.append(AlignmentTimeout(t, cp))
+                out.append(Deliver(c))
+        if not ts.uc and self.timeoutable[t]:
+            if ts.aligning:
+                out.append(AlignmentTimeout(t, ts.aligning))
+            else:  # the timer counts from the checkpoint's start: an announcement started it
+                cp = self.barriers.announced(channels, t, ts)
+                if cp:
+                    out.append(AlignmentTimeout(t, cp))
