@@ -66,7 +66,7 @@ from .protocol_enabled import EnabledMixin
 from .scope import Scope
 from .sinkv2 import COMMITTER, GLOBAL_COMMITTER
 from .topology import Exchange, Expanded, Pattern, Role
-from .tx import Tx
+from .tx import Tx, edit
 from .world import EMPTY_SNAPSHOT, NOTIFY_NAMES, REC, Budget, Coordinator, World
 
 
@@ -411,7 +411,7 @@ class FlinkModel(EnabledMixin):
         """The world after ``a``.  ``a`` must be enabled in ``w`` (engines check this)."""
         if w.used.rescales & 1 != self.config:
             return self.at(w).step(w, a)
-        tx = Tx(w)
+        tx = edit(w)
         kind = type(a)
         if kind is Deliver:
             self.task.deliver(tx, a.channel)

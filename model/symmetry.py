@@ -301,3 +301,26 @@ class Canonical:
             if cand < best:
                 best = cand
         return best
+
+
+# -- one part of a world renamed (an engine that fingerprints a world part by part) --------------
+def permute_task(ts, perm: Perm, t: int):
+    """Subtask ``t``'s state renamed by ``perm``: the state subtask ``perm[0][t]`` has in the
+    permuted world."""
+    task_map, _chan_map, split_map, roles = perm
+    return _permute_task(ts, split_map, roles[t], task_map)
+
+
+def permute_channel(items: tuple, perm: Perm) -> tuple:
+    """A channel's contents renamed by ``perm`` (they move to channel ``perm[1][c]``)."""
+    return _permute_channel(items, perm)
+
+
+def permute_coord(coord, perm: Perm, n: int):
+    """The coordinator of a world of ``n`` subtasks renamed by ``perm``."""
+    return _permute_coord(coord, perm, n)
+
+
+def permute_rest(acks: tuple, files: tuple, txns: tuple, reused: tuple, perm: Perm) -> tuple:
+    """The acknowledgements in flight, files, transactions and reused files renamed by ``perm``."""
+    return _permute_rest((acks, files, txns, reused), perm)

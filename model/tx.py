@@ -56,6 +56,12 @@ class Tx:
         return next((x for x in self.txns if x.task == task and x.seq == seq), None)
 
 
+def edit(w: World) -> Tx:
+    """The ``Tx`` a step edits ``w`` through: ``Tx(w)``, or, where ``w`` is an engine's stand-in
+    for a world that records what the step reads (``checks.engine.memo``), the stand-in's own."""
+    return Tx(w) if type(w) is World else w.edit()
+
+
 def consumer_end(items: tuple, buffers: int) -> int:
     """How many items at the head of a channel have reached the consumer's input channel; the
     rest is still in the producer's subpartition.

@@ -17,4 +17,4 @@ OUTCOME_VIOLATED = "violated"
 OUTCOME_INCOMPLETE = "incomplete"  # a bound cut the search short: "no violation in N states to depth D"
 OUTCOME_SAMPLED = "sampled"  # random runs: "no violation in N runs"
 # the engines that search a scope exhaustively (one machine, or Spark); any other samples it
-EXHAUSTIVE_ENGINES = ("explore", "spark")
+EXHAUSTIVE_ENGINES = ("explore", "memo", "spark")

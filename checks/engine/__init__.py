@@ -3,6 +3,8 @@
 
 - ``explore``: exhaustive breadth-first search in one process (``bfs``) or several (``parallel``,
   ``parallel_worker``), with fingerprints or an exact store;
+- ``memo``: the same breadth-first search on vectors of interned field ids, each model call
+  computed once and answered from a table after (``memo``, ``memo_world``);
 - ``spark``: the same search level by level on a Spark cluster (``sparkbfs``, ``spark_session``);
 - ``stateful``: Hypothesis random runs (sampled: they prove nothing);
 - ``por``: partial-order reduction, built and measured, not used by ``check``.
@@ -18,7 +20,7 @@ from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES
 
 from .explore import Discovery, ExploreOutcome, explore, search_bounds
 
-ENGINES = ("explore", "spark", "stateful")
+ENGINES = ("explore", "memo", "spark", "stateful")
 
 __all__ = ["ENGINES", "EXHAUSTIVE_ENGINES", "Discovery", "ExploreOutcome", "explore", "search"]
 
@@ -40,14 +42,27 @@ def search(
     seed: int = 0,
     profile: str = "ci",
     stop_at: str | None = None,
+    memo_check: float = 0.0,
 ):
     """Run the engine named ``engine`` on ``model``: an ``ExploreOutcome`` for the exhaustive engines
     (``store`` and ``workers`` for ``explore``, ``master`` and ``partitions`` for ``spark``), a
     ``StatefulOutcome`` for ``stateful`` (``seed``, ``profile``; ``stop_at`` names the property whose
-    first violation ends it)."""
+    first violation ends it).  ``memo_check``: the fraction of the memo engine's cached answers it
+    computes again with the plain model (``seed`` chooses which)."""
     if engine == "explore":
         return explore(model, max_states=max_states, max_seconds=max_seconds, max_depth=max_depth, stop_when=stop_when,
                        progress=progress, progress_every=progress_every, store=store, workers=workers)
+    if engine == "memo":  # the same breadth-first search, each model call computed once
+        from .memo import memo_search
+
+        if store == "exact":
+            raise ValueError("store: the memo engine keeps fingerprints")
+        if workers > 1:
+            raise ValueError("workers: the memo engine runs in one process")
+        out = ExploreOutcome()
+        bounds = search_bounds(model, stop_when, max_states, max_seconds, max_depth, progress, progress_every)
+        memo_search(model, out, Discovery, bounds, memo_check=memo_check, seed=seed)
+        return out
     if engine == "spark":  # the same breadth-first search with fingerprints, level by level on a Spark cluster
         if store == "exact":
             raise ValueError("store: the Spark search keeps fingerprints")

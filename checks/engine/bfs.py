@@ -53,14 +53,15 @@ class PathStore:
         self.action.append(action)
         return len(self.fps) - 1
 
-    def rebuild(self, model, idx: int) -> list:
-        """The actions from an initial state to state ``idx``, re-executed and checked."""
+    def rebuild(self, model, idx: int, fingerprint: Callable | None = None) -> list:
+        """The actions from an initial state to state ``idx``, re-executed and checked
+        (``fingerprint``: the engine's, where it is not the hash of the canonical world)."""
         chain = []
         while self.parent[idx] >= 0:
             chain.append((self.fps[idx], self.action[idx]))
             idx = self.parent[idx]
         chain.reverse()
-        return reexecute(model, self.inits[-1 - self.parent[idx]], chain)[0]
+        return reexecute(model, self.inits[-1 - self.parent[idx]], chain, fingerprint)[0]
 
 
 def finish_outcome(out, *, states: int, transitions: int, depth: int, quiescent: int, exhausted: bool, workers: int) -> None:
@@ -103,7 +104,7 @@ def stored_first(i: int, n: int) -> list[int]:
     return [i, *(k for k in range(n) if k != i)] if 0 <= i < n else list(range(n))
 
 
-def reexecute(model, s, chain: list[tuple[int, int]]) -> tuple[list, Any]:
+def reexecute(model, s, chain: list[tuple[int, int]], fingerprint: Callable | None = None) -> tuple[list, Any]:
     """The actions of ``chain`` ((fingerprint, action index) per step) from state ``s``, and the
     state they reach; each state on the way must have its stored fingerprint, or two states
     shared one.
@@ -111,14 +112,20 @@ def reexecute(model, s, chain: list[tuple[int, int]]) -> tuple[list, Any]:
     The stored action is taken if its successor has the stored fingerprint, else the first
     action whose successor has it: with symmetry, the parallel engine stores action indexes of
     canonical worlds, and the concrete state re-executed here may be another member of the
-    class.  The one-process engines store the concrete world's index, which always matches."""
-    canon = model.canonical
+    class.  The one-process engines store the concrete world's index, which always matches.
+    ``fingerprint``: the engine's fingerprint of a world (the memo engine's sums), by default
+    the hash of its canonical form."""
+    if fingerprint is None:
+        canon = model.canonical
+
+        def fingerprint(t):
+            return hash(canon(t) if canon else t)
     path = []
     for fp, i in chain:
         acts = model.actions(s)
         for k in stored_first(i, len(acts)):
             t = model.next_state(s, acts[k])
-            if hash(canon(t) if canon else t) == fp:
+            if fingerprint(t) == fp:
                 break
         else:
             raise FingerprintCollision("a state on a stored path re-executed to another fingerprint")

@@ -1,0 +1,512 @@
+"""The memoizing engine (``--engine memo``): the breadth-first search of ``checks.engine.bfs``,
+on vectors of interned field ids, calling the model only where a call is new.
+
+Most of the calls a search makes into the model repeat an earlier call on the same inputs, once
+the inputs are taken at the grain the model reads them: a field of a subtask or of the
+coordinator, a channel (95 to 98 % of the steps, about 99 % of the rest; ``docs/pages/engines.md``).
+So each model function (a step for each action, each rule group of ``enabled``, the
+always-properties together, the witnesses together) runs once on a stand-in world that records
+which slots it read (``memo_world``); its result is kept under the ids those slots held, and any
+later state whose read slots hold the same ids is answered from the table.  A step's result is
+the slots it wrote: the successor is its parent's vector with those slots replaced.
+
+The search is the reference engine's, state for state: the same breadth-first order, the same
+enabled-action order, the same concrete worlds expanded, so the same states, transitions, depth,
+discoveries and counterexamples (``tests/test_memo_engine.py`` compares the sets of canonical
+worlds).  Only the fingerprint differs: an additive sum of one hash per world part, one sum per
+symmetry permutation (each part renamed as ``model.symmetry`` renames it), updated from the
+parts a step wrote; the least sum names the symmetry class, as the least permuted world does in
+``symmetry.Canonical``.  Its collision estimate is TLC's, as ``bfs``'s, over the permutations'
+sums.
+
+Correctness rests on one fact: a model function depends on nothing but what it reads of the
+world.  The preset model does; a variant that keeps state of its own (a global, a counter on
+``self``) does not, and ``memo_check`` catches it: that fraction of the answers taken from the
+tables is computed again with the plain model on the decoded world, and a difference stops the
+search with ``MemoMismatch`` naming the function and the field.  A function the stand-ins cannot
+run (it raised where the plain model does not) runs plainly from then on, and the outcome says so.
+
+Scope: one process, a scope without a rescale (a rescale changes the number of subtasks, and so
+the vector's layout); ``search`` says so for any other.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import time
+from collections import deque
+from operator import itemgetter
+from typing import Any, Callable
+
+from ckptcheck.model import symmetry
+
+from .bfs import Bounds, PathStore, collision_probability
+from .memo_world import TASK_FIELDS, Layout, TracedWorld, Writes
+
+MISS = object()
+MASK = (1 << 64) - 1
+SIGN = 1 << 63
+
+
+class MemoUnsupported(ValueError):
+    """The memo engine cannot search this model or scope (the reason says why)."""
+
+
+class MemoMismatch(RuntimeError):
+    """A cached answer differs from the plain model's on the same world: the function read
+    something that is not in the world (``--memo-check``)."""
+
+
+def _no_slots(vec: tuple) -> tuple:
+    return ()
+
+
+class Memo:
+    """One cached function: its results, each kept under the ids of the slots the call that
+    computed it read.  A function may read different slots on different worlds (a branch taken
+    or not); each set of slots is a shape with its own table, tried in turn."""
+
+    __slots__ = ("shapes", "by_slots")
+
+    def __init__(self) -> None:
+        self.shapes: list[tuple[Callable, dict]] = []
+        self.by_slots: dict[tuple, tuple[Callable, dict]] = {}
+
+    def get(self, vec: tuple):
+        for getter, table in self.shapes:
+            r = table.get(getter(vec), MISS)
+            if r is not MISS:
+                return r
+        return MISS
+
+    def put(self, reads: set, vec: tuple, result) -> None:
+        slots = tuple(sorted(reads))
+        shape = self.by_slots.get(slots)
+        if shape is None:
+            getter = itemgetter(*slots) if slots else _no_slots
+            shape = self.by_slots[slots] = (getter, {})
+            self.shapes.append(shape)
+        shape[1][shape[0](vec)] = result
+
+    def __len__(self) -> int:
+        return sum(len(t) for _, t in self.shapes)
+
+
+class MemoSpec:
+    """A spec (``specs.spec.Spec``) answered through memo tables: ``enabled``, ``step``, the
+    properties and witnesses, and the fingerprint of a vector."""
+
+    def __init__(self, spec, memo_check: float = 0.0, seed: int = 0) -> None:
+        model = getattr(spec, "model", None)
+        if model is None or not hasattr(model, "enabled_groups"):
+            raise MemoUnsupported("engine memo: searches Flink specs only (this model has no enabled_groups)")
+        if len(model.configs) > 1:
+            raise MemoUnsupported("engine memo: a scope with a rescale is not supported yet (a rescale changes the"
+                                  " number of subtasks, and so the vector's layout); use --engine reference")
+        self.spec = spec
+        self.model = model
+        topo = model.topo
+        self.lay = Layout(topo.n_tasks, len(topo.channels))
+        self.names = topo.names
+        self.groups = [(g, Memo()) for g in model.enabled_groups]
+        self.steps: dict = {}
+        self.perms = list(spec.permutations)
+        self._zids: list[dict] = [{} for _ in range(self.lay.n_parts)]
+        self._zperm: list[list[dict]] = [[{} for _ in range(self.lay.n_parts)] for _ in self.perms]
+        self.memo_check = memo_check
+        self._rng = random.Random(seed)
+        self.plain: dict[str, str] = {}  # function name -> why it runs plainly
+        self.calls = 0  # model functions answered (from a table or computed)
+        self.misses = 0
+        self.miss_seconds = 0.0
+
+    # -- the world's parts and their fingerprints -----------------------------------------------
+    def _renamed_key(self, p: int, part: int, vec: tuple) -> tuple[int, tuple]:
+        """Part ``part`` of ``vec`` renamed by permutation ``p``: its place and its ids."""
+        lay, perm = self.lay, self.perms[p]
+        n = lay.n_tasks
+        intern = lay.intern
+        if part < n:
+            ts = symmetry.permute_task(lay.task(vec, part), perm, part)
+            return perm[0][part], tuple(intern(f, v) for f, v in enumerate(ts))
+        if part == n:
+            c = symmetry.permute_coord(lay.coord(vec), perm, n)
+            return n, tuple(intern(TASK_FIELDS + f, v) for f, v in enumerate(c))
+        slot = lay.part_slots[part][0]
+        value = lay.slot_value(vec, slot)
+        if part <= n + lay.n_channels:
+            c = part - n - 1
+            return n + 1 + perm[1][c], (intern(lay.chan_kind, symmetry.permute_channel(value, perm)),)
+        k = slot - lay.scalar_base
+        if k == 3:  # the fault budget names no subtask
+            return part, (vec[slot],)
+        rest = [(), (), (), ()]
+        rest[(0, 1, 2, None, 3)[k]] = value
+        renamed = symmetry.permute_rest(*rest, perm)[(0, 1, 2, None, 3)[k]]
+        return part, (intern(lay.chan_kind + 1 + k, renamed),)
+
+    def _zid(self, part: int, key: tuple) -> int:
+        """The random-looking 64-bit number of part ``part`` holding ids ``key`` (Zobrist): a
+        hash of both, mixed (splitmix64's finalizer), so that sums of them do not cancel as
+        sums of Python's tuple hashes do (two subtasks' swapped fields gave one sum)."""
+        table = self._zids[part]
+        z = table.get(key)
+        if z is None:
+            x = hash((part, key)) & MASK
+            x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+            x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
+            z = table[key] = x ^ (x >> 31)
+        return z
+
+    def _z(self, p: int, part: int, vec: tuple) -> int:
+        a, b = self.lay.part_slots[part]
+        key = vec[a:b]
+        if p < 0:
+            table = self._zids[part]
+            z = table.get(key)
+            return z if z is not None else self._zid(part, key)
+        table = self._zperm[p][part]
+        z = table.get(key)
+        if z is None:
+            z = table[key] = self._zid(*self._renamed_key(p, part, vec))
+        return z
+
+    def sums(self, vec: tuple) -> tuple[int, ...]:
+        """The fingerprint sums of ``vec``: the identity's, then one per permutation."""
+        parts = range(self.lay.n_parts)
+        return tuple(sum(self._z(p, part, vec) for part in parts) & MASK for p in range(-1, len(self.perms)))
+
+    def sums_after(self, sums: tuple, vec: tuple, nvec: tuple, parts: tuple) -> tuple[int, ...]:
+        """``sums(nvec)`` from ``sums(vec)``, where ``nvec`` differs from ``vec`` only in ``parts``."""
+        z = self._z
+        return tuple((s + sum(z(p, part, nvec) - z(p, part, vec) for part in parts)) & MASK
+                     for p, s in zip(range(-1, len(self.perms)), sums))
+
+    @staticmethod
+    def fingerprint(sums: tuple) -> int:
+        """The symmetry class's fingerprint: the least sum, as a signed 64-bit word."""
+        m = min(sums)
+        return m - (1 << 64) if m & SIGN else m
+
+    def world_fingerprint(self, w) -> int:
+        """The fingerprint of a plain world (re-execution of a stored path checks it)."""
+        return self.fingerprint(self.sums(self.lay.encode(w)))
+
+    # -- calls into the model -------------------------------------------------------------------
+    def _trace(self, fn: Callable, vec: tuple, *args):
+        """``fn`` run on a stand-in of ``vec``: its result and the slots it read."""
+        reads: set = set()
+        started = time.perf_counter()
+        result = fn(TracedWorld(reads, self.lay, vec), *args)
+        self.miss_seconds += time.perf_counter() - started
+        self.misses += 1
+        return result, reads
+
+    def _should_check(self) -> bool:
+        return self.memo_check > 0 and (self.memo_check >= 1 or self._rng.random() < self.memo_check)
+
+    def _mismatch(self, what: str, got, want) -> MemoMismatch:
+        return MemoMismatch(f"memo check: {what}: the cached answer {got!r} differs from the plain model's {want!r};"
+                            " a function read something outside the world (a variant keeping state of its own?)")
+
+    def enabled(self, vec: tuple) -> list:
+        """The actions enabled in the world ``vec`` stands for, in the model's order."""
+        out: list = []
+        for k, (group, memo) in enumerate(self.groups):
+            self.calls += 1
+            r = memo.get(vec) if memo is not None else MISS
+            if r is MISS:
+                r = self._group_miss(k, vec)
+            elif self._should_check():
+                plain: list = []
+                group(self.lay.decode(vec), plain)
+                if tuple(plain) != r:
+                    raise self._mismatch(f"enabled group {_name(group)}", r, tuple(plain))
+            out.extend(r)
+        return out
+
+    def _group_miss(self, k: int, vec: tuple) -> tuple:
+        group, memo = self.groups[k]
+        if memo is None:
+            buf: list = []
+            group(self.lay.decode(vec), buf)
+            return tuple(buf)
+        try:
+            buf = []
+            _, reads = self._trace(group, vec, buf)
+        except Exception as e:  # the stand-ins could not run it: the plain model must agree to continue
+            buf = []
+            group(self.lay.decode(vec), buf)
+            self.plain[f"enabled group {_name(group)}"] = f"{type(e).__name__}: {e}"
+            self.groups[k] = (group, None)
+            return tuple(buf)
+        r = tuple(buf)
+        memo.put(reads, vec, r)
+        return r
+
+    def step(self, vec: tuple, a) -> tuple:
+        """``(writes, parts)``: the slots ``a`` writes in ``vec`` with their ids, and the world
+        parts they belong to."""
+        memo = self.steps.get(a)
+        if memo is None:
+            memo = self.steps[a] = Memo()
+        self.calls += 1
+        r = memo.get(vec) if memo is not False else MISS
+        if r is MISS:
+            return self._step_miss(memo, vec, a)
+        if self._should_check():
+            want = self.lay.encode(self.model.step(self.lay.decode(vec), a))
+            got = self.patch(vec, r[0])
+            if got != want:
+                slot = next(s for s in range(len(want)) if got[s] != want[s])
+                raise self._mismatch(f"step {a!r} at {self.lay.slot_name(slot, self.names)}",
+                                     self.lay.slot_value(got, slot), self.lay.slot_value(want, slot))
+        return r
+
+    def _step_miss(self, memo, vec: tuple, a) -> tuple:
+        writes = None
+        if memo is not False:
+            try:
+                writes, reads = self._trace(self.model.step, vec, a)
+                if type(writes) is not Writes:
+                    raise TypeError(f"its step returned a {type(writes).__name__}, not the slots it wrote")
+            except Exception as e:
+                self.plain[f"step {type(a).__name__}"] = f"{type(e).__name__}: {e}"
+                self.steps[a] = False
+                writes = None
+        if writes is None:
+            nvec = self.lay.encode(self.model.step(self.lay.decode(vec), a))
+            writes = Writes(self.lay.vec_diff(vec, nvec))
+            r = (writes, self._parts(writes))
+            return r
+        r = (writes, self._parts(writes))
+        memo.put(reads, vec, r)
+        return r
+
+    def _parts(self, writes: Writes) -> tuple:
+        part_of = self.lay.part_of
+        return tuple(sorted({part_of[s] for s, _ in writes}))
+
+    @staticmethod
+    def patch(vec: tuple, writes: Writes) -> tuple:
+        nv = list(vec)
+        for s, i in writes:
+            nv[s] = i
+        return tuple(nv)
+
+    def checks(self, memo: Memo, fns: list, vec: tuple, *extra) -> tuple:
+        """The results of ``fns`` (the properties still unviolated, or the witnesses still
+        unhit) on ``vec``, one lookup for all of them: ``vec`` is the state (for a witness, the
+        state and its successor, end to end) and ``extra`` the arguments after the world."""
+        self.calls += 1
+        r = memo.get(vec)
+        if r is MISS:
+            r = self._checks_miss(memo, fns, vec, *extra)
+        elif self._should_check():
+            want = self._plain_checks(fns, vec, *extra)
+            if want != r:
+                raise self._mismatch("properties " + ", ".join(_name(f) for f in fns), r, want)
+        return r
+
+    def _plain_checks(self, fns: list, vec: tuple, *extra) -> tuple:
+        size = self.lay.size
+        if len(vec) == size:
+            w = self.lay.decode(vec)
+            return tuple(f(w) for f in fns)
+        s, t = self.lay.decode(vec[:size]), self.lay.decode(vec[size:])
+        return tuple(f(s, extra[0], t) for f in fns)
+
+    def _checks_miss(self, memo: Memo, fns: list, vec: tuple, *extra) -> tuple:
+        size = self.lay.size
+        reads: set = set()
+        started = time.perf_counter()
+        try:
+            if len(vec) == size:
+                w = TracedWorld(reads, self.lay, vec)
+                r = tuple(f(w) for f in fns)
+            else:
+                later: set = set()
+                s, t = TracedWorld(reads, self.lay, vec[:size]), TracedWorld(later, self.lay, vec[size:])
+                r = tuple(f(s, extra[0], t) for f in fns)
+                reads.update(x + size for x in later)
+        except Exception as e:  # run plainly, uncached (the stand-ins could not run one of them)
+            self.plain["properties"] = f"{type(e).__name__}: {e}"
+            return self._plain_checks(fns, vec, *extra)
+        finally:
+            self.miss_seconds += time.perf_counter() - started
+            self.misses += 1
+        memo.put(reads, vec, r)
+        return r
+
+    def decode(self, vec: tuple):
+        return self.lay.decode(vec)
+
+
+def _name(fn) -> str:
+    f = getattr(fn, "func", fn)
+    return getattr(f, "__qualname__", getattr(f, "__name__", repr(f)))
+
+
+def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, memo_check: float = 0.0, seed: int = 0,
+                visit: Callable[[Any], None] | None = None) -> MemoSpec:
+    """The search; fills ``out`` (an ``ExploreOutcome``) as ``bfs.bfs_search`` does, and returns
+    the ``MemoSpec`` (its tables and counters).  ``memo_check``: the fraction of answers taken
+    from a table that are computed again with the plain model.  ``visit``, if given, is called
+    with each new state's world (the tests compare the worlds with the reference engine's)."""
+    started = time.perf_counter()
+    ms = MemoSpec(spec, memo_check, seed)
+    max_states, max_seconds, max_depth = bounds.max_states, bounds.max_seconds, bounds.max_depth
+    stop_when, stop_reason, progress, progress_every = bounds.stop_when, bounds.stop_reason, bounds.progress, bounds.progress_every
+    is_progress = spec.is_progress
+    always = list(spec.always)
+    eventually = list(spec.eventually)
+    sometimes = list(spec.sometimes)
+    always_memo, sometimes_memo = Memo(), {}
+    found: dict[str, tuple] = {}
+    inits = list(spec.initial_states())
+    store = PathStore(inits)
+    seen: set = set()
+    queue: deque = deque()
+    encode = ms.lay.encode
+    for r, w in enumerate(inits):
+        vec = encode(w)
+        sums = ms.sums(vec)
+        fp = ms.fingerprint(sums)
+        if fp in seen:
+            continue
+        seen.add(fp)
+        idx = store.add(fp, -1 - r, 0)
+        queue.append((vec, sums, idx, 0))
+        if visit is not None:
+            visit(w)
+        for prop, check in always:
+            why = check(w)
+            if why is not None and prop.name not in found:
+                found[prop.name] = (prop, why, idx, None, "always")
+    always = [x for x in always if x[0].name not in found]
+    always_fns = [c for _, c in always]
+    sometimes_fns = [c for _, c in sometimes]
+    n_trans = deepest = quiescent = 0
+    seen_add = seen.add
+    push = queue.append
+    fps_append, parent_append, action_append = store.fps.append, store.parent.append, store.action.append
+    n_stored = len(store.fps)
+    next_report = started + progress_every
+    tick = 0
+    enabled, step, patch, sums_after, fingerprint, checks = ms.enabled, ms.step, ms.patch, ms.sums_after, ms.fingerprint, ms.checks
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        while queue:
+            vec, sums, idx, d = queue.popleft()
+            if d > deepest:
+                deepest = d
+            if max_depth is not None and d >= max_depth:
+                out.stopped = f"depth bound {max_depth} reached"
+                continue
+            has_progress = False
+            nd = d + 1
+            for i, a in enumerate(enabled(vec)):
+                n_trans += 1
+                if not has_progress and is_progress(a):
+                    has_progress = True
+                writes, parts = step(vec, a)
+                nvec = patch(vec, writes) if writes else vec
+                if sometimes:
+                    memo = sometimes_memo.get(a)
+                    if memo is None:
+                        memo = sometimes_memo[a] = Memo()
+                    results = checks(memo, sometimes_fns, vec + nvec, a)
+                    hit = False
+                    for (prop, _), what in zip(sometimes, results):
+                        if what is not None and prop.name not in found:
+                            found[prop.name] = (prop, what, idx, a, "sometimes")
+                            hit = True
+                    if hit:
+                        sometimes = [x for x in sometimes if x[0].name not in found]
+                        sometimes_fns = [c for _, c in sometimes]
+                        sometimes_memo = {}
+                nsums = sums_after(sums, vec, nvec, parts) if parts else sums
+                fp = fingerprint(nsums)
+                if fp in seen:
+                    continue
+                seen_add(fp)
+                fps_append(fp)
+                parent_append(idx)
+                action_append(i)
+                tidx = n_stored
+                n_stored += 1
+                if always:
+                    results = checks(always_memo, always_fns, nvec)
+                    hit = False
+                    for (prop, _), why in zip(always, results):
+                        if why is not None:
+                            found[prop.name] = (prop, why, tidx, None, "always")
+                            bounds.violation(prop.name, "always", nd)
+                            hit = True
+                    if hit:
+                        always = [x for x in always if x[0].name not in found]
+                        always_fns = [c for _, c in always]
+                        always_memo = Memo()
+                push((nvec, nsums, tidx, nd))
+                if visit is not None:
+                    visit(ms.decode(nvec))
+            if not has_progress:
+                quiescent += 1
+                if eventually:
+                    w = ms.decode(vec)
+                    for item in tuple(eventually):
+                        prop, check = item
+                        why = check(w)
+                        if why is not None:
+                            found[prop.name] = (prop, why, idx, None, "eventually")
+                            bounds.violation(prop.name, "eventually", d)
+                            eventually.remove(item)
+            if found and stop_when(found):
+                out.stopped = stop_reason
+                break
+            if max_states is not None and len(seen) >= max_states:
+                out.stopped = f"state bound {max_states} reached"
+                break
+            tick += 1
+            if tick & 63 == 0:
+                now = time.perf_counter()
+                if max_seconds is not None and now - started > max_seconds:
+                    out.stopped = f"time bound {max_seconds:g}s reached"
+                    break
+                if progress is not None and now >= next_report:
+                    out.states, out.transitions, out.depth, out.elapsed = len(seen), n_trans, deepest, now - started
+                    progress(out, len(queue))
+                    next_report = now + progress_every
+    except KeyboardInterrupt:
+        out.stopped = "interrupted (Ctrl-C)"
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    out.states = len(seen)
+    out.transitions = n_trans
+    out.depth = deepest
+    out.quiescent_states = quiescent
+    out.complete = not queue and (not out.stopped or out.stopped == "every property has a discovery")
+    out.store = "fingerprint"
+    out.collision_probability = collision_probability(len(seen), n_trans) * max(1, len(ms.perms) + 1)
+    for name, (prop, why, idx, extra, kind) in found.items():
+        path = store.rebuild(spec, idx, ms.world_fingerprint)
+        if extra is not None:
+            path.append(extra)
+        out.discoveries[name] = discovery(prop, why, path, kind)
+    out.engine_detail = memo_detail(ms)
+    out.elapsed = time.perf_counter() - started
+    return ms
+
+
+def memo_detail(ms: MemoSpec) -> str:
+    """One line on the tables: calls answered, misses, the time a miss took, and any function
+    that ran plainly."""
+    calls = max(1, ms.calls)
+    line = (f"memo: {ms.calls:,} model calls, {ms.misses:,} computed ({ms.misses / calls:.1%}),"
+            f" {1e6 * ms.miss_seconds / max(1, ms.misses):.0f} us a computed call")
+    if ms.plain:
+        line += "; run plainly: " + "; ".join(f"{k} ({v})" for k, v in sorted(ms.plain.items()))
+    return line
