@@ -107,29 +107,38 @@ def _snap(s: Snapshot, split_map, role: str = "", task_map=()) -> Snapshot:
     return s._replace(**changes)
 
 
-def _permute_coord(coord, perm: Perm, n: int):
+def permute_coord_field(name: str, value, perm: Perm, n: int):
+    """Field ``name`` of the coordinator of a world of ``n`` subtasks renamed by ``perm``: the
+    pending checkpoints, the store, the stop and its savepoint name subtasks and splits; no
+    other field does."""
     task_map, _chan_map, split_map, roles = perm
-    pending = tuple(
-        p._replace(
-            waiting=_mask(p.waiting, task_map),
-            finished=_mask(p.finished, task_map),
-            acked=tuple(sorted((task_map[t], _snap(s, split_map, roles[t], task_map)) for t, s in p.acked)),
-            declined=_mask(p.declined, task_map),
-            completing=(p.completing[0], _mask(p.completing[1], task_map), _mask(p.completing[2], task_map))
-            if p.completing else (),
+    if name == "pending":
+        return tuple(
+            p._replace(
+                waiting=_mask(p.waiting, task_map),
+                finished=_mask(p.finished, task_map),
+                acked=tuple(sorted((task_map[t], _snap(s, split_map, roles[t], task_map)) for t, s in p.acked)),
+                declined=_mask(p.declined, task_map),
+                completing=(p.completing[0], _mask(p.completing[1], task_map), _mask(p.completing[2], task_map))
+                if p.completing else (),
+            )
+            for p in value
         )
-        for p in coord.pending
-    )
-    store = tuple(_permute_completed(c, perm, n) for c in coord.store)
-    if not coord.stop:
-        return coord._replace(pending=pending, store=store)
-    cp, mode, unread = coord.stop
-    return coord._replace(
-        pending=pending,
-        store=store,
-        stop=(cp, mode, _recs(unread, split_map)),
-        savepoint=_permute_completed(coord.savepoint, perm, n) if coord.savepoint else (),
-    )
+    if name == "store":
+        return tuple(_permute_completed(c, perm, n) for c in value)
+    if name == "stop" and value:
+        cp, mode, unread = value
+        return (cp, mode, _recs(unread, split_map))
+    if name == "savepoint" and value:
+        return _permute_completed(value, perm, n)
+    return value
+
+
+_COORD_RENAMED = ("pending", "store", "stop", "savepoint")
+
+
+def _permute_coord(coord, perm: Perm, n: int):
+    return coord._replace(**{f: permute_coord_field(f, getattr(coord, f), perm, n) for f in _COORD_RENAMED})
 
 
 def _permute_completed(c, perm: Perm, n: int):
@@ -147,29 +156,51 @@ def _permute_completed(c, perm: Perm, n: int):
     )
 
 
+def permute_world_field(name: str, value, perm: Perm):
+    """``World.acks``, ``files``, ``txns``, ``reused`` or ``used`` renamed by ``perm`` (the fault
+    budget names nothing)."""
+    task_map, _chan_map, split_map, roles = perm
+    if name == "acks":
+        return tuple(sorted((task_map[t], cp, _snap(s, split_map, roles[t], task_map)) for t, cp, s in value))
+    if name == "files":
+        return tuple(sorted((cp, task_map[t]) for cp, t in value))
+    if name == "txns":
+        return tuple(sorted(Txn(task_map[x.task], x.seq, x.status, tuple((split_map[y[0]], y[1]) for y in x.records)) for x in value))
+    if name == "reused":
+        return tuple(sorted(((cp, task_map[t]), u) for (cp, t), u in value))
+    return value
+
+
 def _permute_rest(rest: tuple, perm: Perm) -> tuple:
     """(acks, files, txns, reused) permuted."""
+    return tuple(permute_world_field(name, v, perm) for name, v in zip(("acks", "files", "txns", "reused"), rest))
+
+
+def permute_task_field(name: str, value, perm: Perm, t: int):
+    """Field ``name`` of subtask ``t``'s state renamed by ``perm`` (it becomes that field of
+    subtask ``perm[0][t]``): records name splits, a Sink V2 operator's state names writers and
+    records, an incremental backend's files name subtasks; no other field names either."""
     task_map, _chan_map, split_map, roles = perm
-    acks, files, txns, reused = rest
-    return (
-        tuple(sorted((task_map[t], cp, _snap(s, split_map, roles[t], task_map)) for t, cp, s in acks)),
-        tuple(sorted((cp, task_map[t]) for cp, t in files)),
-        tuple(sorted(Txn(task_map[x.task], x.seq, x.status, tuple((split_map[y[0]], y[1]) for y in x.records)) for x in txns)),
-        tuple(sorted(((cp, task_map[t]), u) for (cp, t), u in reused)),
-    )
+    return _task_field(name, value, split_map, roles[t], task_map)
+
+
+def _task_field(name: str, value, split_map, role: str, task_map):
+    if name in ("processed", "discarded"):
+        return _recs(value, split_map)
+    if name == "sink":
+        return _sink_state(value, role, task_map, split_map) if role else value
+    if name in ("base", "dbfiles"):
+        return _files(value, task_map)
+    if name == "uploaded":
+        return tuple((cp, _files(fs, task_map)) for cp, fs in value)
+    return value
+
+
+_TASK_RENAMED = ("processed", "discarded", "sink", "base", "dbfiles", "uploaded")
 
 
 def _permute_task(ts, split_map, role: str = "", task_map=()):
-    changes = {"processed": _recs(ts.processed, split_map)}
-    if ts.discarded:
-        changes["discarded"] = _recs(ts.discarded, split_map)
-    if role:
-        changes["sink"] = _sink_state(ts.sink, role, task_map, split_map)
-    if ts.dbfiles or ts.uploaded:  # incremental checkpoints: the backend's files
-        changes["base"] = _files(ts.base, task_map)
-        changes["dbfiles"] = _files(ts.dbfiles, task_map)
-        changes["uploaded"] = tuple((cp, _files(fs, task_map)) for cp, fs in ts.uploaded)
-    return ts._replace(**changes)
+    return ts._replace(**{f: _task_field(f, getattr(ts, f), split_map, role, task_map) for f in _TASK_RENAMED})
 
 
 def _permute_item(it: tuple, task_map, split_map) -> tuple:
@@ -303,24 +334,7 @@ class Canonical:
         return best
 
 
-# -- one part of a world renamed (an engine that fingerprints a world part by part) --------------
-def permute_task(ts, perm: Perm, t: int):
-    """Subtask ``t``'s state renamed by ``perm``: the state subtask ``perm[0][t]`` has in the
-    permuted world."""
-    task_map, _chan_map, split_map, roles = perm
-    return _permute_task(ts, split_map, roles[t], task_map)
-
-
+# -- one field of a world renamed (an engine that fingerprints a world field by field) -----------
 def permute_channel(items: tuple, perm: Perm) -> tuple:
     """A channel's contents renamed by ``perm`` (they move to channel ``perm[1][c]``)."""
     return _permute_channel(items, perm)
-
-
-def permute_coord(coord, perm: Perm, n: int):
-    """The coordinator of a world of ``n`` subtasks renamed by ``perm``."""
-    return _permute_coord(coord, perm, n)
-
-
-def permute_rest(acks: tuple, files: tuple, txns: tuple, reused: tuple, perm: Perm) -> tuple:
-    """The acknowledgements in flight, files, transactions and reused files renamed by ``perm``."""
-    return _permute_rest((acks, files, txns, reused), perm)

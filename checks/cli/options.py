@@ -70,6 +70,17 @@ def positive_float(text: str) -> float:
     return v
 
 
+def fraction(text: str) -> float:
+    """A fraction from 0 to 1 (``--memo-check``)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1, got {text!r}") from None
+    if not 0 <= v <= 1:  # refuses nan too
+        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1, got {text!r}")
+    return v
+
+
 MAX_WORKERS = 64
 
 
@@ -125,6 +136,8 @@ def search_options(args, designs: list, scope, quiet: bool = False) -> dict:
         for opt, v in explore_only.items():
             if v is not None:
                 tell(f"{opt} applies to --engine explore or spark; the stateful engine ignores it")
+    if args.engine != "memo" and args.memo_check is not None:
+        tell("--memo-check applies to --engine memo; --engine {} ignores it".format(args.engine))
     if args.engine != "spark":
         for opt, v in spark_only.items():
             if v is not None:
@@ -147,6 +160,12 @@ def search_options(args, designs: list, scope, quiet: bool = False) -> dict:
         for opt, v in {"--exact": args.exact or None, "--workers": args.workers}.items():
             if v is not None:
                 tell(f"{opt} applies to --engine explore; --engine {args.engine} ignores it")
+        if args.engine == "memo":
+            if scope.max_rescales:
+                raise InputError("--engine", "memo", "a scope with a rescale is not supported by the memo engine yet (a"
+                                 " rescale changes the number of subtasks, and so its vectors' layout); use --engine explore")
+            opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth,
+                        memo_check=args.memo_check or 0.0)
         if args.engine == "spark":
             from ckptcheck.checks.engine.spark_session import check_master, require_pyspark
 
@@ -160,8 +179,12 @@ def search_options(args, designs: list, scope, quiet: bool = False) -> dict:
 def add_search_options(p: argparse.ArgumentParser) -> None:
     """The engine and its bounds (check and compare)."""
     p.add_argument("--engine", choices=ENGINES, default="explore",
-                   help="explore: exhaustive BFS (default); spark: the same search on Spark; stateful: Hypothesis random runs"
+                   help="explore: exhaustive BFS (default); memo: the same search, each model call computed once (one"
+                   " process, no rescale yet); spark: the same search on Spark; stateful: Hypothesis random runs"
                    " (sampled: proves nothing)")
+    p.add_argument("--memo-check", type=fraction, default=None, metavar="P",
+                   help="memo: compute this fraction of the answers taken from the tables again with the plain model"
+                   " (0 to 1; a difference stops the search naming the function and the field)")
     p.add_argument("--master", default=None, help="spark: the Spark master URL (default local[*], or spark-submit's)")
     p.add_argument("--partitions", type=positive, default=None,
                    help="spark: partitions of the frontier and visited set (default 2 x the cluster's cores)")

@@ -42,7 +42,9 @@ from typing import Any, Callable
 from ckptcheck.model import symmetry
 
 from .bfs import Bounds, PathStore, collision_probability
-from .memo_world import TASK_FIELDS, Layout, TracedWorld, Writes
+from ckptcheck.model.world import Coordinator, TaskState
+
+from .memo_world import SCALARS, TASK_FIELDS, Layout, TracedWorld, Writes
 
 MISS = object()
 MASK = (1 << 64) - 1
@@ -89,8 +91,11 @@ class Memo:
             self.shapes.append(shape)
         shape[1][shape[0](vec)] = result
 
-    def __len__(self) -> int:
+    def size(self) -> int:
         return sum(len(t) for _, t in self.shapes)
+
+
+PLAIN = Memo()  # the table of a step the stand-ins could not run: never filled, so always computed plainly
 
 
 class MemoSpec:
@@ -109,11 +114,17 @@ class MemoSpec:
         topo = model.topo
         self.lay = Layout(topo.n_tasks, len(topo.channels))
         self.names = topo.names
-        self.groups = [(g, Memo()) for g in model.enabled_groups]
-        self.steps: dict = {}
+        self.groups: list[tuple[Callable, Memo | None]] = [(g, Memo()) for g in model.enabled_groups]
+        self._group_shapes = [memo.shapes for _, memo in self.groups]
+        # actions, each interned once: enabled groups answer with their indexes, and each has
+        # its step's table and whether it is progress at the same index
+        self.actions: list = []
+        self._action_index: dict = {}
+        self.step_memos: list[Memo] = []
+        self.progress: list[bool] = []
         self.perms = list(spec.permutations)
-        self._zids: list[dict] = [{} for _ in range(self.lay.n_parts)]
-        self._zperm: list[list[dict]] = [[{} for _ in range(self.lay.n_parts)] for _ in self.perms]
+        # per permutation (the identity first), per slot: id -> Zobrist number
+        self._zs: list[list[dict]] = [[{} for _ in range(self.lay.size)] for _ in range(len(self.perms) + 1)]
         self.memo_check = memo_check
         self._rng = random.Random(seed)
         self.plain: dict[str, str] = {}  # function name -> why it runs plainly
@@ -121,67 +132,63 @@ class MemoSpec:
         self.misses = 0
         self.miss_seconds = 0.0
 
-    # -- the world's parts and their fingerprints -----------------------------------------------
-    def _renamed_key(self, p: int, part: int, vec: tuple) -> tuple[int, tuple]:
-        """Part ``part`` of ``vec`` renamed by permutation ``p``: its place and its ids."""
-        lay, perm = self.lay, self.perms[p]
-        n = lay.n_tasks
-        intern = lay.intern
-        if part < n:
-            ts = symmetry.permute_task(lay.task(vec, part), perm, part)
-            return perm[0][part], tuple(intern(f, v) for f, v in enumerate(ts))
-        if part == n:
-            c = symmetry.permute_coord(lay.coord(vec), perm, n)
-            return n, tuple(intern(TASK_FIELDS + f, v) for f, v in enumerate(c))
-        slot = lay.part_slots[part][0]
-        value = lay.slot_value(vec, slot)
-        if part <= n + lay.n_channels:
-            c = part - n - 1
-            return n + 1 + perm[1][c], (intern(lay.chan_kind, symmetry.permute_channel(value, perm)),)
+    # -- fingerprints ----------------------------------------------------------------------------
+    def _renamed(self, p: int, slot: int, i: int) -> tuple[int, int]:
+        """Slot ``slot`` holding id ``i``, renamed by permutation ``p``: the slot the value
+        moves to and the id of the renamed value (``model.symmetry``'s field renamings)."""
+        lay, perm = self.lay, self.perms[p - 1]
+        value = lay.values[lay.kind_of[slot]][i]
+        if slot < lay.coord_base:
+            t, f = divmod(slot, TASK_FIELDS)
+            renamed = symmetry.permute_task_field(TaskState._fields[f], value, perm, t)
+            return perm[0][t] * TASK_FIELDS + f, lay.intern(f, renamed)
+        if slot < lay.chan_base:
+            f = slot - lay.coord_base
+            renamed = symmetry.permute_coord_field(Coordinator._fields[f], value, perm, lay.n_tasks)
+            return slot, lay.intern(TASK_FIELDS + f, renamed)
+        if slot < lay.scalar_base:
+            c = slot - lay.chan_base
+            return lay.chan_base + perm[1][c], lay.intern(lay.chan_kind, symmetry.permute_channel(value, perm))
         k = slot - lay.scalar_base
-        if k == 3:  # the fault budget names no subtask
-            return part, (vec[slot],)
-        rest = [(), (), (), ()]
-        rest[(0, 1, 2, None, 3)[k]] = value
-        renamed = symmetry.permute_rest(*rest, perm)[(0, 1, 2, None, 3)[k]]
-        return part, (intern(lay.chan_kind + 1 + k, renamed),)
+        return slot, lay.intern(lay.chan_kind + 1 + k, symmetry.permute_world_field(SCALARS[k], value, perm))
 
-    def _zid(self, part: int, key: tuple) -> int:
-        """The random-looking 64-bit number of part ``part`` holding ids ``key`` (Zobrist): a
-        hash of both, mixed (splitmix64's finalizer), so that sums of them do not cancel as
-        sums of Python's tuple hashes do (two subtasks' swapped fields gave one sum)."""
-        table = self._zids[part]
-        z = table.get(key)
+    def z(self, p: int, slot: int, i: int) -> int:
+        """The Zobrist number of slot ``slot`` holding id ``i`` in the world renamed by
+        permutation ``p`` (0: the identity).  The identity's is a hash of both mixed by
+        splitmix64's finalizer (sums of Python's own tuple hashes cancel: two subtasks'
+        swapped fields once gave one sum); a permutation's is the identity's of the renamed
+        slot and value."""
+        table = self._zs[p][slot]
+        z = table.get(i)
         if z is None:
-            x = hash((part, key)) & MASK
-            x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-            x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
-            z = table[key] = x ^ (x >> 31)
-        return z
-
-    def _z(self, p: int, part: int, vec: tuple) -> int:
-        a, b = self.lay.part_slots[part]
-        key = vec[a:b]
-        if p < 0:
-            table = self._zids[part]
-            z = table.get(key)
-            return z if z is not None else self._zid(part, key)
-        table = self._zperm[p][part]
-        z = table.get(key)
-        if z is None:
-            z = table[key] = self._zid(*self._renamed_key(p, part, vec))
+            if p:
+                z = self.z(0, *self._renamed(p, slot, i))
+            else:
+                x = hash((slot, i)) & MASK
+                x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+                x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
+                z = x ^ (x >> 31)
+            table[i] = z
         return z
 
     def sums(self, vec: tuple) -> tuple[int, ...]:
         """The fingerprint sums of ``vec``: the identity's, then one per permutation."""
-        parts = range(self.lay.n_parts)
-        return tuple(sum(self._z(p, part, vec) for part in parts) & MASK for p in range(-1, len(self.perms)))
+        z = self.z
+        return tuple(sum(z(p, slot, i) for slot, i in enumerate(vec)) & MASK for p in range(len(self._zs)))
 
-    def sums_after(self, sums: tuple, vec: tuple, nvec: tuple, parts: tuple) -> tuple[int, ...]:
-        """``sums(nvec)`` from ``sums(vec)``, where ``nvec`` differs from ``vec`` only in ``parts``."""
-        z = self._z
-        return tuple((s + sum(z(p, part, nvec) - z(p, part, vec) for part in parts)) & MASK
-                     for p, s in zip(range(-1, len(self.perms)), sums))
+    def sums_after(self, sums: tuple, vec: tuple, writes: tuple) -> tuple[int, ...]:
+        """``sums(patch(vec, writes))`` from ``sums(vec)``: each written slot's number out, the
+        new one in.  (Every id a state holds had its numbers computed when it was written.)"""
+        out = []
+        for p, (total, zs) in enumerate(zip(sums, self._zs)):
+            for slot, i in writes:
+                table = zs[slot]
+                new = table.get(i)
+                if new is None:
+                    new = self.z(p, slot, i)
+                total += new - table[vec[slot]]
+            out.append(total & MASK)
+        return tuple(out)
 
     @staticmethod
     def fingerprint(sums: tuple) -> int:
@@ -210,19 +217,44 @@ class MemoSpec:
         return MemoMismatch(f"memo check: {what}: the cached answer {got!r} differs from the plain model's {want!r};"
                             " a function read something outside the world (a variant keeping state of its own?)")
 
-    def enabled(self, vec: tuple) -> list:
-        """The actions enabled in the world ``vec`` stands for, in the model's order."""
+    def action_index(self, a) -> int:
+        """The index of action ``a`` (interned)."""
+        i = self._action_index.get(a)
+        if i is None:
+            i = self._action_index[a] = len(self.actions)
+            self.actions.append(a)
+            self.step_memos.append(Memo())
+            self.progress.append(self.spec.is_progress(a))
+        return i
+
+    def enabled(self, vec: tuple) -> list[int]:
+        """The indexes of the actions enabled in the world ``vec`` stands for, in the model's
+        order."""
+        if self.memo_check:
+            return self._enabled_checked(vec)
+        out: list = []
+        for k, shapes in enumerate(self._group_shapes):
+            for getter, table in shapes:
+                r = table.get(getter(vec), MISS)
+                if r is not MISS:
+                    break
+            else:
+                r = self._group_miss(k, vec)
+            if r:
+                out.extend(r)
+        return out
+
+    def _enabled_checked(self, vec: tuple) -> list:
         out: list = []
         for k, (group, memo) in enumerate(self.groups):
-            self.calls += 1
             r = memo.get(vec) if memo is not None else MISS
             if r is MISS:
                 r = self._group_miss(k, vec)
             elif self._should_check():
                 plain: list = []
                 group(self.lay.decode(vec), plain)
-                if tuple(plain) != r:
-                    raise self._mismatch(f"enabled group {_name(group)}", r, tuple(plain))
+                if tuple(map(self.action_index, plain)) != r:
+                    raise self._mismatch(f"enabled group {_name(group)}", [self.actions[i] for i in r], plain)
             out.extend(r)
         return out
 
@@ -231,7 +263,7 @@ class MemoSpec:
         if memo is None:
             buf: list = []
             group(self.lay.decode(vec), buf)
-            return tuple(buf)
+            return tuple(map(self.action_index, buf))
         try:
             buf = []
             _, reads = self._trace(group, vec, buf)
@@ -240,53 +272,47 @@ class MemoSpec:
             group(self.lay.decode(vec), buf)
             self.plain[f"enabled group {_name(group)}"] = f"{type(e).__name__}: {e}"
             self.groups[k] = (group, None)
-            return tuple(buf)
-        r = tuple(buf)
+            self._group_shapes[k] = []
+            return tuple(map(self.action_index, buf))
+        r = tuple(map(self.action_index, buf))
         memo.put(reads, vec, r)
         return r
 
-    def step(self, vec: tuple, a) -> tuple:
-        """``(writes, parts)``: the slots ``a`` writes in ``vec`` with their ids, and the world
-        parts they belong to."""
-        memo = self.steps.get(a)
-        if memo is None:
-            memo = self.steps[a] = Memo()
-        self.calls += 1
-        r = memo.get(vec) if memo is not False else MISS
+    def step(self, vec: tuple, ai: int) -> Writes:
+        """The slots action ``ai`` (an index) writes in ``vec``, with their new ids."""
+        memo, a = self.step_memos[ai], self.actions[ai]
+        r = memo.get(vec)
         if r is MISS:
-            return self._step_miss(memo, vec, a)
+            return self._step_miss(memo, vec, ai)
         if self._should_check():
             want = self.lay.encode(self.model.step(self.lay.decode(vec), a))
-            got = self.patch(vec, r[0])
+            got = self.patch(vec, r)
             if got != want:
                 slot = next(s for s in range(len(want)) if got[s] != want[s])
                 raise self._mismatch(f"step {a!r} at {self.lay.slot_name(slot, self.names)}",
                                      self.lay.slot_value(got, slot), self.lay.slot_value(want, slot))
         return r
 
-    def _step_miss(self, memo, vec: tuple, a) -> tuple:
+    def _step_miss(self, memo, vec: tuple, ai: int) -> tuple:
+        a = self.actions[ai]
         writes = None
-        if memo is not False:
+        if memo is not PLAIN:
             try:
                 writes, reads = self._trace(self.model.step, vec, a)
                 if type(writes) is not Writes:
                     raise TypeError(f"its step returned a {type(writes).__name__}, not the slots it wrote")
             except Exception as e:
                 self.plain[f"step {type(a).__name__}"] = f"{type(e).__name__}: {e}"
-                self.steps[a] = False
+                self.step_memos[ai] = PLAIN
                 writes = None
         if writes is None:
             nvec = self.lay.encode(self.model.step(self.lay.decode(vec), a))
-            writes = Writes(self.lay.vec_diff(vec, nvec))
-            r = (writes, self._parts(writes))
-            return r
-        r = (writes, self._parts(writes))
-        memo.put(reads, vec, r)
-        return r
-
-    def _parts(self, writes: Writes) -> tuple:
-        part_of = self.lay.part_of
-        return tuple(sorted({part_of[s] for s, _ in writes}))
+            return Writes(self.lay.vec_diff(vec, nvec))
+        # a slot the step read holds the same id in every world the entry answers: where it
+        # wrote that id back, the write changes nothing anywhere and is dropped
+        writes = Writes((slot, i) for slot, i in writes if not (slot in reads and vec[slot] == i))
+        memo.put(reads, vec, writes)
+        return writes
 
     @staticmethod
     def patch(vec: tuple, writes: Writes) -> tuple:
@@ -358,7 +384,6 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     ms = MemoSpec(spec, memo_check, seed)
     max_states, max_seconds, max_depth = bounds.max_states, bounds.max_seconds, bounds.max_depth
     stop_when, stop_reason, progress, progress_every = bounds.stop_when, bounds.stop_reason, bounds.progress, bounds.progress_every
-    is_progress = spec.is_progress
     always = list(spec.always)
     eventually = list(spec.eventually)
     sometimes = list(spec.sometimes)
@@ -394,7 +419,9 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     n_stored = len(store.fps)
     next_report = started + progress_every
     tick = 0
-    enabled, step, patch, sums_after, fingerprint, checks = ms.enabled, ms.step, ms.patch, ms.sums_after, ms.fingerprint, ms.checks
+    enabled, step, sums_after, fingerprint, checks = ms.enabled, ms.step, ms.sums_after, ms.fingerprint, ms.checks
+    actions, step_memos, progress_of, checking = ms.actions, ms.step_memos, ms.progress, bool(memo_check)
+    expanded = 0
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -407,16 +434,32 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
                 continue
             has_progress = False
             nd = d + 1
-            for i, a in enumerate(enabled(vec)):
+            expanded += 1
+            for i, ai in enumerate(enabled(vec)):
                 n_trans += 1
-                if not has_progress and is_progress(a):
+                if not has_progress and progress_of[ai]:
                     has_progress = True
-                writes, parts = step(vec, a)
-                nvec = patch(vec, writes) if writes else vec
+                if checking:
+                    writes = step(vec, ai)
+                else:
+                    for getter, table in step_memos[ai].shapes:
+                        writes = table.get(getter(vec), MISS)
+                        if writes is not MISS:
+                            break
+                    else:
+                        writes = step(vec, ai)
+                if writes:
+                    nv = list(vec)
+                    for slot, v in writes:
+                        nv[slot] = v
+                    nvec = tuple(nv)
+                else:
+                    nvec = vec
                 if sometimes:
-                    memo = sometimes_memo.get(a)
+                    memo = sometimes_memo.get(ai)
                     if memo is None:
-                        memo = sometimes_memo[a] = Memo()
+                        memo = sometimes_memo[ai] = Memo()
+                    a = actions[ai]
                     results = checks(memo, sometimes_fns, vec + nvec, a)
                     hit = False
                     for (prop, _), what in zip(sometimes, results):
@@ -427,7 +470,7 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
                         sometimes = [x for x in sometimes if x[0].name not in found]
                         sometimes_fns = [c for _, c in sometimes]
                         sometimes_memo = {}
-                nsums = sums_after(sums, vec, nvec, parts) if parts else sums
+                nsums = sums_after(sums, vec, writes) if writes else sums
                 fp = fingerprint(nsums)
                 if fp in seen:
                     continue
@@ -496,6 +539,7 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
         if extra is not None:
             path.append(extra)
         out.discoveries[name] = discovery(prop, why, path, kind)
+    ms.calls += expanded * len(ms.groups) + n_trans
     out.engine_detail = memo_detail(ms)
     out.elapsed = time.perf_counter() - started
     return ms

@@ -68,14 +68,16 @@ def check(
     workers: int = 1,
     master: str | None = None,
     partitions: int | None = None,
+    memo_check: float = 0.0,
 ) -> CheckResult:
     """Check ``design`` in ``scope``.  ``stop_at`` ends the search at the first violation of
     that property, or with ``"any"`` of any property (a witness does not stop it; the CLI's
     ``--stop-at-first``).  With ``trace_dir``, every counterexample is written there as a trace.
     ``store`` ("fingerprint" or "exact") and ``workers`` choose how the exhaustive search keeps
     its visited states and how many processes share it (``checks.engine.explore``); ``engine="spark"`` runs
-    the same exhaustive search on Spark (``master``, ``partitions``); ``checks.engine.search`` chooses the
-    engine."""
+    the same exhaustive search on Spark (``master``, ``partitions``); ``engine="memo"`` the same search with
+    each model call computed once (``memo_check``: the fraction of its cached answers computed again
+    plainly); ``checks.engine.search`` chooses the engine."""
     if engine not in ENGINES:
         raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
     kwargs = {} if properties is None else {"properties": properties}
@@ -86,7 +88,7 @@ def check(
         stop_when = lambda d: not violable.isdisjoint(d)  # noqa: E731
     outcome = search(spec, engine, max_states=max_states, max_seconds=max_seconds, max_depth=max_depth, stop_when=stop_when,
                      progress=progress, store=store, workers=workers, master=master, partitions=partitions, seed=seed,
-                     profile=profile, stop_at=stop_at)
+                     profile=profile, stop_at=stop_at, memo_check=memo_check)
     if engine in EXHAUSTIVE_ENGINES:
         complete = outcome.complete
         stats = {
