@@ -155,10 +155,12 @@ class Bounds:
             tell(name, kind, steps)
 
 
-def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exact: bool) -> None:
+def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exact: bool,
+               visit: Callable[[Any], None] | None = None) -> None:
     """The search; fills ``out`` (an ``ExploreOutcome``).  ``discovery(prop, reason, path, kind)``
     makes a discovery record once its path is rebuilt.  ``exact`` keeps worlds, not fingerprints,
-    in the visited set."""
+    in the visited set.  ``visit``, if given, is called with each new state (the tests compare
+    the states two engines visit)."""
     started = time.perf_counter()
     max_states, max_seconds, max_depth = bounds.max_states, bounds.max_seconds, bounds.max_depth
     stop_when, stop_reason, progress, progress_every = bounds.stop_when, bounds.stop_reason, bounds.progress, bounds.progress_every
@@ -182,6 +184,8 @@ def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exa
         seen.add(k if exact else fp)
         idx = store.add(fp, -1 - r, 0)
         queue.append((s, idx, 0))
+        if visit is not None:
+            visit(s)
         for prop, check in always:
             why = check(s)
             if why is not None and prop.name not in found:
@@ -246,6 +250,8 @@ def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exa
                 if hit:
                     always = [x for x in always if x[0].name not in found]
                 push((t, tidx, nd))
+                if visit is not None:
+                    visit(t)
             if not has_progress:
                 quiescent += 1
                 for item in tuple(eventually):

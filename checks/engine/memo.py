@@ -42,6 +42,7 @@ from typing import Any, Callable
 from ckptcheck.model import symmetry
 
 from .bfs import Bounds, PathStore, collision_probability
+from ckptcheck.model.actions import Rescale
 from ckptcheck.model.world import Coordinator, TaskState
 
 from .memo_world import SCALARS, TASK_FIELDS, Layout, TracedWorld, Writes
@@ -98,21 +99,30 @@ class Memo:
 PLAIN = Memo()  # the table of a step the stand-ins could not run: never filled, so always computed plainly
 
 
-class MemoSpec:
-    """A spec (``specs.spec.Spec``) answered through memo tables: ``enabled``, ``step``, the
-    properties and witnesses, and the fingerprint of a vector."""
+class Switch(tuple):
+    """What a step that changes the parallelism (a ``Rescale``) gives instead of writes:
+    ``(configuration, vector)`` of the successor, in that configuration's layout."""
 
-    def __init__(self, spec, memo_check: float = 0.0, seed: int = 0) -> None:
+    __slots__ = ()
+
+
+class MemoSpec:
+    """A spec (``specs.spec.Spec``) answered through memo tables at one of its parallelism
+    configurations (``FlinkModel.configs``: a scope with a rescale has two, each with its own
+    vector layout; the tables of values are shared): ``enabled``, ``step``, the properties and
+    witnesses, and the fingerprint of a vector.  ``memo_specs`` builds one per configuration."""
+
+    def __init__(self, spec, memo_check: float = 0.0, seed: int = 0, config: int = 0, first: "MemoSpec | None" = None) -> None:
         model = getattr(spec, "model", None)
         if model is None or not hasattr(model, "enabled_groups"):
             raise MemoUnsupported("engine memo: searches Flink specs only (this model has no enabled_groups)")
-        if len(model.configs) > 1:
-            raise MemoUnsupported("engine memo: a scope with a rescale is not supported yet (a rescale changes the"
-                                  " number of subtasks, and so the vector's layout); use --engine reference")
         self.spec = spec
-        self.model = model
+        self.config = config
+        self.model = model = model.configs[config]
         topo = model.topo
         self.lay = Layout(topo.n_tasks, len(topo.channels))
+        if first is not None:  # one table of values for every configuration: ids mean the same in each
+            self.lay.values, self.lay.ids = first.lay.values, first.lay.ids
         self.names = topo.names
         self.groups: list[tuple[Callable, Memo | None]] = [(g, Memo()) for g in model.enabled_groups]
         self._group_shapes = [memo.shapes for _, memo in self.groups]
@@ -126,8 +136,10 @@ class MemoSpec:
         # per permutation (the identity first), per slot: id -> Zobrist number
         self._zs: list[list[dict]] = [[{} for _ in range(self.lay.size)] for _ in range(len(self.perms) + 1)]
         self.memo_check = memo_check
-        self._rng = random.Random(seed)
-        self.plain: dict[str, str] = {}  # function name -> why it runs plainly
+        self._rng = first._rng if first is not None else random.Random(seed)
+        self.plain: dict[str, str] = first.plain if first is not None else {}  # function name -> why it runs plainly
+        self.configs: list[MemoSpec] = first.configs if first is not None else []
+        self.configs.append(self)
         self.calls = 0  # model functions answered (from a table or computed)
         self.misses = 0
         self.miss_seconds = 0.0
@@ -164,7 +176,7 @@ class MemoSpec:
             if p:
                 z = self.z(0, *self._renamed(p, slot, i))
             else:
-                x = hash((slot, i)) & MASK
+                x = hash((self.config, slot, i)) & MASK
                 x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
                 x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
                 z = x ^ (x >> 31)
@@ -197,8 +209,10 @@ class MemoSpec:
         return m - (1 << 64) if m & SIGN else m
 
     def world_fingerprint(self, w) -> int:
-        """The fingerprint of a plain world (re-execution of a stored path checks it)."""
-        return self.fingerprint(self.sums(self.lay.encode(w)))
+        """The fingerprint of a plain world (re-execution of a stored path checks it), at
+        the configuration it runs at."""
+        ms = self.configs[w.used.rescales & 1] if len(self.configs) > 1 else self
+        return ms.fingerprint(ms.sums(ms.lay.encode(w)))
 
     # -- calls into the model -------------------------------------------------------------------
     def _trace(self, fn: Callable, vec: tuple, *args):
@@ -223,7 +237,7 @@ class MemoSpec:
         if i is None:
             i = self._action_index[a] = len(self.actions)
             self.actions.append(a)
-            self.step_memos.append(Memo())
+            self.step_memos.append(PLAIN if type(a) is Rescale else Memo())
             self.progress.append(self.spec.is_progress(a))
         return i
 
@@ -284,7 +298,7 @@ class MemoSpec:
         r = memo.get(vec)
         if r is MISS:
             return self._step_miss(memo, vec, ai)
-        if self._should_check():
+        if memo is not PLAIN and self._should_check():
             want = self.lay.encode(self.model.step(self.lay.decode(vec), a))
             got = self.patch(vec, r)
             if got != want:
@@ -306,8 +320,11 @@ class MemoSpec:
                 self.step_memos[ai] = PLAIN
                 writes = None
         if writes is None:
-            nvec = self.lay.encode(self.model.step(self.lay.decode(vec), a))
-            return Writes(self.lay.vec_diff(vec, nvec))
+            t = self.model.step(self.lay.decode(vec), a)
+            c = t.used.rescales & 1 if len(self.configs) > 1 else 0
+            if c != self.config:
+                return Switch((c, self.configs[c].lay.encode(t)))
+            return Writes(self.lay.vec_diff(vec, self.lay.encode(t)))
         # a slot the step read holds the same id in every world the entry answers: where it
         # wrote that id back, the write changes nothing anywhere and is dropped
         writes = Writes((slot, i) for slot, i in writes if not (slot in reads and vec[slot] == i))
@@ -374,35 +391,47 @@ def _name(fn) -> str:
     return getattr(f, "__qualname__", getattr(f, "__name__", repr(f)))
 
 
+def memo_specs(spec, memo_check: float = 0.0, seed: int = 0) -> list[MemoSpec]:
+    """One ``MemoSpec`` per parallelism configuration of ``spec`` (two where the scope rescales)."""
+    first = MemoSpec(spec, memo_check, seed)
+    for c in range(1, len(first.model.configs)):
+        MemoSpec(spec, memo_check, seed, c, first)
+    return first.configs
+
+
 def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, memo_check: float = 0.0, seed: int = 0,
                 visit: Callable[[Any], None] | None = None) -> MemoSpec:
     """The search; fills ``out`` (an ``ExploreOutcome``) as ``bfs.bfs_search`` does, and returns
-    the ``MemoSpec`` (its tables and counters).  ``memo_check``: the fraction of answers taken
-    from a table that are computed again with the plain model.  ``visit``, if given, is called
-    with each new state's world (the tests compare the worlds with the reference engine's)."""
+    the first configuration's ``MemoSpec`` (its tables and counters).  ``memo_check``: the
+    fraction of answers taken from a table that are computed again with the plain model.
+    ``visit``, if given, is called with each new state's world (the tests compare the worlds
+    with the reference engine's)."""
     started = time.perf_counter()
-    ms = MemoSpec(spec, memo_check, seed)
+    configs = memo_specs(spec, memo_check, seed)
+    ms = configs[0]
     max_states, max_seconds, max_depth = bounds.max_states, bounds.max_seconds, bounds.max_depth
     stop_when, stop_reason, progress, progress_every = bounds.stop_when, bounds.stop_reason, bounds.progress, bounds.progress_every
     always = list(spec.always)
     eventually = list(spec.eventually)
     sometimes = list(spec.sometimes)
-    always_memo, sometimes_memo = Memo(), {}
+    # per configuration: the always-properties' table, and per action index the witnesses' table
+    always_memos: list[Memo] = [Memo() for _ in configs]
+    sometimes_memos: list[dict] = [{} for _ in configs]
     found: dict[str, tuple] = {}
     inits = list(spec.initial_states())
     store = PathStore(inits)
     seen: set = set()
     queue: deque = deque()
-    encode = ms.lay.encode
     for r, w in enumerate(inits):
-        vec = encode(w)
-        sums = ms.sums(vec)
+        c = w.used.rescales & 1 if len(configs) > 1 else 0
+        vec = configs[c].lay.encode(w)
+        sums = configs[c].sums(vec)
         fp = ms.fingerprint(sums)
         if fp in seen:
             continue
         seen.add(fp)
         idx = store.add(fp, -1 - r, 0)
-        queue.append((vec, sums, idx, 0))
+        queue.append((c, vec, sums, idx, 0))
         if visit is not None:
             visit(w)
         for prop, check in always:
@@ -412,30 +441,31 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     always = [x for x in always if x[0].name not in found]
     always_fns = [c for _, c in always]
     sometimes_fns = [c for _, c in sometimes]
-    n_trans = deepest = quiescent = 0
+    n_trans = deepest = quiescent = expanded = 0
     seen_add = seen.add
     push = queue.append
     fps_append, parent_append, action_append = store.fps.append, store.parent.append, store.action.append
     n_stored = len(store.fps)
     next_report = started + progress_every
     tick = 0
-    enabled, step, sums_after, fingerprint, checks = ms.enabled, ms.step, ms.sums_after, ms.fingerprint, ms.checks
-    actions, step_memos, progress_of, checking = ms.actions, ms.step_memos, ms.progress, bool(memo_check)
-    expanded = 0
+    fingerprint = ms.fingerprint
+    checking = bool(memo_check)
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         while queue:
-            vec, sums, idx, d = queue.popleft()
+            c, vec, sums, idx, d = queue.popleft()
             if d > deepest:
                 deepest = d
             if max_depth is not None and d >= max_depth:
                 out.stopped = f"depth bound {max_depth} reached"
                 continue
+            cs = configs[c]
+            actions, step_memos, progress_of, step = cs.actions, cs.step_memos, cs.progress, cs.step
             has_progress = False
             nd = d + 1
             expanded += 1
-            for i, ai in enumerate(enabled(vec)):
+            for i, ai in enumerate(cs.enabled(vec)):
                 n_trans += 1
                 if not has_progress and progress_of[ai]:
                     has_progress = True
@@ -448,19 +478,28 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
                             break
                     else:
                         writes = step(vec, ai)
-                if writes:
+                nc = c
+                if type(writes) is Switch:  # a rescale: the successor is in the other layout
+                    nc, nvec = writes
+                    nsums = configs[nc].sums(nvec)
+                elif writes:
                     nv = list(vec)
                     for slot, v in writes:
                         nv[slot] = v
                     nvec = tuple(nv)
+                    nsums = cs.sums_after(sums, vec, writes)
                 else:
-                    nvec = vec
+                    nvec, nsums = vec, sums
                 if sometimes:
-                    memo = sometimes_memo.get(ai)
-                    if memo is None:
-                        memo = sometimes_memo[ai] = Memo()
                     a = actions[ai]
-                    results = checks(memo, sometimes_fns, vec + nvec, a)
+                    if nc == c:
+                        memo = sometimes_memos[c].get(ai)
+                        if memo is None:
+                            memo = sometimes_memos[c][ai] = Memo()
+                        results = cs.checks(memo, sometimes_fns, vec + nvec, a)
+                    else:  # across a rescale (rare): asked of the plain worlds
+                        s_w, t_w = cs.decode(vec), configs[nc].decode(nvec)
+                        results = tuple(f(s_w, a, t_w) for f in sometimes_fns)
                     hit = False
                     for (prop, _), what in zip(sometimes, results):
                         if what is not None and prop.name not in found:
@@ -468,9 +507,8 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
                             hit = True
                     if hit:
                         sometimes = [x for x in sometimes if x[0].name not in found]
-                        sometimes_fns = [c for _, c in sometimes]
-                        sometimes_memo = {}
-                nsums = sums_after(sums, vec, writes) if writes else sums
+                        sometimes_fns = [f for _, f in sometimes]
+                        sometimes_memos = [{} for _ in configs]
                 fp = fingerprint(nsums)
                 if fp in seen:
                     continue
@@ -481,7 +519,7 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
                 tidx = n_stored
                 n_stored += 1
                 if always:
-                    results = checks(always_memo, always_fns, nvec)
+                    results = configs[nc].checks(always_memos[nc], always_fns, nvec)
                     hit = False
                     for (prop, _), why in zip(always, results):
                         if why is not None:
@@ -490,15 +528,15 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
                             hit = True
                     if hit:
                         always = [x for x in always if x[0].name not in found]
-                        always_fns = [c for _, c in always]
-                        always_memo = Memo()
-                push((nvec, nsums, tidx, nd))
+                        always_fns = [f for _, f in always]
+                        always_memos = [Memo() for _ in configs]
+                push((nc, nvec, nsums, tidx, nd))
                 if visit is not None:
-                    visit(ms.decode(nvec))
+                    visit(configs[nc].decode(nvec))
             if not has_progress:
                 quiescent += 1
                 if eventually:
-                    w = ms.decode(vec)
+                    w = cs.decode(vec)
                     for item in tuple(eventually):
                         prop, check = item
                         why = check(w)
@@ -533,24 +571,28 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     out.quiescent_states = quiescent
     out.complete = not queue and (not out.stopped or out.stopped == "every property has a discovery")
     out.store = "fingerprint"
-    out.collision_probability = collision_probability(len(seen), n_trans) * max(1, len(ms.perms) + 1)
+    # the least of 1 + permutations sums names a class: each sum may collide
+    out.collision_probability = collision_probability(len(seen), n_trans) * (len(ms.perms) + 1)
     for name, (prop, why, idx, extra, kind) in found.items():
         path = store.rebuild(spec, idx, ms.world_fingerprint)
         if extra is not None:
             path.append(extra)
         out.discoveries[name] = discovery(prop, why, path, kind)
-    ms.calls += expanded * len(ms.groups) + n_trans
-    out.engine_detail = memo_detail(ms)
+    ms.calls += n_trans + sum(len(x.groups) for x in configs) * expanded // len(configs)
+    out.engine_detail = memo_detail(configs)
     out.elapsed = time.perf_counter() - started
     return ms
 
 
-def memo_detail(ms: MemoSpec) -> str:
+def memo_detail(configs: list[MemoSpec]) -> str:
     """One line on the tables: calls answered, misses, the time a miss took, and any function
     that ran plainly."""
-    calls = max(1, ms.calls)
-    line = (f"memo: {ms.calls:,} model calls, {ms.misses:,} computed ({ms.misses / calls:.1%}),"
-            f" {1e6 * ms.miss_seconds / max(1, ms.misses):.0f} us a computed call")
-    if ms.plain:
-        line += "; run plainly: " + "; ".join(f"{k} ({v})" for k, v in sorted(ms.plain.items()))
+    calls = max(1, sum(m.calls for m in configs))
+    misses = sum(m.misses for m in configs)
+    seconds = sum(m.miss_seconds for m in configs)
+    line = (f"memo: {calls:,} model calls, {misses:,} computed ({misses / calls:.1%}),"
+            f" {1e6 * seconds / max(1, misses):.0f} us a computed call")
+    plain = configs[0].plain
+    if plain:
+        line += "; run plainly: " + "; ".join(f"{k} ({v})" for k, v in sorted(plain.items()))
     return line

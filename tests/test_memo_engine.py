@@ -1,0 +1,152 @@
+"""The memo engine (``checks.engine.memo``) against the reference engine (``checks.engine.bfs``):
+the same states, state for state, the same counts, discoveries and counterexamples; its cached
+answers checked against the plain model on every catalog entry; a variant that keeps state of its
+own caught by ``--memo-check``."""
+
+from __future__ import annotations
+
+import pytest
+
+from ckptcheck.checks.engine.bfs import bfs_search
+from ckptcheck.checks.engine.explore import Discovery, ExploreOutcome, search_bounds
+from ckptcheck.checks.engine.memo import MemoMismatch, MemoUnsupported, memo_search
+from ckptcheck.checks.engine.memo_world import Layout, StandInEscaped, TracedWorld
+from ckptcheck.checks.run.api import check
+from ckptcheck.checks.run.results import VIOLATED
+from ckptcheck.model.coordinator import CheckpointCoordinator
+from ckptcheck.model.protocol import fitted
+from ckptcheck.specs import scopes as S
+from ckptcheck.specs.catalog import CATALOG
+from ckptcheck.specs.designs import PRESETS
+from ckptcheck.specs.figures import CATALOG_STEPS, FIGURES
+from ckptcheck.specs.spec import Spec
+
+
+def _visited(spec, engine: str, max_states: int | None = None) -> tuple[ExploreOutcome, set, set]:
+    """One engine's search of ``spec``: its outcome, the hashes of the concrete worlds it
+    visited and the hashes of their canonical forms (``symmetry.Canonical``, the reference's)."""
+    canon = spec.canonical or (lambda w: w)
+    concrete, canonical = set(), set()
+
+    def visit(w) -> None:
+        concrete.add(hash(w))
+        canonical.add(hash(canon(w)))
+
+    out = ExploreOutcome()
+    bounds = search_bounds(spec, lambda found: False, max_states, None, None, None)
+    if engine == "memo":
+        memo_search(spec, out, Discovery, bounds, visit=visit)
+    else:
+        bfs_search(spec, out, Discovery, bounds, exact=False, visit=visit)
+    return out, concrete, canonical
+
+
+def _assert_state_for_state(design: str, scope, symmetry: bool, max_states: int | None = None) -> None:
+    spec = Spec(PRESETS[design], fitted(PRESETS[design], scope), symmetry=symmetry)
+    ref, ref_concrete, ref_canonical = _visited(spec, "reference", max_states)
+    memo, memo_concrete, memo_canonical = _visited(spec, "memo", max_states)
+    assert memo_canonical == ref_canonical, (f"{design}: {len(memo_canonical - ref_canonical)} classes only the memo engine"
+                                             f" visits, {len(ref_canonical - memo_canonical)} only the reference")
+    # the same concrete worlds too: both expand the first member of each class they reach, in one order
+    assert memo_concrete == ref_concrete
+    assert (memo.states, memo.transitions, memo.depth, memo.quiescent_states, memo.complete) == \
+        (ref.states, ref.transitions, ref.depth, ref.quiescent_states, ref.complete)
+    assert {k: (d.path, d.reason) for k, d in memo.discoveries.items()} == \
+        {k: (d.path, d.reason) for k, d in ref.discoveries.items()}
+
+
+# the default run: scopes of a few thousand states, whole, and two larger ones' first 20,000 states
+SMALL = [
+    ("flip600-regional", S.regional_chain_scope, True, None),  # FLIP-600, chains of refCheckpointId hops
+    ("flip600-regional", S.regional_union_scope, True, None),  # a regional union scope
+    ("flip600-pr", S.regional_union_scope, True, None),  # the PR's readings, symmetric
+    ("flink-unaligned", S.recovery_scope, False, None),  # an unaligned recovery scope
+    ("flink-unaligned-timeout", S.spanning_records_scope, False, None),  # records spanning buffers, a rescale, a timeout switch
+    ("flink-unaligned-timeout", S.rescaled_recovery_scope, False, None),  # a rescale with the JobManager's view
+    ("flink-unaligned-pointwise", S.pointwise_fan_in_scope, False, 20_000),  # a pointwise scope (its first 20,000 states)
+    ("flip147", S.jobmanager_view_scope, False, 20_000),  # Sink V2 and the JobManager's view
+    ("flink-null-state", S.null_state_scope, False, 20_000),  # FLINK-4120's replay
+]
+
+
+@pytest.mark.parametrize("design,scope,symmetry,max_states", SMALL, ids=[f"{d}-{s.__name__}" for d, s, _, _ in SMALL])
+def test_the_memo_engine_visits_the_reference_engines_states(design, scope, symmetry, max_states):
+    _assert_state_for_state(design, scope(), symmetry, max_states)
+
+
+LARGE = ["baseline-default", "baseline-enumerator", "baseline-jobmanager-view", "flip600-one-checkpoint",
+         "flip600-pr-default", "pointwise-default"]
+
+
+@pytest.mark.claims
+@pytest.mark.parametrize("figure", LARGE)
+def test_the_memo_engine_visits_the_reference_engines_states_in_whole_default_scopes(figure):
+    """The baseline's three default scopes, FLIP-600 with one checkpoint, flip600-pr's default
+    (828,072 symmetry classes) and the pointwise preset's default, each searched whole by both."""
+    f = next(x for x in FIGURES if x.id == figure)
+    _assert_state_for_state(f.design, f.scope(), f.symmetry)
+
+
+@pytest.mark.parametrize("e", CATALOG, ids=[e.name for e in CATALOG])
+def test_every_catalog_entry_is_found_with_every_cached_answer_checked(e):
+    """``memo_check=1``: every answer taken from a table is computed again by the plain model;
+    the entry is found at its catalog length."""
+    r = check(e.design, e.scope, "memo", stop_at=e.violates, memo_check=1.0)
+    v = r.verdict(e.violates)
+    assert v.status == VIOLATED, f"{e.name} missed"
+    assert len(v.trace) == CATALOG_STEPS[e.name]
+    assert "run plainly" not in r.stats["engine_detail"], r.stats["engine_detail"]
+
+
+class CountingCoordinator(CheckpointCoordinator):
+    """A variant with state of its own: it lets every other trigger through, counting calls on
+    the class instead of reading the world.  The memo engine's tables cannot see that."""
+
+    calls = 0
+
+    def can_trigger(self, w) -> bool:
+        CountingCoordinator.calls += 1
+        return super().can_trigger(w) and CountingCoordinator.calls % 2 == 0
+
+
+def test_a_variant_with_state_of_its_own_is_caught_by_the_memo_check():
+    design = PRESETS["flink-baseline"].with_(name="counting", coordinator=CountingCoordinator)
+    with pytest.raises(MemoMismatch, match="enabled group CheckpointCoordinator|enabled group EnabledMixin._coordinator_actions"):
+        check(design, S.scope("keyed-1x1", max_checkpoints=2), "memo", memo_check=1.0)
+
+
+def test_without_a_check_the_same_variant_searches_to_the_end():
+    """What ``--memo-check`` is for: unchecked, the tables answer for the variant and the search
+    ends normally, its figures not the plain model's."""
+    design = PRESETS["flink-baseline"].with_(name="counting", coordinator=CountingCoordinator)
+    assert check(design, S.scope("keyed-1x1", max_checkpoints=2), "memo").complete
+
+
+def test_another_model_is_refused_with_the_reason():
+    from ckptcheck.specs.twophase import TwoPhase
+
+    spec = TwoPhase(3)
+    with pytest.raises(MemoUnsupported, match="Flink specs only"):
+        memo_search(spec, ExploreOutcome(), Discovery, search_bounds(spec, None, 10, None, None, None))
+
+
+def test_a_stand_in_never_reaches_a_stored_value():
+    """A record read through the engine and stored in a result is refused where it is interned."""
+    spec = Spec(PRESETS["flink-baseline"], S.scope("keyed-1x1"))
+    w = spec.model.initial()
+    lay = Layout(len(w.tasks), len(w.channels))
+    tw = TracedWorld(set(), lay, lay.encode(w))
+    with pytest.raises(StandInEscaped):
+        lay.intern(0, (tw.tasks[0],))
+
+
+def test_reads_are_recorded_field_by_field():
+    spec = Spec(PRESETS["flink-baseline"], S.scope("keyed-1x1"))
+    w = spec.model.initial()
+    lay = Layout(len(w.tasks), len(w.channels))
+    reads: set = set()
+    tw = TracedWorld(reads, lay, lay.encode(w))
+    assert tw.tasks[1].status == w.tasks[1].status and tw.coord.next_id == w.coord.next_id
+    assert {lay.slot_name(s) for s in reads} == {"tasks[1].status", "coord.next_id"}
+    assert tw.tasks[0] == w.tasks[0]  # used whole: every field counts as read
+    assert {lay.slot_name(s) for s in reads} >= {f"tasks[0].{f}" for f in w.tasks[0]._fields}
