@@ -2,9 +2,14 @@
 managers) measured in the same run, so that machines of different speed compare.
 
     python benchmarks/engine.py [baseline|flip600-default|flip600-full|flip600-small] [--exact] [--workers N] [--symmetry]
+    python benchmarks/engine.py SCOPE --engine memo [--symmetry] [--against-reference]
 
 Prints states, transitions, time, peak memory (this process plus its workers) and the ratio of
-the scope's time to the yardstick's.  Last line: the figure.
+the scope's time to the yardstick's.  Last line: the figure.  ``--engine memo`` searches with
+the memo engine (one process) and prints its model calls, the share computed and the
+microseconds a computed call took; ``--against-reference`` then searches the same scope with the
+reference engine (``explore``, ``--workers``) in the same run, checks that states, transitions,
+depth and verdicts are equal, and its last line is the speed ratio.
 
 The yardstick runs three times before the scope and three times after it, and the ratio uses
 the median of the six: on a shared machine one timing of a two-second run can be off by half,
@@ -23,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from twophase import hand_written_bfs  # noqa: E402
 
+from ckptcheck.checks.engine import search  # noqa: E402
 from ckptcheck.checks.engine.explore import explore  # noqa: E402
 from ckptcheck.specs.designs import BASELINE, FLIP600  # noqa: E402
 from ckptcheck.specs.scopes import default_scope, regional_default_scope, regional_scope  # noqa: E402
@@ -56,7 +62,12 @@ def main() -> None:
     p.add_argument("--exact", action="store_true")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--symmetry", action="store_true", help="symmetry reduction (the CLI's default where it applies)")
+    p.add_argument("--engine", choices=("explore", "memo"), default="explore")
+    p.add_argument("--against-reference", action="store_true", help="memo: also search with explore and compare")
     args = p.parse_args()
+    if args.engine == "memo":
+        memo_against_reference(args)
+        return
     yards = [yardstick() for _ in range(3)]
     design, scope = SCOPES[args.scope]
     t0 = time.perf_counter()
@@ -77,6 +88,36 @@ def main() -> None:
     print(f"peak memory, at most: {mb:,.0f} MB (this process + {args.workers} x the largest worker)")
     print(f"engine {args.scope} {store} workers={args.workers}{' symmetry' if args.symmetry else ''}: {took:.1f}s = {took / yard:.0f}x the TwoPhase yardstick, "
           f"{mb:,.0f} MB")
+
+
+def _summary(out) -> tuple:
+    return (out.states, out.transitions, out.depth, out.complete,
+            sorted((k, d.kind, len(d.path)) for k, d in out.discoveries.items()))
+
+
+def memo_against_reference(args) -> None:
+    design, scope = SCOPES[args.scope]
+    spec = Spec(design, scope, symmetry=args.symmetry)
+    t0 = time.perf_counter()
+    memo = search(spec, "memo", stop_when=lambda found: False)
+    took = time.perf_counter() - t0
+    print(f"{args.scope} ({design.name}) memo engine: {memo.states:,} states, {memo.transitions:,} transitions, depth {memo.depth}, "
+          f"{took:.1f}s, {memo.states / took:,.0f} states/s, 1 process{', symmetry' if args.symmetry else ''}")
+    print(f"  {memo.engine_detail}")
+    print(f"  {1e6 * took / max(1, memo.transitions):.2f} us a transition")
+    if not args.against_reference:
+        print(f"engine {args.scope} memo{' symmetry' if args.symmetry else ''}: {took:.1f}s, {peak_mb(1):,.0f} MB")
+        return
+    t0 = time.perf_counter()
+    ref = search(Spec(design, scope, symmetry=args.symmetry), "explore", stop_when=lambda found: False, workers=args.workers)
+    ref_took = time.perf_counter() - t0
+    print(f"{args.scope} reference engine (explore): {ref.states:,} states, {ref.transitions:,} transitions, depth {ref.depth}, "
+          f"{ref_took:.1f}s, {args.workers} worker(s)")
+    same = _summary(memo) == _summary(ref)
+    print(f"  same states, transitions, depth and discoveries: {'yes' if same else 'NO'}")
+    assert same, (_summary(memo), _summary(ref))
+    print(f"engine {args.scope} memo (1 process) against explore ({args.workers} worker(s)){' symmetry' if args.symmetry else ''}: "
+          f"{took:.1f}s against {ref_took:.1f}s = {ref_took / took:.2f}x")
 
 
 if __name__ == "__main__":
