@@ -332,11 +332,11 @@ class MemoSpec:
         return writes
 
     @staticmethod
-    def patch(vec: tuple, writes: Writes) -> tuple:
-        nv = list(vec)
+    def patch(vec: list, writes: Writes) -> list:
+        nv = vec.copy()
         for s, i in writes:
             nv[s] = i
-        return tuple(nv)
+        return nv
 
     def checks(self, memo: Memo, fns: list, vec: tuple, *extra) -> tuple:
         """The results of ``fns`` (the properties still unviolated, or the witnesses still
@@ -483,10 +483,9 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
                     nc, nvec = writes
                     nsums = configs[nc].sums(nvec)
                 elif writes:
-                    nv = list(vec)
+                    nvec = vec.copy()
                     for slot, v in writes:
-                        nv[slot] = v
-                    nvec = tuple(nv)
+                        nvec[slot] = v
                     nsums = cs.sums_after(sums, vec, writes)
                 else:
                     nvec, nsums = vec, sums

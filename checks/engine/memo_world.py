@@ -96,8 +96,8 @@ class Layout:
     def slot_value(self, vec: tuple, slot: int):
         return self.values[self.kind_of[slot]][vec[slot]]
 
-    def encode(self, w: World) -> tuple:
-        """``w`` as a vector of ids."""
+    def encode(self, w: World) -> list:
+        """``w`` as a vector of ids (a list, never changed once built: successors are copies)."""
         out = []
         intern = self.intern
         for ts in w.tasks:
@@ -105,7 +105,7 @@ class Layout:
         out.extend(intern(TASK_FIELDS + f, v) for f, v in enumerate(w.coord))
         out.extend(intern(self.chan_kind, items) for items in w.channels)
         out.extend(intern(self.chan_kind + 1 + k, getattr(w, name)) for k, name in enumerate(SCALARS))
-        return tuple(out)
+        return out
 
     def task(self, vec: tuple, t: int) -> TaskState:
         base = t * TASK_FIELDS
