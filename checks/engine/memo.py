@@ -191,6 +191,16 @@ class MemoSpec:
     def sums_after(self, sums: tuple, vec: tuple, writes: tuple) -> tuple[int, ...]:
         """``sums(patch(vec, writes))`` from ``sums(vec)``: each written slot's number out, the
         new one in.  (Every id a state holds had its numbers computed when it was written.)"""
+        if len(sums) == 1:  # no symmetry: one sum
+            total = sums[0]
+            zs = self._zs[0]
+            for slot, i in writes:
+                table = zs[slot]
+                new = table.get(i)
+                if new is None:
+                    new = self.z(0, slot, i)
+                total += new - table[vec[slot]]
+            return (total & MASK,)
         out = []
         for p, (total, zs) in enumerate(zip(sums, self._zs)):
             for slot, i in writes:
@@ -441,6 +451,7 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     always = [x for x in always if x[0].name not in found]
     always_fns = [c for _, c in always]
     sometimes_fns = [c for _, c in sometimes]
+    no_violation, no_witness = (None,) * len(always), (None,) * len(sometimes)
     n_trans = deepest = quiescent = expanded = 0
     seen_add = seen.add
     push = queue.append
@@ -499,15 +510,14 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
                     else:  # across a rescale (rare): asked of the plain worlds
                         s_w, t_w = cs.decode(vec), configs[nc].decode(nvec)
                         results = tuple(f(s_w, a, t_w) for f in sometimes_fns)
-                    hit = False
-                    for (prop, _), what in zip(sometimes, results):
-                        if what is not None and prop.name not in found:
-                            found[prop.name] = (prop, what, idx, a, "sometimes")
-                            hit = True
-                    if hit:
+                    if results != no_witness:  # one comparison in C for the usual case: none hit
+                        for (prop, _), what in zip(sometimes, results):
+                            if what is not None and prop.name not in found:
+                                found[prop.name] = (prop, what, idx, a, "sometimes")
                         sometimes = [x for x in sometimes if x[0].name not in found]
                         sometimes_fns = [f for _, f in sometimes]
                         sometimes_memos = [{} for _ in configs]
+                        no_witness = (None,) * len(sometimes)
                 fp = fingerprint(nsums)
                 if fp in seen:
                     continue
@@ -519,16 +529,15 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
                 n_stored += 1
                 if always:
                     results = configs[nc].checks(always_memos[nc], always_fns, nvec)
-                    hit = False
-                    for (prop, _), why in zip(always, results):
-                        if why is not None:
-                            found[prop.name] = (prop, why, tidx, None, "always")
-                            bounds.violation(prop.name, "always", nd)
-                            hit = True
-                    if hit:
+                    if results != no_violation:
+                        for (prop, _), why in zip(always, results):
+                            if why is not None:
+                                found[prop.name] = (prop, why, tidx, None, "always")
+                                bounds.violation(prop.name, "always", nd)
                         always = [x for x in always if x[0].name not in found]
                         always_fns = [f for _, f in always]
                         always_memos = [Memo() for _ in configs]
+                        no_violation = (None,) * len(always)
                 push((nc, nvec, nsums, tidx, nd))
                 if visit is not None:
                     visit(configs[nc].decode(nvec))
