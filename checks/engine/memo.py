@@ -61,7 +61,7 @@ class MemoMismatch(RuntimeError):
     something that is not in the world (``--memo-check``)."""
 
 
-def _no_slots(vec: tuple) -> tuple:
+def _no_slots(vec: list) -> tuple:
     return ()
 
 
@@ -76,14 +76,14 @@ class Memo:
         self.shapes: list[tuple[Callable, dict]] = []
         self.by_slots: dict[tuple, tuple[Callable, dict]] = {}
 
-    def get(self, vec: tuple):
+    def get(self, vec: list):
         for getter, table in self.shapes:
             r = table.get(getter(vec), MISS)
             if r is not MISS:
                 return r
         return MISS
 
-    def put(self, reads: set, vec: tuple, result) -> None:
+    def put(self, reads: set, vec: list, result) -> None:
         slots = tuple(sorted(reads))
         shape = self.by_slots.get(slots)
         if shape is None:
@@ -183,12 +183,12 @@ class MemoSpec:
             table[i] = z
         return z
 
-    def sums(self, vec: tuple) -> tuple[int, ...]:
+    def sums(self, vec: list) -> tuple[int, ...]:
         """The fingerprint sums of ``vec``: the identity's, then one per permutation."""
         z = self.z
         return tuple(sum(z(p, slot, i) for slot, i in enumerate(vec)) & MASK for p in range(len(self._zs)))
 
-    def sums_after(self, sums: tuple, vec: tuple, writes: tuple) -> tuple[int, ...]:
+    def sums_after(self, sums: tuple, vec: list, writes: tuple) -> tuple[int, ...]:
         """``sums(patch(vec, writes))`` from ``sums(vec)``: each written slot's number out, the
         new one in.  (Every id a state holds had its numbers computed when it was written.)"""
         if len(sums) == 1:  # no symmetry: one sum
@@ -225,7 +225,7 @@ class MemoSpec:
         return ms.fingerprint(ms.sums(ms.lay.encode(w)))
 
     # -- calls into the model -------------------------------------------------------------------
-    def _trace(self, fn: Callable, vec: tuple, *args):
+    def _trace(self, fn: Callable, vec: list, *args):
         """``fn`` run on a stand-in of ``vec``: its result and the slots it read."""
         reads: set = set()
         started = time.perf_counter()
@@ -251,7 +251,7 @@ class MemoSpec:
             self.progress.append(self.spec.is_progress(a))
         return i
 
-    def enabled(self, vec: tuple) -> list[int]:
+    def enabled(self, vec: list) -> list[int]:
         """The indexes of the actions enabled in the world ``vec`` stands for, in the model's
         order."""
         if self.memo_check:
@@ -268,7 +268,7 @@ class MemoSpec:
                 out.extend(r)
         return out
 
-    def _enabled_checked(self, vec: tuple) -> list:
+    def _enabled_checked(self, vec: list) -> list:
         out: list = []
         for k, (group, memo) in enumerate(self.groups):
             r = memo.get(vec) if memo is not None else MISS
@@ -282,7 +282,7 @@ class MemoSpec:
             out.extend(r)
         return out
 
-    def _group_miss(self, k: int, vec: tuple) -> tuple:
+    def _group_miss(self, k: int, vec: list) -> tuple:
         group, memo = self.groups[k]
         if memo is None:
             buf: list = []
@@ -302,7 +302,7 @@ class MemoSpec:
         memo.put(reads, vec, r)
         return r
 
-    def step(self, vec: tuple, ai: int) -> Writes:
+    def step(self, vec: list, ai: int) -> Writes:
         """The slots action ``ai`` (an index) writes in ``vec``, with their new ids."""
         memo, a = self.step_memos[ai], self.actions[ai]
         r = memo.get(vec)
@@ -317,7 +317,7 @@ class MemoSpec:
                                      self.lay.slot_value(got, slot), self.lay.slot_value(want, slot))
         return r
 
-    def _step_miss(self, memo, vec: tuple, ai: int) -> tuple:
+    def _step_miss(self, memo, vec: list, ai: int) -> tuple:
         a = self.actions[ai]
         writes = None
         if memo is not PLAIN:
@@ -348,7 +348,7 @@ class MemoSpec:
             nv[s] = i
         return nv
 
-    def checks(self, memo: Memo, fns: list, vec: tuple, *extra) -> tuple:
+    def checks(self, memo: Memo, fns: list, vec: list, *extra) -> tuple:
         """The results of ``fns`` (the properties still unviolated, or the witnesses still
         unhit) on ``vec``, one lookup for all of them: ``vec`` is the state (for a witness, the
         state and its successor, end to end) and ``extra`` the arguments after the world."""
@@ -362,7 +362,7 @@ class MemoSpec:
                 raise self._mismatch("properties " + ", ".join(_name(f) for f in fns), r, want)
         return r
 
-    def _plain_checks(self, fns: list, vec: tuple, *extra) -> tuple:
+    def _plain_checks(self, fns: list, vec: list, *extra) -> tuple:
         size = self.lay.size
         if len(vec) == size:
             w = self.lay.decode(vec)
@@ -370,7 +370,7 @@ class MemoSpec:
         s, t = self.lay.decode(vec[:size]), self.lay.decode(vec[size:])
         return tuple(f(s, extra[0], t) for f in fns)
 
-    def _checks_miss(self, memo: Memo, fns: list, vec: tuple, *extra) -> tuple:
+    def _checks_miss(self, memo: Memo, fns: list, vec: list, *extra) -> tuple:
         size = self.lay.size
         reads: set = set()
         started = time.perf_counter()
@@ -392,7 +392,7 @@ class MemoSpec:
         memo.put(reads, vec, r)
         return r
 
-    def decode(self, vec: tuple):
+    def decode(self, vec: list):
         return self.lay.decode(vec)
 
 
