@@ -23,10 +23,10 @@ GOLDEN = [
 # the one-worker fingerprint store runs in the claims tier: the exact store and two workers pin
 # the same counts in the default run (which was 283-307 s)
 ENGINES = [dict(store="exact"), pytest.param(dict(store="fingerprint"), marks=pytest.mark.claims),
-           dict(store="fingerprint", workers=2)]
+           dict(store="fingerprint", workers=2), dict(engine="memo")]
 
 
-@pytest.mark.parametrize("engine", ENGINES, ids=["exact", "fingerprint", "fingerprint-2-workers"])
+@pytest.mark.parametrize("engine", ENGINES, ids=["exact", "fingerprint", "fingerprint-2-workers", "memo"])
 @pytest.mark.parametrize("job, limits, states", GOLDEN, ids=[g[0] for g in GOLDEN])
 def test_golden_state_counts(job, limits, states, engine):
     """The same counts with every store and any number of workers."""

@@ -1,10 +1,11 @@
 """The engines: searches that know only the engine surface of ``specs.spec.Spec`` (``initial_states``,
-``actions``, ``next_state``, the property lists), never the Flink model.
+``actions``, ``next_state``, the property lists), never the Flink model's rules (``memo`` alone also
+knows the world's record types, to read them field by field, and ``enabled_groups``).
 
 - ``explore``: exhaustive breadth-first search in one process (``bfs``) or several (``parallel``,
   ``parallel_worker``), with fingerprints or an exact store;
 - ``memo``: the same breadth-first search on vectors of interned field ids, each model call
-  computed once and answered from a table after (``memo``, ``memo_world``);
+  computed once and answered from a table after (``memo``, ``memo_world``), one process;
 - ``spark``: the same search level by level on a Spark cluster (``sparkbfs``, ``spark_session``);
 - ``stateful``: Hypothesis random runs (sampled: they prove nothing);
 - ``por``: partial-order reduction, built and measured, not used by ``check``.
