@@ -155,6 +155,70 @@ class Bounds:
             tell(name, kind, steps)
 
 
+class Pace:
+    """What a breadth-first loop checks after each state it expands, in order: the stop
+    condition on the discoveries, the state bound, and every 64 states the time bound and a
+    progress line.  ``stop`` says whether the search ends there (``out.stopped`` says why)."""
+
+    __slots__ = ("bounds", "started", "tick", "next_report")
+
+    def __init__(self, bounds: Bounds, started: float) -> None:
+        self.bounds = bounds
+        self.started = started
+        self.tick = 0
+        self.next_report = started + bounds.progress_every
+
+    def stop(self, out, found: dict, states: int, transitions: int, depth: int, queued: int) -> bool:
+        b = self.bounds
+        if found and b.stop_when(found):
+            out.stopped = b.stop_reason
+            return True
+        if b.max_states is not None and states >= b.max_states:
+            out.stopped = f"state bound {b.max_states} reached"
+            return True
+        self.tick += 1
+        if self.tick & 63 == 0:
+            now = time.perf_counter()
+            if b.max_seconds is not None and now - self.started > b.max_seconds:
+                out.stopped = f"time bound {b.max_seconds:g}s reached"
+                return True
+            if b.progress is not None and now >= self.next_report:
+                out.states, out.transitions, out.depth, out.elapsed = states, transitions, depth, now - self.started
+                b.progress(out, queued)
+                self.next_report = now + b.progress_every
+        return False
+
+
+def judge_initial(always: list, w, idx: int, found: dict) -> None:
+    """At an initial state ``w`` (index ``idx``): each ``always`` property it violates is found."""
+    for prop, check in always:
+        why = check(w)
+        if why is not None and prop.name not in found:
+            found[prop.name] = (prop, why, idx, None, "always")
+
+
+def judge_quiescent(eventually: list, w, idx: int, depth: int, found: dict, bounds: Bounds) -> None:
+    """At a state ``w`` (index ``idx``) where no progress action is enabled: each ``eventually``
+    property it violates is found (and removed from ``eventually``)."""
+    for item in tuple(eventually):
+        prop, check = item
+        why = check(w)
+        if why is not None:
+            found[prop.name] = (prop, why, idx, None, "eventually")
+            bounds.violation(prop.name, "eventually", depth)
+            eventually.remove(item)
+
+
+def rebuild_discoveries(out, found: dict, store: PathStore, model, discovery: Callable[..., Any],
+                        fingerprint: Callable | None = None) -> None:
+    """Each discovery's path rebuilt from the stored indexes, into ``out.discoveries``."""
+    for name, (prop, why, idx, extra, kind) in found.items():
+        path = store.rebuild(model, idx, fingerprint)
+        if extra is not None:
+            path.append(extra)
+        out.discoveries[name] = discovery(prop, why, path, kind)
+
+
 def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exact: bool,
                visit: Callable[[Any], None] | None = None) -> None:
     """The search; fills ``out`` (an ``ExploreOutcome``).  ``discovery(prop, reason, path, kind)``
@@ -162,8 +226,7 @@ def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exa
     in the visited set.  ``visit``, if given, is called with each new state (the tests compare
     the states two engines visit)."""
     started = time.perf_counter()
-    max_states, max_seconds, max_depth = bounds.max_states, bounds.max_seconds, bounds.max_depth
-    stop_when, stop_reason, progress, progress_every = bounds.stop_when, bounds.stop_reason, bounds.progress, bounds.progress_every
+    max_depth = bounds.max_depth
     canon = model.canonical
     fused = successors_of(model)
     is_progress = model.is_progress
@@ -186,10 +249,7 @@ def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exa
         queue.append((s, idx, 0))
         if visit is not None:
             visit(s)
-        for prop, check in always:
-            why = check(s)
-            if why is not None and prop.name not in found:
-                found[prop.name] = (prop, why, idx, None, "always")
+        judge_initial(always, s, idx, found)
     always = [x for x in always if x[0].name not in found]
     n_trans = 0
     deepest = 0
@@ -198,8 +258,7 @@ def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exa
     push = queue.append
     fps_append, parent_append, action_append = store.fps.append, store.parent.append, store.action.append
     n_stored = len(store.fps)
-    next_report = started + progress_every
-    tick = 0
+    pace = Pace(bounds, started)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # worlds hold no reference cycles; the cyclic GC only rescans the visited set
     try:
@@ -254,29 +313,9 @@ def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exa
                     visit(t)
             if not has_progress:
                 quiescent += 1
-                for item in tuple(eventually):
-                    prop, check = item
-                    why = check(s)
-                    if why is not None:
-                        found[prop.name] = (prop, why, idx, None, "eventually")
-                        bounds.violation(prop.name, "eventually", d)
-                        eventually.remove(item)
-            if found and stop_when(found):
-                out.stopped = stop_reason
+                judge_quiescent(eventually, s, idx, d, found, bounds)
+            if pace.stop(out, found, len(seen), n_trans, deepest, len(queue)):
                 break
-            if max_states is not None and len(seen) >= max_states:
-                out.stopped = f"state bound {max_states} reached"
-                break
-            tick += 1
-            if tick & 63 == 0:
-                now = time.perf_counter()
-                if max_seconds is not None and now - started > max_seconds:
-                    out.stopped = f"time bound {max_seconds:g}s reached"
-                    break
-                if progress is not None and now >= next_report:
-                    out.states, out.transitions, out.depth, out.elapsed = len(seen), n_trans, deepest, now - started
-                    progress(out, len(queue))
-                    next_report = now + progress_every
     except KeyboardInterrupt:  # Ctrl-C: the figures reached so far, marked incomplete
         out.stopped = "interrupted (Ctrl-C)"
     finally:
@@ -289,9 +328,5 @@ def bfs_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, exa
     out.complete = not queue and (not out.stopped or out.stopped == "every property has a discovery")
     out.store = "exact" if exact else "fingerprint"
     out.collision_probability = None if exact else collision_probability(len(seen), n_trans)
-    for name, (prop, why, idx, extra, kind) in found.items():
-        path = store.rebuild(model, idx)
-        if extra is not None:
-            path.append(extra)
-        out.discoveries[name] = discovery(prop, why, path, kind)
+    rebuild_discoveries(out, found, store, model, discovery)
     out.elapsed = time.perf_counter() - started

@@ -41,7 +41,7 @@ from typing import Any, Callable
 
 from ckptcheck.model import symmetry
 
-from .bfs import Bounds, PathStore, collision_probability
+from .bfs import Bounds, Pace, PathStore, finish_outcome, judge_initial, judge_quiescent, rebuild_discoveries
 from ckptcheck.model.actions import Rescale
 from ckptcheck.model.world import Coordinator, TaskState
 
@@ -419,8 +419,7 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     started = time.perf_counter()
     configs = memo_specs(spec, memo_check, seed)
     ms = configs[0]
-    max_states, max_seconds, max_depth = bounds.max_states, bounds.max_seconds, bounds.max_depth
-    stop_when, stop_reason, progress, progress_every = bounds.stop_when, bounds.stop_reason, bounds.progress, bounds.progress_every
+    max_depth = bounds.max_depth
     always = list(spec.always)
     eventually = list(spec.eventually)
     sometimes = list(spec.sometimes)
@@ -444,10 +443,7 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
         queue.append((c, vec, sums, idx, 0))
         if visit is not None:
             visit(w)
-        for prop, check in always:
-            why = check(w)
-            if why is not None and prop.name not in found:
-                found[prop.name] = (prop, why, idx, None, "always")
+        judge_initial(always, w, idx, found)
     always = [x for x in always if x[0].name not in found]
     always_fns = [c for _, c in always]
     sometimes_fns = [c for _, c in sometimes]
@@ -457,8 +453,7 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     push = queue.append
     fps_append, parent_append, action_append = store.fps.append, store.parent.append, store.action.append
     n_stored = len(store.fps)
-    next_report = started + progress_every
-    tick = 0
+    pace = Pace(bounds, started)
     fingerprint = ms.fingerprint
     checking = bool(memo_check)
     gc_was_enabled = gc.isenabled()
@@ -544,48 +539,17 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
             if not has_progress:
                 quiescent += 1
                 if eventually:
-                    w = cs.decode(vec)
-                    for item in tuple(eventually):
-                        prop, check = item
-                        why = check(w)
-                        if why is not None:
-                            found[prop.name] = (prop, why, idx, None, "eventually")
-                            bounds.violation(prop.name, "eventually", d)
-                            eventually.remove(item)
-            if found and stop_when(found):
-                out.stopped = stop_reason
+                    judge_quiescent(eventually, cs.decode(vec), idx, d, found, bounds)
+            if pace.stop(out, found, len(seen), n_trans, deepest, len(queue)):
                 break
-            if max_states is not None and len(seen) >= max_states:
-                out.stopped = f"state bound {max_states} reached"
-                break
-            tick += 1
-            if tick & 63 == 0:
-                now = time.perf_counter()
-                if max_seconds is not None and now - started > max_seconds:
-                    out.stopped = f"time bound {max_seconds:g}s reached"
-                    break
-                if progress is not None and now >= next_report:
-                    out.states, out.transitions, out.depth, out.elapsed = len(seen), n_trans, deepest, now - started
-                    progress(out, len(queue))
-                    next_report = now + progress_every
     except KeyboardInterrupt:
         out.stopped = "interrupted (Ctrl-C)"
     finally:
         if gc_was_enabled:
             gc.enable()
-    out.states = len(seen)
-    out.transitions = n_trans
-    out.depth = deepest
-    out.quiescent_states = quiescent
-    out.complete = not queue and (not out.stopped or out.stopped == "every property has a discovery")
-    out.store = "fingerprint"
-    # the least of 1 + permutations sums names a class: each sum may collide
-    out.collision_probability = collision_probability(len(seen), n_trans) * (len(ms.perms) + 1)
-    for name, (prop, why, idx, extra, kind) in found.items():
-        path = store.rebuild(spec, idx, ms.world_fingerprint)
-        if extra is not None:
-            path.append(extra)
-        out.discoveries[name] = discovery(prop, why, path, kind)
+    finish_outcome(out, states=len(seen), transitions=n_trans, depth=deepest, quiescent=quiescent, exhausted=not queue, workers=1)
+    out.collision_probability *= len(ms.perms) + 1  # the least of 1 + permutations sums names a class: each may collide
+    rebuild_discoveries(out, found, store, spec, discovery, ms.world_fingerprint)
     ms.calls += n_trans + sum(len(x.groups) for x in configs) * expanded // len(configs)
     out.engine_detail = memo_detail(configs)
     out.elapsed = time.perf_counter() - started
