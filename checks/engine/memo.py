@@ -13,11 +13,10 @@ the slots it wrote: the successor is its parent's vector with those slots replac
 The search is the reference engine's, state for state: the same breadth-first order, the same
 enabled-action order, the same concrete worlds expanded, so the same states, transitions, depth,
 discoveries and counterexamples (``tests/test_memo_engine.py`` compares the sets of canonical
-worlds).  Only the fingerprint differs: an additive sum of one hash per world part, one sum per
-symmetry permutation (each part renamed as ``model.symmetry`` renames it), updated from the
-parts a step wrote; the least sum names the symmetry class, as the least permuted world does in
-``symmetry.Canonical``.  Its collision estimate is TLC's, as ``bfs``'s, over the permutations'
-sums.
+worlds).  Only the fingerprint differs: a sum of one Zobrist number per slot (``MemoSpec.z``), one
+sum per symmetry permutation (each field renamed as ``model.symmetry`` renames it), updated from
+the slots a step wrote; the least sum names the symmetry class, as the least permuted world does
+in ``symmetry.Canonical``.  Its collision estimate is TLC's, times the number of sums.
 
 Correctness rests on one fact: a model function depends on nothing but what it reads of the
 world.  The preset model does; a variant that keeps state of its own (a global, a counter on
@@ -26,8 +25,8 @@ tables is computed again with the plain model on the decoded world, and a differ
 search with ``MemoMismatch`` naming the function and the field.  A function the stand-ins cannot
 run (it raised where the plain model does not) runs plainly from then on, and the outcome says so.
 
-Scope: one process, a scope without a rescale (a rescale changes the number of subtasks, and so
-the vector's layout); ``search`` says so for any other.
+One process.  A scope with a rescale has a layout per parallelism (``MemoSpec`` per
+configuration); a ``Rescale`` is computed plainly (``Switch``).
 """
 
 from __future__ import annotations
@@ -40,11 +39,10 @@ from operator import itemgetter
 from typing import Any, Callable
 
 from ckptcheck.model import symmetry
-
-from .bfs import Bounds, Pace, PathStore, finish_outcome, judge_initial, judge_quiescent, rebuild_discoveries
 from ckptcheck.model.actions import Rescale
 from ckptcheck.model.world import Coordinator, TaskState
 
+from .bfs import Bounds, Pace, PathStore, finish_outcome, judge_initial, judge_quiescent, rebuild_discoveries
 from .memo_world import SCALARS, TASK_FIELDS, Layout, TracedWorld, Writes
 
 MISS = object()
@@ -91,9 +89,6 @@ class Memo:
             shape = self.by_slots[slots] = (getter, {})
             self.shapes.append(shape)
         shape[1][shape[0](vec)] = result
-
-    def size(self) -> int:
-        return sum(len(t) for _, t in self.shapes)
 
 
 PLAIN = Memo()  # the table of a step the stand-ins could not run: never filled, so always computed plainly

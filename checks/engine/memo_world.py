@@ -50,9 +50,7 @@ class Layout:
     """Where each field of a world sits in its vector, and the tables of interned values.
 
     Field kinds: ``TASK_FIELDS`` task fields (shared by every subtask), then the coordinator's
-    fields, then channels, then ``SCALARS``.  ``part_of[slot]`` is the world part a slot belongs
-    to (subtask ``t`` is part ``t``, the coordinator part ``n``, channel ``c`` part ``n + 1 + c``,
-    then the scalars), the unit of the fingerprint."""
+    fields, then channels, then ``SCALARS``; ``kind_of[slot]`` is a slot's kind."""
 
     def __init__(self, n_tasks: int, n_channels: int) -> None:
         self.n_tasks = n_tasks
@@ -62,26 +60,10 @@ class Layout:
         self.scalar_base = self.chan_base + n_channels
         self.size = self.scalar_base + len(SCALARS)
         self.chan_kind = TASK_FIELDS + COORD_FIELDS
-        kinds, part_of = [], []
-        for t in range(n_tasks):
-            kinds.extend(range(TASK_FIELDS))
-            part_of.extend([t] * TASK_FIELDS)
-        kinds.extend(range(TASK_FIELDS, TASK_FIELDS + COORD_FIELDS))
-        part_of.extend([n_tasks] * COORD_FIELDS)
-        kinds.extend([self.chan_kind] * n_channels)
-        part_of.extend(range(n_tasks + 1, n_tasks + 1 + n_channels))
-        kinds.extend(range(self.chan_kind + 1, self.chan_kind + 1 + len(SCALARS)))
-        part_of.extend(range(n_tasks + 1 + n_channels, n_tasks + 1 + n_channels + len(SCALARS)))
-        self.kind_of = tuple(kinds)
-        self.part_of = tuple(part_of)
-        self.n_parts = n_tasks + 1 + n_channels + len(SCALARS)
-        n_kinds = self.chan_kind + 1 + len(SCALARS)
-        self.values: list[list] = [[] for _ in range(n_kinds)]
-        self.ids: list[dict] = [{} for _ in range(n_kinds)]
-        # part -> (first slot, end slot)
-        self.part_slots = tuple([(t * TASK_FIELDS, (t + 1) * TASK_FIELDS) for t in range(n_tasks)]
-                                + [(self.coord_base, self.chan_base)]
-                                + [(s, s + 1) for s in range(self.chan_base, self.size)])
+        self.kind_of = (tuple(range(TASK_FIELDS)) * n_tasks + tuple(range(TASK_FIELDS, self.chan_kind))
+                        + (self.chan_kind,) * n_channels + tuple(range(self.chan_kind + 1, self.chan_kind + 1 + len(SCALARS))))
+        self.values: list[list] = [[] for _ in range(self.chan_kind + 1 + len(SCALARS))]
+        self.ids: list[dict] = [{} for _ in self.values]
 
     def intern(self, kind: int, v) -> int:
         """The id of value ``v`` of field kind ``kind``, a new one if ``v`` is new."""
