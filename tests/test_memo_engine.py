@@ -11,6 +11,7 @@ from ckptcheck.checks.engine.bfs import bfs_search
 from ckptcheck.checks.engine.explore import Discovery, ExploreOutcome, search_bounds
 from ckptcheck.checks.engine.memo import MemoMismatch, MemoUnsupported, memo_search
 from ckptcheck.checks.engine.memo_world import Layout, StandInEscaped, TracedWorld
+from ckptcheck.checks.cli.main import main
 from ckptcheck.checks.run.api import check
 from ckptcheck.checks.run.results import VIOLATED
 from ckptcheck.model.coordinator import CheckpointCoordinator
@@ -138,6 +139,26 @@ def test_a_variant_with_state_of_its_own_is_caught_by_the_memo_check():
     design = PRESETS["flink-baseline"].with_(name="counting", coordinator=CountingCoordinator)
     with pytest.raises(MemoMismatch, match="enabled group CheckpointCoordinator|enabled group EnabledMixin._coordinator_actions"):
         check(design, S.scope("keyed-1x1", max_checkpoints=2), "memo", memo_check=1.0)
+
+
+def test_the_command_says_the_mismatch_in_one_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / "counting_variant.py").write_text(
+        "from ckptcheck.model.coordinator import CheckpointCoordinator\n"
+        "from ckptcheck.specs.designs import BASELINE\n"
+        "class Counting(CheckpointCoordinator):\n"
+        "    calls = 0\n"
+        "    def can_trigger(self, w):\n"
+        "        Counting.calls += 1\n"
+        "        return super().can_trigger(w) and Counting.calls % 2 == 0\n"
+        "DESIGN = BASELINE.with_(name='counting', coordinator=Counting)\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code = main(["check", "--design", "counting_variant:DESIGN", "--engine", "memo", "--memo-check", "1", "--job", "keyed-1x1",
+                 "--out", str(tmp_path / "results")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err[-1].startswith("ckptcheck: --engine memo: memo check: enabled group EnabledMixin._coordinator_actions:")
+    assert "Traceback" not in "\n".join(err)
 
 
 def test_without_a_check_the_same_variant_searches_to_the_end():

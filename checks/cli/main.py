@@ -17,6 +17,7 @@ import argparse
 import os
 import sys
 
+from ckptcheck.checks.engine.memo import MemoMismatch
 from ckptcheck.specs.errors import InputError
 
 from . import catalog, check, compare, conform, designs, findings, itf, prove, replay, report, spark, validate
@@ -53,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except InputError as e:
         print(f"ckptcheck: {e}", file=sys.stderr)
+        return 2
+    except MemoMismatch as e:  # --memo-check: the design's code reads something outside the world
+        print(f"ckptcheck: --engine memo: {e}; search this design with --engine explore", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("ckptcheck: interrupted", file=sys.stderr)
