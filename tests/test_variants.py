@@ -87,6 +87,20 @@ def test_readme_variant_breaks_what_the_baseline_holds_on_the_same_scope(variant
     assert good.holds and good.verdict(prop).status == "holds"
 
 
+@pytest.mark.parametrize("file", sorted(README_VARIANTS))
+def test_readme_variant_on_the_memo_engine_with_every_answer_checked(variants_dir, monkeypatch, file):
+    """A user's variant searched by the memo engine, each answer from its tables computed again
+    by the plain model: the reference engine's states and counterexample length."""
+    attr, prop, _ = README_VARIANTS[file]
+    monkeypatch.syspath_prepend(str(variants_dir))
+    design = getattr(__import__(file[:-3]), attr)
+    scope = __import__(file[:-3]).SMALL
+    ref = check(design, scope, stop_at=prop)
+    memo = check(design, scope, "memo", stop_at=prop, memo_check=1.0)
+    assert memo.verdict(prop).failed and len(memo.verdict(prop).trace) == len(ref.verdict(prop).trace)
+    assert memo.stats["states"] == ref.stats["states"]
+
+
 def test_python_variant_by_name_on_the_command_line_and_its_trace(variants_dir, monkeypatch, tmp_path, capsys):
     monkeypatch.chdir(variants_dir)
     code = main(["check", "--design", "variant_store:EAGER_CLEANER", "--job", "forward-2x2", "--checkpoints", "1", "--failures", "0",
