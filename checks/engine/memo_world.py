@@ -75,7 +75,7 @@ class Layout:
             self.values[kind].append(v)
         return i
 
-    def slot_value(self, vec: tuple, slot: int):
+    def slot_value(self, vec: list, slot: int):
         return self.values[self.kind_of[slot]][vec[slot]]
 
     def encode(self, w: World) -> list:
@@ -89,17 +89,17 @@ class Layout:
         out.extend(intern(self.chan_kind + 1 + k, getattr(w, name)) for k, name in enumerate(SCALARS))
         return out
 
-    def task(self, vec: tuple, t: int) -> TaskState:
+    def task(self, vec: list, t: int) -> TaskState:
         base = t * TASK_FIELDS
         values = self.values
         return tuple.__new__(TaskState, [values[f][vec[base + f]] for f in range(TASK_FIELDS)])
 
-    def coord(self, vec: tuple) -> Coordinator:
+    def coord(self, vec: list) -> Coordinator:
         base = self.coord_base
         values = self.values
         return tuple.__new__(Coordinator, [values[TASK_FIELDS + f][vec[base + f]] for f in range(COORD_FIELDS)])
 
-    def decode(self, vec: tuple) -> World:
+    def decode(self, vec: list) -> World:
         """The world a vector stands for."""
         chans = self.values[self.chan_kind]
         b = self.chan_base
@@ -130,7 +130,7 @@ class TracedRecord:
 
     __slots__ = ("_reads", "_lay", "_vec", "_base", "_kind0", "_cls", "_index", "_delta")
 
-    def __init__(self, reads: set, lay: Layout, vec: tuple, base: int, kind0: int, cls: type, index: dict, delta: dict):
+    def __init__(self, reads: set, lay: Layout, vec: list, base: int, kind0: int, cls: type, index: dict, delta: dict):
         self._reads = reads
         self._lay = lay
         self._vec = vec
@@ -212,7 +212,7 @@ class TracedChannels:
 
     __slots__ = ("_reads", "_lay", "_vec", "_written")
 
-    def __init__(self, reads: set, lay: Layout, vec: tuple) -> None:
+    def __init__(self, reads: set, lay: Layout, vec: list) -> None:
         self._reads = reads
         self._lay = lay
         self._vec = vec
@@ -278,7 +278,7 @@ class TracedWorld:
 
     __slots__ = ("_reads", "_lay", "_vec", "tasks", "channels", "coord")
 
-    def __init__(self, reads: set, lay: Layout, vec: tuple) -> None:
+    def __init__(self, reads: set, lay: Layout, vec: list) -> None:
         self._reads = reads
         self._lay = lay
         self._vec = vec
