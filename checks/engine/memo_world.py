@@ -119,7 +119,7 @@ class Layout:
             return f"channels[{slot - self.chan_base}]"
         return SCALARS[slot - self.scalar_base]
 
-    def vec_diff(self, a: tuple, b: tuple) -> list[tuple[int, int]]:
+    def vec_diff(self, a: list, b: list) -> list[tuple[int, int]]:
         """``(slot, id)`` for each slot where ``b`` differs from ``a``."""
         return [(s, y) for s, (x, y) in enumerate(zip(a, b)) if x != y]
 
