@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from ckptcheck.checks.cli.main import main
 from ckptcheck.checks.engine.bfs import bfs_search
 from ckptcheck.checks.engine.explore import Discovery, ExploreOutcome, search_bounds
 from ckptcheck.checks.engine.memo import MemoMismatch, MemoUnsupported, memo_search
 from ckptcheck.checks.engine.memo_world import Layout, StandInEscaped, TracedWorld
-from ckptcheck.checks.cli.main import main
 from ckptcheck.checks.run.api import check
 from ckptcheck.checks.run.results import VIOLATED
 from ckptcheck.model.coordinator import CheckpointCoordinator
