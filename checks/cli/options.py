@@ -137,7 +137,7 @@ def search_options(args, designs: list, scope, quiet: bool = False) -> dict:
             if v is not None:
                 tell(f"{opt} applies to --engine explore or spark; the stateful engine ignores it")
     if args.engine != "memo" and args.memo_check is not None:
-        tell("--memo-check applies to --engine memo; --engine {} ignores it".format(args.engine))
+        tell(f"--memo-check applies to --engine memo; --engine {args.engine} ignores it")
     if args.engine != "spark":
         for opt, v in spark_only.items():
             if v is not None:
@@ -161,9 +161,6 @@ def search_options(args, designs: list, scope, quiet: bool = False) -> dict:
             if v is not None:
                 tell(f"{opt} applies to --engine explore; --engine {args.engine} ignores it")
         if args.engine == "memo":
-            if scope.max_rescales:
-                raise InputError("--engine", "memo", "a scope with a rescale is not supported by the memo engine yet (a"
-                                 " rescale changes the number of subtasks, and so its vectors' layout); use --engine explore")
             opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth,
                         memo_check=args.memo_check or 0.0)
         if args.engine == "spark":
@@ -180,7 +177,7 @@ def add_search_options(p: argparse.ArgumentParser) -> None:
     """The engine and its bounds (check and compare)."""
     p.add_argument("--engine", choices=ENGINES, default="explore",
                    help="explore: exhaustive BFS (default); memo: the same search, each model call computed once (one"
-                   " process, no rescale yet); spark: the same search on Spark; stateful: Hypothesis random runs"
+                   " process); spark: the same search on Spark; stateful: Hypothesis random runs"
                    " (sampled: proves nothing)")
     p.add_argument("--memo-check", type=fraction, default=None, metavar="P",
                    help="memo: compute this fraction of the answers taken from the tables again with the plain model"
