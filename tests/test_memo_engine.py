@@ -196,3 +196,16 @@ def test_reads_are_recorded_field_by_field():
     assert {lay.slot_name(s) for s in reads} == {"tasks[1].status", "coord.next_id"}
     assert tw.tasks[0] == w.tasks[0]  # used whole: every field counts as read
     assert {lay.slot_name(s) for s in reads} >= {f"tasks[0].{f}" for f in w.tasks[0]._fields}
+
+
+def test_the_command_searches_a_rescale_with_the_memo_engine(tmp_path, capsys):
+    """A scope with a rescale through ``ckptcheck check --engine memo``: the reference engine's
+    states, transitions and depth."""
+    args = ["check", "--design", "flink-unaligned-timeout", "--job", "keyed-1x1", "--checkpoints", "1", "--failures", "0",
+            "--declines", "0", "--rescale", "sink=2", "--out", str(tmp_path)]
+    lines = {}
+    for engine in ("memo", "explore"):
+        assert main(args + ["--engine", engine, "--workers", "1"] if engine == "explore" else args + ["--engine", engine]) == 0
+        engine_line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("engine"))
+        lines[engine] = engine_line.split("): ", 1)[1].split(", depth")[0] + engine_line.split(", depth")[1].split(",")[0]
+    assert lines["memo"] == lines["explore"]
