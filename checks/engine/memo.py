@@ -43,6 +43,7 @@ from ckptcheck.model.actions import Rescale
 from ckptcheck.model.world import Coordinator, TaskState
 
 from .bfs import Bounds, Pace, PathStore, finish_outcome, judge_initial, judge_quiescent, rebuild_discoveries
+from . import memo_core
 from .memo_world import SCALARS, TASK_FIELDS, Layout, TracedWorld, Writes
 
 MISS = object()
@@ -405,7 +406,7 @@ def memo_specs(spec, memo_check: float = 0.0, seed: int = 0) -> list[MemoSpec]:
 
 
 def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, memo_check: float = 0.0, seed: int = 0,
-                visit: Callable[[Any], None] | None = None) -> MemoSpec:
+                visit: Callable[[Any], None] | None = None, compiled: bool | None = None) -> MemoSpec:
     """The search; fills ``out`` (an ``ExploreOutcome``) as ``bfs.bfs_search`` does, and returns
     the first configuration's ``MemoSpec`` (its tables and counters).  ``memo_check``: the
     fraction of answers taken from a table that are computed again with the plain model.
@@ -451,10 +452,19 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     pace = Pace(bounds, started)
     fingerprint = ms.fingerprint
     checking = bool(memo_check)
+    if compiled is None:
+        compiled = memo_core.available() and not checking and len(configs) == 1
+    elif compiled and not (memo_core.available() and not checking and len(configs) == 1):
+        raise MemoUnsupported("engine memo: the compiled loop " + ("was not built" if not memo_core.available() else
+                              "takes no --memo-check" if checking else "searches one parallelism configuration"))
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        while queue:
+        if compiled:
+            n_stored, n_trans, deepest, quiescent, expanded, done = memo_core.compiled_loop(
+                ms, queue, store, seen, found, always, sometimes, list(eventually), bounds, out, started, visit)
+            queue.clear()
+        while queue and not compiled:
             c, vec, sums, idx, d = queue.popleft()
             if d > deepest:
                 deepest = d
@@ -542,22 +552,23 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     finally:
         if gc_was_enabled:
             gc.enable()
-    finish_outcome(out, states=len(seen), transitions=n_trans, depth=deepest, quiescent=quiescent, exhausted=not queue, workers=1)
+    finish_outcome(out, states=n_stored if compiled else len(seen), transitions=n_trans, depth=deepest, quiescent=quiescent, exhausted=done if compiled else not queue, workers=1)
     out.collision_probability *= len(ms.perms) + 1  # the least of 1 + permutations sums names a class: each may collide
     rebuild_discoveries(out, found, store, spec, discovery, ms.world_fingerprint)
-    ms.calls += n_trans + sum(len(x.groups) for x in configs) * expanded // len(configs)
-    out.engine_detail = memo_detail(configs)
+    if not compiled:
+        ms.calls += n_trans + sum(len(x.groups) for x in configs) * expanded // len(configs)
+    out.engine_detail = memo_detail(configs, compiled)
     out.elapsed = time.perf_counter() - started
     return ms
 
 
-def memo_detail(configs: list[MemoSpec]) -> str:
-    """One line on the tables: calls answered, misses, the time a miss took, and any function
-    that ran plainly."""
+def memo_detail(configs: list[MemoSpec], compiled: bool = False) -> str:
+    """One line on the tables: the loop (compiled or Python), calls answered, misses, the time
+    a miss took, and any function that ran plainly."""
     calls = max(1, sum(m.calls for m in configs))
     misses = sum(m.misses for m in configs)
     seconds = sum(m.miss_seconds for m in configs)
-    line = (f"memo: {calls:,} model calls, {misses:,} computed ({misses / calls:.1%}),"
+    line = (f"memo ({'compiled' if compiled else 'Python'} loop): {calls:,} model calls, {misses:,} computed ({misses / calls:.1%}),"
             f" {1e6 * seconds / max(1, misses):.0f} us a computed call")
     plain = configs[0].plain
     if plain:

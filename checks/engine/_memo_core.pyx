@@ -1,0 +1,585 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The memo engine's search loop in C: an optional extension (``pip install`` builds it where a
+C compiler and Cython are at hand; ``memo_core`` drives it, ``memo.memo_search`` is the
+pure-Python loop it must equal state for state).
+
+Everything here is bookkeeping on numbers: state vectors of uint32 ids in two level arenas, the
+fingerprint sums as uint64 words, one open-addressing table for every memo's entries (keyed by
+the shape and the ids its slots hold, compared in full: a hash collision costs a probe, never a
+wrong answer), one for the Zobrist numbers and one for the visited fingerprints.  Every answer
+the tables do not hold comes from the driver, in Python, from the model: this module never
+computes a step, a property or a Zobrist number itself, so it can only repeat what the model
+said.
+"""
+
+from cpython.exc cimport PyErr_CheckSignals
+from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, realloc
+from libc.string cimport memcpy
+
+
+cdef struct Buf:
+    char* p
+    size_t n  # elements
+    size_t cap
+    size_t esz
+
+
+cdef int buf_reserve(Buf* b, size_t extra) except -1:
+    cdef size_t cap
+    cdef char* p
+    if b.n + extra <= b.cap:
+        return 0
+    cap = b.cap * 2 if b.cap else 64
+    while cap < b.n + extra:
+        cap *= 2
+    p = <char*> realloc(b.p, cap * b.esz)
+    if p == NULL:
+        raise MemoryError()
+    b.p = p
+    b.cap = cap
+    return 0
+
+
+cdef inline void buf_init(Buf* b, size_t esz):
+    b.p = NULL
+    b.n = 0
+    b.cap = 0
+    b.esz = esz
+
+
+cdef struct Entry:
+    uint64_t h  # 0: empty
+    int64_t key  # offset of the key's ids in the key arena
+    int32_t shape
+    int32_t res  # result handle
+
+
+cdef struct ZEntry:
+    uint64_t key  # (p, slot, id) packed, plus one; 0: empty
+    uint64_t z
+
+
+cdef inline uint64_t fmix(uint64_t x):
+    x ^= x >> 30
+    x *= 0xBF58476D1CE4E5B9ULL
+    x ^= x >> 27
+    x *= 0x94D049BB133111EBULL
+    x ^= x >> 31
+    return x
+
+
+cdef class Core:
+    """One search's tables and arenas.  ``memo ids`` name cached functions (each enabled rule
+    group, each action's step, the always-properties, each action's witnesses); a memo's shapes
+    (the slot sets its calls read) are chained in the order they were first seen, as
+    ``memo.Memo`` tries them."""
+
+    cdef readonly int size, nsums
+    # memos and shapes
+    cdef Buf memo_first, memo_last  # int32 per memo: first and last shape, -1 if none
+    cdef Buf shape_next, shape_off, shape_n  # int32 per shape
+    cdef Buf shape_slots  # uint32 arena
+    cdef Entry* table
+    cdef size_t tcap, tused
+    cdef Buf keys  # uint32 arena of entry keys
+    cdef Buf res_off, res_len  # per result handle: offset in data (or index in objects), length (-1: all None)
+    cdef Buf data  # uint32 arena: writes as (slot, id) pairs, enabled groups as action ids
+    cdef list objects  # check results that are not all None
+    cdef dict shape_of  # (memo, slots) -> shape id
+    # Zobrist numbers
+    cdef ZEntry* ztable
+    cdef size_t zcap, zused
+    # visited fingerprints
+    cdef uint64_t* seen
+    cdef size_t scap, sused
+    cdef bint seen_zero
+    # actions
+    cdef Buf step_memo, some_memo  # int32 per action
+    cdef Buf progress  # char per action
+    cdef object driver
+    # counters (read by the driver when the search ends or stops)
+    cdef readonly int64_t states, transitions, deepest, quiescent, expanded, check_calls, queued
+    cdef readonly bint exhausted, depth_stopped
+    cdef Buf store_fp, store_parent  # int64
+    cdef Buf store_action  # uint16
+
+    def __cinit__(self, int size, int nsums, driver):
+        self.size = size
+        self.nsums = nsums
+        self.driver = driver
+        buf_init(&self.memo_first, 4)
+        buf_init(&self.memo_last, 4)
+        buf_init(&self.shape_next, 4)
+        buf_init(&self.shape_off, 4)
+        buf_init(&self.shape_n, 4)
+        buf_init(&self.shape_slots, 4)
+        buf_init(&self.keys, 4)
+        buf_init(&self.res_off, 8)
+        buf_init(&self.res_len, 4)
+        buf_init(&self.data, 4)
+        buf_init(&self.step_memo, 4)
+        buf_init(&self.some_memo, 4)
+        buf_init(&self.progress, 1)
+        buf_init(&self.store_fp, 8)
+        buf_init(&self.store_parent, 8)
+        buf_init(&self.store_action, 2)
+        self.objects = []
+        self.shape_of = {}
+        self.tcap = 1 << 16
+        self.table = <Entry*> calloc(self.tcap, sizeof(Entry))
+        self.zcap = 1 << 14
+        self.ztable = <ZEntry*> calloc(self.zcap, sizeof(ZEntry))
+        self.scap = 1 << 16
+        self.seen = <uint64_t*> calloc(self.scap, sizeof(uint64_t))
+        if self.table == NULL or self.ztable == NULL or self.seen == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        cdef Buf* bufs[16]
+        bufs[:] = [&self.memo_first, &self.memo_last, &self.shape_next, &self.shape_off, &self.shape_n, &self.shape_slots,
+                   &self.keys, &self.res_off, &self.res_len, &self.data, &self.step_memo, &self.some_memo, &self.progress,
+                   &self.store_fp, &self.store_parent, &self.store_action]
+        for i in range(16):
+            free(bufs[i].p)
+        free(self.table)
+        free(self.ztable)
+        free(self.seen)
+
+    # -- memos ---------------------------------------------------------------------------------
+    cpdef int new_memo(self) except -1:
+        buf_reserve(&self.memo_first, 1)
+        buf_reserve(&self.memo_last, 1)
+        (<int32_t*> self.memo_first.p)[self.memo_first.n] = -1
+        (<int32_t*> self.memo_last.p)[self.memo_last.n] = -1
+        self.memo_first.n += 1
+        self.memo_last.n += 1
+        return <int> self.memo_first.n - 1
+
+    cdef inline uint64_t key_hash(self, int32_t shape, const uint32_t* base) noexcept:
+        cdef const uint32_t* slots = (<uint32_t*> self.shape_slots.p) + (<int32_t*> self.shape_off.p)[shape]
+        cdef int32_t n = (<int32_t*> self.shape_n.p)[shape]
+        cdef uint64_t h = (<uint64_t> shape + 1) * 0x9E3779B97F4A7C15ULL
+        cdef int32_t j
+        for j in range(n):
+            h = (h ^ base[slots[j]]) * 0xFF51AFD7ED558CCDULL
+            h ^= h >> 32
+        h = fmix(h)
+        return h if h else 1
+
+    cdef inline int32_t lookup(self, int32_t memo, const uint32_t* base) noexcept:
+        """The result handle of ``memo`` on the state at ``base``, or -1."""
+        cdef int32_t s = (<int32_t*> self.memo_first.p)[memo]
+        cdef int32_t* nxt = <int32_t*> self.shape_next.p
+        cdef uint64_t h
+        cdef size_t i, mask = self.tcap - 1
+        cdef Entry* e
+        cdef const uint32_t* slots
+        cdef const uint32_t* key
+        cdef int32_t n, j
+        while s >= 0:
+            h = self.key_hash(s, base)
+            i = h & mask
+            while True:
+                e = &self.table[i]
+                if e.h == 0:
+                    break
+                if e.h == h and e.shape == s:
+                    slots = (<uint32_t*> self.shape_slots.p) + (<int32_t*> self.shape_off.p)[s]
+                    n = (<int32_t*> self.shape_n.p)[s]
+                    key = (<uint32_t*> self.keys.p) + e.key
+                    j = 0
+                    while j < n and key[j] == base[slots[j]]:
+                        j += 1
+                    if j == n:
+                        return e.res
+                i = (i + 1) & mask
+            s = nxt[s]
+        return -1
+
+    cdef int32_t shape_for(self, int32_t memo, tuple slots) except -2:
+        cdef object k = (memo, slots)
+        cdef object got = self.shape_of.get(k)
+        cdef int32_t s, j
+        if got is not None:
+            return got
+        s = <int32_t> self.shape_n.n
+        buf_reserve(&self.shape_next, 1)
+        buf_reserve(&self.shape_off, 1)
+        buf_reserve(&self.shape_n, 1)
+        buf_reserve(&self.shape_slots, len(slots))
+        (<int32_t*> self.shape_next.p)[s] = -1
+        (<int32_t*> self.shape_off.p)[s] = <int32_t> self.shape_slots.n
+        (<int32_t*> self.shape_n.p)[s] = <int32_t> len(slots)
+        for j in range(len(slots)):
+            (<uint32_t*> self.shape_slots.p)[self.shape_slots.n + j] = slots[j]
+        self.shape_slots.n += len(slots)
+        self.shape_next.n += 1
+        self.shape_off.n += 1
+        self.shape_n.n += 1
+        if (<int32_t*> self.memo_last.p)[memo] < 0:
+            (<int32_t*> self.memo_first.p)[memo] = s
+        else:
+            (<int32_t*> self.shape_next.p)[(<int32_t*> self.memo_last.p)[memo]] = s
+        (<int32_t*> self.memo_last.p)[memo] = s
+        self.shape_of[k] = s
+        return s
+
+    cdef int grow_table(self) except -1:
+        cdef size_t cap = self.tcap * 2, i, j, mask = cap - 1
+        cdef Entry* t = <Entry*> calloc(cap, sizeof(Entry))
+        if t == NULL:
+            raise MemoryError()
+        for i in range(self.tcap):
+            if self.table[i].h:
+                j = self.table[i].h & mask
+                while t[j].h:
+                    j = (j + 1) & mask
+                t[j] = self.table[i]
+        free(self.table)
+        self.table = t
+        self.tcap = cap
+        return 0
+
+    cdef int put(self, int32_t memo, tuple slots, const uint32_t* base, int32_t res) except -1:
+        cdef int32_t s = self.shape_for(memo, tuple(sorted(slots)))
+        cdef int32_t n = (<int32_t*> self.shape_n.p)[s], j
+        cdef const uint32_t* sl
+        cdef uint64_t h
+        cdef size_t i
+        if (self.tused + 1) * 2 > self.tcap:
+            self.grow_table()
+        buf_reserve(&self.keys, n)
+        sl = (<uint32_t*> self.shape_slots.p) + (<int32_t*> self.shape_off.p)[s]
+        for j in range(n):
+            (<uint32_t*> self.keys.p)[self.keys.n + j] = base[sl[j]]
+        h = self.key_hash(s, base)
+        i = h & (self.tcap - 1)
+        while self.table[i].h:
+            i = (i + 1) & (self.tcap - 1)
+        self.table[i].h = h
+        self.table[i].shape = s
+        self.table[i].key = <int64_t> self.keys.n
+        self.table[i].res = res
+        self.keys.n += n
+        self.tused += 1
+        return 0
+
+    cdef int32_t new_result(self, int64_t off, int32_t n) except -1:
+        buf_reserve(&self.res_off, 1)
+        buf_reserve(&self.res_len, 1)
+        (<int64_t*> self.res_off.p)[self.res_off.n] = off
+        (<int32_t*> self.res_len.p)[self.res_len.n] = n
+        self.res_off.n += 1
+        self.res_len.n += 1
+        return <int32_t> self.res_off.n - 1
+
+    cdef int32_t ids_result(self, object ids) except -1:
+        """A result that is a run of uint32 (action ids, or writes flattened)."""
+        cdef int64_t off = <int64_t> self.data.n
+        cdef Py_ssize_t n = len(ids), j
+        buf_reserve(&self.data, n)
+        for j in range(n):
+            (<uint32_t*> self.data.p)[self.data.n + j] = ids[j]
+        self.data.n += n
+        return self.new_result(off, <int32_t> n)
+
+    cdef int32_t checks_result(self, tuple results) except -1:
+        for r in results:
+            if r is not None:
+                self.objects.append(results)
+                return self.new_result(len(self.objects) - 1, 0)
+        return self.new_result(0, -1)
+
+    cdef list as_list(self, const uint32_t* base, int n):
+        return [base[j] for j in range(n)]
+
+    # -- Zobrist numbers -------------------------------------------------------------------------
+    cdef uint64_t zob(self, int p, uint32_t slot, uint32_t i) except? 0:
+        cdef uint64_t key = ((<uint64_t> p << 56) | (<uint64_t> slot << 32) | i) + 1
+        cdef size_t mask = self.zcap - 1, j = fmix(key) & mask, k, cap
+        cdef ZEntry* t
+        while self.ztable[j].key:
+            if self.ztable[j].key == key:
+                return self.ztable[j].z
+            j = (j + 1) & mask
+        z = <uint64_t> self.driver.z(p, slot, i)
+        if (self.zused + 1) * 2 > self.zcap:
+            cap = self.zcap * 2
+            t = <ZEntry*> calloc(cap, sizeof(ZEntry))
+            if t == NULL:
+                raise MemoryError()
+            for k in range(self.zcap):
+                if self.ztable[k].key:
+                    j = fmix(self.ztable[k].key) & (cap - 1)
+                    while t[j].key:
+                        j = (j + 1) & (cap - 1)
+                    t[j] = self.ztable[k]
+            free(self.ztable)
+            self.ztable = t
+            self.zcap = cap
+            mask = cap - 1
+            j = fmix(key) & mask
+            while self.ztable[j].key:
+                j = (j + 1) & mask
+        self.ztable[j].key = key
+        self.ztable[j].z = z
+        self.zused += 1
+        return z
+
+    # -- visited fingerprints --------------------------------------------------------------------
+    cdef bint add_seen(self, int64_t fp) except -1:
+        """Whether ``fp`` is new (and now seen)."""
+        cdef uint64_t u = <uint64_t> fp
+        cdef size_t mask, j, k, cap
+        cdef uint64_t* t
+        if u == 0:
+            if self.seen_zero:
+                return False
+            self.seen_zero = True
+            self.sused += 1
+            return True
+        mask = self.scap - 1
+        j = fmix(u) & mask
+        while self.seen[j]:
+            if self.seen[j] == u:
+                return False
+            j = (j + 1) & mask
+        self.seen[j] = u
+        self.sused += 1
+        if self.sused * 10 > self.scap * 7:
+            cap = self.scap * 2
+            t = <uint64_t*> calloc(cap, sizeof(uint64_t))
+            if t == NULL:
+                raise MemoryError()
+            for k in range(self.scap):
+                if self.seen[k]:
+                    j = fmix(self.seen[k]) & (cap - 1)
+                    while t[j]:
+                        j = (j + 1) & (cap - 1)
+                    t[j] = self.seen[k]
+            free(self.seen)
+            self.seen = t
+            self.scap = cap
+        return True
+
+    # -- actions ---------------------------------------------------------------------------------
+    cdef int know_actions(self, size_t upto) except -1:
+        cdef size_t a
+        while self.step_memo.n < upto:
+            buf_reserve(&self.step_memo, 1)
+            buf_reserve(&self.some_memo, 1)
+            buf_reserve(&self.progress, 1)
+            a = self.step_memo.n
+            (<int32_t*> self.step_memo.p)[a] = self.new_memo()
+            (<int32_t*> self.some_memo.p)[a] = -1
+            self.progress.p[a] = 1 if self.driver.is_progress(a) else 0
+            self.step_memo.n += 1
+            self.some_memo.n += 1
+            self.progress.n += 1
+        return 0
+
+    def store_bytes(self):
+        """The path store's entries added by the search: fingerprints, parents, action
+        positions, as bytes for ``array.frombytes``."""
+        return (bytes((<char*> self.store_fp.p)[:self.store_fp.n * 8]),
+                bytes((<char*> self.store_parent.p)[:self.store_parent.n * 8]),
+                bytes((<char*> self.store_action.p)[:self.store_action.n * 2]))
+
+    def mark_seen(self, int64_t fp):
+        self.add_seen(fp)
+
+    # -- the search ------------------------------------------------------------------------------
+    def search(self, list inits, int n_stored, int n_groups, int max_depth, int64_t max_states,
+               bint has_always, bint has_sometimes, bint has_eventually, bint visiting):
+        """Breadth-first from ``inits`` (``(vector, sums, store index)`` at depth 0, already
+        seen), as ``memo.memo_search`` does.  Calls on the driver: ``enabled_miss``,
+        ``step_miss``, ``always_miss``, ``sometimes_miss`` (each ``(reads or None, result)``),
+        ``z``, ``is_progress``, ``on_always``/``on_sometimes`` (a result with something in it;
+        they answer whether any property of that kind is left), ``quiescent``, ``visit`` and
+        ``pace`` (true: stop).  The figures are the attributes afterwards."""
+        cdef int size = self.size, nsums = self.nsums, k, p, j
+        cdef Buf cur_vec, cur_sums, cur_idx, nxt_vec, nxt_sums, nxt_idx, ebuf, tmp
+        cdef size_t pos = 0, i, cur_n = 0, e
+        cdef int32_t group_memo[64]
+        cdef int32_t always_memo, res, m, cnt
+        cdef int64_t idx, tidx, d = 0, fp, off
+        cdef uint32_t* vec
+        cdef uint64_t* sums
+        cdef uint32_t* pair
+        cdef uint32_t* nvec
+        cdef uint64_t* nsm
+        cdef uint32_t* wr
+        cdef uint32_t slot, ai
+        cdef uint64_t mn
+        cdef bint has_progress, fresh_found = False
+        cdef int64_t tick = 0
+        driver = self.driver
+        if n_groups > 64:
+            raise ValueError("more than 64 enabled rule groups")
+        for k in range(n_groups):
+            group_memo[k] = self.new_memo()
+        always_memo = self.new_memo()
+        pair = <uint32_t*> calloc(2 * size, sizeof(uint32_t))
+        nsm = <uint64_t*> calloc(nsums if nsums else 1, sizeof(uint64_t))
+        if pair == NULL or nsm == NULL:
+            raise MemoryError()
+        nvec = pair + size
+        buf_init(&cur_vec, 4); buf_init(&nxt_vec, 4)
+        buf_init(&cur_sums, 8); buf_init(&nxt_sums, 8)
+        buf_init(&cur_idx, 8); buf_init(&nxt_idx, 8)
+        buf_init(&ebuf, 4)
+        self.exhausted = False
+        try:
+            for vec_l, sums_t, ix in inits:
+                buf_reserve(&cur_vec, size)
+                buf_reserve(&cur_sums, nsums)
+                buf_reserve(&cur_idx, 1)
+                for j in range(size):
+                    (<uint32_t*> cur_vec.p)[cur_vec.n + j] = vec_l[j]
+                for j in range(nsums):
+                    (<uint64_t*> cur_sums.p)[cur_sums.n + j] = <uint64_t> sums_t[j]
+                (<int64_t*> cur_idx.p)[cur_idx.n] = ix
+                cur_vec.n += size
+                cur_sums.n += nsums
+                cur_idx.n += 1
+            cur_n = cur_idx.n
+            while True:
+                if pos == cur_n:
+                    if nxt_idx.n == 0:
+                        self.exhausted = True
+                        break
+                    tmp = cur_vec; cur_vec = nxt_vec; nxt_vec = tmp
+                    tmp = cur_sums; cur_sums = nxt_sums; nxt_sums = tmp
+                    tmp = cur_idx; cur_idx = nxt_idx; nxt_idx = tmp
+                    nxt_vec.n = nxt_sums.n = nxt_idx.n = 0
+                    cur_n = cur_idx.n
+                    pos = 0
+                    d += 1
+                vec = (<uint32_t*> cur_vec.p) + pos * size
+                sums = (<uint64_t*> cur_sums.p) + pos * nsums
+                idx = (<int64_t*> cur_idx.p)[pos]
+                pos += 1
+                if d > self.deepest:
+                    self.deepest = d
+                if max_depth >= 0 and d >= max_depth:
+                    self.depth_stopped = True
+                    continue
+                self.expanded += 1
+                # the enabled actions, group by group
+                ebuf.n = 0
+                for k in range(n_groups):
+                    res = self.lookup(group_memo[k], vec)
+                    if res < 0:
+                        reads, acts = driver.enabled_miss(k, self.as_list(vec, size))
+                        res = self.ids_result(acts)
+                        if reads is not None:
+                            self.put(group_memo[k], reads, vec, res)
+                    cnt = (<int32_t*> self.res_len.p)[res]
+                    if cnt:
+                        off = (<int64_t*> self.res_off.p)[res]
+                        buf_reserve(&ebuf, cnt)
+                        memcpy((<uint32_t*> ebuf.p) + ebuf.n, (<uint32_t*> self.data.p) + off, cnt * 4)
+                        ebuf.n += cnt
+                if ebuf.n:
+                    self.know_actions(max([(<uint32_t*> ebuf.p)[e] for e in range(ebuf.n)]) + 1)
+                memcpy(pair, vec, size * 4)
+                has_progress = False
+                for e in range(ebuf.n):
+                    ai = (<uint32_t*> ebuf.p)[e]
+                    self.transitions += 1
+                    if not has_progress and self.progress.p[ai]:
+                        has_progress = True
+                    m = (<int32_t*> self.step_memo.p)[ai]
+                    res = self.lookup(m, vec)
+                    if res < 0:
+                        reads, writes = driver.step_miss(ai, self.as_list(vec, size))
+                        res = self.ids_result([x for w in writes for x in w])
+                        if reads is not None:
+                            self.put(m, reads, vec, res)
+                    cnt = (<int32_t*> self.res_len.p)[res] // 2
+                    memcpy(nvec, vec, size * 4)
+                    memcpy(nsm, sums, nsums * 8)
+                    if cnt:
+                        wr = (<uint32_t*> self.data.p) + (<int64_t*> self.res_off.p)[res]
+                        for j in range(cnt):
+                            slot = wr[2 * j]
+                            for p in range(nsums):
+                                nsm[p] += self.zob(p, slot, wr[2 * j + 1]) - self.zob(p, slot, vec[slot])
+                            nvec[slot] = wr[2 * j + 1]
+                    if has_sometimes:
+                        self.check_calls += 1
+                        m = (<int32_t*> self.some_memo.p)[ai]
+                        if m < 0:
+                            m = self.new_memo()
+                            (<int32_t*> self.some_memo.p)[ai] = m
+                        res = self.lookup(m, pair)
+                        if res < 0:
+                            reads, results = driver.sometimes_miss(ai, self.as_list(pair, 2 * size))
+                            res = self.checks_result(results)
+                            if reads is not None:
+                                self.put(m, reads, pair, res)
+                        if (<int32_t*> self.res_len.p)[res] >= 0:
+                            has_sometimes = driver.on_sometimes(self.objects[(<int64_t*> self.res_off.p)[res]], idx, ai)
+                            fresh_found = True
+                            for j in range(<int> self.some_memo.n):
+                                (<int32_t*> self.some_memo.p)[j] = -1
+                    mn = nsm[0]
+                    for p in range(1, nsums):
+                        if nsm[p] < mn:
+                            mn = nsm[p]
+                    fp = <int64_t> mn
+                    if not self.add_seen(fp):
+                        continue
+                    buf_reserve(&self.store_fp, 1)
+                    buf_reserve(&self.store_parent, 1)
+                    buf_reserve(&self.store_action, 1)
+                    (<int64_t*> self.store_fp.p)[self.store_fp.n] = fp
+                    (<int64_t*> self.store_parent.p)[self.store_parent.n] = idx
+                    (<uint16_t*> self.store_action.p)[self.store_action.n] = <uint16_t> e
+                    self.store_fp.n += 1
+                    self.store_parent.n += 1
+                    self.store_action.n += 1
+                    tidx = n_stored
+                    n_stored += 1
+                    if has_always:
+                        self.check_calls += 1
+                        res = self.lookup(always_memo, nvec)
+                        if res < 0:
+                            reads, results = driver.always_miss(self.as_list(nvec, size))
+                            res = self.checks_result(results)
+                            if reads is not None:
+                                self.put(always_memo, reads, nvec, res)
+                        if (<int32_t*> self.res_len.p)[res] >= 0:
+                            has_always = driver.on_always(self.objects[(<int64_t*> self.res_off.p)[res]], tidx, d + 1)
+                            fresh_found = True
+                            always_memo = self.new_memo()
+                    buf_reserve(&nxt_vec, size)
+                    buf_reserve(&nxt_sums, nsums)
+                    buf_reserve(&nxt_idx, 1)
+                    memcpy((<uint32_t*> nxt_vec.p) + nxt_vec.n, nvec, size * 4)
+                    memcpy((<uint64_t*> nxt_sums.p) + nxt_sums.n, nsm, nsums * 8)
+                    (<int64_t*> nxt_idx.p)[nxt_idx.n] = tidx
+                    nxt_vec.n += size
+                    nxt_sums.n += nsums
+                    nxt_idx.n += 1
+                    if visiting:
+                        driver.visit(self.as_list(nvec, size))
+                if not has_progress:
+                    self.quiescent += 1
+                    if has_eventually:
+                        driver.quiescent(self.as_list(vec, size), idx, d)
+                        fresh_found = True
+                tick += 1
+                if fresh_found or (max_states >= 0 and <int64_t> self.sused >= max_states) or tick & 63 == 0:
+                    fresh_found = False
+                    PyErr_CheckSignals()
+                    self.states = self.sused
+                    self.queued = (cur_n - pos) + nxt_idx.n
+                    if driver.pace(self.sused, self.transitions, self.deepest, self.queued):
+                        break
+        finally:
+            self.states = self.sused
+            self.queued = (cur_n - pos) + nxt_idx.n
+            free(cur_vec.p); free(nxt_vec.p); free(cur_sums.p); free(nxt_sums.p); free(cur_idx.p); free(nxt_idx.p)
+            free(ebuf.p); free(pair); free(nsm)

@@ -1,0 +1,176 @@
+"""The memo engine's compiled loop, driven from Python: ``Driver`` answers the loop's misses
+from the model (through ``memo.MemoSpec``'s own miss functions) and keeps the discoveries, as
+``memo.memo_search``'s Python loop does.
+
+The loop (``_memo_core``, a Cython extension) is optional: ``pip install`` builds it where Cython
+and a C compiler are at hand, and ``available()`` says whether it was.  Where it is not, or where
+a search needs what only the Python loop does (``--memo-check``, a scope with a rescale), the
+Python loop runs; both give the same states in the same order (``tests/test_memo_engine.py``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from .bfs import judge_quiescent
+
+try:
+    from ._memo_core import Core
+except ImportError:  # no compiler at install time: the Python loop
+    Core = None
+
+
+def available() -> bool:
+    """Whether the compiled loop was built."""
+    return Core is not None
+
+
+class Capture:
+    """Stands in for a ``memo.Memo`` in a miss function: keeps what it was asked to store (the
+    compiled loop stores it in its own table).  ``reads`` stays ``None`` where the function ran
+    plainly and nothing may be cached."""
+
+    __slots__ = ("reads",)
+
+    def __init__(self) -> None:
+        self.reads = None
+
+    def put(self, reads, vec, result) -> None:
+        self.reads = tuple(reads)
+
+
+class Driver:
+    """The Python side of one compiled search: the miss functions, the discoveries and the
+    bounds.  Its methods are called by ``Core.search`` (see there)."""
+
+    def __init__(self, ms, out, found: dict, bounds, started: float, always: list, sometimes: list,
+                 eventually: list, visit: Callable[[Any], None] | None) -> None:
+        self.ms = ms
+        self.out = out
+        self.found = found
+        self.bounds = bounds
+        self.started = started
+        self.next_report = started + bounds.progress_every
+        self.always = always
+        self.always_fns = [f for _, f in always]
+        self.sometimes = sometimes
+        self.sometimes_fns = [f for _, f in sometimes]
+        self.eventually = eventually
+        self._visit = visit
+        self.cap = Capture()
+        # the groups' tables live in the compiled loop: each group's memo becomes a Capture
+        ms.groups = [(g, None if memo is None else Capture()) for g, memo in ms.groups]
+
+    # -- misses -----------------------------------------------------------------------------------
+    def enabled_miss(self, k: int, vec: list):
+        memo = self.ms.groups[k][1]
+        if memo is None:
+            return None, self.ms._group_miss(k, vec)
+        memo.reads = None
+        acts = self.ms._group_miss(k, vec)
+        return (memo.reads if self.ms.groups[k][1] is memo else None), acts
+
+    def step_miss(self, ai: int, vec: list):
+        ms = self.ms
+        cap = self.cap
+        cap.reads = None
+        from .memo import PLAIN, Switch
+
+        writes = ms._step_miss(PLAIN if ms.step_memos[ai] is PLAIN else cap, vec, ai)
+        if type(writes) is Switch:
+            raise RuntimeError("the compiled loop searches one parallelism configuration; a rescale went to another")
+        return cap.reads, writes
+
+    def always_miss(self, vec: list):
+        self.cap.reads = None
+        r = self.ms._checks_miss(self.cap, self.always_fns, vec)
+        return self.cap.reads, r
+
+    def sometimes_miss(self, ai: int, vec2: list):
+        self.cap.reads = None
+        r = self.ms._checks_miss(self.cap, self.sometimes_fns, vec2, self.ms.actions[ai])
+        return self.cap.reads, r
+
+    def z(self, p: int, slot: int, i: int) -> int:
+        return self.ms.z(p, slot, i)
+
+    def is_progress(self, ai: int) -> bool:
+        return self.ms.progress[ai]
+
+    # -- discoveries --------------------------------------------------------------------------------
+    def on_sometimes(self, results: tuple, idx: int, ai: int) -> bool:
+        found, a = self.found, self.ms.actions[ai]
+        for (prop, _), what in zip(self.sometimes, results):
+            if what is not None and prop.name not in found:
+                found[prop.name] = (prop, what, idx, a, "sometimes")
+        self.sometimes = [x for x in self.sometimes if x[0].name not in found]
+        self.sometimes_fns = [f for _, f in self.sometimes]
+        return bool(self.sometimes)
+
+    def on_always(self, results: tuple, tidx: int, depth: int) -> bool:
+        found = self.found
+        for (prop, _), why in zip(self.always, results):
+            if why is not None:
+                found[prop.name] = (prop, why, tidx, None, "always")
+                self.bounds.violation(prop.name, "always", depth)
+        self.always = [x for x in self.always if x[0].name not in found]
+        self.always_fns = [f for _, f in self.always]
+        return bool(self.always)
+
+    def quiescent(self, vec: list, idx: int, depth: int) -> None:
+        if self.eventually:
+            judge_quiescent(self.eventually, self.ms.decode(vec), idx, depth, self.found, self.bounds)
+
+    def visit(self, vec: list) -> None:
+        self._visit(self.ms.decode(vec))
+
+    def pace(self, states: int, transitions: int, depth: int, queued: int) -> bool:
+        """``bfs.Pace.stop``'s checks, asked after a discovery, at the state bound and every 64
+        states: the loop asks no more often, since between two discoveries the stop condition's
+        answer cannot change."""
+        b, out, found = self.bounds, self.out, self.found
+        if found and b.stop_when(found):
+            out.stopped = b.stop_reason
+            return True
+        if b.max_states is not None and states >= b.max_states:
+            out.stopped = f"state bound {b.max_states} reached"
+            return True
+        now = time.perf_counter()
+        if b.max_seconds is not None and now - self.started > b.max_seconds:
+            out.stopped = f"time bound {b.max_seconds:g}s reached"
+            return True
+        if b.progress is not None and now >= self.next_report:
+            out.states, out.transitions, out.depth, out.elapsed = states, transitions, depth, now - self.started
+            b.progress(out, queued)
+            self.next_report = now + b.progress_every
+        return False
+
+
+def compiled_loop(ms, queue, store, seen: set, found: dict, always: list, sometimes: list, eventually: list,
+                  bounds, out, started: float, visit) -> tuple[int, int, int, int, int, bool]:
+    """The search from ``queue`` (``(config, vector, sums, index, depth)`` at depth 0) on the
+    compiled loop; the store gets the new states' links.  Returns the figures ``memo_search``'s
+    loop keeps: states, transitions, depth, quiescent states, expanded states, and whether
+    nothing was left to expand."""
+    driver = Driver(ms, out, found, bounds, started, always, sometimes, eventually, visit)
+    core = Core(ms.lay.size, len(ms._zs), driver)
+    for fp in seen:
+        core.mark_seen(fp)
+    inits = [(vec, sums, idx) for _, vec, sums, idx, _ in queue]
+    max_depth = -1 if bounds.max_depth is None else bounds.max_depth
+    max_states = -1 if bounds.max_states is None else bounds.max_states
+    try:
+        core.search(inits, len(store.fps), len(ms.groups), max_depth, max_states, bool(always), bool(sometimes),
+                    bool(eventually), visit is not None)
+    except KeyboardInterrupt:
+        out.stopped = "interrupted (Ctrl-C)"
+    finally:
+        fps, parents, actions = core.store_bytes()
+        store.fps.frombytes(fps)
+        store.parent.frombytes(parents)
+        store.action.frombytes(actions)
+    if core.depth_stopped and not out.stopped:
+        out.stopped = f"depth bound {bounds.max_depth} reached"
+    ms.calls += core.transitions + len(ms.groups) * core.expanded + core.check_calls
+    return core.states, core.transitions, core.deepest, core.quiescent, core.expanded, core.queued == 0
