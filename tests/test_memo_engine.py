@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from ckptcheck.checks.cli.main import main
+from ckptcheck.checks.engine import memo_core
 from ckptcheck.checks.engine.bfs import bfs_search
 from ckptcheck.checks.engine.explore import Discovery, ExploreOutcome, search_bounds
 from ckptcheck.checks.engine.memo import MemoMismatch, MemoUnsupported, memo_search
@@ -23,9 +24,10 @@ from ckptcheck.specs.figures import CATALOG_STEPS, FIGURES
 from ckptcheck.specs.spec import Spec
 
 
-def _visited(spec, engine: str, max_states: int | None = None) -> tuple[ExploreOutcome, set, set]:
+def _visited(spec, engine: str, max_states: int | None = None, compiled: bool | None = None) -> tuple[ExploreOutcome, set, set]:
     """One engine's search of ``spec``: its outcome, the hashes of the concrete worlds it
-    visited and the hashes of their canonical forms (``symmetry.Canonical``, the reference's)."""
+    visited and the hashes of their canonical forms (``symmetry.Canonical``, the reference's).
+    ``compiled``: the memo engine's loop (``None``: the compiled one where it applies)."""
     canon = spec.canonical or (lambda w: w)
     concrete, canonical = set(), set()
 
@@ -36,17 +38,26 @@ def _visited(spec, engine: str, max_states: int | None = None) -> tuple[ExploreO
     out = ExploreOutcome()
     bounds = search_bounds(spec, lambda found: False, max_states, None, None, None)
     if engine == "memo":
-        memo_search(spec, out, Discovery, bounds, visit=visit)
+        memo_search(spec, out, Discovery, bounds, visit=visit, compiled=compiled)
     else:
         bfs_search(spec, out, Discovery, bounds, exact=False, visit=visit)
     return out, concrete, canonical
 
 
 def _assert_state_for_state(design: str, scope, symmetry: bool, max_states: int | None = None) -> None:
+    """The memo engine against the reference engine: its compiled loop where it applies, and its
+    Python loop (the fallback where the extension was not built) in the same scope."""
     spec = Spec(PRESETS[design], fitted(PRESETS[design], scope), symmetry=symmetry)
-    ref, ref_concrete, ref_canonical = _visited(spec, "reference", max_states)
-    memo, memo_concrete, memo_canonical = _visited(spec, "memo", max_states)
-    assert memo_canonical == ref_canonical, (f"{design}: {len(memo_canonical - ref_canonical)} classes only the memo engine"
+    ref = _visited(spec, "reference", max_states)
+    loops = (None, False) if memo_core.available() and len(spec.model.configs) == 1 else (None,)
+    for compiled in loops:
+        _assert_same(ref, _visited(spec, "memo", max_states, compiled))
+
+
+def _assert_same(reference: tuple, memo_visited: tuple) -> None:
+    ref, ref_concrete, ref_canonical = reference
+    memo, memo_concrete, memo_canonical = memo_visited
+    assert memo_canonical == ref_canonical, (f"{memo.engine_detail}: {len(memo_canonical - ref_canonical)} classes only the memo engine"
                                              f" visits, {len(ref_canonical - memo_canonical)} only the reference")
     # the same concrete worlds too: both expand the first member of each class they reach, in one order
     assert memo_concrete == ref_concrete
@@ -207,5 +218,51 @@ def test_the_command_searches_a_rescale_with_the_memo_engine(tmp_path, capsys):
     for engine in ("memo", "explore"):
         assert main(args + ["--engine", engine, "--workers", "1"] if engine == "explore" else args + ["--engine", engine]) == 0
         engine_line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("engine"))
-        lines[engine] = engine_line.split("): ", 1)[1].split(", depth")[0] + engine_line.split(", depth")[1].split(",")[0]
+        lines[engine] = engine_line.rsplit("): ", 1)[1].split(", depth")[0] + engine_line.split(", depth")[1].split(",")[0]
     assert lines["memo"] == lines["explore"]
+
+
+def test_where_the_compiled_loop_was_not_built_the_python_loop_gives_the_same_search(monkeypatch):
+    """The fallback: without the extension (``memo_core.Core`` is ``None``, as after an install
+    with no C compiler) ``memo_search`` runs its Python loop, and says so in its engine line."""
+    spec = Spec(PRESETS["flip600-regional"], fitted(PRESETS["flip600-regional"], S.regional_chain_scope()), symmetry=True)
+    ref = _visited(spec, "reference")
+    monkeypatch.setattr(memo_core, "Core", None)
+    assert not memo_core.available()
+    got = _visited(spec, "memo")
+    _assert_same(ref, got)
+    assert got[0].engine_detail.startswith("memo (Python loop)")
+    with pytest.raises(MemoUnsupported, match="the compiled loop was not built"):
+        _visited(spec, "memo", compiled=True)
+
+
+@pytest.mark.skipif(not memo_core.available(), reason="the compiled loop was not built here")
+def test_the_compiled_loop_says_what_it_does_not_do():
+    """``--memo-check`` and a rescale run on the Python loop; asking the compiled one for them is
+    refused with the reason, and the default picks the Python loop for them."""
+    spec = Spec(PRESETS["flink-baseline"], S.scope("keyed-1x1", max_checkpoints=1))
+    out = ExploreOutcome()
+    with pytest.raises(MemoUnsupported, match="takes no --memo-check"):
+        memo_search(spec, out, Discovery, search_bounds(spec, None, None, None, None, None), memo_check=0.5, compiled=True)
+    assert check(PRESETS["flink-baseline"], S.scope("keyed-1x1", max_checkpoints=1), "memo").stats["engine_detail"] \
+        .startswith("memo (compiled loop)")
+    rescaling = Spec(PRESETS["flink-unaligned-timeout"], S.rescaled_recovery_scope())
+    with pytest.raises(MemoUnsupported, match="one parallelism configuration"):
+        memo_search(rescaling, out, Discovery, search_bounds(rescaling, None, 10, None, None, None), compiled=True)
+
+
+@pytest.mark.skipif(not memo_core.available(), reason="the compiled loop was not built here")
+def test_the_compiled_loop_keeps_the_bounds_and_stops_where_the_python_loop_does():
+    """A state bound, a depth bound and a stop at the first discovery: the same figures and
+    the same reason on both loops."""
+    spec = Spec(PRESETS["flink-baseline"], S.default_scope())
+    for max_states, max_depth, stop in ((5_000, None, None), (None, 9, None), (None, None, lambda found: bool(found))):
+        outs = []
+        for compiled in (True, False):
+            out = ExploreOutcome()
+            bounds = search_bounds(spec, stop or (lambda found: False), max_states, None, max_depth, None)
+            memo_search(spec, out, Discovery, bounds, compiled=compiled)
+            outs.append((out.states, out.transitions, out.depth, out.complete, out.stopped,
+                         {k: d.path for k, d in out.discoveries.items()}))
+        assert outs[0] == outs[1]
+        assert outs[0][4], "each bound stops the search"
