@@ -2,11 +2,12 @@
 managers) measured in the same run, so that machines of different speed compare.
 
     python benchmarks/engine.py [baseline|flip600-default|flip600-full|flip600-small] [--exact] [--workers N] [--symmetry]
-    python benchmarks/engine.py SCOPE --engine memo [--symmetry] [--against-reference]
+    python benchmarks/engine.py SCOPE --engine memo [--symmetry] [--against-reference] [--python-loop]
 
 Prints states, transitions, time, peak memory (this process plus its workers) and the ratio of
 the scope's time to the yardstick's.  Last line: the figure.  ``--engine memo`` searches with
-the memo engine (one process) and prints its model calls, the share computed and the
+the memo engine (one process; its compiled loop, or with ``--python-loop`` the Python loop it
+falls back to) and prints its model calls, the share computed and the
 microseconds a computed call took; ``--against-reference`` then searches the same scope with the
 reference engine (``explore``, ``--workers``) in the same run, checks that states, transitions,
 depth and verdicts are equal, and its last line is the speed ratio.
@@ -64,6 +65,7 @@ def main() -> None:
     p.add_argument("--symmetry", action="store_true", help="symmetry reduction (the CLI's default where it applies)")
     p.add_argument("--engine", choices=("explore", "memo"), default="explore")
     p.add_argument("--against-reference", action="store_true", help="memo: also search with explore and compare")
+    p.add_argument("--python-loop", action="store_true", help="memo: its Python loop (the fallback), not the compiled one")
     args = p.parse_args()
     if args.engine == "memo":
         memo_against_reference(args)
@@ -99,7 +101,7 @@ def memo_against_reference(args) -> None:
     design, scope = SCOPES[args.scope]
     spec = Spec(design, scope, symmetry=args.symmetry)
     t0 = time.perf_counter()
-    memo = search(spec, "memo", stop_when=lambda found: False)
+    memo = search(spec, "memo", stop_when=lambda found: False, compiled=False if args.python_loop else None)
     took = time.perf_counter() - t0
     print(f"{args.scope} ({design.name}) memo engine: {memo.states:,} states, {memo.transitions:,} transitions, depth {memo.depth}, "
           f"{took:.1f}s, {memo.states / took:,.0f} states/s, 1 process{', symmetry' if args.symmetry else ''}")

@@ -44,12 +44,14 @@ def search(
     profile: str = "ci",
     stop_at: str | None = None,
     memo_check: float = 0.0,
+    compiled: bool | None = None,
 ):
     """Run the engine named ``engine`` on ``model``: an ``ExploreOutcome`` for the exhaustive engines
     (``store`` and ``workers`` for ``explore``, ``master`` and ``partitions`` for ``spark``), a
     ``StatefulOutcome`` for ``stateful`` (``seed``, ``profile``; ``stop_at`` names the property whose
     first violation ends it).  ``memo_check``: the fraction of the memo engine's cached answers it
-    computes again with the plain model (``seed`` chooses which)."""
+    computes again with the plain model (``seed`` chooses which); ``compiled``: its compiled loop
+    (``True``), its Python loop (``False``), or the compiled one where it is built and applies."""
     if engine == "explore":
         return explore(model, max_states=max_states, max_seconds=max_seconds, max_depth=max_depth, stop_when=stop_when,
                        progress=progress, progress_every=progress_every, store=store, workers=workers)
@@ -62,7 +64,7 @@ def search(
             raise ValueError("workers: the memo engine runs in one process")
         out = ExploreOutcome()
         bounds = search_bounds(model, stop_when, max_states, max_seconds, max_depth, progress, progress_every)
-        memo_search(model, out, Discovery, bounds, memo_check=memo_check, seed=seed)
+        memo_search(model, out, Discovery, bounds, memo_check=memo_check, seed=seed, compiled=compiled)
         return out
     if engine == "spark":  # the same breadth-first search with fingerprints, level by level on a Spark cluster
         if store == "exact":
