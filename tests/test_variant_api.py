@@ -335,3 +335,36 @@ def test_stop_at_first_stops_at_the_first_violation_of_any_property(command, tmp
     assert "stopped at the first violation of checkpoints-restorable" in out
     full = check(e.design, e.scope)
     assert full.stats["states"] > 931 and check(e.design, e.scope, stop_at="any").stats["states"] == 931
+
+
+# -- 9. every variant above on the memo engine, each cached answer checked -----------------------
+def _memo_cases():
+    four = scope("sources-4", records_per_split=0, bounded=False, max_checkpoints=2, max_failures=0, max_declines=1,
+                 max_timeouts=0, max_lost_notifications=0)
+    k4 = entry("K4-retention-ignores-refs").scope
+    return [
+        pytest.param(UNALIGNED_POINTWISE.with_(name="mirrored", assignment=MirroredConsumers),
+                     entry("pointwise-no-primary-producer-rule").scope, "rescaled-channel-state-exact", id="mirrored-consumers"),
+        pytest.param(UNALIGNED_POINTWISE.with_(name="last-primary", assignment=LastPrimaryProducer),
+                     entry("pointwise-no-primary-producer-rule").scope, "rescaled-channel-state-exact", id="last-primary-producer",
+                     marks=pytest.mark.deep),  # 155 s on one core, measured once
+        pytest.param(UNALIGNED.with_(name="keeps-at-old-index", assignment=KeepsAtOldIndex), entry("uc-no-record-filter").scope,
+                     "key-groups-owned-once", id="keeps-at-old-index"),
+        pytest.param(FLIP600.with_(name="refs-not-followed", store=RefsNotFollowed), k4, "checkpoints-restorable", id="refs-not-followed"),
+        pytest.param(entry("K4-retention-ignores-refs").design.with_(name="K4-cleaner-spares-referenced", store=CleanerSparesReferenced),
+                     k4, None, id="cleaner-spares-referenced"),
+        pytest.param(PR_DECLARED, four, None, id="pr-declared"),
+        pytest.param(PR_UNDECLARED, four, None, id="pr-undeclared"),
+    ]
+
+
+@pytest.mark.parametrize("design,sc,stop_at", _memo_cases())
+def test_each_variant_here_searches_alike_on_the_memo_engine_with_every_answer_checked(design, sc, stop_at):
+    """``--memo-check 1`` on the variants this file defines: no cached answer differs from the
+    plain model's, and the memo engine gives the reference engine's states and verdicts."""
+    ref = check(design, sc, stop_at=stop_at)
+    memo = check(design, sc, "memo", stop_at=stop_at, memo_check=1.0)
+    assert "run plainly" not in memo.stats["engine_detail"], memo.stats["engine_detail"]
+    assert (memo.stats["states"], memo.complete) == (ref.stats["states"], ref.complete)
+    assert {v.property: (v.status, len(v.trace or ())) for v in memo.verdicts} == \
+        {v.property: (v.status, len(v.trace or ())) for v in ref.verdicts}

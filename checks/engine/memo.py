@@ -27,6 +27,11 @@ run (it raised where the plain model does not) runs plainly from then on, and th
 
 One process.  A scope with a rescale has a layout per parallelism (``MemoSpec`` per
 configuration); a ``Rescale`` is computed plainly (``Switch``).
+
+The loop below is the reference and the fallback: where the optional extension was built,
+``memo_search`` hands the search after its initial states to the compiled loop (``memo_core``),
+which keeps the tables in C and calls this module's miss functions for everything they lack; a
+scope with a rescale and ``memo_check`` stay on this loop.
 """
 
 from __future__ import annotations
@@ -411,7 +416,9 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     the first configuration's ``MemoSpec`` (its tables and counters).  ``memo_check``: the
     fraction of answers taken from a table that are computed again with the plain model.
     ``visit``, if given, is called with each new state's world (the tests compare the worlds
-    with the reference engine's)."""
+    with the reference engine's).  ``compiled``: the compiled loop (``True``: refused where it
+    was not built or does not apply), the Python loop (``False``), or the compiled one where it
+    can (``None``)."""
     started = time.perf_counter()
     configs = memo_specs(spec, memo_check, seed)
     ms = configs[0]
@@ -461,8 +468,8 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     gc.disable()
     try:
         if compiled:
-            n_stored, n_trans, deepest, quiescent, expanded, done = memo_core.compiled_loop(
-                ms, queue, store, seen, found, always, sometimes, list(eventually), bounds, out, started, visit)
+            states, n_trans, deepest, quiescent, expanded, done = memo_core.compiled_loop(
+                ms, queue, store, seen, found, always, sometimes, eventually, bounds, out, started, visit)
             queue.clear()
         while queue and not compiled:
             c, vec, sums, idx, d = queue.popleft()
@@ -552,7 +559,7 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     finally:
         if gc_was_enabled:
             gc.enable()
-    finish_outcome(out, states=n_stored if compiled else len(seen), transitions=n_trans, depth=deepest, quiescent=quiescent, exhausted=done if compiled else not queue, workers=1)
+    finish_outcome(out, states=states if compiled else len(seen), transitions=n_trans, depth=deepest, quiescent=quiescent, exhausted=done if compiled else not queue, workers=1)
     out.collision_probability *= len(ms.perms) + 1  # the least of 1 + permutations sums names a class: each may collide
     rebuild_discoveries(out, found, store, spec, discovery, ms.world_fingerprint)
     if not compiled:
