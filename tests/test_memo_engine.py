@@ -45,11 +45,11 @@ def _visited(spec, engine: str, max_states: int | None = None, compiled: bool | 
 
 
 def _assert_state_for_state(design: str, scope, symmetry: bool, max_states: int | None = None) -> None:
-    """The memo engine against the reference engine: its compiled loop where it applies, and its
-    Python loop (the fallback where the extension was not built) in the same scope."""
+    """The memo engine against the reference engine: its compiled loop, where it was built, and
+    its Python loop (the fallback) in the same scope."""
     spec = Spec(PRESETS[design], fitted(PRESETS[design], scope), symmetry=symmetry)
     ref = _visited(spec, "reference", max_states)
-    loops = (None, False) if memo_core.available() and len(spec.model.configs) == 1 else (None,)
+    loops = (None, False) if memo_core.available() else (None,)
     for compiled in loops:
         _assert_same(ref, _visited(spec, "memo", max_states, compiled))
 
@@ -238,17 +238,15 @@ def test_where_the_compiled_loop_was_not_built_the_python_loop_gives_the_same_se
 
 @pytest.mark.skipif(not memo_core.available(), reason="the compiled loop was not built here")
 def test_the_compiled_loop_says_what_it_does_not_do():
-    """``--memo-check`` and a rescale run on the Python loop; asking the compiled one for them is
-    refused with the reason, and the default picks the Python loop for them."""
+    """``--memo-check`` runs on the Python loop: asking the compiled one for it is refused with
+    the reason, and the default picks the Python loop for it; otherwise the compiled loop runs."""
     spec = Spec(PRESETS["flink-baseline"], S.scope("keyed-1x1", max_checkpoints=1))
-    out = ExploreOutcome()
     with pytest.raises(MemoUnsupported, match="takes no --memo-check"):
-        memo_search(spec, out, Discovery, search_bounds(spec, None, None, None, None, None), memo_check=0.5, compiled=True)
-    assert check(PRESETS["flink-baseline"], S.scope("keyed-1x1", max_checkpoints=1), "memo").stats["engine_detail"] \
-        .startswith("memo (compiled loop)")
-    rescaling = Spec(PRESETS["flink-unaligned-timeout"], S.rescaled_recovery_scope())
-    with pytest.raises(MemoUnsupported, match="one parallelism configuration"):
-        memo_search(rescaling, out, Discovery, search_bounds(rescaling, None, 10, None, None, None), compiled=True)
+        memo_search(spec, ExploreOutcome(), Discovery, search_bounds(spec, None, None, None, None, None), memo_check=0.5,
+                    compiled=True)
+    design, sc = PRESETS["flink-baseline"], S.scope("keyed-1x1", max_checkpoints=1)
+    assert check(design, sc, "memo").stats["engine_detail"].startswith("memo (compiled loop)")
+    assert check(design, sc, "memo", memo_check=0.5).stats["engine_detail"].startswith("memo (Python loop)")
 
 
 @pytest.mark.skipif(not memo_core.available(), reason="the compiled loop was not built here")

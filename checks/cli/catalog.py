@@ -52,7 +52,8 @@ def cmd_catalog(args) -> int:
         print(f"catalog  [{i}/{len(catalog)}] {e.name}: searching for {e.violates}, then {e.correct.name} on the same scope",
               file=sys.stderr, flush=True)
         try:
-            row, bad, good = run_entry(e, out, correct_runs, workers=os.cpu_count() or 1, max_seconds=args.max_seconds)
+            row, bad, good = run_entry(e, out, correct_runs, workers=os.cpu_count() or 1, max_seconds=args.max_seconds,
+                                       engine=args.engine)
         except KeyboardInterrupt:  # CatalogInterrupted, or Ctrl-C between searches
             interrupted = f"interrupted during entry {i} of {len(catalog)} ({e.name}); the entries above are complete"
             break
@@ -110,7 +111,7 @@ def cmd_catalog_default_scopes(args, out, catalog: tuple) -> int:
         print(f"catalog  [{i}/{len(catalog)}] {e.name}: searching for {e.violates} in the default scopes of {e.correct.name}",
               file=sys.stderr, flush=True)
         try:
-            row, found = reach_entry(e, workers=os.cpu_count() or 1, max_seconds=args.max_seconds)
+            row, found = reach_entry(e, workers=os.cpu_count() or 1, max_seconds=args.max_seconds, engine=args.engine)
         except KeyboardInterrupt:
             interrupted = f"interrupted during entry {i} of {len(catalog)} ({e.name}); the entries above are complete"
             break
@@ -152,6 +153,9 @@ def add_parser(sub) -> None:
                    help="bound each of an entry's two searches (the flaw's, the correct design's; with --default-scopes, each"
                    " default scope's) to S seconds; an entry not settled in time is reported as not found within the bound,"
                    " exit 3 if that is all that is missing")
+    k.add_argument("--engine", choices=("explore", "memo"), default="explore",
+                   help="the exhaustive engine: explore (workers on every core) or memo (one process, each model call"
+                   " computed once; see docs/pages/engines.md)")
     k.add_argument("--entries", default=None, metavar="A,B",
                    help="run only these entries (names separated by commas; default every entry)")
     k.add_argument("--default-scopes", action="store_true",

@@ -75,7 +75,8 @@ cdef class Core:
     (the slot sets its calls read) are chained in the order they were first seen, as
     ``memo.Memo`` tries them."""
 
-    cdef readonly int size, nsums
+    cdef int sizes[2]  # the vector's length in each parallelism configuration
+    cdef readonly int nconf, stride, nsums
     # memos and shapes
     cdef Buf memo_first, memo_last  # int32 per memo: first and last shape, -1 if none
     cdef Buf shape_next, shape_off, shape_n  # int32 per shape
@@ -94,18 +95,24 @@ cdef class Core:
     cdef uint64_t* seen
     cdef size_t scap, sused
     cdef bint seen_zero
-    # actions
-    cdef Buf step_memo, some_memo  # int32 per action
-    cdef Buf progress  # char per action
+    # actions, per configuration (each numbers its own)
+    cdef Buf step_memo[2]  # int32 per action
+    cdef Buf some_memo[2]  # int32 per action, -1: none yet
+    cdef Buf progress[2]  # char per action
     cdef object driver
     # counters (read by the driver when the search ends or stops)
-    cdef readonly int64_t states, transitions, deepest, quiescent, expanded, check_calls, queued
+    cdef readonly int64_t states, transitions, deepest, quiescent, expanded, check_calls, group_calls, queued
     cdef readonly bint exhausted, depth_stopped
     cdef Buf store_fp, store_parent  # int64
     cdef Buf store_action  # uint16
 
-    def __cinit__(self, int size, int nsums, driver):
-        self.size = size
+    def __cinit__(self, tuple sizes, int nsums, driver):
+        self.nconf = len(sizes)
+        if not 1 <= self.nconf <= 2 or nsums > 127:
+            raise ValueError("one or two configurations, at most 127 sums")
+        self.sizes[0] = sizes[0]
+        self.sizes[1] = sizes[len(sizes) - 1]  # (wraparound is off: no negative index)
+        self.stride = max(sizes)
         self.nsums = nsums
         self.driver = driver
         buf_init(&self.memo_first, 4)
@@ -118,9 +125,10 @@ cdef class Core:
         buf_init(&self.res_off, 8)
         buf_init(&self.res_len, 4)
         buf_init(&self.data, 4)
-        buf_init(&self.step_memo, 4)
-        buf_init(&self.some_memo, 4)
-        buf_init(&self.progress, 1)
+        for c in range(2):
+            buf_init(&self.step_memo[c], 4)
+            buf_init(&self.some_memo[c], 4)
+            buf_init(&self.progress[c], 1)
         buf_init(&self.store_fp, 8)
         buf_init(&self.store_parent, 8)
         buf_init(&self.store_action, 2)
@@ -136,11 +144,12 @@ cdef class Core:
             raise MemoryError()
 
     def __dealloc__(self):
-        cdef Buf* bufs[16]
+        cdef Buf* bufs[19]
         bufs[:] = [&self.memo_first, &self.memo_last, &self.shape_next, &self.shape_off, &self.shape_n, &self.shape_slots,
-                   &self.keys, &self.res_off, &self.res_len, &self.data, &self.step_memo, &self.some_memo, &self.progress,
-                   &self.store_fp, &self.store_parent, &self.store_action]
-        for i in range(16):
+                   &self.keys, &self.res_off, &self.res_len, &self.data, &self.step_memo[0], &self.some_memo[0], &self.progress[0],
+                   &self.store_fp, &self.store_parent, &self.store_action, &self.step_memo[1], &self.some_memo[1],
+                   &self.progress[1]]
+        for i in range(19):
             free(bufs[i].p)
         free(self.table)
         free(self.ztable)
@@ -295,15 +304,15 @@ cdef class Core:
         return [base[j] for j in range(n)]
 
     # -- Zobrist numbers -------------------------------------------------------------------------
-    cdef uint64_t zob(self, int p, uint32_t slot, uint32_t i) except? 0:
-        cdef uint64_t key = ((<uint64_t> p << 56) | (<uint64_t> slot << 32) | i) + 1
+    cdef uint64_t zob(self, int c, int p, uint32_t slot, uint32_t i) except? 0:
+        cdef uint64_t key = ((<uint64_t> (2 * p + c) << 56) | (<uint64_t> slot << 32) | i) + 1
         cdef size_t mask = self.zcap - 1, j = fmix(key) & mask, k, cap
         cdef ZEntry* t
         while self.ztable[j].key:
             if self.ztable[j].key == key:
                 return self.ztable[j].z
             j = (j + 1) & mask
-        z = <uint64_t> self.driver.z(p, slot, i)
+        z = <uint64_t> self.driver.z(c, p, slot, i)
         if (self.zused + 1) * 2 > self.zcap:
             cap = self.zcap * 2
             t = <ZEntry*> calloc(cap, sizeof(ZEntry))
@@ -364,19 +373,19 @@ cdef class Core:
         return True
 
     # -- actions ---------------------------------------------------------------------------------
-    cdef int know_actions(self, size_t upto) except -1:
+    cdef int know_actions(self, int c, size_t upto) except -1:
         cdef size_t a
-        while self.step_memo.n < upto:
-            buf_reserve(&self.step_memo, 1)
-            buf_reserve(&self.some_memo, 1)
-            buf_reserve(&self.progress, 1)
-            a = self.step_memo.n
-            (<int32_t*> self.step_memo.p)[a] = self.new_memo()
-            (<int32_t*> self.some_memo.p)[a] = -1
-            self.progress.p[a] = 1 if self.driver.is_progress(a) else 0
-            self.step_memo.n += 1
-            self.some_memo.n += 1
-            self.progress.n += 1
+        while self.step_memo[c].n < upto:
+            buf_reserve(&self.step_memo[c], 1)
+            buf_reserve(&self.some_memo[c], 1)
+            buf_reserve(&self.progress[c], 1)
+            a = self.step_memo[c].n
+            (<int32_t*> self.step_memo[c].p)[a] = self.new_memo()
+            (<int32_t*> self.some_memo[c].p)[a] = -1
+            self.progress[c].p[a] = 1 if self.driver.is_progress(c, a) else 0
+            self.step_memo[c].n += 1
+            self.some_memo[c].n += 1
+            self.progress[c].n += 1
         return 0
 
     def store_bytes(self):
@@ -390,59 +399,72 @@ cdef class Core:
         self.add_seen(fp)
 
     # -- the search ------------------------------------------------------------------------------
-    def search(self, list inits, int n_stored, int n_groups, int max_depth, int64_t max_states,
+    def search(self, list inits, int n_stored, tuple n_groups, int max_depth, int64_t max_states,
                bint has_always, bint has_sometimes, bint has_eventually, bint visiting):
-        """Breadth-first from ``inits`` (``(vector, sums, store index)`` at depth 0, already
-        seen), as ``memo.memo_search`` does.  Calls on the driver: ``enabled_miss``,
-        ``step_miss``, ``always_miss``, ``sometimes_miss`` (each ``(reads or None, result)``),
-        ``z``, ``is_progress``, ``on_always``/``on_sometimes`` (a result with something in it;
-        they answer whether any property of that kind is left), ``quiescent``, ``visit`` and
-        ``pace`` (true: stop).  The figures are the attributes afterwards."""
-        cdef int size = self.size, nsums = self.nsums, k, p, j
-        cdef Buf cur_vec, cur_sums, cur_idx, nxt_vec, nxt_sums, nxt_idx, ebuf, tmp
-        cdef size_t pos = 0, i, cur_n = 0, e
-        cdef int32_t group_memo[64]
-        cdef int32_t always_memo, res, m, cnt
+        """Breadth-first from ``inits`` (``(configuration, vector, sums, store index)`` at depth
+        0, already seen), as ``memo.memo_search`` does.  ``n_groups``: the enabled rule groups
+        of each configuration.  Calls on the driver, each with the configuration first:
+        ``enabled_miss``, ``step_miss``, ``always_miss``, ``sometimes_miss`` (each ``(reads or
+        None, result)``; a step's result may instead be ``(configuration, vector, sums)`` after a
+        rescale, never cached), ``sometimes_across`` (the witnesses across a rescale), ``z``,
+        ``is_progress``, ``on_always``/``on_sometimes`` (a result with something in it; they
+        answer whether any property of that kind is left), ``quiescent``, ``visit`` and ``pace``
+        (true: stop).  The figures are the attributes afterwards."""
+        cdef int stride = self.stride, nsums = self.nsums, size, osize, k, p, j, c, oc
+        cdef Buf cur_vec, cur_sums, cur_idx, cur_conf, nxt_vec, nxt_sums, nxt_idx, nxt_conf, ebuf, tmp
+        cdef size_t pos = 0, cur_n = 0, e
+        cdef int32_t group_memo[2][64]
+        cdef int32_t always_memo[2]
+        cdef int32_t res, m, cnt
         cdef int64_t idx, tidx, d = 0, fp, off
         cdef uint32_t* vec
         cdef uint64_t* sums
         cdef uint32_t* pair
+        cdef uint32_t* xvec
         cdef uint32_t* nvec
+        cdef uint32_t* out
         cdef uint64_t* nsm
         cdef uint32_t* wr
         cdef uint32_t slot, ai
         cdef uint64_t mn
         cdef bint has_progress, fresh_found = False
         cdef int64_t tick = 0
+        cdef int ngroups[2]
         driver = self.driver
-        if n_groups > 64:
-            raise ValueError("more than 64 enabled rule groups")
-        for k in range(n_groups):
-            group_memo[k] = self.new_memo()
-        always_memo = self.new_memo()
-        pair = <uint32_t*> calloc(2 * size, sizeof(uint32_t))
+        for c in range(self.nconf):
+            ngroups[c] = n_groups[c]
+            if ngroups[c] > 64:
+                raise ValueError("more than 64 enabled rule groups")
+            for k in range(ngroups[c]):
+                group_memo[c][k] = self.new_memo()
+            always_memo[c] = self.new_memo()
+        pair = <uint32_t*> calloc(2 * stride, sizeof(uint32_t))
+        xvec = <uint32_t*> calloc(stride, sizeof(uint32_t))
         nsm = <uint64_t*> calloc(nsums if nsums else 1, sizeof(uint64_t))
-        if pair == NULL or nsm == NULL:
+        if pair == NULL or xvec == NULL or nsm == NULL:
             raise MemoryError()
-        nvec = pair + size
         buf_init(&cur_vec, 4); buf_init(&nxt_vec, 4)
         buf_init(&cur_sums, 8); buf_init(&nxt_sums, 8)
         buf_init(&cur_idx, 8); buf_init(&nxt_idx, 8)
+        buf_init(&cur_conf, 1); buf_init(&nxt_conf, 1)
         buf_init(&ebuf, 4)
         self.exhausted = False
         try:
-            for vec_l, sums_t, ix in inits:
-                buf_reserve(&cur_vec, size)
+            for c_i, vec_l, sums_t, ix in inits:
+                buf_reserve(&cur_vec, stride)
                 buf_reserve(&cur_sums, nsums)
                 buf_reserve(&cur_idx, 1)
-                for j in range(size):
+                buf_reserve(&cur_conf, 1)
+                for j in range(len(vec_l)):
                     (<uint32_t*> cur_vec.p)[cur_vec.n + j] = vec_l[j]
                 for j in range(nsums):
                     (<uint64_t*> cur_sums.p)[cur_sums.n + j] = <uint64_t> sums_t[j]
                 (<int64_t*> cur_idx.p)[cur_idx.n] = ix
-                cur_vec.n += size
+                cur_conf.p[cur_conf.n] = <char> c_i
+                cur_vec.n += stride
                 cur_sums.n += nsums
                 cur_idx.n += 1
+                cur_conf.n += 1
             cur_n = cur_idx.n
             while True:
                 if pos == cur_n:
@@ -452,13 +474,16 @@ cdef class Core:
                     tmp = cur_vec; cur_vec = nxt_vec; nxt_vec = tmp
                     tmp = cur_sums; cur_sums = nxt_sums; nxt_sums = tmp
                     tmp = cur_idx; cur_idx = nxt_idx; nxt_idx = tmp
-                    nxt_vec.n = nxt_sums.n = nxt_idx.n = 0
+                    tmp = cur_conf; cur_conf = nxt_conf; nxt_conf = tmp
+                    nxt_vec.n = nxt_sums.n = nxt_idx.n = nxt_conf.n = 0
                     cur_n = cur_idx.n
                     pos = 0
                     d += 1
-                vec = (<uint32_t*> cur_vec.p) + pos * size
+                vec = (<uint32_t*> cur_vec.p) + pos * stride
                 sums = (<uint64_t*> cur_sums.p) + pos * nsums
                 idx = (<int64_t*> cur_idx.p)[pos]
+                c = cur_conf.p[pos]
+                size = self.sizes[c]
                 pos += 1
                 if d > self.deepest:
                     self.deepest = d
@@ -468,13 +493,14 @@ cdef class Core:
                 self.expanded += 1
                 # the enabled actions, group by group
                 ebuf.n = 0
-                for k in range(n_groups):
-                    res = self.lookup(group_memo[k], vec)
+                self.group_calls += ngroups[c]
+                for k in range(ngroups[c]):
+                    res = self.lookup(group_memo[c][k], vec)
                     if res < 0:
-                        reads, acts = driver.enabled_miss(k, self.as_list(vec, size))
+                        reads, acts = driver.enabled_miss(c, k, self.as_list(vec, size))
                         res = self.ids_result(acts)
                         if reads is not None:
-                            self.put(group_memo[k], reads, vec, res)
+                            self.put(group_memo[c][k], reads, vec, res)
                     cnt = (<int32_t*> self.res_len.p)[res]
                     if cnt:
                         off = (<int64_t*> self.res_off.p)[res]
@@ -482,48 +508,68 @@ cdef class Core:
                         memcpy((<uint32_t*> ebuf.p) + ebuf.n, (<uint32_t*> self.data.p) + off, cnt * 4)
                         ebuf.n += cnt
                 if ebuf.n:
-                    self.know_actions(max([(<uint32_t*> ebuf.p)[e] for e in range(ebuf.n)]) + 1)
+                    self.know_actions(c, max([(<uint32_t*> ebuf.p)[e] for e in range(ebuf.n)]) + 1)
+                nvec = pair + size  # a successor in the same configuration: the pair (vec, nvec) is the witnesses' key
                 memcpy(pair, vec, size * 4)
                 has_progress = False
                 for e in range(ebuf.n):
                     ai = (<uint32_t*> ebuf.p)[e]
                     self.transitions += 1
-                    if not has_progress and self.progress.p[ai]:
+                    if not has_progress and self.progress[c].p[ai]:
                         has_progress = True
-                    m = (<int32_t*> self.step_memo.p)[ai]
+                    m = (<int32_t*> self.step_memo[c].p)[ai]
                     res = self.lookup(m, vec)
+                    oc = c
+                    out = nvec
                     if res < 0:
-                        reads, writes = driver.step_miss(ai, self.as_list(vec, size))
-                        res = self.ids_result([x for w in writes for x in w])
-                        if reads is not None:
-                            self.put(m, reads, vec, res)
-                    cnt = (<int32_t*> self.res_len.p)[res] // 2
-                    memcpy(nvec, vec, size * 4)
-                    memcpy(nsm, sums, nsums * 8)
-                    if cnt:
-                        wr = (<uint32_t*> self.data.p) + (<int64_t*> self.res_off.p)[res]
-                        for j in range(cnt):
-                            slot = wr[2 * j]
+                        reads, writes = driver.step_miss(c, ai, self.as_list(vec, size))
+                        if type(writes) is tuple and len(writes) == 3 and type(writes[1]) is list:  # a rescale
+                            oc = writes[0]
+                            out = xvec
+                            for j in range(self.sizes[oc]):
+                                xvec[j] = writes[1][j]
                             for p in range(nsums):
-                                nsm[p] += self.zob(p, slot, wr[2 * j + 1]) - self.zob(p, slot, vec[slot])
-                            nvec[slot] = wr[2 * j + 1]
+                                nsm[p] = <uint64_t> writes[2][p]
+                        else:
+                            res = self.ids_result([x for w in writes for x in w])
+                            if reads is not None:
+                                self.put(m, reads, vec, res)
+                    if oc == c:
+                        cnt = (<int32_t*> self.res_len.p)[res] // 2
+                        memcpy(nvec, vec, size * 4)
+                        memcpy(nsm, sums, nsums * 8)
+                        if cnt:
+                            wr = (<uint32_t*> self.data.p) + (<int64_t*> self.res_off.p)[res]
+                            for j in range(cnt):
+                                slot = wr[2 * j]
+                                for p in range(nsums):
+                                    nsm[p] += self.zob(c, p, slot, wr[2 * j + 1]) - self.zob(c, p, slot, vec[slot])
+                                nvec[slot] = wr[2 * j + 1]
+                    osize = self.sizes[oc]
                     if has_sometimes:
                         self.check_calls += 1
-                        m = (<int32_t*> self.some_memo.p)[ai]
-                        if m < 0:
-                            m = self.new_memo()
-                            (<int32_t*> self.some_memo.p)[ai] = m
-                        res = self.lookup(m, pair)
-                        if res < 0:
-                            reads, results = driver.sometimes_miss(ai, self.as_list(pair, 2 * size))
-                            res = self.checks_result(results)
-                            if reads is not None:
-                                self.put(m, reads, pair, res)
-                        if (<int32_t*> self.res_len.p)[res] >= 0:
-                            has_sometimes = driver.on_sometimes(self.objects[(<int64_t*> self.res_off.p)[res]], idx, ai)
+                        if oc == c:
+                            m = (<int32_t*> self.some_memo[c].p)[ai]
+                            if m < 0:
+                                m = self.new_memo()
+                                (<int32_t*> self.some_memo[c].p)[ai] = m
+                            res = self.lookup(m, pair)
+                            if res < 0:
+                                reads, results = driver.sometimes_miss(c, ai, self.as_list(pair, 2 * size))
+                                res = self.checks_result(results)
+                                if reads is not None:
+                                    self.put(m, reads, pair, res)
+                            results = self.objects[(<int64_t*> self.res_off.p)[res]] if (<int32_t*> self.res_len.p)[res] >= 0 else None
+                        else:  # across a rescale (rare): asked of the plain worlds
+                            results = driver.sometimes_across(c, ai, self.as_list(vec, size), oc, self.as_list(out, osize))
+                            if not any(r is not None for r in results):
+                                results = None
+                        if results is not None:
+                            has_sometimes = driver.on_sometimes(c, results, idx, ai)
                             fresh_found = True
-                            for j in range(<int> self.some_memo.n):
-                                (<int32_t*> self.some_memo.p)[j] = -1
+                            for k in range(self.nconf):
+                                for j in range(<int> self.some_memo[k].n):
+                                    (<int32_t*> self.some_memo[k].p)[j] = -1
                     mn = nsm[0]
                     for p in range(1, nsums):
                         if nsm[p] < mn:
@@ -544,31 +590,35 @@ cdef class Core:
                     n_stored += 1
                     if has_always:
                         self.check_calls += 1
-                        res = self.lookup(always_memo, nvec)
+                        res = self.lookup(always_memo[oc], out)
                         if res < 0:
-                            reads, results = driver.always_miss(self.as_list(nvec, size))
+                            reads, results = driver.always_miss(oc, self.as_list(out, osize))
                             res = self.checks_result(results)
                             if reads is not None:
-                                self.put(always_memo, reads, nvec, res)
+                                self.put(always_memo[oc], reads, out, res)
                         if (<int32_t*> self.res_len.p)[res] >= 0:
                             has_always = driver.on_always(self.objects[(<int64_t*> self.res_off.p)[res]], tidx, d + 1)
                             fresh_found = True
-                            always_memo = self.new_memo()
-                    buf_reserve(&nxt_vec, size)
+                            for k in range(self.nconf):
+                                always_memo[k] = self.new_memo()
+                    buf_reserve(&nxt_vec, stride)
                     buf_reserve(&nxt_sums, nsums)
                     buf_reserve(&nxt_idx, 1)
-                    memcpy((<uint32_t*> nxt_vec.p) + nxt_vec.n, nvec, size * 4)
+                    buf_reserve(&nxt_conf, 1)
+                    memcpy((<uint32_t*> nxt_vec.p) + nxt_vec.n, out, osize * 4)
                     memcpy((<uint64_t*> nxt_sums.p) + nxt_sums.n, nsm, nsums * 8)
                     (<int64_t*> nxt_idx.p)[nxt_idx.n] = tidx
-                    nxt_vec.n += size
+                    nxt_conf.p[nxt_conf.n] = <char> oc
+                    nxt_vec.n += stride
                     nxt_sums.n += nsums
                     nxt_idx.n += 1
+                    nxt_conf.n += 1
                     if visiting:
-                        driver.visit(self.as_list(nvec, size))
+                        driver.visit(oc, self.as_list(out, osize))
                 if not has_progress:
                     self.quiescent += 1
                     if has_eventually:
-                        driver.quiescent(self.as_list(vec, size), idx, d)
+                        driver.quiescent(c, self.as_list(vec, size), idx, d)
                         fresh_found = True
                 tick += 1
                 if fresh_found or (max_states >= 0 and <int64_t> self.sused >= max_states) or tick & 63 == 0:
@@ -582,4 +632,4 @@ cdef class Core:
             self.states = self.sused
             self.queued = (cur_n - pos) + nxt_idx.n
             free(cur_vec.p); free(nxt_vec.p); free(cur_sums.p); free(nxt_sums.p); free(cur_idx.p); free(nxt_idx.p)
-            free(ebuf.p); free(pair); free(nsm)
+            free(cur_conf.p); free(nxt_conf.p); free(ebuf.p); free(pair); free(xvec); free(nsm)

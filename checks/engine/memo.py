@@ -30,8 +30,8 @@ configuration); a ``Rescale`` is computed plainly (``Switch``).
 
 The loop below is the reference and the fallback: where the optional extension was built,
 ``memo_search`` hands the search after its initial states to the compiled loop (``memo_core``),
-which keeps the tables in C and calls this module's miss functions for everything they lack; a
-scope with a rescale and ``memo_check`` stay on this loop.
+which keeps the tables in C and calls this module's miss functions for everything they lack;
+``memo_check`` stays on this loop.
 """
 
 from __future__ import annotations
@@ -460,16 +460,16 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     fingerprint = ms.fingerprint
     checking = bool(memo_check)
     if compiled is None:
-        compiled = memo_core.available() and not checking and len(configs) == 1
-    elif compiled and not (memo_core.available() and not checking and len(configs) == 1):
+        compiled = memo_core.available() and not checking
+    elif compiled and not (memo_core.available() and not checking):
         raise MemoUnsupported("engine memo: the compiled loop " + ("was not built" if not memo_core.available() else
-                              "takes no --memo-check" if checking else "searches one parallelism configuration"))
+                              "takes no --memo-check"))
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         if compiled:
             states, n_trans, deepest, quiescent, expanded, done = memo_core.compiled_loop(
-                ms, queue, store, seen, found, always, sometimes, eventually, bounds, out, started, visit)
+                configs, queue, store, seen, found, always, sometimes, eventually, bounds, out, started, visit)
             queue.clear()
         while queue and not compiled:
             c, vec, sums, idx, d = queue.popleft()

@@ -42,11 +42,12 @@ class Capture:
 
 class Driver:
     """The Python side of one compiled search: the miss functions, the discoveries and the
-    bounds.  Its methods are called by ``Core.search`` (see there)."""
+    bounds.  Its methods are called by ``Core.search`` (see there), each with the parallelism
+    configuration first (``memo.MemoSpec`` per configuration)."""
 
-    def __init__(self, ms, out, found: dict, bounds, started: float, always: list, sometimes: list,
+    def __init__(self, configs: list, out, found: dict, bounds, started: float, always: list, sometimes: list,
                  eventually: list, visit: Callable[[Any], None] | None) -> None:
-        self.ms = ms
+        self.configs = configs
         self.out = out
         self.found = found
         self.bounds = bounds
@@ -60,47 +61,60 @@ class Driver:
         self._visit = visit
         self.cap = Capture()
         # the groups' tables live in the compiled loop: each group's memo becomes a Capture
-        ms.groups = [(g, None if memo is None else Capture()) for g, memo in ms.groups]
+        for ms in configs:
+            ms.groups = [(g, None if memo is None else Capture()) for g, memo in ms.groups]
 
     # -- misses -----------------------------------------------------------------------------------
-    def enabled_miss(self, k: int, vec: list):
-        memo = self.ms.groups[k][1]
+    def enabled_miss(self, c: int, k: int, vec: list):
+        ms = self.configs[c]
+        memo = ms.groups[k][1]
         if memo is None:
-            return None, self.ms._group_miss(k, vec)
+            return None, ms._group_miss(k, vec)
         memo.reads = None
-        acts = self.ms._group_miss(k, vec)
-        return (memo.reads if self.ms.groups[k][1] is memo else None), acts
+        acts = ms._group_miss(k, vec)
+        return (memo.reads if ms.groups[k][1] is memo else None), acts
 
-    def step_miss(self, ai: int, vec: list):
-        ms = self.ms
-        cap = self.cap
-        cap.reads = None
+    def step_miss(self, c: int, ai: int, vec: list):
+        """The step's reads and writes; after a rescale (``memo.Switch``), never cached, the
+        successor whole instead: ``(configuration, vector, sums)``."""
         from .memo import PLAIN, Switch
 
+        ms = self.configs[c]
+        cap = self.cap
+        cap.reads = None
         writes = ms._step_miss(PLAIN if ms.step_memos[ai] is PLAIN else cap, vec, ai)
         if type(writes) is Switch:
-            raise RuntimeError("the compiled loop searches one parallelism configuration; a rescale went to another")
+            nc, nvec = writes
+            return None, (nc, list(nvec), self.configs[nc].sums(nvec))
         return cap.reads, writes
 
-    def always_miss(self, vec: list):
+    def always_miss(self, c: int, vec: list):
         self.cap.reads = None
-        r = self.ms._checks_miss(self.cap, self.always_fns, vec)
+        r = self.configs[c]._checks_miss(self.cap, self.always_fns, vec)
         return self.cap.reads, r
 
-    def sometimes_miss(self, ai: int, vec2: list):
+    def sometimes_miss(self, c: int, ai: int, vec2: list):
         self.cap.reads = None
-        r = self.ms._checks_miss(self.cap, self.sometimes_fns, vec2, self.ms.actions[ai])
+        ms = self.configs[c]
+        r = ms._checks_miss(self.cap, self.sometimes_fns, vec2, ms.actions[ai])
         return self.cap.reads, r
 
-    def z(self, p: int, slot: int, i: int) -> int:
-        return self.ms.z(p, slot, i)
+    def sometimes_across(self, c: int, ai: int, vec: list, nc: int, nvec: list) -> tuple:
+        """The witnesses on a step across a rescale, asked of the plain worlds (as the Python
+        loop does)."""
+        s_w, t_w = self.configs[c].decode(vec), self.configs[nc].decode(nvec)
+        a = self.configs[c].actions[ai]
+        return tuple(f(s_w, a, t_w) for f in self.sometimes_fns)
 
-    def is_progress(self, ai: int) -> bool:
-        return self.ms.progress[ai]
+    def z(self, c: int, p: int, slot: int, i: int) -> int:
+        return self.configs[c].z(p, slot, i)
+
+    def is_progress(self, c: int, ai: int) -> bool:
+        return self.configs[c].progress[ai]
 
     # -- discoveries --------------------------------------------------------------------------------
-    def on_sometimes(self, results: tuple, idx: int, ai: int) -> bool:
-        found, a = self.found, self.ms.actions[ai]
+    def on_sometimes(self, c: int, results: tuple, idx: int, ai: int) -> bool:
+        found, a = self.found, self.configs[c].actions[ai]
         for (prop, _), what in zip(self.sometimes, results):
             if what is not None and prop.name not in found:
                 found[prop.name] = (prop, what, idx, a, "sometimes")
@@ -118,12 +132,12 @@ class Driver:
         self.always_fns = [f for _, f in self.always]
         return bool(self.always)
 
-    def quiescent(self, vec: list, idx: int, depth: int) -> None:
+    def quiescent(self, c: int, vec: list, idx: int, depth: int) -> None:
         if self.eventually:
-            judge_quiescent(self.eventually, self.ms.decode(vec), idx, depth, self.found, self.bounds)
+            judge_quiescent(self.eventually, self.configs[c].decode(vec), idx, depth, self.found, self.bounds)
 
-    def visit(self, vec: list) -> None:
-        self._visit(self.ms.decode(vec))
+    def visit(self, c: int, vec: list) -> None:
+        self._visit(self.configs[c].decode(vec))
 
     def pace(self, states: int, transitions: int, depth: int, queued: int) -> bool:
         """``bfs.Pace.stop``'s checks, asked after a discovery, at the state bound and every 64
@@ -147,21 +161,22 @@ class Driver:
         return False
 
 
-def compiled_loop(ms, queue, store, seen: set, found: dict, always: list, sometimes: list, eventually: list,
+def compiled_loop(configs: list, queue, store, seen: set, found: dict, always: list, sometimes: list, eventually: list,
                   bounds, out, started: float, visit) -> tuple[int, int, int, int, int, bool]:
     """The search from ``queue`` (``(config, vector, sums, index, depth)`` at depth 0) on the
-    compiled loop; the store gets the new states' links.  Returns the figures ``memo_search``'s
-    loop keeps: states, transitions, depth, quiescent states, expanded states, and whether
-    nothing was left to expand."""
-    driver = Driver(ms, out, found, bounds, started, always, sometimes, eventually, visit)
-    core = Core(ms.lay.size, len(ms._zs), driver)
+    compiled loop, ``configs`` the ``memo.MemoSpec`` of each parallelism configuration; the
+    store gets the new states' links.  Returns the figures ``memo_search``'s loop keeps: states,
+    transitions, depth, quiescent states, expanded states, and whether nothing was left to
+    expand."""
+    driver = Driver(configs, out, found, bounds, started, always, sometimes, eventually, visit)
+    core = Core(tuple(ms.lay.size for ms in configs), len(configs[0]._zs), driver)
     for fp in seen:
         core.mark_seen(fp)
-    inits = [(vec, sums, idx) for _, vec, sums, idx, _ in queue]
+    inits = [(c, vec, sums, idx) for c, vec, sums, idx, _ in queue]
     max_depth = -1 if bounds.max_depth is None else bounds.max_depth
     max_states = -1 if bounds.max_states is None else bounds.max_states
     try:
-        core.search(inits, len(store.fps), len(ms.groups), max_depth, max_states, bool(always), bool(sometimes),
+        core.search(inits, len(store.fps), tuple(len(ms.groups) for ms in configs), max_depth, max_states, bool(always), bool(sometimes),
                     bool(eventually), visit is not None)
     except KeyboardInterrupt:
         out.stopped = "interrupted (Ctrl-C)"
@@ -172,5 +187,5 @@ def compiled_loop(ms, queue, store, seen: set, found: dict, always: list, someti
         store.action.frombytes(actions)
     if core.depth_stopped and not out.stopped:
         out.stopped = f"depth bound {bounds.max_depth} reached"
-    ms.calls += core.transitions + len(ms.groups) * core.expanded + core.check_calls
+    configs[0].calls += core.transitions + core.group_calls + core.check_calls
     return core.states, core.transitions, core.deepest, core.quiescent, core.expanded, core.queued == 0

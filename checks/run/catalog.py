@@ -36,20 +36,21 @@ class CatalogInterrupted(KeyboardInterrupt):
 
 
 def run_entry(e: Entry, out: Path, correct_runs: dict, workers: int = 1,
-              max_seconds: float | None = None) -> tuple[dict, CheckResult, Spec, CheckResult]:
+              max_seconds: float | None = None, engine: str = "explore") -> tuple[dict, CheckResult, Spec, CheckResult]:
     """Search entry ``e`` (to its first violation; one process, so that the counterexample is
     the one the exact store finds), check its correct design on the same scope with
     ``workers`` processes (shared between entries with the same design and scope), save and
     replay the trace.  ``max_seconds`` bounds each of the two searches (a search cut short is
-    reported as incomplete, never as found or passed).  Ctrl-C in either search raises
+    reported as incomplete, never as found or passed).  ``engine``: ``explore`` or ``memo`` (the
+    same search in one process, so ``workers`` does not apply).  Ctrl-C in either search raises
     :class:`CatalogInterrupted`."""
     t0 = time.perf_counter()
-    bad = check(e.design, e.scope, stop_at=e.violates, max_seconds=max_seconds)
+    bad = check(e.design, e.scope, engine, stop_at=e.violates, max_seconds=max_seconds)
     if bad.interrupted:
         raise CatalogInterrupted(e.name)
     key = (e.correct.name, repr(e.scope), max_seconds)
     if key not in correct_runs:
-        correct_runs[key] = check(e.correct, e.scope, workers=workers, max_seconds=max_seconds)
+        correct_runs[key] = check(e.correct, e.scope, engine, workers=workers if engine == "explore" else 1, max_seconds=max_seconds)
     good = correct_runs[key]
     if good.interrupted:
         del correct_runs[key]

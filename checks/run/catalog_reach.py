@@ -69,10 +69,11 @@ class ReachRow:
                 "reason": self.reason}
 
 
-def reach_entry(e: Entry, workers: int = 1, max_seconds: float | None = None) -> tuple[ReachRow, CheckResult | None]:
+def reach_entry(e: Entry, workers: int = 1, max_seconds: float | None = None,
+                engine: str = "explore") -> tuple[ReachRow, CheckResult | None]:
     """Search entry ``e`` in its correct design's default scopes, in order, each to the first
     violation of ``e.violates`` (``max_seconds`` bounds each search), with symmetry reduction
-    where ``check`` would use it; returns the row and the result that found it (None when none
+    where ``check`` would use it, on ``engine`` (``explore`` with ``workers``, or ``memo``); returns the row and the result that found it (None when none
     did).  Ctrl-C propagates as ``KeyboardInterrupt``."""
     t0 = time.perf_counter()
     scopes = tuple(fitted(e.design, s) for s in default_scopes_for(e.correct))  # as check's default scopes
@@ -82,7 +83,8 @@ def reach_entry(e: Entry, workers: int = 1, max_seconds: float | None = None) ->
         if all(p.name != e.violates for p in Spec(e.design, scope).applicable):
             states.append(0)  # the property does not apply in this scope: nothing to search
             continue
-        result = check(e.design, scope, stop_at=e.violates, workers=workers, max_seconds=max_seconds,
+        result = check(e.design, scope, engine, stop_at=e.violates, workers=workers if engine == "explore" else 1,
+                       max_seconds=max_seconds,
                        symmetry=symmetric(e.design, scope))
         if result.interrupted:
             raise KeyboardInterrupt(e.name)
