@@ -405,8 +405,8 @@ cdef class Core:
         0, already seen), as ``memo.memo_search`` does.  ``n_groups``: the enabled rule groups
         of each configuration.  Calls on the driver, each with the configuration first:
         ``enabled_miss``, ``step_miss``, ``always_miss``, ``sometimes_miss`` (each ``(reads or
-        None, result)``; a step's result may instead be ``(configuration, vector, sums)`` after a
-        rescale, never cached), ``sometimes_across`` (the witnesses across a rescale), ``z``,
+        None, result)``; after a rescale a step's result is ``(configuration, vector, sums)``,
+        the successor whole), ``sometimes_across`` (the witnesses across a rescale), ``z``,
         ``is_progress``, ``on_always``/``on_sometimes`` (a result with something in it; they
         answer whether any property of that kind is left), ``quiescent``, ``visit`` and ``pace``
         (true: stop).  The figures are the attributes afterwards."""
@@ -524,17 +524,32 @@ cdef class Core:
                     if res < 0:
                         reads, writes = driver.step_miss(c, ai, self.as_list(vec, size))
                         if type(writes) is tuple and len(writes) == 3 and type(writes[1]) is list:  # a rescale
-                            oc = writes[0]
-                            out = xvec
-                            for j in range(self.sizes[oc]):
-                                xvec[j] = writes[1][j]
-                            for p in range(nsums):
-                                nsm[p] = <uint64_t> writes[2][p]
+                            if reads is not None:  # cached: the configuration, then the successor whole
+                                res = self.ids_result([writes[0]] + writes[1])
+                                (<int32_t*> self.res_len.p)[res] = -2 - <int32_t> len(writes[1])
+                                self.put(m, reads, vec, res)
+                            else:
+                                oc = writes[0]
+                                out = xvec
+                                for j in range(self.sizes[oc]):
+                                    xvec[j] = writes[1][j]
+                                for p in range(nsums):
+                                    nsm[p] = <uint64_t> writes[2][p]
                         else:
                             res = self.ids_result([x for w in writes for x in w])
                             if reads is not None:
                                 self.put(m, reads, vec, res)
-                    if oc == c:
+                    if res >= 0 and (<int32_t*> self.res_len.p)[res] < -1:  # a rescale from the table
+                        cnt = -2 - (<int32_t*> self.res_len.p)[res]
+                        wr = (<uint32_t*> self.data.p) + (<int64_t*> self.res_off.p)[res]
+                        oc = wr[0]
+                        out = xvec
+                        memcpy(xvec, wr + 1, cnt * 4)
+                        for p in range(nsums):
+                            nsm[p] = 0
+                            for j in range(cnt):
+                                nsm[p] += self.zob(oc, p, j, xvec[j])
+                    elif oc == c:
                         cnt = (<int32_t*> self.res_len.p)[res] // 2
                         memcpy(nvec, vec, size * 4)
                         memcpy(nsm, sums, nsums * 8)

@@ -26,7 +26,7 @@ search with ``MemoMismatch`` naming the function and the field.  A function the 
 run (it raised where the plain model does not) runs plainly from then on, and the outcome says so.
 
 One process.  A scope with a rescale has a layout per parallelism (``MemoSpec`` per
-configuration); a ``Rescale`` is computed plainly (``Switch``).
+configuration); a ``Rescale``'s entry is its successor whole, in the other layout (``Switch``).
 
 The loop below is the reference and the fallback: where the optional extension was built,
 ``memo_search`` hands the search after its initial states to the compiled loop (``memo_core``),
@@ -45,7 +45,7 @@ from typing import Any, Callable
 
 from ckptcheck.model import symmetry
 from ckptcheck.model.actions import Rescale
-from ckptcheck.model.world import Coordinator, TaskState
+from ckptcheck.model.world import Coordinator, TaskState, World
 
 from .bfs import Bounds, Pace, PathStore, finish_outcome, judge_initial, judge_quiescent, rebuild_discoveries
 from . import memo_core
@@ -248,7 +248,7 @@ class MemoSpec:
         if i is None:
             i = self._action_index[a] = len(self.actions)
             self.actions.append(a)
-            self.step_memos.append(PLAIN if type(a) is Rescale else Memo())
+            self.step_memos.append(Memo())
             self.progress.append(self.spec.is_progress(a))
         return i
 
@@ -310,7 +310,17 @@ class MemoSpec:
         if r is MISS:
             return self._step_miss(memo, vec, ai)
         if memo is not PLAIN and self._should_check():
-            want = self.lay.encode(self.model.step(self.lay.decode(vec), a))
+            t = self.model.step(self.lay.decode(vec), a)
+            if type(r) is Switch:  # a rescale: the successor whole, in the other configuration's layout
+                c, got = r
+                want = self.configs[c].lay.encode(t)
+                if got != want:
+                    slot = next(s for s in range(len(want)) if got[s] != want[s])
+                    lay = self.configs[c].lay
+                    raise self._mismatch(f"step {a!r} at {lay.slot_name(slot, self.configs[c].names)}",
+                                         lay.slot_value(got, slot), lay.slot_value(want, slot))
+                return r
+            want = self.lay.encode(t)
             got = self.patch(vec, r)
             if got != want:
                 slot = next(s for s in range(len(want)) if got[s] != want[s])
@@ -325,7 +335,16 @@ class MemoSpec:
             try:
                 writes, reads = self._trace(self.model.step, vec, a)
                 if type(writes) is not Writes:
-                    raise TypeError(f"its step returned a {type(writes).__name__}, not the slots it wrote")
+                    if type(a) is not Rescale or not isinstance(writes, World) or len(self.configs) < 2:
+                        raise TypeError(f"its step returned a {type(writes).__name__}, not the slots it wrote")
+                    # a rescale builds the world anew in the other configuration's layout: the
+                    # entry is the successor whole (its values are checked plain where interned)
+                    c = writes.used.rescales & 1
+                    if c == self.config:
+                        raise TypeError("a rescale that keeps the parallelism")
+                    switch = Switch((c, self.configs[c].lay.encode(writes)))
+                    memo.put(reads, vec, switch)
+                    return switch
             except Exception as e:
                 self.plain[f"step {type(a).__name__}"] = f"{type(e).__name__}: {e}"
                 self.step_memos[ai] = PLAIN

@@ -75,8 +75,8 @@ class Driver:
         return (memo.reads if ms.groups[k][1] is memo else None), acts
 
     def step_miss(self, c: int, ai: int, vec: list):
-        """The step's reads and writes; after a rescale (``memo.Switch``), never cached, the
-        successor whole instead: ``(configuration, vector, sums)``."""
+        """The step's reads (``None``: not to be cached) and writes; after a rescale
+        (``memo.Switch``) the successor whole instead: ``(configuration, vector, sums)``."""
         from .memo import PLAIN, Switch
 
         ms = self.configs[c]
@@ -85,7 +85,7 @@ class Driver:
         writes = ms._step_miss(PLAIN if ms.step_memos[ai] is PLAIN else cap, vec, ai)
         if type(writes) is Switch:
             nc, nvec = writes
-            return None, (nc, list(nvec), self.configs[nc].sums(nvec))
+            return cap.reads, (nc, list(nvec), self.configs[nc].sums(nvec))
         return cap.reads, writes
 
     def always_miss(self, c: int, vec: list):
