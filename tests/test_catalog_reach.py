@@ -5,6 +5,7 @@ that cannot reach the flaw, one that can, and a property that does not apply are
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -100,3 +101,26 @@ def test_entries_selects_by_name_and_an_unknown_name_is_one_line_before_any_sear
     assert not (tmp_path / "o").exists()
     assert main(["catalog", "--default-scopes", "--entries", "commit-at-pre-commit", "--out", str(tmp_path / "o")]) == 0
     assert "RESULT: 1/1 catalog entries found" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("default_scopes", [True, False], ids=["default-scopes", "own-scope"])
+def test_the_catalog_on_the_memo_engine_finds_what_the_reference_finds(monkeypatch, tmp_path, capsys, default_scopes):
+    """``catalog --engine memo``: the same rows as the reference engine, each trace replayed."""
+    monkeypatch.setattr(catalog_reach, "default_scopes_for", lambda design: (NO_FAULT, ONE_FAILURE))
+    monkeypatch.setattr("ckptcheck.checks.cli.catalog.CATALOG", (entry("commit-at-pre-commit"),))
+    args = ["catalog", "--entries", "commit-at-pre-commit"] + (["--default-scopes"] if default_scopes else [])
+    lines = {}
+    for engine in ("memo", "explore"):
+        assert main(args + ["--engine", engine, "--out", str(tmp_path / engine)]) == 0
+        out = capsys.readouterr().out
+        lines[engine] = [x for x in out.splitlines() if ("commit-at-pre-commit" in x or "correct design" in x) and "trace" not in x]
+    assert lines["memo"] and len(lines["memo"]) == len(lines["explore"])
+    # the steps and where it was found (a search that stopped at its first violation counts its own states), and
+    # the correct design's exhaustive pass with the same states
+    def figures(line: str) -> str:
+        return re.sub(r", [0-9.]+s\)", ")", line.split(" steps (scope")[0])
+
+    assert [figures(x) for x in lines["memo"]] == [figures(x) for x in lines["explore"]]
+    assert default_scopes or "320,599 states" in lines["memo"][-1]
+    for trace in (tmp_path / "memo").rglob("*exactly-once-output.trace.json"):
+        assert main(["replay", str(trace)]) == 1
