@@ -169,6 +169,12 @@ class Pace:
         self.next_report = started + bounds.progress_every
 
     def stop(self, out, found: dict, states: int, transitions: int, depth: int, queued: int) -> bool:
+        self.tick += 1
+        return self.check(out, found, states, transitions, depth, queued, timed=self.tick & 63 == 0)
+
+    def check(self, out, found: dict, states: int, transitions: int, depth: int, queued: int, timed: bool = True) -> bool:
+        """``stop``'s checks, the time bound and progress line only if ``timed`` (a loop that
+        asks less often than every state, as the memo engine's compiled one, asks timed)."""
         b = self.bounds
         if found and b.stop_when(found):
             out.stopped = b.stop_reason
@@ -176,8 +182,7 @@ class Pace:
         if b.max_states is not None and states >= b.max_states:
             out.stopped = f"state bound {b.max_states} reached"
             return True
-        self.tick += 1
-        if self.tick & 63 == 0:
+        if timed:
             now = time.perf_counter()
             if b.max_seconds is not None and now - self.started > b.max_seconds:
                 out.stopped = f"time bound {b.max_seconds:g}s reached"

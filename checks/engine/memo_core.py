@@ -10,10 +10,9 @@ Python loop runs; both give the same states in the same order (``tests/test_memo
 
 from __future__ import annotations
 
-import time
 from typing import Any, Callable
 
-from .bfs import judge_quiescent
+from .bfs import Pace, judge_quiescent
 
 try:
     from ._memo_core import Core
@@ -51,8 +50,7 @@ class Driver:
         self.out = out
         self.found = found
         self.bounds = bounds
-        self.started = started
-        self.next_report = started + bounds.progress_every
+        self._pace = Pace(bounds, started)
         self.always = always
         self.always_fns = [f for _, f in always]
         self.sometimes = sometimes
@@ -140,25 +138,10 @@ class Driver:
         self._visit(self.configs[c].decode(vec))
 
     def pace(self, states: int, transitions: int, depth: int, queued: int) -> bool:
-        """``bfs.Pace.stop``'s checks, asked after a discovery, at the state bound and every 64
+        """``bfs.Pace``'s checks, asked after a discovery, at the state bound and every 64
         states: the loop asks no more often, since between two discoveries the stop condition's
         answer cannot change."""
-        b, out, found = self.bounds, self.out, self.found
-        if found and b.stop_when(found):
-            out.stopped = b.stop_reason
-            return True
-        if b.max_states is not None and states >= b.max_states:
-            out.stopped = f"state bound {b.max_states} reached"
-            return True
-        now = time.perf_counter()
-        if b.max_seconds is not None and now - self.started > b.max_seconds:
-            out.stopped = f"time bound {b.max_seconds:g}s reached"
-            return True
-        if b.progress is not None and now >= self.next_report:
-            out.states, out.transitions, out.depth, out.elapsed = states, transitions, depth, now - self.started
-            b.progress(out, queued)
-            self.next_report = now + b.progress_every
-        return False
+        return self._pace.check(self.out, self.found, states, transitions, depth, queued)
 
 
 def compiled_loop(configs: list, queue, store, seen: set, found: dict, always: list, sometimes: list, eventually: list,
