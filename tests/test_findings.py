@@ -131,3 +131,16 @@ def test_flip600_pr_manifest_holds_to_the_searches(tmp_path):
 
 
 SEARCHED = r"\(exhaustive search of the scope, [\d,]+ states(?: \(symmetry classes\))?(?:, depth \d+)?\)"
+
+
+def test_findings_on_the_memo_engine_say_what_the_reference_says(tmp_path):
+    """``findings --engine memo``: the same finding, trace length, replay and fix verdict as the
+    reference engine, and the report names the engine."""
+    fix = Fix("ref-chain-bounded", "tier 2 resets the counter", KEEP_FORCE, "keep the force")
+    memo = run_findings(FLIP600_PROPOSED, _manifest(fix), tmp_path / "memo", engine="memo")
+    ref = run_findings(FLIP600_PROPOSED, _manifest(fix), tmp_path / "ref", workers=1)
+    assert [(f.property, len(f.trace), f.replays, f.fix_holds, f.fix_result.stats["states"]) for f in memo.findings] == \
+        [(f.property, len(f.trace), f.replays, f.fix_holds, f.fix_result.stats["states"]) for f in ref.findings]
+    assert memo.as_expected
+    text = findings_report(memo, command="ckptcheck findings test --engine memo", when="2026-11-28")
+    assert "on the memo engine (one process)" in text

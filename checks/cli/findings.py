@@ -35,7 +35,7 @@ def cmd_findings(args) -> int:
     from ckptcheck.checks.run.report import findings_report
 
     run = run_findings(design, scopes, out / "traces", workers=args.workers or os.cpu_count() or 1,
-                       max_seconds=args.max_seconds, progress=say, readings=READINGS.get(args.design))
+                       max_seconds=args.max_seconds, progress=say, readings=READINGS.get(args.design), engine=args.engine)
     if run.interrupted:
         for f in run.findings:
             say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}")
@@ -84,6 +84,8 @@ def command_line(args) -> str:
         words += ["--date", args.date]
     if args.workers:
         words += ["--workers", str(args.workers)]
+    if args.engine != "explore":
+        words += ["--engine", args.engine]
     if args.max_seconds:
         words += ["--max-seconds", f"{args.max_seconds:g}"]
     return shlex.join(words)
@@ -103,6 +105,8 @@ def add_parser(sub) -> None:
     fd.add_argument("--out", default="reports/findings", help="where the report and its traces go (default reports/findings)")
     fd.add_argument("--date", default=None, help="the date in the report's name, YYYY-MM-DD (default today, UTC)")
     fd.add_argument("--workers", type=workers_arg, default=None, help="processes per search, 1 to 64 (default: the number of cores)")
+    fd.add_argument("--engine", choices=("explore", "memo"), default="explore",
+                    help="the exhaustive engine: explore (workers) or memo (one process, each model call computed once)")
     fd.add_argument("--max-seconds", type=positive_float, default=None,
                     help="bound the whole run to S seconds: each search gets what the earlier ones left, the searches"
                          " left when it is spent are not run, and the report says of every expected violation whether"

@@ -398,6 +398,24 @@ cdef class Core:
     def mark_seen(self, int64_t fp):
         self.add_seen(fp)
 
+    cdef int push_state(self, Buf* vb, Buf* sb, Buf* ib, Buf* cb, const uint32_t* v, int n, const uint64_t* sums,
+                        int64_t ix, int c) except -1:
+        """A state onto a level's arenas: its vector (``n`` ids, in a slot of ``stride``), its
+        sums, its store index and its configuration."""
+        buf_reserve(vb, self.stride)
+        buf_reserve(sb, self.nsums)
+        buf_reserve(ib, 1)
+        buf_reserve(cb, 1)
+        memcpy((<uint32_t*> vb.p) + vb.n, v, n * 4)
+        memcpy((<uint64_t*> sb.p) + sb.n, sums, self.nsums * 8)
+        (<int64_t*> ib.p)[ib.n] = ix
+        cb.p[cb.n] = <char> c
+        vb.n += self.stride
+        sb.n += self.nsums
+        ib.n += 1
+        cb.n += 1
+        return 0
+
     # -- the search ------------------------------------------------------------------------------
     def search(self, list inits, int n_stored, tuple n_groups, int max_depth, int64_t max_states,
                bint has_always, bint has_sometimes, bint has_eventually, bint visiting):
@@ -451,20 +469,11 @@ cdef class Core:
         self.exhausted = False
         try:
             for c_i, vec_l, sums_t, ix in inits:
-                buf_reserve(&cur_vec, stride)
-                buf_reserve(&cur_sums, nsums)
-                buf_reserve(&cur_idx, 1)
-                buf_reserve(&cur_conf, 1)
                 for j in range(len(vec_l)):
-                    (<uint32_t*> cur_vec.p)[cur_vec.n + j] = vec_l[j]
+                    xvec[j] = vec_l[j]
                 for j in range(nsums):
-                    (<uint64_t*> cur_sums.p)[cur_sums.n + j] = <uint64_t> sums_t[j]
-                (<int64_t*> cur_idx.p)[cur_idx.n] = ix
-                cur_conf.p[cur_conf.n] = <char> c_i
-                cur_vec.n += stride
-                cur_sums.n += nsums
-                cur_idx.n += 1
-                cur_conf.n += 1
+                    nsm[j] = <uint64_t> sums_t[j]
+                self.push_state(&cur_vec, &cur_sums, &cur_idx, &cur_conf, xvec, len(vec_l), nsm, ix, c_i)
             cur_n = cur_idx.n
             while True:
                 if pos == cur_n:
@@ -616,18 +625,7 @@ cdef class Core:
                             fresh_found = True
                             for k in range(self.nconf):
                                 always_memo[k] = self.new_memo()
-                    buf_reserve(&nxt_vec, stride)
-                    buf_reserve(&nxt_sums, nsums)
-                    buf_reserve(&nxt_idx, 1)
-                    buf_reserve(&nxt_conf, 1)
-                    memcpy((<uint32_t*> nxt_vec.p) + nxt_vec.n, out, osize * 4)
-                    memcpy((<uint64_t*> nxt_sums.p) + nxt_sums.n, nsm, nsums * 8)
-                    (<int64_t*> nxt_idx.p)[nxt_idx.n] = tidx
-                    nxt_conf.p[nxt_conf.n] = <char> oc
-                    nxt_vec.n += stride
-                    nxt_sums.n += nsums
-                    nxt_idx.n += 1
-                    nxt_conf.n += 1
+                    self.push_state(&nxt_vec, &nxt_sums, &nxt_idx, &nxt_conf, out, osize, nsm, tidx, oc)
                     if visiting:
                         driver.visit(oc, self.as_list(out, osize))
                 if not has_progress:

@@ -97,6 +97,13 @@ class FindingsRun:
     readings: Readings | None = None
     manifest: list[ManifestRow] = field(default_factory=list)  # every expected violation and what the run says of it
     max_seconds: float | None = None  # the bound on the whole run, if any
+    engine: str = "explore"  # the exhaustive engine of every search (memo: one process, workers unused)
+
+    def cost(self) -> str:
+        """The run's time and what ran it."""
+        if self.engine == "memo":
+            return f"{self.seconds:.0f} s on the memo engine (one process)"
+        return f"{self.seconds:.0f} s with {self.workers} worker(s)"
 
     def not_found(self) -> list[tuple[str, str]]:
         """Each expected violation the run did not find, a line per scope, property and state, with the
@@ -154,7 +161,8 @@ class FindingsRun:
 
 
 def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path, *, workers: int = 2,
-                 max_seconds: float | None = None, progress=None, readings: Readings | None = None) -> FindingsRun:
+                 max_seconds: float | None = None, progress=None, readings: Readings | None = None,
+                 engine: str = "explore") -> FindingsRun:
     """Search ``design`` in every scope, save and replay each counterexample under ``traces``,
     and check each violated property's fix in the same scope (fix searches shared when one fix
     serves several properties).  ``max_seconds`` bounds the whole run: each search gets an equal
@@ -164,7 +172,8 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
 
     With ``readings``, every scope is searched under each reading (the design's own first), each
     counterexample saved and replayed; a fix is checked once, under the first reading its
-    violation was found in, unless the fix is a reading of its own (it sets the knob)."""
+    violation was found in, unless the fix is a reading of its own (it sets the knob).
+    ``engine``: ``explore`` (with ``workers``) or ``memo`` (one process)."""
     t0 = time.perf_counter()
     runs: list[ScopeRun] = []
     findings: list[Finding] = []
@@ -185,7 +194,7 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
 
     def stop() -> FindingsRun:
         return FindingsRun(design, runs, findings, time.perf_counter() - t0, workers, interrupted=True, readings=readings,
-                           manifest=manifest, max_seconds=max_seconds)
+                           manifest=manifest, max_seconds=max_seconds, engine=engine)
 
     for fs in scopes:
         fix_runs: dict[str, CheckResult] = {}
@@ -209,7 +218,8 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
                 progress(f"searching {configured.name} in scope {fs.name}")
             t1 = time.perf_counter()
             sym = symmetric(configured, fs.scope) and all(symmetric(f.fixed, fs.scope) for f in fs.fixes)
-            result = check(configured, fs.scope, workers=workers, max_seconds=budget, symmetry=sym)
+            result = check(configured, fs.scope, engine, workers=workers if engine == "explore" else 1, max_seconds=budget,
+                           symmetry=sym)
             if result.interrupted:  # Ctrl-C ends the whole run, not only this search
                 return stop()
             own = value is None or value == values[0]
@@ -234,7 +244,8 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
                     if fixed.name not in fix_runs and (fix_budget is None or fix_budget >= 0.5):
                         if progress:
                             progress(f"checking the fix {fixed.name} in scope {fs.name}")
-                        fix_runs[fixed.name] = check(fixed, fs.scope, workers=workers, max_seconds=fix_budget, symmetry=sym)
+                        fix_runs[fixed.name] = check(fixed, fs.scope, engine, workers=workers if engine == "explore" else 1,
+                                                     max_seconds=fix_budget, symmetry=sym)
                         if fix_runs[fixed.name].interrupted:
                             return stop()
                     fix_result = fix_runs.get(fixed.name)  # None: the bound was spent before the fix's search
@@ -258,7 +269,7 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
                                      FOUND if f.violates in found else NOT_FOUND if whole else NOT_FOUND_IN_PART, f.rule)
                          for f in fs.fixes if f.violates in expected_here]
     return FindingsRun(design, runs, findings, time.perf_counter() - t0, workers, readings=readings, manifest=manifest,
-                       max_seconds=max_seconds)
+                       max_seconds=max_seconds, engine=engine)
 
 
 def searched_words(r: CheckResult) -> str:

@@ -303,7 +303,7 @@ def findings_report(run, *, command: str, when: str) -> str:
                   f" {design.knobs()[readings.knob]}; the table says under which readings each finding holds.")
     data = {
         "title": f"Findings: {design.name}", "intro": intro, "command": command, "when": when,
-        "cost": f"{run.seconds:.0f} s with {run.workers} worker(s)", "findings": rows, "missing": missing,
+        "cost": run.cost(), "findings": rows, "missing": missing,
         "held": held, "scopes": scopes, "design_text": f"{design.name}: {design.description} Origin: {design.origin}",
         "knobs": knobs, "readings": readings.knob if readings else "",
     }
