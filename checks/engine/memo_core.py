@@ -4,8 +4,8 @@ from the model (through ``memo.MemoSpec``'s own miss functions) and keeps the di
 
 The loop (``_memo_core``, a Cython extension) is optional: ``pip install`` builds it where Cython
 and a C compiler are at hand, and ``available()`` says whether it was.  Where it is not, or where
-a search needs what only the Python loop does (``--memo-check``, a scope with a rescale), the
-Python loop runs; both give the same states in the same order (``tests/test_memo_engine.py``).
+a search asks what only the Python loop does (``--memo-check``), the Python loop runs; both give
+the same states in the same order (``tests/test_memo_engine.py``).
 """
 
 from __future__ import annotations
