@@ -101,7 +101,7 @@ cdef class Core:
     cdef Buf progress[2]  # char per action
     cdef object driver
     # counters (read by the driver when the search ends or stops)
-    cdef readonly int64_t states, transitions, deepest, quiescent, expanded, check_calls, group_calls, queued
+    cdef readonly int64_t states, transitions, deepest, quiescent, check_calls, group_calls, queued
     cdef readonly bint exhausted, depth_stopped
     cdef Buf store_fp, store_parent  # int64
     cdef Buf store_action  # uint16
@@ -423,8 +423,8 @@ cdef class Core:
         0, already seen), as ``memo.memo_search`` does.  ``n_groups``: the enabled rule groups
         of each configuration.  Calls on the driver, each with the configuration first:
         ``enabled_miss``, ``step_miss``, ``always_miss``, ``sometimes_miss`` (each ``(reads or
-        None, result)``; after a rescale a step's result is ``(configuration, vector, sums)``,
-        the successor whole), ``sometimes_across`` (the witnesses across a rescale), ``z``,
+        None, result)``; a step's also the successor whole after a rescale, ``(configuration,
+        vector, sums)``, or ``None``), ``sometimes_across`` (the witnesses across a rescale), ``z``,
         ``is_progress``, ``on_always``/``on_sometimes`` (a result with something in it; they
         answer whether any property of that kind is left), ``quiescent``, ``visit`` and ``pace``
         (true: stop).  The figures are the attributes afterwards."""
@@ -499,7 +499,6 @@ cdef class Core:
                 if max_depth >= 0 and d >= max_depth:
                     self.depth_stopped = True
                     continue
-                self.expanded += 1
                 # the enabled actions, group by group
                 ebuf.n = 0
                 self.group_calls += ngroups[c]
@@ -531,19 +530,19 @@ cdef class Core:
                     oc = c
                     out = nvec
                     if res < 0:
-                        reads, writes = driver.step_miss(c, ai, self.as_list(vec, size))
-                        if type(writes) is tuple and len(writes) == 3 and type(writes[1]) is list:  # a rescale
+                        reads, writes, rescaled = driver.step_miss(c, ai, self.as_list(vec, size))
+                        if rescaled is not None:
                             if reads is not None:  # cached: the configuration, then the successor whole
-                                res = self.ids_result([writes[0]] + writes[1])
-                                (<int32_t*> self.res_len.p)[res] = -2 - <int32_t> len(writes[1])
+                                res = self.ids_result([rescaled[0]] + rescaled[1])
+                                (<int32_t*> self.res_len.p)[res] = -2 - <int32_t> len(rescaled[1])
                                 self.put(m, reads, vec, res)
                             else:
-                                oc = writes[0]
+                                oc = rescaled[0]
                                 out = xvec
                                 for j in range(self.sizes[oc]):
-                                    xvec[j] = writes[1][j]
+                                    xvec[j] = rescaled[1][j]
                                 for p in range(nsums):
-                                    nsm[p] = <uint64_t> writes[2][p]
+                                    nsm[p] = <uint64_t> rescaled[2][p]
                         else:
                             res = self.ids_result([x for w in writes for x in w])
                             if reads is not None:
@@ -571,8 +570,8 @@ cdef class Core:
                                 nvec[slot] = wr[2 * j + 1]
                     osize = self.sizes[oc]
                     if has_sometimes:
-                        self.check_calls += 1
                         if oc == c:
+                            self.check_calls += 1
                             m = (<int32_t*> self.some_memo[c].p)[ai]
                             if m < 0:
                                 m = self.new_memo()

@@ -470,7 +470,7 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     always_fns = [c for _, c in always]
     sometimes_fns = [c for _, c in sometimes]
     no_violation, no_witness = (None,) * len(always), (None,) * len(sometimes)
-    n_trans = deepest = quiescent = expanded = 0
+    n_trans = deepest = quiescent = group_calls = 0
     seen_add = seen.add
     push = queue.append
     fps_append, parent_append, action_append = store.fps.append, store.parent.append, store.action.append
@@ -487,7 +487,7 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     gc.disable()
     try:
         if compiled:
-            states, n_trans, deepest, quiescent, expanded, done = memo_core.compiled_loop(
+            states, n_trans, deepest, quiescent, group_calls, done = memo_core.compiled_loop(
                 configs, queue, store, seen, found, always, sometimes, eventually, bounds, out, started, visit)
             queue.clear()
         while queue and not compiled:
@@ -501,7 +501,7 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
             actions, step_memos, progress_of, step = cs.actions, cs.step_memos, cs.progress, cs.step
             has_progress = False
             nd = d + 1
-            expanded += 1
+            group_calls += len(cs.groups)
             for i, ai in enumerate(cs.enabled(vec)):
                 n_trans += 1
                 if not has_progress and progress_of[ai]:
@@ -581,8 +581,7 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     finish_outcome(out, states=states if compiled else len(seen), transitions=n_trans, depth=deepest, quiescent=quiescent, exhausted=done if compiled else not queue, workers=1)
     out.collision_probability *= len(ms.perms) + 1  # the least of 1 + permutations sums names a class: each may collide
     rebuild_discoveries(out, found, store, spec, discovery, ms.world_fingerprint)
-    if not compiled:
-        ms.calls += n_trans + sum(len(x.groups) for x in configs) * expanded // len(configs)
+    ms.calls += n_trans + group_calls  # each transition's step, each expanded state's enabled groups
     out.engine_detail = memo_detail(configs, compiled)
     out.elapsed = time.perf_counter() - started
     return ms

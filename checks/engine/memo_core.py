@@ -73,8 +73,8 @@ class Driver:
         return (memo.reads if ms.groups[k][1] is memo else None), acts
 
     def step_miss(self, c: int, ai: int, vec: list):
-        """The step's reads (``None``: not to be cached) and writes; after a rescale
-        (``memo.Switch``) the successor whole instead: ``(configuration, vector, sums)``."""
+        """The step's reads (``None``: not to be cached), its writes, and after a rescale
+        (``memo.Switch``: no writes) the successor whole, ``(configuration, vector, sums)``."""
         from .memo import PLAIN, Switch
 
         ms = self.configs[c]
@@ -83,8 +83,8 @@ class Driver:
         writes = ms._step_miss(PLAIN if ms.step_memos[ai] is PLAIN else cap, vec, ai)
         if type(writes) is Switch:
             nc, nvec = writes
-            return cap.reads, (nc, list(nvec), self.configs[nc].sums(nvec))
-        return cap.reads, writes
+            return cap.reads, (), (nc, list(nvec), self.configs[nc].sums(nvec))
+        return cap.reads, writes, None
 
     def always_miss(self, c: int, vec: list):
         self.cap.reads = None
@@ -149,8 +149,8 @@ def compiled_loop(configs: list, queue, store, seen: set, found: dict, always: l
     """The search from ``queue`` (``(config, vector, sums, index, depth)`` at depth 0) on the
     compiled loop, ``configs`` the ``memo.MemoSpec`` of each parallelism configuration; the
     store gets the new states' links.  Returns the figures ``memo_search``'s loop keeps: states,
-    transitions, depth, quiescent states, expanded states, and whether nothing was left to
-    expand."""
+    transitions, depth, quiescent states, enabled groups asked (one per group per expanded state),
+    and whether nothing was left to expand."""
     driver = Driver(configs, out, found, bounds, started, always, sometimes, eventually, visit)
     core = Core(tuple(ms.lay.size for ms in configs), len(configs[0]._zs), driver)
     for fp in seen:
@@ -170,5 +170,5 @@ def compiled_loop(configs: list, queue, store, seen: set, found: dict, always: l
         store.action.frombytes(actions)
     if core.depth_stopped and not out.stopped:
         out.stopped = f"depth bound {bounds.max_depth} reached"
-    configs[0].calls += core.transitions + core.group_calls + core.check_calls
-    return core.states, core.transitions, core.deepest, core.quiescent, core.expanded, core.queued == 0
+    configs[0].calls += core.check_calls  # the properties and witnesses asked (the Python loop counts them in MemoSpec.checks)
+    return core.states, core.transitions, core.deepest, core.quiescent, core.group_calls, core.queued == 0
