@@ -123,7 +123,7 @@ class MemoSpec:
         topo = model.topo
         self.lay = Layout(topo.n_tasks, len(topo.channels))
         if first is not None:  # one table of values for every configuration: ids mean the same in each
-            self.lay.values, self.lay.ids = first.lay.values, first.lay.ids
+            self.lay.share(first.lay)
         self.names = topo.names
         self.groups: list[tuple[Callable, Memo | None]] = [(g, Memo()) for g in model.enabled_groups]
         self._group_shapes = [memo.shapes for _, memo in self.groups]
@@ -167,8 +167,9 @@ class MemoSpec:
 
     def z(self, p: int, slot: int, i: int) -> int:
         """The Zobrist number of slot ``slot`` holding id ``i`` in the world renamed by
-        permutation ``p`` (0: the identity).  The identity's is a hash of both mixed by
-        splitmix64's finalizer (sums of Python's own tuple hashes cancel: two subtasks'
+        permutation ``p`` (0: the identity).  The identity's is a hash of the configuration,
+        the slot and the value's digest (``Layout.digests``: the same in every process), mixed
+        by splitmix64's finalizer (sums of Python's own tuple hashes cancel: two subtasks'
         swapped fields once gave one sum); a permutation's is the identity's of the renamed
         slot and value."""
         table = self._zs[p][slot]
@@ -177,7 +178,8 @@ class MemoSpec:
             if p:
                 z = self.z(0, *self._renamed(p, slot, i))
             else:
-                x = hash((self.config, slot, i)) & MASK
+                lay = self.lay
+                x = hash((self.config, slot, lay.digests[lay.kind_of[slot]][i])) & MASK
                 x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
                 x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
                 z = x ^ (x >> 31)
@@ -191,7 +193,8 @@ class MemoSpec:
 
     def sums_after(self, sums: tuple, vec: list, writes: tuple) -> tuple[int, ...]:
         """``sums(patch(vec, writes))`` from ``sums(vec)``: each written slot's number out, the
-        new one in.  (Every id a state holds had its numbers computed when it was written.)"""
+        new one in.  (A state made in this process had its numbers computed when its slots
+        were written; one that arrived from another, ``sparkmemo``, may not have.)"""
         if len(sums) == 1:  # no symmetry: one sum
             total = sums[0]
             zs = self._zs[0]
@@ -200,7 +203,10 @@ class MemoSpec:
                 new = table.get(i)
                 if new is None:
                     new = self.z(0, slot, i)
-                total += new - table[vec[slot]]
+                old = table.get(vec[slot])
+                if old is None:
+                    old = self.z(0, slot, vec[slot])
+                total += new - old
             return (total & MASK,)
         out = []
         for p, (total, zs) in enumerate(zip(sums, self._zs)):
@@ -209,7 +215,10 @@ class MemoSpec:
                 new = table.get(i)
                 if new is None:
                     new = self.z(p, slot, i)
-                total += new - table[vec[slot]]
+                old = table.get(vec[slot])
+                if old is None:
+                    old = self.z(p, slot, vec[slot])
+                total += new - old
             out.append(total & MASK)
         return tuple(out)
 

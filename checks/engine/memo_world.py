@@ -5,7 +5,9 @@ A world's vector has one slot per field of each ``TaskState``, one per field of 
 ``Coordinator``, one per channel, and one each for the acknowledgements in flight, the files,
 the transactions, the fault budget used and the reused files.  A slot holds an id: the index of
 the value in a table of the values that field kind has taken (``Layout.intern``), so two
-worlds are equal exactly when their vectors are.  Ids are per process.
+worlds are equal exactly when their vectors are.  Ids are per process; each value also has a
+digest (``value_digest``), a 64-bit hash of its contents that is the same in every process, so
+fingerprints, and vectors sent to another process (``sparkmemo``), mean the same everywhere.
 
 ``TracedWorld`` and ``TracedTx`` stand in for a ``World`` and the ``Tx`` a step edits: the model
 runs on them unchanged (``model.tx.edit`` asks a stand-in for its own ``Tx``), each read of a
@@ -19,6 +21,8 @@ value: every new value is checked for one when it is interned.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 from ckptcheck.model.tx import Tx
 from ckptcheck.model.world import Coordinator, TaskState, World
@@ -46,6 +50,29 @@ def _check_plain(v) -> None:
     raise StandInEscaped(f"a world may hold only ints, bools, strings and tuples, got {type(v).__name__}")
 
 
+def _encoding(v) -> str:
+    """A value's contents as text, equal for values that compare equal (a bool as its int, a
+    named tuple as its items): what ``value_digest`` hashes."""
+    if v is None:
+        return "n"
+    t = type(v)
+    if t is str:
+        return f"s{len(v)}:{v}"
+    if t is int or t is bool:
+        return f"i{int(v)}"
+    return "(" + ",".join(map(_encoding, v)) + ")"
+
+
+def value_digest(kind: int, v) -> int:
+    """The 64-bit digest of value ``v`` of field kind ``kind``: from its contents only, so the
+    same in every process (Python's own ``hash`` of a string is not)."""
+    return int.from_bytes(hashlib.blake2b(f"{kind}|{_encoding(v)}".encode(), digest_size=8).digest(), "little")
+
+
+class DigestCollision(RuntimeError):
+    """Two different values of one field kind have the same 64-bit digest."""
+
+
 class Layout:
     """Where each field of a world sits in its vector, and the tables of interned values.
 
@@ -64,6 +91,14 @@ class Layout:
                         + (self.chan_kind,) * n_channels + tuple(range(self.chan_kind + 1, self.chan_kind + 1 + len(SCALARS))))
         self.values: list[list] = [[] for _ in range(self.chan_kind + 1 + len(SCALARS))]
         self.ids: list[dict] = [{} for _ in self.values]
+        self.digests: list[list[int]] = [[] for _ in self.values]  # per kind, per id: value_digest
+        self.by_digest: list[dict[int, int]] = [{} for _ in self.values]  # per kind: digest -> id
+        self.fresh: list | None = None  # where set, each new value is appended as (kind, digest, value)
+
+    def share(self, other: "Layout") -> None:
+        """Use ``other``'s tables of values (a rescaled configuration's layout: ids mean the
+        same in both)."""
+        self.values, self.ids, self.digests, self.by_digest = other.values, other.ids, other.digests, other.by_digest
 
     def intern(self, kind: int, v) -> int:
         """The id of value ``v`` of field kind ``kind``, a new one if ``v`` is new."""
@@ -71,9 +106,39 @@ class Layout:
         i = ids.get(v)
         if i is None:
             _check_plain(v)
+            d = value_digest(kind, v)
+            if d in self.by_digest[kind]:
+                raise DigestCollision(f"field kind {kind}: {v!r} and {self.values[kind][self.by_digest[kind][d]]!r}"
+                                      f" have one digest {d:#x}")
             i = ids[v] = len(self.values[kind])
             self.values[kind].append(v)
+            self.digests[kind].append(d)
+            self.by_digest[kind][d] = i
+            if self.fresh is not None:
+                self.fresh.append((kind, d, v))
         return i
+
+    def learn(self, kind: int, d: int, v) -> None:
+        """Take value ``v`` with the digest another process computed for it (checked)."""
+        i = self.by_digest[kind].get(d)
+        if i is None:
+            fresh, self.fresh = self.fresh, None
+            try:
+                i = self.intern(kind, v)
+            finally:
+                self.fresh = fresh
+        if self.digests[kind][i] != d:
+            raise DigestCollision(f"field kind {kind}: {v!r} arrived with digest {d:#x}, not {self.digests[kind][i]:#x}")
+
+    def to_digests(self, vec: list) -> list[int]:
+        """``vec`` as the digests of its values (the same in every process)."""
+        digests, kind_of = self.digests, self.kind_of
+        return [digests[kind_of[s]][i] for s, i in enumerate(vec)]
+
+    def from_digests(self, ds) -> list:
+        """The vector whose values have digests ``ds`` (each learnt before)."""
+        by_digest, kind_of = self.by_digest, self.kind_of
+        return [by_digest[kind_of[s]][d] for s, d in enumerate(ds)]
 
     def slot_value(self, vec: list, slot: int):
         return self.values[self.kind_of[slot]][vec[slot]]

@@ -116,12 +116,14 @@ def expand_partition(args: tuple, done: frozenset, index: int, it: Iterator) -> 
     yield index, ("x", trans, quiescent, found)
 
 
-def merge_partition(args: tuple, done: frozenset, index: int, it: Iterator) -> Iterator[tuple]:
+def merge_partition(args: tuple, done: frozenset, index: int, it: Iterator, check_always: bool = True) -> Iterator[tuple]:
     """One owner's part of a level: the successors it has not seen become its next frontier
-    (``always`` checked on each), its visited set grows, and one ``("n", new, visited, found)``
-    record plus the expansion's ``("x", ...)`` records go to the driver."""
+    (``always`` checked on each, where ``check_always``: id vectors were checked where they were
+    made, ``sparkmemo``), its visited set grows, and one ``("n", new, visited, found)`` record
+    plus the expansion's ``("x", ...)`` records go to the driver.  A successor's record is
+    ``("s", path, *state)``: a world, or ``sparkmemo``'s configuration, digests and sums."""
     spec = worker_spec(args)
-    always = [x for x in spec.always if x[0].name not in done]
+    always = [x for x in spec.always if x[0].name not in done] if check_always else []
     seen_bytes = b""
     cands: dict[int, tuple] = {}
     side: list = []
@@ -129,8 +131,8 @@ def merge_partition(args: tuple, done: frozenset, index: int, it: Iterator) -> I
         tag = val[0]
         if tag == "s":
             cur = cands.get(key)
-            if cur is None or val[1] < cur[0]:
-                cands[key] = (val[1], val[2])
+            if cur is None or val[1] < cur[1]:
+                cands[key] = val
         elif tag == "seen":
             seen_bytes = val[1]
         else:
@@ -142,13 +144,13 @@ def merge_partition(args: tuple, done: frozenset, index: int, it: Iterator) -> I
     del visited
     found: list = []
     for fp in new:
-        path, t = cands[fp]
+        val = cands[fp]
         for item in tuple(always):
-            why = item[1](t)
+            why = item[1](val[2])
             if why is not None:
-                found.append((item[0].name, "always", why, path, None, fp))
+                found.append((item[0].name, "always", why, val[1], None, fp))
                 always.remove(item)
-        yield fp, ("f", path, t)
+        yield fp, ("f", *val[1:])
     seen.extend(new)
     yield index, ("seen", seen.tobytes())
     yield index, ("n", len(new), len(seen), found)
@@ -160,9 +162,10 @@ def _initial(args: tuple) -> list[tuple]:
     return [(_fingerprint(spec, s), ("s", array("H", (r,)).tobytes(), s)) for r, s in enumerate(spec.initial_states())]
 
 
-def rebuild(model, path: bytes, extra: int | None) -> tuple[list, int]:
+def rebuild(model, path: bytes, extra: int | None, fingerprint: Callable | None = None) -> tuple[list, int]:
     """The actions of a stored path, re-executed from its initial state, and the fingerprint
-    of the state reached (before ``extra``, the witness's last action, if any)."""
+    of the state reached (before ``extra``, the witness's last action, if any); ``fingerprint``
+    computes it from the world (by default, the hash of its canonical form)."""
     idx = array("H")
     idx.frombytes(path)
     s = model.initial_states()[idx[0]]
@@ -171,7 +174,7 @@ def rebuild(model, path: bytes, extra: int | None) -> tuple[list, int]:
         a = model.actions(s)[i]
         s = model.next_state(s, a)
         actions.append(a)
-    fp = hash(model.canonical(s) if model.canonical else s)
+    fp = fingerprint(s) if fingerprint is not None else hash(model.canonical(s) if model.canonical else s)
     if extra is not None:
         actions.append(model.actions(s)[extra])
     return actions, fp
@@ -203,14 +206,30 @@ def spark_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, m
             if name not in found or key < found[name][0]:
                 found[name] = (key, path, extra, kind, why, fp)
 
+    from .memo import MemoUnsupported, memo_specs
+
+    try:  # states as id vectors where the memo engine can search the model, else as worlds
+        configs = memo_specs(model)
+    except MemoUnsupported:
+        configs = None
+    vectors = configs is not None
+    if vectors:
+        from .sparkmemo import expand_vectors, initial_records
+
+        records, values, init_found = initial_records(configs, model)
+        deltas = [sc.broadcast(values)]  # the values the executors learn, a broadcast per level
+        known = {(k, d) for k, d, _ in values}
+        take(init_found)
+    else:
+        records = _initial(args)
     # level 0: the initial states, merged into empty visited sets like any level
     empty = sc.parallelize([(k, ("seen", b"")) for k in range(parts)], parts).partitionBy(parts, _owner)
-    inits = sc.parallelize(_initial(args), 1).partitionBy(parts, _owner)
+    inits = sc.parallelize(records, 1).partitionBy(parts, _owner)
     level = inits.union(empty)
     if level.getNumPartitions() != parts:  # a union that is not partition-aware would lose the visited sets
         raise RuntimeError("Spark did not co-partition the frontier and the visited set")
     done: frozenset = frozenset()
-    level = level.mapPartitionsWithIndex(lambda i, it, d=done: merge_partition(args, d, i, it), True)
+    level = level.mapPartitionsWithIndex(lambda i, it, d=done: merge_partition(args, d, i, it, not vectors), True)
     states = transitions = quiescent = 0
     depth = 0
     frontier = 0
@@ -229,6 +248,11 @@ def spark_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, m
             quiescent += sum(r[2] for r in info if r[0] == "x")
             for r in info:
                 take(r[3])
+                if vectors and r[0] == "x":
+                    new = [x for x in r[4] if (x[0], x[1]) not in known]
+                    known.update((k, d) for k, d, _ in new)
+                    if new:
+                        deltas.append(sc.broadcast(new))
             if found and bounds.stop_when(found):
                 out.stopped = bounds.stop_reason
                 break
@@ -250,13 +274,16 @@ def spark_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, m
                 bounds.progress(out, frontier)
             done = frozenset(found)
             seen = level.filter(lambda kv: kv[1][0] == "seen")
-            succ = (level.filter(lambda kv: kv[1][0] == "f")
-                    .mapPartitionsWithIndex(lambda i, it, d=done: expand_partition(args, d, i, it))
-                    .partitionBy(parts, _owner))
-            level = succ.union(seen)
+            frontier_rdd = level.filter(lambda kv: kv[1][0] == "f")
+            if vectors:
+                expanded = frontier_rdd.mapPartitionsWithIndex(
+                    lambda i, it, d=done, b=tuple(deltas): expand_vectors(args, d, b, i, it))
+            else:
+                expanded = frontier_rdd.mapPartitionsWithIndex(lambda i, it, d=done: expand_partition(args, d, i, it))
+            level = expanded.partitionBy(parts, _owner).union(seen)
             if level.getNumPartitions() != parts:
                 raise RuntimeError("Spark did not co-partition the successors and the visited set")
-            level = level.mapPartitionsWithIndex(lambda i, it, d=done: merge_partition(args, d, i, it), True)
+            level = level.mapPartitionsWithIndex(lambda i, it, d=done: merge_partition(args, d, i, it, not vectors), True)
             depth += 1
     except KeyboardInterrupt:
         out.stopped = "interrupted (Ctrl-C)"
@@ -265,9 +292,9 @@ def spark_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, m
             prev.unpersist()
     finish_outcome(out, states=states, transitions=transitions, depth=depth, quiescent=quiescent,
                    exhausted=frontier == 0, workers=parts)
-    out.engine_detail = f"Spark {sc.master}, {parts} partitions"
+    out.engine_detail = f"Spark {sc.master}, {parts} partitions, " + ("id vectors" if vectors else "pickled worlds")
     for name, (_key, path, extra, kind, why, fp) in found.items():
-        actions, reached = rebuild(model, path, extra)
+        actions, reached = rebuild(model, path, extra, configs[0].world_fingerprint if vectors else None)
         if reached != fp:
             raise FingerprintCollision(f"the path stored for {name} re-executed to another fingerprint")
         out.discoveries[name] = discovery(props[name], why, actions, kind)
