@@ -282,3 +282,67 @@ def test_flip147_union_job_with_a_failure_is_searched_to_the_end():
     assert (r.stats["states"], r.stats["transitions"], r.stats["depth"]) == (12_510_942, 74_064_054, 63)
     violated = {v.property: len(v.trace) for v in r.verdicts if v.status == VIOLATED}
     assert violated == {"bounded-job-completes": 29}, violated
+
+
+_FINGERPRINTS_ALONG_A_PATH = """
+import json
+from ckptcheck.checks.engine.memo import memo_specs
+from ckptcheck.model.protocol import fitted
+from ckptcheck.specs import scopes as S
+from ckptcheck.specs.designs import PRESETS
+from ckptcheck.specs.spec import Spec
+
+out = []
+for design, sc, symmetry in (("flip600-pr", S.regional_union_scope(), True),
+                             ("flink-unaligned-timeout", S.rescaled_recovery_scope(), False)):
+    spec = Spec(PRESETS[design], fitted(PRESETS[design], sc), symmetry=symmetry)
+    configs = memo_specs(spec)
+    w = spec.initial_states()[0]
+    for i in range(80):
+        ms = configs[w.used.rescales & 1] if len(configs) > 1 else configs[0]
+        vec = ms.lay.encode(w)
+        out.append([ms.world_fingerprint(w), ms.lay.to_digests(vec)[:12], list(ms.sums(vec))])
+        acts = spec.actions(w)
+        if not acts:
+            break
+        w = spec.next_state(w, acts[(7 * i + 2) % len(acts)])
+print(json.dumps(out))
+"""
+
+
+def test_fingerprints_and_value_digests_do_not_depend_on_the_process():
+    """Two processes with different ``PYTHONHASHSEED`` give each value the same digest and each
+    state the same fingerprint sums, with symmetry and across a rescale: what the Spark search
+    sends between executors (``sparkmemo``) means the same in each.  A fingerprint made of
+    Python's string hashes, or of a process's own ids, would differ."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    procs = [subprocess.Popen([sys.executable, "-c", _FINGERPRINTS_ALONG_A_PATH], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}) for seed in ("1", "4242")]
+    outs = [p.communicate(timeout=120)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    a, b = (json.loads(o) for o in outs)
+    assert len(a) > 40 and len({x[0] for x in a}) > 40
+    assert any(len(x[2]) > 1 for x in a), "a scope with symmetry: a sum per permutation"
+    assert a == b
+
+
+def test_a_value_digest_is_of_its_contents():
+    """Equal values have one digest whatever their type's name (a named tuple and its items,
+    a bool and its int), different ones differ; a value learnt from another process with
+    another digest is refused."""
+    from ckptcheck.checks.engine.memo_world import DigestCollision, value_digest
+    from ckptcheck.model.world import Budget
+
+    u = Budget(*range(len(Budget._fields)))
+    assert value_digest(3, u) == value_digest(3, tuple(u))
+    assert value_digest(3, (True, "a")) == value_digest(3, (1, "a"))
+    assert len({value_digest(3, v) for v in ("1", 1, (1,), ("1",), None, "", ("a", "b"), ("ab",), ("a,b",))}) == 9
+    assert value_digest(3, 7) != value_digest(4, 7)
+    lay = Layout(1, 0)
+    lay.learn(0, value_digest(0, 5), 5)
+    with pytest.raises(DigestCollision):
+        lay.learn(0, value_digest(0, 5) ^ 1, 5)

@@ -117,7 +117,7 @@ def test_spark_engine_searches_the_same_space_as_the_local_engine(tmp_path):
     on_spark = check(e.design, e.scope, "spark", stop_at="never-stop", master="local[2]", partitions=3)
     assert local.stats["states"] == 2574 and local.complete
     assert _outline(on_spark) == _outline(local)
-    assert on_spark.stats["engine_detail"] == "Spark local[2], 3 partitions"
+    assert on_spark.stats["engine_detail"] == "Spark local[2], 3 partitions, id vectors"
     assert on_spark.outcome == "violated" and on_spark.searched_whole_scope
     (path,) = save_traces(on_spark, tmp_path)
     from ckptcheck.checks.run.trace import load_trace_file, replay
@@ -137,7 +137,7 @@ def test_spark_engine_from_the_command_line_and_its_refusals(tmp_path, capsys):
                  "--partitions", "2", "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 1
-    assert "spark (BFS, exhaustive, symmetry reduction on, fingerprints, Spark local[2], 2 partitions): 293 distinct states" in out
+    assert "spark (BFS, exhaustive, symmetry reduction on, fingerprints, Spark local[2], 2 partitions, id vectors): 293 distinct states" in out
     assert re.search(r"checkpoints-restorable +VIOLATED after 9 steps", out)
     traces = sorted(tmp_path.rglob("*checkpoints-restorable*.trace.json"))
     assert traces, sorted(p.name for p in tmp_path.rglob("*"))
@@ -148,6 +148,114 @@ def test_spark_engine_from_the_command_line_and_its_refusals(tmp_path, capsys):
     assert main(["check", "--design", "K4-retention-ignores-refs", *k4_scope, "--engine", "explore", "--partitions", "2",
                  "--max-depth", "3", "--out", str(tmp_path)]) == 3
     assert "--partitions applies to --engine spark" in capsys.readouterr().err
+
+
+def _counts(o) -> tuple:
+    return (o.states, o.transitions, o.depth, o.quiescent_states, o.complete,
+            {k: len(d.path) for k, d in o.discoveries.items()})
+
+
+def test_spark_on_id_vectors_searches_a_rescale_as_the_memo_engine_does():
+    """States cross the shuffle as the digests of their values, and each executor expands them
+    with the memo tables (``sparkmemo``): on a scope with a rescale (two vector layouts) and one
+    with symmetry, the same states, transitions, depth, quiescent states and discovery lengths
+    as the local memo engine, the values made on one executor learnt by the others.  Then the
+    same search with pickled worlds (``vectors=False``) counts the same."""
+    from ckptcheck.checks.engine import Discovery, ExploreOutcome, search
+    from ckptcheck.checks.engine.explore import search_bounds
+    from ckptcheck.checks.engine.sparkbfs import spark_search
+    from ckptcheck.model.protocol import fitted
+    from ckptcheck.specs import scopes as S
+    from ckptcheck.specs.designs import PRESETS
+    from ckptcheck.specs.spec import Spec
+
+    for design, sc, symmetry in (("flink-unaligned-timeout", S.rescaled_recovery_scope(), False),
+                                 ("flip600-regional", S.regional_chain_scope(), True)):
+        spec = Spec(PRESETS[design], fitted(PRESETS[design], sc), symmetry=symmetry)
+        local = search(spec, "memo")
+        runs = {}
+        for vectors in (True, False):
+            out = ExploreOutcome()
+            spark_search(spec, out, Discovery, search_bounds(spec, lambda found: False, None, None, None, None),
+                         master="local[2]", partitions=3, vectors=vectors)
+            runs[vectors] = out
+        assert local.states > 1000 and local.complete, (design, local.states)
+        assert _counts(runs[True]) == _counts(local), design
+        assert _counts(runs[False]) == _counts(local), design
+        assert runs[True].engine_detail.endswith("id vectors") and runs[False].engine_detail.endswith("pickled worlds")
+
+
+_ON_A_CLUSTER = """
+import json, sys
+from ckptcheck.checks.run.api import check
+from ckptcheck.specs.catalog import entry
+e = entry("K5-no-consecutive-limit")
+r = check(e.design, e.scope, "spark", stop_at="never-stop", master=sys.argv[1], partitions=4)
+lengths = {v.property: (v.status, len(v.trace) if v.trace else None) for v in r.verdicts}
+print(json.dumps([r.stats["states"], r.stats["transitions"], r.stats["depth"], r.stats["quiescent_states"],
+                  r.complete, lengths, r.stats["engine_detail"]]))
+"""
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.claims
+def test_spark_on_id_vectors_counts_the_same_on_a_standalone_cluster(tmp_path):
+    """A Spark standalone master and two workers (one core each) started on 127.0.0.1 with
+    pyspark's ``bin/spark-class``: the search on id vectors over them counts what the local
+    engine counts on K5's scope, with the same verdicts and counterexample lengths."""
+    import json
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import pyspark
+
+    home = Path(pyspark.__file__).parent
+    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
+           "SPARK_LOG_DIR": str(tmp_path), "SPARK_WORKER_DIR": str(tmp_path / "work")}
+    port = _free_port()
+    url = f"spark://127.0.0.1:{port}"
+    klass = "org.apache.spark.deploy."
+    daemons = [subprocess.Popen([str(home / "bin" / "spark-class"), klass + "master.Master", "--host", "127.0.0.1",
+                                 "--port", str(port), "--webui-port", str(_free_port())],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the master did not start"
+                time.sleep(0.5)
+        for _ in range(2):
+            daemons.append(subprocess.Popen([str(home / "bin" / "spark-class"), klass + "worker.Worker", url, "--host",
+                                             "127.0.0.1", "--cores", "1", "--memory", "2g", "--webui-port", str(_free_port())],
+                                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        run = subprocess.run([sys.executable, "-c", _ON_A_CLUSTER, url], env=env, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr[-3000:]
+        states, transitions, depth, quiescent, complete, lengths, detail = json.loads(run.stdout.strip().splitlines()[-1])
+    finally:
+        for d in daemons:
+            d.terminate()
+        for d in daemons:
+            d.wait(timeout=30)
+    e = entry("K5-no-consecutive-limit")
+    local = check(e.design, e.scope, "memo", stop_at="never-stop")
+    assert detail == f"Spark {url}, 4 partitions, id vectors"
+    assert [states, transitions, depth, quiescent, complete] == [local.stats["states"], local.stats["transitions"],
+                                                                 local.stats["depth"], local.stats["quiescent_states"], True]
+    assert {k: tuple(v) for k, v in lengths.items()} == \
+        {v.property: (v.status, len(v.trace) if v.trace else None) for v in local.verdicts}
 
 
 def test_byte_ranges_read_every_nonblank_line_once_with_its_file_line_number(tmp_path):

@@ -181,9 +181,11 @@ def rebuild(model, path: bytes, extra: int | None, fingerprint: Callable | None 
 
 
 def spark_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, master: str | None = None,
-                 partitions: int | None = None) -> None:
+                 partitions: int | None = None, vectors: bool | None = None) -> None:
     """The search on Spark; fills ``out`` (an ``ExploreOutcome``).  ``model`` is the driver's
-    spec; the workers rebuild it from ``spec_args``."""
+    spec; the workers rebuild it from ``spec_args``.  ``vectors``: states as id vectors
+    (``sparkmemo``; ``True`` raises ``MemoUnsupported`` where the memo engine cannot search the
+    model), as pickled worlds (``False``), or vectors where they can be (``None``)."""
     from .spark_session import require_pyspark, spark_session
 
     require_pyspark("--engine", "spark")  # one line, not an ImportError, where PySpark is missing
@@ -208,10 +210,13 @@ def spark_search(model, out, discovery: Callable[..., Any], bounds: Bounds, *, m
 
     from .memo import MemoUnsupported, memo_specs
 
-    try:  # states as id vectors where the memo engine can search the model, else as worlds
-        configs = memo_specs(model)
-    except MemoUnsupported:
-        configs = None
+    configs = None
+    if vectors is not False:  # states as id vectors where the memo engine can search the model, else as worlds
+        try:
+            configs = memo_specs(model)
+        except MemoUnsupported:
+            if vectors:
+                raise
     vectors = configs is not None
     if vectors:
         from .sparkmemo import expand_vectors, initial_records
