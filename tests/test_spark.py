@@ -155,6 +155,7 @@ def _counts(o) -> tuple:
             {k: len(d.path) for k, d in o.discoveries.items()})
 
 
+@pytest.mark.claims  # 70 s
 def test_spark_on_id_vectors_searches_a_rescale_as_the_memo_engine_does():
     """States cross the shuffle as the digests of their values, and each executor expands them
     with the memo tables (``sparkmemo``): on a scope with a rescale (two vector layouts) and one
@@ -205,7 +206,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.mark.claims
+@pytest.mark.claims  # 37 s
 def test_spark_on_id_vectors_counts_the_same_on_a_standalone_cluster(tmp_path):
     """A Spark standalone master and two workers (one core each) started on 127.0.0.1 with
     pyspark's ``bin/spark-class``: the search on id vectors over them counts what the local

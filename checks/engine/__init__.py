@@ -6,7 +6,8 @@ knows the world's record types, to read them field by field, and ``enabled_group
   ``parallel_worker``), with fingerprints or an exact store;
 - ``memo``: the same breadth-first search on vectors of interned field ids, each model call
   computed once and answered from a table after (``memo``, ``memo_world``), one process;
-- ``spark``: the same search level by level on a Spark cluster (``sparkbfs``, ``spark_session``);
+- ``spark``: the same search level by level on a Spark cluster (``sparkbfs``, ``spark_session``), its
+  states sent as id vectors and expanded with the memo tables on each executor (``sparkmemo``);
 - ``stateful``: Hypothesis random runs (sampled: they prove nothing);
 - ``por``: partial-order reduction, built and measured, not used by ``check``.
 
