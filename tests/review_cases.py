@@ -384,7 +384,7 @@ DIFFERENT = [
 ]
 
 
-BASELINE_RESULT = "results/flink-baseline.explore-*.result.json"
+BASELINE_RESULT = "results/flink-baseline.memo-*.result.json"
 
 
 class Accepted(NamedTuple):
@@ -401,11 +401,11 @@ class Accepted(NamedTuple):
 # of this file's time
 ACCEPTED = [
     Accepted(C("r007", f"check --design mine.toml {SMALLER} --max-seconds 20", {M: design(f"num_retained = {2**63 - 1}\n")},
-               "mine: flink-baseline with num_retained = 9223372036854775807"), 0, "results/mine.explore-*.result.json"),
+               "mine: flink-baseline with num_retained = 9223372036854775807"), 0, "results/mine.memo-*.result.json"),
     # (#9: the table's --max-seconds 10 ran 10.9 s; 1 s still spends the bound in the first default scope)
     Accepted(C("r009", "check --design mine.toml --max-seconds 1", {M: design('checkpoint_mode = "unaligned"\n')},
                'mine: flink-baseline with checkpoint_mode = "unaligned"', "not searched: default scopes 2-5 of 5"),
-             3, "results/mine.explore-*.result.json"),
+             3, "results/mine.memo-*.result.json"),
     Accepted(C("r089", f"check --records 0 {SMALLER}", {}, "0 record(s)/split"), 0, BASELINE_RESULT),
     Accepted(C("r092", "check --max-states 0 --job keyed-2x2", {}, "INCOMPLETE: state bound 0 reached", "nothing is proved beyond"),
              3, BASELINE_RESULT),
@@ -418,15 +418,15 @@ ACCEPTED = [
                job(V("source"), SINK, E("source", "sink", pattern='"POINTWISE"', partitioner='"custom"')), "source-pointwise"),
              0, BASELINE_RESULT),
     Accepted(C("N35", f"check --design mine.toml {SMALLER}", {M: design('name = "a/b"\n')}, "design   a/b"),
-             0, "results/a-b.explore-*.result.json", "mine.toml: sets no knob: it is flink-baseline under the name 'a/b'"),
+             0, "results/a-b.memo-*.result.json", "mine.toml: sets no knob: it is flink-baseline under the name 'a/b'"),
     Accepted(C("N38", f"check --design mine.toml {SMALLER}", {M: design(f"num_retained = {10**30}\n")}, f"num_retained = {10**30}"),
-             0, "results/mine.explore-*.result.json"),
+             0, "results/mine.memo-*.result.json"),
     Accepted(C("N41", f"check --design mine.toml {SMALLER}", {M: design('name = "../../etc/cron.d/x"\nsink_commit = "pre-commit"\n')},
-               "design   ../../etc/cron.d/x", "committed-output-covered     VIOLATED", "results/etc-cron.d-x.explore-"),
-             1, "results/etc-cron.d-x.explore-*.result.json"),
+               "design   ../../etc/cron.d/x", "committed-output-covered     VIOLATED", "results/etc-cron.d-x.memo-"),
+             1, "results/etc-cron.d-x.memo-*.result.json"),
     Accepted(C("N57", f"check --max-seconds inf {SMALLER}", {}, "RESULT: every property holds"), 0, BASELINE_RESULT),
-    Accepted(C("N69", f"check --out '' {SMALLER}", {}, "result written to flink-baseline.explore-"),
-             0, "flink-baseline.explore-*.result.json"),
+    Accepted(C("N69", f"check --out '' {SMALLER}", {}, "result written to flink-baseline.memo-"),
+             0, "flink-baseline.memo-*.result.json"),
     Accepted(C("N82", "spark replay t.jsonl --partitions 0 --out sp", {"t.jsonl": lambda good: json.dumps(good) + "\n"},
                "VIOLATED"), 1, "sp/summary.json"),
     Accepted(C("r112", "spark replay mixed.jsonl --out sp",

@@ -86,7 +86,7 @@ def test_design_named_to_escape_writes_inside_out(tmp_path, capsys):
     d.write_text('name = "../escaped"\nnum_retained = 2\n')
     out = tmp_path / "out"
     assert main(["check", "--design", str(d), "--out", str(out), *TINY]) == 0
-    assert one(out, "escaped.explore-*.result.json").is_file()
+    assert one(out, "escaped.memo-*.result.json").is_file()
     assert not list(tmp_path.glob("*.result.json"))
 
 

@@ -29,7 +29,7 @@ def test_check_baseline_holds_and_writes_result(tmp_path, capsys):
     assert "87,384 distinct states" in out
     assert "RESULT: every property holds" in out
     assert "NOT REACHED" in out and "WARNING: no witness for a-task-declines" in out
-    doc = json.loads(one(tmp_path, "flink-baseline.explore-*.result.json").read_text())
+    doc = json.loads(one(tmp_path, "flink-baseline.memo-*.result.json").read_text())
     assert doc["ok"] is True and doc["stats"]["states"] == 87384
     assert doc["scope"]["max_checkpoints"] == 1
 
@@ -44,7 +44,7 @@ def test_check_flaw_exits_1_and_trace_replays(tmp_path, capsys):
     code, _, err = run(["check", "--design", "no-alignment-block", "--out", str(tmp_path / "one"), "--max-depth", "12",
                         "--workers", "1", *TINY], capsys)
     assert code == 1 and "... VIOLATED checkpoints-consistent (always), 11 steps from the start" in err
-    trace = one(tmp_path, "no-alignment-block.explore-*--checkpoints-consistent.trace.json")
+    trace = one(tmp_path, "no-alignment-block.memo-*--checkpoints-consistent.trace.json")
     code, out, _ = run(["replay", str(trace)], capsys)
     assert code == 1
     assert "same verdict as recorded in the trace" in out
@@ -56,7 +56,7 @@ def test_toml_design_variant_checks_without_code(tmp_path, capsys):
     code, out, _ = run(["check", "--design", str(d), "--job", "keyed-1x1", "--out", str(tmp_path), *TINY], capsys)
     assert code == 0
     assert "design   keep-two" in out
-    doc = json.loads(one(tmp_path, "keep-two.explore-*.result.json").read_text())
+    doc = json.loads(one(tmp_path, "keep-two.memo-*.result.json").read_text())
     assert doc["design"]["knobs"]["num_retained"] == 2
 
 
@@ -160,7 +160,7 @@ def good_trace(tmp_path_factory):
     out = tmp_path_factory.mktemp("trace")
     # the violation is 11 steps deep: no need to search the rest of the space for a trace
     assert main(["check", "--design", "no-alignment-block", "--out", str(out), "--max-depth", "12", *TINY]) == 1
-    return one(out, "no-alignment-block.explore-*--checkpoints-consistent.trace.json")
+    return one(out, "no-alignment-block.memo-*--checkpoints-consistent.trace.json")
 
 
 def _bad_trace(good: Path, tmp_path: Path, mutate) -> Path:

@@ -171,7 +171,7 @@ def test_toml_variant_max_consecutive_zero_still_completes_one_regional_checkpoi
     code, out, err = _cli(["check", "--design", str(f), "--out", str(tmp_path / "out"), *SMALL], capsys)
     assert code == 1, out + err
     assert "ref-chain-bounded" in out and "of 1 refs, over max_consecutive_regional = 0" in out
-    trace = one(tmp_path / "out", "max0.explore-*--ref-chain-bounded.trace.json")
+    trace = one(tmp_path / "out", "max0.memo-*--ref-chain-bounded.trace.json")
     code, out, _ = _cli(["replay", str(trace)], capsys)
     assert code == 1 and "same verdict as recorded in the trace" in out
 

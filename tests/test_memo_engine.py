@@ -231,7 +231,7 @@ def test_where_the_compiled_loop_was_not_built_the_python_loop_gives_the_same_se
     assert not memo_core.available()
     got = _visited(spec, "memo")
     _assert_same(ref, got)
-    assert got[0].engine_detail.startswith("memo (Python loop)")
+    assert got[0].engine_detail.startswith("Python loop: ")
     with pytest.raises(MemoUnsupported, match="the compiled loop was not built"):
         _visited(spec, "memo", compiled=True)
 
@@ -245,8 +245,8 @@ def test_the_compiled_loop_says_what_it_does_not_do():
         memo_search(spec, ExploreOutcome(), Discovery, search_bounds(spec, None, None, None, None, None), memo_check=0.5,
                     compiled=True)
     design, sc = PRESETS["flink-baseline"], S.scope("keyed-1x1", max_checkpoints=1)
-    assert check(design, sc, "memo").stats["engine_detail"].startswith("memo (compiled loop)")
-    assert check(design, sc, "memo", memo_check=0.5).stats["engine_detail"].startswith("memo (Python loop)")
+    assert check(design, sc, "memo").stats["engine_detail"].startswith("compiled loop: ")
+    assert check(design, sc, "memo", memo_check=0.5).stats["engine_detail"].startswith("Python loop: ")
 
 
 @pytest.mark.skipif(not memo_core.available(), reason="the compiled loop was not built here")

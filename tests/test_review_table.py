@@ -256,7 +256,7 @@ def test_ctrl_c_to_the_process_group_ends_check_with_its_figures(tmp_path):
     assert took < 10, f"it went on for {took:.1f} s after Ctrl-C"
     assert "Traceback" not in text + out, text
     assert "interrupted (Ctrl-C)" in out and "interrupted: the figures above are those of the part searched" in out
-    assert one(tmp_path / "results", "flip600-regional.explore-*.result.json")
+    assert one(tmp_path / "results", "flip600-regional.memo-*.result.json")
     assert {f.name for f in (tmp_path / "rep").iterdir()} >= {"report.md", "report.html", "junit.xml"}
     for _ in range(30):
         if not _group(p.pid):

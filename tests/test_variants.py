@@ -108,7 +108,7 @@ def test_python_variant_by_name_on_the_command_line_and_its_trace(variants_dir, 
     out = capsys.readouterr().out
     assert code == 1
     assert "replaces store = variant_store.EagerCleaner" in out
-    trace = one(tmp_path / "r", "eager-cleaner.explore-*--checkpoints-restorable.trace.json")
+    trace = one(tmp_path / "r", "eager-cleaner.memo-*--checkpoints-restorable.trace.json")
     doc = json.loads(trace.read_text())
     assert doc["design"]["components"]["store"] == "variant_store.EagerCleaner"
     # replaying it as some other design would judge other rules: refused, naming the component
@@ -153,7 +153,7 @@ def test_compare_shows_the_broken_property_with_its_counterexample(tmp_path, cap
     # --declines 0: no design can decline, so the witness is one line, not a row of NOT REACHED in every column
     assert "  not reached by any design, each searched whole (this scope never exercises it): a-task-declines" in out
     assert not [line for line in out.splitlines() if line.startswith("  sometimes  a-task-declines")]
-    trace = one(tmp_path / "t", "cleaner-deletes-restore-checkpoint.explore-*--checkpoints-restorable.trace.json")
+    trace = one(tmp_path / "t", "cleaner-deletes-restore-checkpoint.memo-*--checkpoints-restorable.trace.json")
     assert replay(load_trace_file(str(trace)), str(trace)).reproduced
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "## What changes against flink-baseline" in md

@@ -25,7 +25,7 @@ def test_exhaustive_search_says_holds_and_exits_0(tmp_path, capsys):
     code, out, _ = run(["check", "--out", str(tmp_path), "--report", str(tmp_path / "rep"), *TINY], capsys)
     assert code == 0
     assert re.search(r"RESULT: every property holds: exhaustive search of the scope, 11,644 states, depth \d+", out)
-    doc = json.loads(one(tmp_path, "flink-baseline.explore-*.result.json").read_text())
+    doc = json.loads(one(tmp_path, "flink-baseline.memo-*.result.json").read_text())
     assert doc["outcome"] == "holds" and doc["ok"] is True
     assert {v["says"] for v in doc["verdicts"] if v["kind"] == "always" and v["status"] != "not applicable"} == {"holds"}
     assert "every property holds: exhaustive" in (tmp_path / "rep" / "report.md").read_text()
@@ -39,12 +39,12 @@ def test_bounded_search_never_says_holds(tmp_path, capsys, bound):
     assert code == 3
     assert "holds" not in out.replace("holds ", "").split("RESULT")[1]
     assert re.search(r"RESULT: no violation in [\d,]+ states to depth \d+ \(incomplete: (state|depth) bound \d+ reached\): nothing is proved", out)
-    assert "engine   explore (BFS, INCOMPLETE:" in out
+    assert "engine   memo (BFS, INCOMPLETE:" in out
     assert "WARNING: no witness" not in out, "a cut-short search must not blame the scope for a missing witness"
     lines = [line for line in out.splitlines() if line.startswith("  always")]
     assert lines and all("holds" not in line for line in lines)
     assert all("no violation in" in line or "not applicable" in line for line in lines)
-    docs = [json.loads(p.read_text()) for p in tmp_path.glob("flip600-proposed.explore-*.result.json")]
+    docs = [json.loads(p.read_text()) for p in tmp_path.glob("flip600-proposed.memo-*.result.json")]
     assert len(docs) == 4  # its default scopes: forward-2x2, union-sources-4, enumerator-and-side, sources-2
     for doc in docs:
         assert doc["outcome"] == "incomplete" and doc["ok"] is False and doc["complete"] is False
@@ -59,13 +59,13 @@ def test_violation_exits_1_whatever_the_bound(tmp_path, capsys):
     code, out, _ = run(["check", "--design", "cleaner-deletes-restore-checkpoint", "--out", str(tmp_path), "--max-depth", "12", *TINY], capsys)
     assert code == 1
     assert "RESULT: 1 property(ies) violated" in out
-    doc = json.loads(one(tmp_path, "cleaner-deletes-restore-checkpoint.explore-*.result.json").read_text())
+    doc = json.loads(one(tmp_path, "cleaner-deletes-restore-checkpoint.memo-*.result.json").read_text())
     assert doc["outcome"] == "violated" and doc["ok"] is False
 
 
 def test_replay_of_a_clean_trace_does_not_claim_the_design_holds(tmp_path, capsys):
     run(["check", "--design", "cleaner-deletes-restore-checkpoint", "--out", str(tmp_path), *TINY], capsys)
-    doc = json.loads(one(tmp_path, "cleaner-deletes-restore-checkpoint.explore-*--checkpoints-restorable.trace.json").read_text())
+    doc = json.loads(one(tmp_path, "cleaner-deletes-restore-checkpoint.memo-*--checkpoints-restorable.trace.json").read_text())
     doc["actions"] = doc["actions"][:3]
     doc["violation"] = None
     (tmp_path / "short.json").write_text(json.dumps(doc))
@@ -93,6 +93,6 @@ def test_ctrl_c_keeps_the_partial_result_marked_incomplete(tmp_path, workers):
     assert proc.returncode == 130, out + err
     assert "Traceback" not in err
     assert re.search(r"RESULT: no violation in [\d,]+ states to depth \d+ \(incomplete: interrupted \(Ctrl-C\)\)", out)
-    doc = json.loads(one(tmp_path, "flip600-regional.explore-*.result.json").read_text())
+    doc = json.loads(one(tmp_path, f"flip600-regional.{'explore' if workers == '2' else 'memo'}-*.result.json").read_text())
     assert doc["outcome"] == "incomplete" and doc["ok"] is False and doc["stats"]["stopped"] == "interrupted (Ctrl-C)"
     assert doc["stats"]["states"] > 1000

@@ -33,6 +33,8 @@ def selected(args) -> tuple:
 
 def cmd_catalog(args) -> int:
     catalog = selected(args)
+    if args.engine == "reference":
+        args.engine = "explore"
     if args.default_scopes and args.report:
         raise InputError("options", "--report", "not with --default-scopes (its table is written to --out as"
                          " default-scopes.json)")
@@ -153,9 +155,9 @@ def add_parser(sub) -> None:
                    help="bound each of an entry's two searches (the flaw's, the correct design's; with --default-scopes, each"
                    " default scope's) to S seconds; an entry not settled in time is reported as not found within the bound,"
                    " exit 3 if that is all that is missing")
-    k.add_argument("--engine", choices=("explore", "memo"), default="explore",
-                   help="the exhaustive engine: explore (workers on every core) or memo (one process, each model call"
-                   " computed once; see docs/pages/engines.md)")
+    k.add_argument("--engine", choices=("memo", "explore", "reference"), default="memo",
+                   help="the exhaustive engine: memo (the default: one process, each model call computed once; see"
+                   " docs/pages/engines.md) or explore, also named reference (workers on every core)")
     k.add_argument("--entries", default=None, metavar="A,B",
                    help="run only these entries (names separated by commas; default every entry)")
     k.add_argument("--default-scopes", action="store_true",

@@ -43,7 +43,8 @@ def cmd_check(args) -> int:
     opts = [search_options(args, [design], scope, quiet=k > 0) for k, scope in enumerate(scopes)]
     if len(scopes) > 1 and args.engine in EXHAUSTIVE_ENGINES:
         say(expected_total([(f"scope {k + 1}", expected_seconds(design, s, o["symmetry"]))
-                            for k, (s, o) in enumerate(zip(scopes, opts))], f"the {len(scopes)} default scopes", bounded(args)))
+                            for k, (s, o) in enumerate(zip(scopes, opts))], f"the {len(scopes)} default scopes", bounded(args),
+                           engine=args.engine))
     runs = []
     # --max-seconds bounds the whole command: each default scope gets what the earlier ones left
     deadline = time.monotonic() + args.max_seconds if args.max_seconds else None

@@ -110,7 +110,7 @@ def cmd_compare(args) -> int:
     before_search(designs[0], scope, opts["symmetry"], expect=False)
     if args.engine in EXHAUSTIVE_ENGINES:
         say(expected_total([(d.name, expected_seconds(d, scope, opts["symmetry"])) for d in designs],
-                           f"the {len(designs)} designs in this scope", bounded(args)))
+                           f"the {len(designs)} designs in this scope", bounded(args), engine=args.engine))
     cmp = compare(designs, scope, trace_dir=out, engine=args.engine, progress=Progress(), **opts)
     print_comparison(cmp, verbose=args.verbose)
     if report_dir is not None:

@@ -12,7 +12,7 @@ from ckptcheck.checks.run.trace import write_text_atomic
 from ckptcheck.specs.errors import InputError
 
 from .options import positive_float, workers_arg
-from .printing import say
+from .printing import say, warn
 
 
 def cmd_findings(args) -> int:
@@ -31,6 +31,12 @@ def cmd_findings(args) -> int:
     if not ok:
         raise InputError("--date", when, "expected a calendar date as YYYY-MM-DD")
     design, scopes = FINDINGS[args.design]
+    if args.engine is None:  # workers are the reference engine's
+        args.engine = "explore" if (args.workers or 1) > 1 else "memo"
+    elif args.engine == "reference":
+        args.engine = "explore"
+    elif args.engine == "memo" and args.workers:
+        warn("--workers applies to --engine explore; the memo engine runs in one process")
     from ckptcheck.checks.run.findings import run_findings
     from ckptcheck.checks.run.report import findings_report
 
@@ -84,7 +90,7 @@ def command_line(args) -> str:
         words += ["--date", args.date]
     if args.workers:
         words += ["--workers", str(args.workers)]
-    if args.engine != "explore":
+    if args.engine != "memo":
         words += ["--engine", args.engine]
     if args.max_seconds:
         words += ["--max-seconds", f"{args.max_seconds:g}"]
@@ -105,8 +111,9 @@ def add_parser(sub) -> None:
     fd.add_argument("--out", default="reports/findings", help="where the report and its traces go (default reports/findings)")
     fd.add_argument("--date", default=None, help="the date in the report's name, YYYY-MM-DD (default today, UTC)")
     fd.add_argument("--workers", type=workers_arg, default=None, help="processes per search, 1 to 64 (default: the number of cores)")
-    fd.add_argument("--engine", choices=("explore", "memo"), default="explore",
-                    help="the exhaustive engine: explore (workers) or memo (one process, each model call computed once)")
+    fd.add_argument("--engine", choices=("memo", "explore", "reference"), default=None,
+                    help="the exhaustive engine: memo (the default: one process, each model call computed once) or explore,"
+                    " also named reference (workers; the default where --workers is above 1)")
     fd.add_argument("--max-seconds", type=positive_float, default=None,
                     help="bound the whole run to S seconds: each search gets what the earlier ones left, the searches"
                          " left when it is spent are not run, and the report says of every expected violation whether"

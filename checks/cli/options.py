@@ -18,7 +18,7 @@ from ckptcheck.specs.scopes import default_scope, default_scope_for, default_sco
 from ckptcheck.specs.spec import why_not_symmetric
 from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES
 
-from ckptcheck.checks.engine import ENGINES
+from ckptcheck.checks.engine import ENGINES, REFERENCE, default_engine
 from ckptcheck.checks.engine.stateful import PROFILES
 
 from .printing import warn
@@ -120,10 +120,25 @@ def symmetry_for(args, designs: list, scope, warn=warn) -> bool:
     return True
 
 
+MEMO_CHECK_FOR_PYTHON_COMPONENTS = 0.01
+
+
+def resolve_engine(args) -> str:
+    """``args.engine`` made definite: none named is ``memo``, or the reference engine
+    (``explore``) where ``--exact`` or ``--workers`` above 1 asks for what only it has;
+    ``reference`` is ``explore``."""
+    if args.engine is None:
+        args.engine = default_engine("exact" if args.exact else "fingerprint", args.workers or 1)
+    elif args.engine == REFERENCE:
+        args.engine = "explore"
+    return args.engine
+
+
 def search_options(args, designs: list, scope, quiet: bool = False) -> dict:
     """The engine options that apply, with a warning for each one given that does not (not
     repeated with ``quiet``: a design's further default scopes)."""
     tell = (lambda msg: None) if quiet else warn
+    resolve_engine(args)
     design = designs[0]
     explore_only = {"--max-states": args.max_states, "--max-seconds": args.max_seconds, "--max-depth": args.max_depth}
     stateful_only = {"--seed": args.seed, "--profile": args.profile}
@@ -157,12 +172,16 @@ def search_options(args, designs: list, scope, quiet: bool = False) -> dict:
         opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth,
                     store="exact" if args.exact else "fingerprint", workers=workers)
     else:
-        for opt, v in {"--exact": args.exact or None, "--workers": args.workers}.items():
+        # one worker is what the other engines run anyway: not worth a warning
+        for opt, v in {"--exact": args.exact or None, "--workers": args.workers if (args.workers or 1) > 1 else None}.items():
             if v is not None:
                 tell(f"{opt} applies to --engine explore; --engine {args.engine} ignores it")
         if args.engine == "memo":
+            memo_check = args.memo_check
+            if memo_check is None:  # a component of the user's own might keep state outside the world
+                memo_check = MEMO_CHECK_FOR_PYTHON_COMPONENTS if any(d.replaced() for d in designs) else 0.0
             opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth,
-                        memo_check=args.memo_check or 0.0)
+                        memo_check=memo_check)
         if args.engine == "spark":
             from ckptcheck.checks.engine.spark_session import check_master, require_pyspark
 
@@ -175,13 +194,15 @@ def search_options(args, designs: list, scope, quiet: bool = False) -> dict:
 
 def add_search_options(p: argparse.ArgumentParser) -> None:
     """The engine and its bounds (check and compare)."""
-    p.add_argument("--engine", choices=ENGINES, default="explore",
-                   help="explore: exhaustive BFS (default); memo: the same search, each model call computed once (one"
-                   " process); spark: the same search on Spark; stateful: Hypothesis random runs"
-                   " (sampled: proves nothing)")
+    p.add_argument("--engine", choices=(*ENGINES, REFERENCE), default=None,
+                   help="memo (the default): exhaustive BFS, each model call computed once (one process); explore, also"
+                   " named reference: the same search calling the model on every state, the reference the memo engine"
+                   " is tested against (the default where --exact or --workers asks for it); spark: the same search on"
+                   " Spark; stateful: Hypothesis random runs (sampled: proves nothing)")
     p.add_argument("--memo-check", type=fraction, default=None, metavar="P",
                    help="memo: compute this fraction of the answers taken from the tables again with the plain model"
-                   " (0 to 1; a difference stops the search naming the function and the field)")
+                   " (0 to 1; a difference stops the search naming the function and the field; default 0, and"
+                   f" {MEMO_CHECK_FOR_PYTHON_COMPONENTS:g} for a design with Python components of its own)")
     p.add_argument("--master", default=None, help="spark: the Spark master URL (default local[*], or spark-submit's)")
     p.add_argument("--partitions", type=positive, default=None,
                    help="spark: partitions of the frontier and visited set (default 2 x the cluster's cores)")
@@ -192,15 +213,17 @@ def add_search_options(p: argparse.ArgumentParser) -> None:
     sym.add_argument("--no-symmetry", dest="symmetry", action="store_const", const="off",
                      help="search every state, not one per symmetry class")
     p.add_argument("--exact", action="store_true",
-                   help="explore: store every state instead of 64-bit fingerprints (about 10x the memory, one process)")
+                   help="explore (the reference engine, which this option makes the default): store every state instead of"
+                   " 64-bit fingerprints (about 10x the memory, one process)")
     p.add_argument("--workers", type=workers_arg, default=None,
-                   help=f"explore: processes sharing the search, 1 to {MAX_WORKERS} (default: the number of cores)")
+                   help=f"explore (the reference engine, which more than 1 makes the default): processes sharing the search,"
+                   f" 1 to {MAX_WORKERS} (default: the number of cores)")
     p.add_argument("--seed", type=nonneg, default=None, help="seed for the stateful engine (default 0)")
     p.add_argument("--profile", choices=tuple(PROFILES), default=None, help="Hypothesis settings profile (default ci)")
     p.add_argument("--max-states", type=count(0, MAX_STATES), default=None,
-                   help="explore: stop after N distinct states (the result is then incomplete)")
-    p.add_argument("--max-seconds", type=positive_float, default=None, help="explore: stop after S seconds (the result is then incomplete)")
-    p.add_argument("--max-depth", type=nonneg, default=None, help="explore: do not expand states at this depth (the result is then incomplete)")
+                   help="exhaustive engines: stop after N distinct states (the result is then incomplete)")
+    p.add_argument("--max-seconds", type=positive_float, default=None, help="exhaustive engines: stop after S seconds (the result is then incomplete)")
+    p.add_argument("--max-depth", type=nonneg, default=None, help="exhaustive engines: do not expand states at this depth (the result is then incomplete)")
     p.add_argument("--stop-at-first", action="store_true",
                    help="stop each search at the first violation of any property (the other properties are then not"
                    " decided)")

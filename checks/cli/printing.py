@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+from ckptcheck.specs.figures import MEMO_TIME_RATIO
 from ckptcheck.specs.scopes import known_figures
 from ckptcheck.specs.spec import Spec
 from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES, HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, SAMPLED, UNKNOWN, VIOLATED
@@ -40,7 +41,7 @@ def before_search(design, scope, symmetry: bool = False, *, engine: str = "explo
         return
     figures = known_figures(design, scope, symmetry)
     if figures:
-        say(f"expect   {figures} (on 2 cores; --max-seconds or --max-states bound it)")
+        say(f"expect   {figures}{memo_note(engine)} (on 2 cores; --max-seconds or --max-states bound it)")
     else:
         say(f"expect   {design.name} in this scope: not measured, so its cost is not known (a scope can take seconds or"
             f" hours){'' if bounded else '; ' + BOUND_IT}")
@@ -50,7 +51,15 @@ def seconds_words(s: float) -> str:
     return f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} minutes"
 
 
-def expected_total(items: list[tuple[str, float | None]], what: str, bounded: bool = False) -> str:
+def memo_note(engine: str) -> str:
+    """After a measured cost (the reference engine's), what the memo engine took beside it."""
+    if engine != "memo":
+        return ""
+    lo, hi = MEMO_TIME_RATIO
+    return f" on the reference engine; the memo engine took {lo:g} to {hi:g} of its time where both were measured"
+
+
+def expected_total(items: list[tuple[str, float | None]], what: str, bounded: bool = False, engine: str = "explore") -> str:
     """The ``expect`` line before several searches (a check's default scopes, a comparison's designs):
     their measured costs added up, and those not measured named."""
     known = [(name, s) for name, s in items if s is not None]
@@ -58,10 +67,11 @@ def expected_total(items: list[tuple[str, float | None]], what: str, bounded: bo
     total = sum(s for _, s in known)
     parts = " + ".join(seconds_words(s) for _, s in known)
     if not unknown:
-        return f"expect   {what} together: about {seconds_words(total)} with 2 workers on 2 cores ({parts}); --max-seconds bounds them all"
+        return (f"expect   {what} together: about {seconds_words(total)} with 2 workers on 2 cores ({parts}){memo_note(engine)};"
+                " --max-seconds bounds them all")
     line = f"expect   {what}: {', '.join(unknown)} not measured, so the total is not known"
     if known:
-        line += f" (the others: about {seconds_words(total)} with 2 workers on 2 cores)"
+        line += f" (the others: about {seconds_words(total)} with 2 workers on 2 cores{memo_note(engine)})"
     return line + ("" if bounded else f"; {BOUND_IT}")
 
 

@@ -23,8 +23,16 @@ from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES
 from .explore import Discovery, ExploreOutcome, explore, search_bounds
 
 ENGINES = ("explore", "memo", "spark", "stateful")
+REFERENCE = "reference"  # another name for explore, the reference engine
 
-__all__ = ["ENGINES", "EXHAUSTIVE_ENGINES", "Discovery", "ExploreOutcome", "explore", "search"]
+
+def default_engine(store: str = "fingerprint", workers: int = 1) -> str:
+    """The engine a search gets when none is named: ``memo``, or the reference engine
+    (``explore``) where an option only it has is asked for (an exact store, several workers)."""
+    return "explore" if store == "exact" or workers > 1 else "memo"
+
+
+__all__ = ["ENGINES", "EXHAUSTIVE_ENGINES", "REFERENCE", "Discovery", "ExploreOutcome", "default_engine", "explore", "search"]
 
 
 def search(
@@ -53,6 +61,8 @@ def search(
     first violation ends it).  ``memo_check``: the fraction of the memo engine's cached answers it
     computes again with the plain model (``seed`` chooses which); ``compiled``: its compiled loop
     (``True``), its Python loop (``False``), or the compiled one where it is built and applies."""
+    if engine == REFERENCE:
+        engine = "explore"
     if engine == "explore":
         return explore(model, max_states=max_states, max_seconds=max_seconds, max_depth=max_depth, stop_when=stop_when,
                        progress=progress, progress_every=progress_every, store=store, workers=workers)

@@ -602,8 +602,10 @@ def memo_detail(configs: list[MemoSpec], compiled: bool = False) -> str:
     calls = max(1, sum(m.calls for m in configs))
     misses = sum(m.misses for m in configs)
     seconds = sum(m.miss_seconds for m in configs)
-    line = (f"memo ({'compiled' if compiled else 'Python'} loop): {calls:,} model calls, {misses:,} computed ({misses / calls:.1%}),"
+    line = (f"{'compiled' if compiled else 'Python'} loop: {calls:,} model calls, {misses:,} computed ({misses / calls:.1%}),"
             f" {1e6 * seconds / max(1, misses):.0f} us a computed call")
+    if configs[0].memo_check:
+        line += f"; {configs[0].memo_check:.0%} of the table's answers checked against the plain model"
     plain = configs[0].plain
     if plain:
         line += "; run plainly: " + "; ".join(f"{k} ({v})" for k, v in sorted(plain.items()))

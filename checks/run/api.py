@@ -22,7 +22,7 @@ from ckptcheck.model.scope import Scope
 from ckptcheck.specs.properties import SOMETIMES, Property
 from ckptcheck.specs.spec import Spec
 
-from ckptcheck.checks.engine import ENGINES, search
+from ckptcheck.checks.engine import ENGINES, REFERENCE, default_engine, search
 
 from .outputs import slug
 from .results import EXHAUSTIVE_ENGINES, HIT, HOLDS, NOT_APPLICABLE, NOT_REACHED, SAMPLED, UNKNOWN, VIOLATED, CheckResult, Verdict
@@ -52,7 +52,7 @@ def _verdicts(spec: Spec, discoveries: dict, complete: bool) -> list[Verdict]:
 def check(
     design: Design,
     scope: Scope,
-    engine: str = "explore",
+    engine: str | None = None,
     *,
     symmetry: bool = False,
     seed: int = 0,
@@ -77,7 +77,12 @@ def check(
     its visited states and how many processes share it (``checks.engine.explore``); ``engine="spark"`` runs
     the same exhaustive search on Spark (``master``, ``partitions``); ``engine="memo"`` the same search with
     each model call computed once (``memo_check``: the fraction of its cached answers computed again
-    plainly); ``checks.engine.search`` chooses the engine."""
+    plainly); ``None`` is ``memo``, or ``explore`` (the reference engine, also named ``reference``)
+    where ``store="exact"`` or ``workers > 1`` asks for it; ``checks.engine.search`` runs it."""
+    if engine is None:
+        engine = default_engine(store, workers)
+    elif engine == REFERENCE:
+        engine = "explore"
     if engine not in ENGINES:
         raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
     kwargs = {} if properties is None else {"properties": properties}

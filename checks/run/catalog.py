@@ -36,7 +36,7 @@ class CatalogInterrupted(KeyboardInterrupt):
 
 
 def run_entry(e: Entry, out: Path, correct_runs: dict, workers: int = 1,
-              max_seconds: float | None = None, engine: str = "explore") -> tuple[dict, CheckResult, Spec, CheckResult]:
+              max_seconds: float | None = None, engine: str = "memo") -> tuple[dict, CheckResult, Spec, CheckResult]:
     """Search entry ``e`` (to its first violation; one process, so that the counterexample is
     the one the exact store finds), check its correct design on the same scope with
     ``workers`` processes (shared between entries with the same design and scope), save and

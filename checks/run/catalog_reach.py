@@ -70,7 +70,7 @@ class ReachRow:
 
 
 def reach_entry(e: Entry, workers: int = 1, max_seconds: float | None = None,
-                engine: str = "explore") -> tuple[ReachRow, CheckResult | None]:
+                engine: str = "memo") -> tuple[ReachRow, CheckResult | None]:
     """Search entry ``e`` in its correct design's default scopes, in order, each to the first
     violation of ``e.violates`` (``max_seconds`` bounds each search), with symmetry reduction
     where ``check`` would use it, on ``engine`` (``explore`` with ``workers``, or ``memo``); returns the row and the result that found it (None when none

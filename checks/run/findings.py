@@ -97,7 +97,7 @@ class FindingsRun:
     readings: Readings | None = None
     manifest: list[ManifestRow] = field(default_factory=list)  # every expected violation and what the run says of it
     max_seconds: float | None = None  # the bound on the whole run, if any
-    engine: str = "explore"  # the exhaustive engine of every search (memo: one process, workers unused)
+    engine: str = "memo"  # the exhaustive engine of every search (memo: one process, workers unused)
 
     def cost(self) -> str:
         """The run's time and what ran it."""
@@ -162,7 +162,7 @@ class FindingsRun:
 
 def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path, *, workers: int = 2,
                  max_seconds: float | None = None, progress=None, readings: Readings | None = None,
-                 engine: str = "explore") -> FindingsRun:
+                 engine: str = "memo") -> FindingsRun:
     """Search ``design`` in every scope, save and replay each counterexample under ``traces``,
     and check each violated property's fix in the same scope (fix searches shared when one fix
     serves several properties).  ``max_seconds`` bounds the whole run: each search gets an equal
