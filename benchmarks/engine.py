@@ -2,12 +2,12 @@
 managers) measured in the same run, so that machines of different speed compare.
 
     python benchmarks/engine.py [baseline|flip600-default|flip600-full|flip600-small] [--exact] [--workers N] [--symmetry]
-    python benchmarks/engine.py SCOPE --engine memo [--symmetry] [--against-reference] [--python-loop]
+    python benchmarks/engine.py SCOPE --engine memo [--memo-workers N] [--symmetry] [--against-reference] [--python-loop]
 
 Prints states, transitions, time, peak memory (this process plus its workers) and the ratio of
 the scope's time to the yardstick's.  Last line: the figure.  ``--engine memo`` searches with
-the memo engine (one process; its compiled loop, or with ``--python-loop`` the Python loop it
-falls back to) and prints its model calls, the share computed and the
+the memo engine (its compiled loop in ``--memo-workers`` processes, one by default, or with
+``--python-loop`` the Python loop it falls back to) and prints its model calls, the share computed and the
 microseconds a computed call took; ``--against-reference`` then searches the same scope with the
 reference engine (``explore``, ``--workers``) in the same run, checks that states, transitions,
 depth and verdicts are equal, and its last line is the speed ratio.
@@ -66,6 +66,7 @@ def main() -> None:
     p.add_argument("--engine", choices=("explore", "memo"), default="explore")
     p.add_argument("--against-reference", action="store_true", help="memo: also search with explore and compare")
     p.add_argument("--python-loop", action="store_true", help="memo: its Python loop (the fallback), not the compiled one")
+    p.add_argument("--memo-workers", type=int, default=1, help="memo: processes of the compiled loop")
     args = p.parse_args()
     if args.engine == "memo":
         memo_against_reference(args)
@@ -101,14 +102,16 @@ def memo_against_reference(args) -> None:
     design, scope = SCOPES[args.scope]
     spec = Spec(design, scope, symmetry=args.symmetry)
     t0 = time.perf_counter()
-    memo = search(spec, "memo", stop_when=lambda found: False, compiled=False if args.python_loop else None)
+    memo = search(spec, "memo", stop_when=lambda found: False, compiled=False if args.python_loop else None,
+                  workers=args.memo_workers)
     took = time.perf_counter() - t0
+    n = args.memo_workers
     print(f"{args.scope} ({design.name}) memo engine: {memo.states:,} states, {memo.transitions:,} transitions, depth {memo.depth}, "
-          f"{took:.1f}s, {memo.states / took:,.0f} states/s, 1 process{', symmetry' if args.symmetry else ''}")
+          f"{took:.1f}s, {memo.states / took:,.0f} states/s, {n} process(es){', symmetry' if args.symmetry else ''}")
     print(f"  {memo.engine_detail}")
     print(f"  {1e6 * took / max(1, memo.transitions):.2f} us a transition")
     if not args.against_reference:
-        print(f"engine {args.scope} memo{' symmetry' if args.symmetry else ''}: {took:.1f}s, {peak_mb(1):,.0f} MB")
+        print(f"engine {args.scope} memo, {n} process(es){' symmetry' if args.symmetry else ''}: {took:.1f}s, {peak_mb(n):,.0f} MB")
         return
     t0 = time.perf_counter()
     ref = search(Spec(design, scope, symmetry=args.symmetry), "explore", stop_when=lambda found: False, workers=args.workers)
@@ -118,7 +121,7 @@ def memo_against_reference(args) -> None:
     same = _summary(memo) == _summary(ref)
     print(f"  same states, transitions, depth and discoveries: {'yes' if same else 'NO'}")
     assert same, (_summary(memo), _summary(ref))
-    print(f"engine {args.scope} memo (1 process) against explore ({args.workers} worker(s)){' symmetry' if args.symmetry else ''}: "
+    print(f"engine {args.scope} memo ({n} process(es)) against explore ({args.workers} worker(s)){' symmetry' if args.symmetry else ''}: "
           f"{took:.1f}s against {ref_took:.1f}s = {ref_took / took:.2f}x")
 
 

@@ -346,3 +346,73 @@ def test_a_value_digest_is_of_its_contents():
     lay.learn(0, value_digest(0, 5), 5)
     with pytest.raises(DigestCollision):
         lay.learn(0, value_digest(0, 5) ^ 1, 5)
+
+
+def _memo_summary(o) -> tuple:
+    return (o.states, o.transitions, o.depth, o.quiescent_states, o.complete, o.stopped,
+            {k: (d.kind, len(d.path)) for k, d in o.discoveries.items()})
+
+
+@pytest.mark.skipif(not memo_core.available(), reason="workers run the compiled loop, not built here")
+@pytest.mark.parametrize("design,scope,symmetry", [
+    ("flip600-regional", S.regional_chain_scope, True),  # symmetry: a sum per permutation, the least owned
+    ("flink-unaligned-timeout", S.rescaled_recovery_scope, False),  # a rescale: successors in the other layout
+])
+def test_two_workers_count_what_one_process_counts(design, scope, symmetry, monkeypatch):
+    """The compiled loop forked into two workers (at a level of 50 states here, so that these
+    small scopes fork) counts the same states, transitions, depth and quiescent states as one
+    process and finds every discovery at the same length; the engine line says when it forked
+    and what each worker computed after.  A worker that expanded a state another owns, or lost
+    a claim's answer, would count differently."""
+    from ckptcheck.checks.engine import memo_workers, search
+
+    monkeypatch.setattr(memo_workers, "FORK_AT", 50)
+    spec = Spec(PRESETS[design], fitted(PRESETS[design], scope()), symmetry=symmetry)
+    one, two = search(spec, "memo"), search(spec, "memo", workers=2)
+    assert _memo_summary(two) == _memo_summary(one)
+    assert one.complete and one.states > 1000
+    assert two.workers == 2 and "2 workers from depth" in two.engine_detail, two.engine_detail
+
+
+@pytest.mark.skipif(not memo_core.available(), reason="workers run the compiled loop, not built here")
+def test_two_workers_find_a_violation_and_stop_where_one_process_does(monkeypatch):
+    """A catalog entry's violation found by two workers: the same length as one process, its
+    path rebuilt from the store of the worker that found it and replayed by the caller; a state
+    bound stops both at a level's end."""
+    from ckptcheck.checks.engine import memo_workers
+    from ckptcheck.specs.catalog import entry
+
+    monkeypatch.setattr(memo_workers, "FORK_AT", 50)
+    e = entry("K5-no-consecutive-limit")
+    one = check(e.design, e.scope, "memo", stop_at="never-stop")
+    two = check(e.design, e.scope, "memo", stop_at="never-stop", workers=2)
+    assert two.stats["workers"] == 2
+    assert (two.stats["states"], two.stats["transitions"], two.stats["depth"]) == \
+        (one.stats["states"], one.stats["transitions"], one.stats["depth"])
+    lengths = {v.property: (v.status, len(v.trace) if v.trace else None) for v in one.verdicts}
+    assert {v.property: (v.status, len(v.trace) if v.trace else None) for v in two.verdicts} == lengths
+    assert lengths["ref-chain-bounded"] == (VIOLATED, CATALOG_STEPS[e.name])
+    bounded = check(e.design, e.scope, "memo", workers=2, max_states=1500)
+    assert not bounded.complete and bounded.stats["stopped"] == "state bound 1500 reached"
+    assert bounded.stats["states"] >= 1500
+
+
+@pytest.mark.skipif(not memo_core.available(), reason="workers run the compiled loop, not built here")
+def test_a_worker_that_raises_is_reported_with_its_traceback(monkeypatch):
+    """An error in a forked worker stops the search with ``WorkerError`` and the worker's
+    traceback (not a hang at the next level's barrier)."""
+    from ckptcheck.checks.engine import memo_workers, search
+    from ckptcheck.checks.engine.memo_core import Driver, WorkerError
+
+    monkeypatch.setattr(memo_workers, "FORK_AT", 50)
+    real = Driver.always_miss
+
+    def flaky(self, c, vec):
+        if self.child:
+            raise RuntimeError("a worker broke")
+        return real(self, c, vec)
+
+    monkeypatch.setattr(Driver, "always_miss", flaky)
+    spec = Spec(PRESETS["flip600-regional"], fitted(PRESETS["flip600-regional"], S.regional_chain_scope()), symmetry=True)
+    with pytest.raises(WorkerError, match="a worker broke"):
+        search(spec, "memo", workers=2)

@@ -28,7 +28,8 @@ def _without_times(line: str) -> str:
     """A line of output with its times and rates taken out (measured once; never compared)."""
     line = re.sub(r"\d+(\.\d+)?s \([\d,]+ states/s\)", "<time>", line)
     line = re.sub(r"about \d+ s", "about <time>", line)
-    return re.sub(r"explore-[0-9a-f]{8}", "explore-<id>", line).rstrip()
+    line = re.sub(r"\d+ us a computed call", "<time> a computed call", line)
+    return re.sub(r"(explore|memo)-[0-9a-f]{8}", r"\1-<id>", line).rstrip()
 
 
 @pytest.mark.claims

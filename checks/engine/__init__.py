@@ -71,11 +71,9 @@ def search(
 
         if store == "exact":
             raise ValueError("store: the memo engine keeps fingerprints")
-        if workers > 1:
-            raise ValueError("workers: the memo engine runs in one process")
         out = ExploreOutcome()
         bounds = search_bounds(model, stop_when, max_states, max_seconds, max_depth, progress, progress_every)
-        memo_search(model, out, Discovery, bounds, memo_check=memo_check, seed=seed, compiled=compiled)
+        memo_search(model, out, Discovery, bounds, memo_check=memo_check, seed=seed, compiled=compiled, workers=workers)
         return out
     if engine == "spark":  # the same breadth-first search with fingerprints, level by level on a Spark cluster
         if store == "exact":

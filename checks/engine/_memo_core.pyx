@@ -69,6 +69,76 @@ cdef inline uint64_t fmix(uint64_t x):
     return x
 
 
+cdef struct FpSet:
+    uint64_t* t  # 0: empty (the fingerprint 0 is kept in ``zero``)
+    size_t cap
+    size_t used
+    bint zero
+
+
+cdef int fpset_init(FpSet* s) except -1:
+    s.cap = 1 << 12
+    s.used = 0
+    s.zero = False
+    s.t = <uint64_t*> calloc(s.cap, sizeof(uint64_t))
+    if s.t == NULL:
+        raise MemoryError()
+    return 0
+
+
+cdef bint fpset_has(FpSet* s, uint64_t u) noexcept:
+    cdef size_t mask = s.cap - 1, j
+    if u == 0:
+        return s.zero
+    j = fmix(u) & mask
+    while s.t[j]:
+        if s.t[j] == u:
+            return True
+        j = (j + 1) & mask
+    return False
+
+
+cdef bint fpset_add(FpSet* s, uint64_t u) except -1:
+    """Whether ``u`` is new (and now in the set)."""
+    cdef size_t mask = s.cap - 1, j, k, cap
+    cdef uint64_t* t
+    if u == 0:
+        if s.zero:
+            return False
+        s.zero = True
+        return True
+    j = fmix(u) & mask
+    while s.t[j]:
+        if s.t[j] == u:
+            return False
+        j = (j + 1) & mask
+    s.t[j] = u
+    s.used += 1
+    if s.used * 10 > s.cap * 7:
+        cap = s.cap * 2
+        t = <uint64_t*> calloc(cap, sizeof(uint64_t))
+        if t == NULL:
+            raise MemoryError()
+        for k in range(s.cap):
+            if s.t[k]:
+                j = fmix(s.t[k]) & (cap - 1)
+                while t[j]:
+                    j = (j + 1) & (cap - 1)
+                t[j] = s.t[k]
+        free(s.t)
+        s.t = t
+        s.cap = cap
+    return True
+
+
+cdef void fpset_clear(FpSet* s) noexcept:
+    cdef size_t k
+    for k in range(s.cap):
+        s.t[k] = 0
+    s.used = 0
+    s.zero = False
+
+
 cdef class Core:
     """One search's tables and arenas.  ``memo ids`` name cached functions (each enabled rule
     group, each action's step, the always-properties, each action's witnesses); a memo's shapes
@@ -105,6 +175,13 @@ cdef class Core:
     cdef readonly bint exhausted, depth_stopped
     cdef Buf store_fp, store_parent  # int64
     cdef Buf store_action  # uint16
+    # workers (``memo_core.Workers``): this process owns the fingerprints ``rank`` modulo ``nworkers``;
+    # a successor another owns is claimed at the level's end (``claimed``: once a level), and
+    # waits in the pending arrays; ``known``: fingerprints of others found visited already
+    cdef readonly int nworkers, rank
+    cdef FpSet known, claimed
+    cdef Buf p_vec, p_sums, p_parent, p_fp  # uint32 (stride each), uint64 (nsums each), int64, int64
+    cdef Buf p_action, p_conf  # uint16, char
 
     def __cinit__(self, tuple sizes, int nsums, driver):
         self.nconf = len(sizes)
@@ -132,6 +209,16 @@ cdef class Core:
         buf_init(&self.store_fp, 8)
         buf_init(&self.store_parent, 8)
         buf_init(&self.store_action, 2)
+        self.nworkers = 1
+        self.rank = 0
+        fpset_init(&self.known)
+        fpset_init(&self.claimed)
+        buf_init(&self.p_vec, 4)
+        buf_init(&self.p_sums, 8)
+        buf_init(&self.p_parent, 8)
+        buf_init(&self.p_fp, 8)
+        buf_init(&self.p_action, 2)
+        buf_init(&self.p_conf, 1)
         self.objects = []
         self.shape_of = {}
         self.tcap = 1 << 16
@@ -154,6 +241,9 @@ cdef class Core:
         free(self.table)
         free(self.ztable)
         free(self.seen)
+        free(self.known.t)
+        free(self.claimed.t)
+        free(self.p_vec.p); free(self.p_sums.p); free(self.p_parent.p); free(self.p_fp.p); free(self.p_action.p); free(self.p_conf.p)
 
     # -- memos ---------------------------------------------------------------------------------
     cpdef int new_memo(self) except -1:
@@ -337,6 +427,40 @@ cdef class Core:
         return z
 
     # -- visited fingerprints --------------------------------------------------------------------
+    cdef bint has_seen(self, int64_t fp) noexcept:
+        cdef uint64_t u = <uint64_t> fp
+        cdef size_t mask = self.scap - 1, j
+        if u == 0:
+            return self.seen_zero
+        j = fmix(u) & mask
+        while self.seen[j]:
+            if self.seen[j] == u:
+                return True
+            j = (j + 1) & mask
+        return False
+
+    def become_worker(self, int rank, int nworkers):
+        """From the next level on, this process owns the fingerprints ``rank`` modulo
+        ``nworkers`` and expands its share of the states (``memo_core.Workers.fork``)."""
+        self.rank = rank
+        self.nworkers = nworkers
+
+    def answer(self, bytes claims):
+        """Another worker's claims (int64 fingerprints this process owns): one byte each, 1
+        where the state is new (it is now visited, and the claimer expands it)."""
+        cdef const int64_t* fps = <const int64_t*> (<const char*> claims)
+        cdef Py_ssize_t n = len(claims) // 8, j
+        out = bytearray(n)
+        cdef unsigned char* o = out
+        for j in range(n):
+            o[j] = 1 if self.add_seen(fps[j]) else 0
+        return bytes(out)
+
+    def pending_fps(self):
+        """The fingerprints this level's successors owned by others have, in the order they
+        were made (int64 bytes)."""
+        return bytes((<char*> self.p_fp.p)[:self.p_fp.n * 8])
+
     cdef bint add_seen(self, int64_t fp) except -1:
         """Whether ``fp`` is new (and now seen)."""
         cdef uint64_t u = <uint64_t> fp
@@ -447,6 +571,7 @@ cdef class Core:
         cdef uint64_t mn
         cdef bint has_progress, fresh_found = False
         cdef int64_t tick = 0
+        cdef const unsigned char* ans
         cdef int ngroups[2]
         driver = self.driver
         for c in range(self.nconf):
@@ -477,9 +602,72 @@ cdef class Core:
             cur_n = cur_idx.n
             while True:
                 if pos == cur_n:
-                    if nxt_idx.n == 0:
-                        self.exhausted = True
-                        break
+                    if self.nworkers > 1:
+                        # the claims: each owner says which of this level's successors it owns are
+                        # new; those are stored, checked and expanded here
+                        answers = driver.exchange(d, self.pending_fps())
+                        ans = <const unsigned char*> (<const char*> answers)
+                        for e in range(self.p_fp.n):
+                            fp = (<int64_t*> self.p_fp.p)[e]
+                            fpset_add(&self.known, <uint64_t> fp)
+                            if not ans[e]:
+                                continue
+                            out = (<uint32_t*> self.p_vec.p) + e * stride
+                            oc = self.p_conf.p[e]
+                            osize = self.sizes[oc]
+                            buf_reserve(&self.store_fp, 1)
+                            buf_reserve(&self.store_parent, 1)
+                            buf_reserve(&self.store_action, 1)
+                            (<int64_t*> self.store_fp.p)[self.store_fp.n] = fp
+                            (<int64_t*> self.store_parent.p)[self.store_parent.n] = (<int64_t*> self.p_parent.p)[e]
+                            (<uint16_t*> self.store_action.p)[self.store_action.n] = (<uint16_t*> self.p_action.p)[e]
+                            self.store_fp.n += 1
+                            self.store_parent.n += 1
+                            self.store_action.n += 1
+                            tidx = n_stored
+                            n_stored += 1
+                            if has_always:
+                                self.check_calls += 1
+                                res = self.lookup(always_memo[oc], out)
+                                if res < 0:
+                                    reads, results = driver.always_miss(oc, self.as_list(out, osize))
+                                    res = self.checks_result(results)
+                                    if reads is not None:
+                                        self.put(always_memo[oc], reads, out, res)
+                                if (<int32_t*> self.res_len.p)[res] >= 0:
+                                    has_always = driver.on_always(self.objects[(<int64_t*> self.res_off.p)[res]], tidx, d + 1)
+                                    for k in range(self.nconf):
+                                        always_memo[k] = self.new_memo()
+                            self.push_state(&nxt_vec, &nxt_sums, &nxt_idx, &nxt_conf, out, osize,
+                                            (<uint64_t*> self.p_sums.p) + e * nsums, tidx, oc)
+                        self.p_vec.n = self.p_sums.n = self.p_parent.n = self.p_fp.n = self.p_action.n = self.p_conf.n = 0
+                        fpset_clear(&self.claimed)
+                        self.states = self.sused
+                        k = driver.level_end(d, nxt_idx.n, self.sused, self.transitions, self.deepest)
+                        if k == 1:
+                            self.exhausted = True
+                            break
+                        if k == 2:
+                            break
+                    else:
+                        if nxt_idx.n == 0:
+                            self.exhausted = True
+                            break
+                        self.states = self.sused
+                        driver.level_end(d, nxt_idx.n, self.sused, self.transitions, self.deepest)  # may fork workers
+                        if self.nworkers > 1:  # forked: this process keeps every nworkers-th state of the next level
+                            j = 0
+                            for e in range(nxt_idx.n):
+                                if <int> (e % self.nworkers) == self.rank:
+                                    if <size_t> j != e:
+                                        memcpy((<uint32_t*> nxt_vec.p) + j * stride, (<uint32_t*> nxt_vec.p) + e * stride, stride * 4)
+                                        memcpy((<uint64_t*> nxt_sums.p) + j * nsums, (<uint64_t*> nxt_sums.p) + e * nsums, nsums * 8)
+                                        (<int64_t*> nxt_idx.p)[j] = (<int64_t*> nxt_idx.p)[e]
+                                        nxt_conf.p[j] = nxt_conf.p[e]
+                                    j += 1
+                            nxt_vec.n = j * stride
+                            nxt_sums.n = j * nsums
+                            nxt_idx.n = nxt_conf.n = j
                     tmp = cur_vec; cur_vec = nxt_vec; nxt_vec = tmp
                     tmp = cur_sums; cur_sums = nxt_sums; nxt_sums = tmp
                     tmp = cur_idx; cur_idx = nxt_idx; nxt_idx = tmp
@@ -488,6 +676,7 @@ cdef class Core:
                     cur_n = cur_idx.n
                     pos = 0
                     d += 1
+                    continue  # a worker's share of a level may be empty: it still takes part in the level's end
                 vec = (<uint32_t*> cur_vec.p) + pos * stride
                 sums = (<uint64_t*> cur_sums.p) + pos * nsums
                 idx = (<int64_t*> cur_idx.p)[pos]
@@ -598,6 +787,18 @@ cdef class Core:
                         if nsm[p] < mn:
                             mn = nsm[p]
                     fp = <int64_t> mn
+                    if self.nworkers > 1 and <int> ((<uint64_t> fp) % <uint64_t> self.nworkers) != self.rank:
+                        # another worker owns it: claimed at the level's end, kept here meanwhile
+                        if self.has_seen(fp) or fpset_has(&self.known, <uint64_t> fp) or not fpset_add(&self.claimed, <uint64_t> fp):
+                            continue
+                        self.push_state(&self.p_vec, &self.p_sums, &self.p_parent, &self.p_conf, out, osize, nsm, idx, oc)
+                        buf_reserve(&self.p_fp, 1)
+                        buf_reserve(&self.p_action, 1)
+                        (<int64_t*> self.p_fp.p)[self.p_fp.n] = fp
+                        (<uint16_t*> self.p_action.p)[self.p_action.n] = <uint16_t> e
+                        self.p_fp.n += 1
+                        self.p_action.n += 1
+                        continue
                     if not self.add_seen(fp):
                         continue
                     buf_reserve(&self.store_fp, 1)

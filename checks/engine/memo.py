@@ -439,14 +439,15 @@ def memo_specs(spec, memo_check: float = 0.0, seed: int = 0) -> list[MemoSpec]:
 
 
 def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, memo_check: float = 0.0, seed: int = 0,
-                visit: Callable[[Any], None] | None = None, compiled: bool | None = None) -> MemoSpec:
+                visit: Callable[[Any], None] | None = None, compiled: bool | None = None, workers: int = 1) -> MemoSpec:
     """The search; fills ``out`` (an ``ExploreOutcome``) as ``bfs.bfs_search`` does, and returns
     the first configuration's ``MemoSpec`` (its tables and counters).  ``memo_check``: the
     fraction of answers taken from a table that are computed again with the plain model.
     ``visit``, if given, is called with each new state's world (the tests compare the worlds
     with the reference engine's).  ``compiled``: the compiled loop (``True``: refused where it
     was not built or does not apply), the Python loop (``False``), or the compiled one where it
-    can (``None``)."""
+    can (``None``).  ``workers``: processes the compiled loop forks into once a level is large
+    enough (``memo_workers``)."""
     started = time.perf_counter()
     configs = memo_specs(spec, memo_check, seed)
     ms = configs[0]
@@ -492,12 +493,16 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     elif compiled and not (memo_core.available() and not checking):
         raise MemoUnsupported("engine memo: the compiled loop " + ("was not built" if not memo_core.available() else
                               "takes no --memo-check"))
+    if workers > 1 and not compiled:
+        raise MemoUnsupported("engine memo: workers run the compiled loop, which " + ("was not built here" if not memo_core.available()
+                              else "takes no --memo-check"))
+    extra: dict = {}
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         if compiled:
-            states, n_trans, deepest, quiescent, group_calls, done = memo_core.compiled_loop(
-                configs, queue, store, seen, found, always, sometimes, eventually, bounds, out, started, visit)
+            states, n_trans, deepest, quiescent, group_calls, done, extra = memo_core.compiled_loop(
+                configs, queue, store, seen, found, always, sometimes, eventually, bounds, out, started, visit, spec, workers)
             queue.clear()
         while queue and not compiled:
             c, vec, sums, idx, d = queue.popleft()
@@ -587,23 +592,31 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
     finally:
         if gc_was_enabled:
             gc.enable()
-    finish_outcome(out, states=states if compiled else len(seen), transitions=n_trans, depth=deepest, quiescent=quiescent, exhausted=done if compiled else not queue, workers=1)
+    finish_outcome(out, states=states if compiled else len(seen), transitions=n_trans, depth=deepest, quiescent=quiescent,
+                   exhausted=done if compiled else not queue, workers=extra.get("workers", 1))
     out.collision_probability *= len(ms.perms) + 1  # the least of 1 + permutations sums names a class: each may collide
     rebuild_discoveries(out, found, store, spec, discovery, ms.world_fingerprint)
+    for name, (prop, why, path, kind) in extra.get("discoveries", {}).items():  # other workers': the shortest is kept
+        if name not in out.discoveries or len(path) < len(out.discoveries[name].path):
+            out.discoveries[name] = discovery(prop, why, path, kind)
     ms.calls += n_trans + group_calls  # each transition's step, each expanded state's enabled groups
-    out.engine_detail = memo_detail(configs, compiled)
+    out.engine_detail = memo_detail(configs, compiled, extra)
     out.elapsed = time.perf_counter() - started
     return ms
 
 
-def memo_detail(configs: list[MemoSpec], compiled: bool = False) -> str:
+def memo_detail(configs: list[MemoSpec], compiled: bool = False, extra: dict | None = None) -> str:
     """One line on the tables: the loop (compiled or Python), calls answered, misses, the time
-    a miss took, and any function that ran plainly."""
+    a miss took, and any function that ran plainly; with workers, when they forked and the
+    calls each computed after."""
     calls = max(1, sum(m.calls for m in configs))
     misses = sum(m.misses for m in configs)
     seconds = sum(m.miss_seconds for m in configs)
     line = (f"{'compiled' if compiled else 'Python'} loop: {calls:,} model calls, {misses:,} computed ({misses / calls:.1%}),"
             f" {1e6 * seconds / max(1, misses):.0f} us a computed call")
+    if extra and extra.get("workers"):
+        line += (f"; {extra['workers']} workers from depth {extra['fork_depth']}, computing "
+                 + " + ".join(f"{m:,}" for m in extra["misses"]) + " calls each after")
     if configs[0].memo_check:
         line += f"; {configs[0].memo_check:.0%} of the table's answers checked against the plain model"
     plain = configs[0].plain
