@@ -84,13 +84,15 @@ def test_other_long_commands_end_at_ctrl_c(tmp_path, args, ready):
     assert "Traceback" not in err
 
 
-def test_workers_do_not_outlive_a_killed_check(tmp_path):
-    """SIGKILL to ckptcheck (no chance to clean up): its search workers end with it."""
-    p = subprocess.Popen(CLI + ["check", "--design", "flink-unaligned", "--workers", "2", "--out", "r"], cwd=tmp_path,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+@pytest.mark.parametrize("engine,forked", [("explore", 2), ("memo", 1)])
+def test_workers_do_not_outlive_a_killed_check(tmp_path, engine, forked):
+    """SIGKILL to ckptcheck (no chance to clean up): its search workers end with it (the
+    reference engine starts two; the memo engine's process is itself one of its two)."""
+    p = subprocess.Popen(CLI + ["check", "--design", "flink-unaligned", "--engine", engine, "--workers", "2", "--out", "r"],
+                         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     children: list[str] = []
     deadline = time.monotonic() + 60
-    while len(children) < 2 and time.monotonic() < deadline:  # both workers started (slow on a busy machine)
+    while len(children) < forked and time.monotonic() < deadline:  # the workers started (slow on a busy machine)
         time.sleep(0.5)
         children = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()
     assert children, "the search runs in worker processes"

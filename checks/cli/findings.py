@@ -10,6 +10,7 @@ import shlex
 from ckptcheck.checks.run.outputs import out_dir
 from ckptcheck.checks.run.trace import write_text_atomic
 from ckptcheck.specs.errors import InputError
+from ckptcheck.checks.engine import memo_core
 
 from .options import positive_float, workers_arg
 from .printing import say, warn
@@ -31,16 +32,17 @@ def cmd_findings(args) -> int:
     if not ok:
         raise InputError("--date", when, "expected a calendar date as YYYY-MM-DD")
     design, scopes = FINDINGS[args.design]
-    if args.engine is None:  # workers are the reference engine's
-        args.engine = "explore" if (args.workers or 1) > 1 else "memo"
+    if args.engine is None:  # the memo engine, unless workers are asked for where it cannot fork
+        args.engine = "explore" if (args.workers or 1) > 1 and not memo_core.available() else "memo"
     elif args.engine == "reference":
         args.engine = "explore"
-    elif args.engine == "memo" and args.workers:
-        warn("--workers applies to --engine explore; the memo engine runs in one process")
+    if args.engine == "memo" and (args.workers or 1) > 1 and not memo_core.available():
+        warn("--workers: the memo engine's workers run its compiled loop, which was not built here; one process")
     from ckptcheck.checks.run.findings import run_findings
     from ckptcheck.checks.run.report import findings_report
 
-    run = run_findings(design, scopes, out / "traces", workers=args.workers or os.cpu_count() or 1,
+    workers = args.workers or ((os.cpu_count() or 1) if args.engine == "explore" else 1)
+    run = run_findings(design, scopes, out / "traces", workers=workers,
                        max_seconds=args.max_seconds, progress=say, readings=READINGS.get(args.design), engine=args.engine)
     if run.interrupted:
         for f in run.findings:
@@ -110,10 +112,10 @@ def add_parser(sub) -> None:
     fd.add_argument("design", help="a design with a findings manifest (flip600-pr)")
     fd.add_argument("--out", default="reports/findings", help="where the report and its traces go (default reports/findings)")
     fd.add_argument("--date", default=None, help="the date in the report's name, YYYY-MM-DD (default today, UTC)")
-    fd.add_argument("--workers", type=workers_arg, default=None, help="processes per search, 1 to 64 (default: the number of cores)")
+    fd.add_argument("--workers", type=workers_arg, default=None, help="processes per search, 1 to 64 (default: the number of cores for explore, 1 for memo)")
     fd.add_argument("--engine", choices=("memo", "explore", "reference"), default=None,
-                    help="the exhaustive engine: memo (the default: one process, each model call computed once) or explore,"
-                    " also named reference (workers; the default where --workers is above 1)")
+                    help="the exhaustive engine: memo (the default: each model call computed once) or explore, also named"
+                    " reference")
     fd.add_argument("--max-seconds", type=positive_float, default=None,
                     help="bound the whole run to S seconds: each search gets what the earlier ones left, the searches"
                          " left when it is spent are not run, and the report says of every expected violation whether"

@@ -18,7 +18,7 @@ from ckptcheck.specs.scopes import default_scope, default_scope_for, default_sco
 from ckptcheck.specs.spec import why_not_symmetric
 from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES
 
-from ckptcheck.checks.engine import ENGINES, REFERENCE, default_engine
+from ckptcheck.checks.engine import ENGINES, REFERENCE, memo_core
 from ckptcheck.checks.engine.stateful import PROFILES
 
 from .printing import warn
@@ -123,12 +123,17 @@ def symmetry_for(args, designs: list, scope, warn=warn) -> bool:
 MEMO_CHECK_FOR_PYTHON_COMPONENTS = 0.01
 
 
-def resolve_engine(args) -> str:
+def resolve_engine(args, designs: list = ()) -> str:
     """``args.engine`` made definite: none named is ``memo``, or the reference engine
-    (``explore``) where ``--exact`` or ``--workers`` above 1 asks for what only it has;
-    ``reference`` is ``explore``."""
+    (``explore``) where an option asks for what only it has: ``--exact``, or ``--workers`` above
+    1 where the memo engine cannot fork (its compiled loop was not built, or a design with
+    Python components of its own has it check its tables, on the Python loop).  ``reference``
+    is ``explore``."""
     if args.engine is None:
-        args.engine = default_engine("exact" if args.exact else "fingerprint", args.workers or 1)
+        many = (args.workers or 1) > 1
+        checked = args.memo_check if args.memo_check is not None else (
+            MEMO_CHECK_FOR_PYTHON_COMPONENTS if any(d.replaced() for d in designs) else 0.0)
+        args.engine = "explore" if args.exact or (many and (checked or not memo_core.available())) else "memo"
     elif args.engine == REFERENCE:
         args.engine = "explore"
     return args.engine
@@ -138,7 +143,7 @@ def search_options(args, designs: list, scope, quiet: bool = False) -> dict:
     """The engine options that apply, with a warning for each one given that does not (not
     repeated with ``quiet``: a design's further default scopes)."""
     tell = (lambda msg: None) if quiet else warn
-    resolve_engine(args)
+    resolve_engine(args, designs)
     design = designs[0]
     explore_only = {"--max-states": args.max_states, "--max-seconds": args.max_seconds, "--max-depth": args.max_depth}
     stateful_only = {"--seed": args.seed, "--profile": args.profile}
@@ -171,17 +176,24 @@ def search_options(args, designs: list, scope, quiet: bool = False) -> dict:
             workers = 1
         opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth,
                     store="exact" if args.exact else "fingerprint", workers=workers)
+    elif args.engine == "memo":
+        if args.exact:
+            tell("--exact applies to --engine explore; --engine memo ignores it")
+        memo_check = args.memo_check
+        if memo_check is None:  # a component of the user's own might keep state outside the world
+            memo_check = MEMO_CHECK_FOR_PYTHON_COMPONENTS if any(d.replaced() for d in designs) else 0.0
+        workers = args.workers or 1  # one process unless told: its results then are the same on every machine
+        if workers > 1 and (memo_check or not memo_core.available()):  # workers run the compiled loop
+            tell("--workers: the memo engine's workers run its compiled loop, which "
+                 + ("was not built here" if not memo_core.available() else "--memo-check does not take") + "; one process")
+            workers = 1
+        opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth,
+                    memo_check=memo_check, workers=workers)
     else:
         # one worker is what the other engines run anyway: not worth a warning
         for opt, v in {"--exact": args.exact or None, "--workers": args.workers if (args.workers or 1) > 1 else None}.items():
             if v is not None:
-                tell(f"{opt} applies to --engine explore; --engine {args.engine} ignores it")
-        if args.engine == "memo":
-            memo_check = args.memo_check
-            if memo_check is None:  # a component of the user's own might keep state outside the world
-                memo_check = MEMO_CHECK_FOR_PYTHON_COMPONENTS if any(d.replaced() for d in designs) else 0.0
-            opts.update(max_states=args.max_states, max_seconds=args.max_seconds, max_depth=args.max_depth,
-                        memo_check=memo_check)
+                tell(f"{opt} applies to --engine explore or memo; --engine {args.engine} ignores it")
         if args.engine == "spark":
             from ckptcheck.checks.engine.spark_session import check_master, require_pyspark
 
@@ -216,8 +228,8 @@ def add_search_options(p: argparse.ArgumentParser) -> None:
                    help="explore (the reference engine, which this option makes the default): store every state instead of"
                    " 64-bit fingerprints (about 10x the memory, one process)")
     p.add_argument("--workers", type=workers_arg, default=None,
-                   help=f"explore (the reference engine, which more than 1 makes the default): processes sharing the search,"
-                   f" 1 to {MAX_WORKERS} (default: the number of cores)")
+                   help=f"processes sharing the search, 1 to {MAX_WORKERS}: explore's (default: the number of cores), or the memo"
+                   " engine's compiled loop's (default 1; forked once a level has 2,000 states)")
     p.add_argument("--seed", type=nonneg, default=None, help="seed for the stateful engine (default 0)")
     p.add_argument("--profile", choices=tuple(PROFILES), default=None, help="Hypothesis settings profile (default ci)")
     p.add_argument("--max-states", type=count(0, MAX_STATES), default=None,

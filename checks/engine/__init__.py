@@ -28,11 +28,23 @@ REFERENCE = "reference"  # another name for explore, the reference engine
 
 def default_engine(store: str = "fingerprint", workers: int = 1) -> str:
     """The engine a search gets when none is named: ``memo``, or the reference engine
-    (``explore``) where an option only it has is asked for (an exact store, several workers)."""
-    return "explore" if store == "exact" or workers > 1 else "memo"
+    (``explore``) where an option only it has is asked for (an exact store; several workers
+    where the memo engine's compiled loop, which its workers run, was not built)."""
+    from . import memo_core
+
+    return "explore" if store == "exact" or (workers > 1 and not memo_core.available()) else "memo"
 
 
-__all__ = ["ENGINES", "EXHAUSTIVE_ENGINES", "REFERENCE", "Discovery", "ExploreOutcome", "default_engine", "explore", "search"]
+def engine_workers(engine: str, workers: int) -> int:
+    """The processes ``engine`` can use of ``workers``: the reference engine's, or the memo
+    engine's compiled loop's; one otherwise."""
+    from . import memo_core
+
+    return workers if engine in ("explore", REFERENCE) or (engine == "memo" and memo_core.available()) else 1
+
+
+__all__ = ["ENGINES", "EXHAUSTIVE_ENGINES", "REFERENCE", "Discovery", "ExploreOutcome", "default_engine", "engine_workers", "explore",
+           "search"]
 
 
 def search(

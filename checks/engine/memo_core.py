@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import time
 import traceback
-from threading import BrokenBarrierError
 from typing import Any, Callable
 
 from .bfs import Pace, judge_quiescent

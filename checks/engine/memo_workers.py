@@ -30,6 +30,8 @@ import signal
 import tempfile
 from array import array
 
+from .parallel_worker import _die_with_parent
+
 MASK = (1 << 64) - 1
 FORK_AT = 2000  # states in a level before the search forks: smaller searches stay in one process
 
@@ -67,10 +69,14 @@ class Workers:
                             miss_seconds=sum(ms.miss_seconds for ms in driver.configs), found=set(driver.found))
         self.fork_depth = depth
         self.forked = True
+        parent = os.getpid()
         for r in range(1, self.n):
             pid = os.fork()
             if pid == 0:  # a worker: it answers to rank 0 only
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is rank 0's to handle
+                _die_with_parent()  # a killed ckptcheck leaves no worker behind
+                if os.getppid() != parent:  # rank 0 died before that took effect
+                    os._exit(1)
                 self.rank = r
                 self.pipe = ends[r - 1][1]
                 self.pipes = []

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ckptcheck.specs.catalog import Entry
 from ckptcheck.specs.spec import Spec
+from ckptcheck.checks.engine import engine_workers
 
 from .api import check, save_traces
 from .results import VIOLATED, CheckResult
@@ -41,8 +42,8 @@ def run_entry(e: Entry, out: Path, correct_runs: dict, workers: int = 1,
     the one the exact store finds), check its correct design on the same scope with
     ``workers`` processes (shared between entries with the same design and scope), save and
     replay the trace.  ``max_seconds`` bounds each of the two searches (a search cut short is
-    reported as incomplete, never as found or passed).  ``engine``: ``explore`` or ``memo`` (the
-    same search in one process, so ``workers`` does not apply).  Ctrl-C in either search raises
+    reported as incomplete, never as found or passed).  ``engine``: ``memo`` or ``explore`` (the
+    reference engine); ``engine_workers`` says how many of ``workers`` each can use.  Ctrl-C in either search raises
     :class:`CatalogInterrupted`."""
     t0 = time.perf_counter()
     bad = check(e.design, e.scope, engine, stop_at=e.violates, max_seconds=max_seconds)
@@ -50,7 +51,7 @@ def run_entry(e: Entry, out: Path, correct_runs: dict, workers: int = 1,
         raise CatalogInterrupted(e.name)
     key = (e.correct.name, repr(e.scope), max_seconds)
     if key not in correct_runs:
-        correct_runs[key] = check(e.correct, e.scope, engine, workers=workers if engine == "explore" else 1, max_seconds=max_seconds)
+        correct_runs[key] = check(e.correct, e.scope, engine, workers=engine_workers(engine, workers), max_seconds=max_seconds)
     good = correct_runs[key]
     if good.interrupted:
         del correct_runs[key]

@@ -24,6 +24,7 @@ from ckptcheck.model.protocol import fitted
 from ckptcheck.specs.catalog import Entry
 from ckptcheck.specs.scopes import default_scopes_for
 from ckptcheck.specs.spec import Spec, symmetric
+from ckptcheck.checks.engine import engine_workers
 
 from .api import check
 from .results import VIOLATED, CheckResult
@@ -83,7 +84,7 @@ def reach_entry(e: Entry, workers: int = 1, max_seconds: float | None = None,
         if all(p.name != e.violates for p in Spec(e.design, scope).applicable):
             states.append(0)  # the property does not apply in this scope: nothing to search
             continue
-        result = check(e.design, scope, engine, stop_at=e.violates, workers=workers if engine == "explore" else 1,
+        result = check(e.design, scope, engine, stop_at=e.violates, workers=engine_workers(engine, workers),
                        max_seconds=max_seconds,
                        symmetry=symmetric(e.design, scope))
         if result.interrupted:

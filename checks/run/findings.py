@@ -17,6 +17,7 @@ from pathlib import Path
 from ckptcheck.model.design import Design
 from ckptcheck.specs.findings import FindingScope, Fix, Readings
 from ckptcheck.specs.spec import symmetric
+from ckptcheck.checks.engine import engine_workers
 
 from .api import check, save_traces
 from .results import HIT, NOT_APPLICABLE, VIOLATED, CheckResult
@@ -218,7 +219,7 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
                 progress(f"searching {configured.name} in scope {fs.name}")
             t1 = time.perf_counter()
             sym = symmetric(configured, fs.scope) and all(symmetric(f.fixed, fs.scope) for f in fs.fixes)
-            result = check(configured, fs.scope, engine, workers=workers if engine == "explore" else 1, max_seconds=budget,
+            result = check(configured, fs.scope, engine, workers=engine_workers(engine, workers), max_seconds=budget,
                            symmetry=sym)
             if result.interrupted:  # Ctrl-C ends the whole run, not only this search
                 return stop()
@@ -244,7 +245,7 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
                     if fixed.name not in fix_runs and (fix_budget is None or fix_budget >= 0.5):
                         if progress:
                             progress(f"checking the fix {fixed.name} in scope {fs.name}")
-                        fix_runs[fixed.name] = check(fixed, fs.scope, engine, workers=workers if engine == "explore" else 1,
+                        fix_runs[fixed.name] = check(fixed, fs.scope, engine, workers=engine_workers(engine, workers),
                                                      max_seconds=fix_budget, symmetry=sym)
                         if fix_runs[fixed.name].interrupted:
                             return stop()
