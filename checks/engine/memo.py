@@ -430,6 +430,22 @@ def _name(fn) -> str:
     return getattr(f, "__qualname__", getattr(f, "__name__", repr(f)))
 
 
+def witness_results(configs: list[MemoSpec], memos: list[dict], fns: list, c: int, ai: int, vec: list, nc: int,
+                    nvec: list) -> tuple:
+    """The witnesses ``fns`` on step ``ai`` from ``vec`` (configuration ``c``) to ``nvec``
+    (configuration ``nc``): from ``memos[c]``, a table per action, where both are in one layout;
+    across a rescale (rare), asked of the plain worlds."""
+    cs = configs[c]
+    a = cs.actions[ai]
+    if nc == c:
+        memo = memos[c].get(ai)
+        if memo is None:
+            memo = memos[c][ai] = Memo()
+        return cs.checks(memo, fns, vec + nvec, a)
+    s_w, t_w = cs.decode(vec), configs[nc].decode(nvec)
+    return tuple(f(s_w, a, t_w) for f in fns)
+
+
 def memo_specs(spec, memo_check: float = 0.0, seed: int = 0) -> list[MemoSpec]:
     """One ``MemoSpec`` per parallelism configuration of ``spec`` (two where the scope rescales)."""
     first = MemoSpec(spec, memo_check, seed)
@@ -541,16 +557,9 @@ def memo_search(spec, out, discovery: Callable[..., Any], bounds: Bounds, *, mem
                 else:
                     nvec, nsums = vec, sums
                 if sometimes:
-                    a = actions[ai]
-                    if nc == c:
-                        memo = sometimes_memos[c].get(ai)
-                        if memo is None:
-                            memo = sometimes_memos[c][ai] = Memo()
-                        results = cs.checks(memo, sometimes_fns, vec + nvec, a)
-                    else:  # across a rescale (rare): asked of the plain worlds
-                        s_w, t_w = cs.decode(vec), configs[nc].decode(nvec)
-                        results = tuple(f(s_w, a, t_w) for f in sometimes_fns)
+                    results = witness_results(configs, sometimes_memos, sometimes_fns, c, ai, vec, nc, nvec)
                     if results != no_witness:  # one comparison in C for the usual case: none hit
+                        a = actions[ai]
                         for (prop, _), what in zip(sometimes, results):
                             if what is not None and prop.name not in found:
                                 found[prop.name] = (prop, what, idx, a, "sometimes")

@@ -2,6 +2,9 @@
 from the model (through ``memo.MemoSpec``'s own miss functions) and keeps the discoveries, as
 ``memo.memo_search``'s Python loop does.
 
+With workers (``memo_workers``) the loop forks once a level is large enough; ``Driver`` then
+also carries the level ends: the claims, and on rank 0 the decision to go on.
+
 The loop (``_memo_core``, a Cython extension) is optional: ``pip install`` builds it where Cython
 and a C compiler are at hand, and ``available()`` says whether it was.  Where it is not, or where
 a search asks what only the Python loop does (``--memo-check``), the Python loop runs; both give
@@ -16,16 +19,12 @@ import traceback
 from typing import Any, Callable
 
 from .bfs import Pace, judge_quiescent
-from .memo_workers import Workers
+from .memo_workers import WorkerError, Workers
 
 try:
     from ._memo_core import Core
 except ImportError:  # no compiler at install time: the Python loop
     Core = None
-
-
-class WorkerError(RuntimeError):
-    """A worker process of the memo engine raised: its traceback, as text."""
 
 
 def available() -> bool:

@@ -36,6 +36,10 @@ MASK = (1 << 64) - 1
 FORK_AT = 2000  # states in a level before the search forks: smaller searches stay in one process
 
 
+class WorkerError(RuntimeError):
+    """A worker process of the memo engine raised: its traceback, as text."""
+
+
 class Workers:
     """The processes of one search.  ``fork`` is asked at every level's end until it forks;
     ``exchange`` and ``level_end`` are asked at every level's end after (``Core.search``)."""
@@ -157,8 +161,9 @@ class Workers:
         found: list = []
         for p in self.pipes:
             msg = p.recv()
-            if msg[0] != "done":  # a level report: this worker stopped before rank 0 did
-                msg = p.recv()
+            if msg[0] == "error":
+                self.kill()
+                raise WorkerError(msg[1])
             _, figs, disc = msg
             for k in ("states", "transitions", "quiescent", "group_calls", "check_calls"):
                 total[k] += figs[k]

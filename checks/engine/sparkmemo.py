@@ -28,7 +28,7 @@ from __future__ import annotations
 from array import array
 from typing import Iterator
 
-from .memo import MISS, Memo, MemoSpec, Switch, memo_specs
+from .memo import MISS, Memo, MemoSpec, Switch, memo_specs, witness_results
 
 _STATE: dict[tuple, "_Executor"] = {}
 
@@ -101,6 +101,15 @@ def initial_records(configs: list[MemoSpec], spec) -> tuple[list, list, list]:
     return records, values, found
 
 
+def _unanswered(props: list, results: tuple, found: list, kind: str, path: bytes, extra: int | None, fp: int) -> list:
+    """Each of ``props`` whose result is a reason goes to ``found`` as a discovery record; the
+    others are returned."""
+    for (prop, _), r in zip(props, results):
+        if r is not None:
+            found.append((prop.name, kind, r, path, extra, fp))
+    return [x for x, r in zip(props, results) if r is None]
+
+
 def expand_vectors(args: tuple, done: frozenset, deltas: tuple, index: int, it: Iterator) -> Iterator[tuple]:
     """Expand one partition of the frontier (records ``("f", ...)``): its successors as records
     ``("s", ...)``, each fingerprint once (its least path), then one ``(index, ("x",
@@ -157,20 +166,9 @@ def expand_vectors(args: tuple, done: frozenset, deltas: tuple, index: int, it: 
                     nvec, nsums = vec, sums
                 tpath = path + array("H", (i,)).tobytes()
                 if sometimes:
-                    a = cs.actions[ai]
-                    if nc == c:
-                        memo = sometimes_memos[c].get(ai)
-                        if memo is None:
-                            memo = sometimes_memos[c][ai] = Memo()
-                        results = cs.checks(memo, sometimes_fns, vec + nvec, a)
-                    else:  # across a rescale (rare): asked of the plain worlds
-                        s_w, t_w = cs.decode(vec), configs[nc].decode(nvec)
-                        results = tuple(f(s_w, a, t_w) for f in sometimes_fns)
+                    results = witness_results(configs, sometimes_memos, sometimes_fns, c, ai, vec, nc, nvec)
                     if results != no_witness:  # each witness once a partition (the driver keeps the least)
-                        for (prop, _), what in zip(sometimes, results):
-                            if what is not None:
-                                found.append((prop.name, "sometimes", what, path, i, sfp))
-                        sometimes = [x for x, what in zip(sometimes, results) if what is None]
+                        sometimes = _unanswered(sometimes, results, found, "sometimes", path, i, sfp)
                         sometimes_fns, no_witness = [f for _, f in sometimes], (None,) * len(sometimes)
                         sometimes_memos = ex.tables("sometimes", sometimes)
                 fp = cs.fingerprint(nsums)
@@ -179,10 +177,7 @@ def expand_vectors(args: tuple, done: frozenset, deltas: tuple, index: int, it: 
                     if always:
                         results = configs[nc].checks(always_memos[nc], always_fns, nvec)
                         if results != no_violation:  # each property once a partition, as sparkbfs does
-                            for (prop, _), why in zip(always, results):
-                                if why is not None:
-                                    found.append((prop.name, "always", why, tpath, None, fp))
-                            always = [x for x, why in zip(always, results) if why is None]
+                            always = _unanswered(always, results, found, "always", tpath, None, fp)
                             always_fns, no_violation = [f for _, f in always], (None,) * len(always)
                             always_memos = ex.tables("always", always)
                     out[fp] = (tpath, nc, ndigests, nsums)
