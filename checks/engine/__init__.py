@@ -5,7 +5,8 @@ knows the world's record types, to read them field by field, and ``enabled_group
 - ``explore``: exhaustive breadth-first search in one process (``bfs``) or several (``parallel``,
   ``parallel_worker``), with fingerprints or an exact store;
 - ``memo``: the same breadth-first search on vectors of interned field ids, each model call
-  computed once and answered from a table after (``memo``, ``memo_world``), one process;
+  computed once and answered from a table after (``memo``, ``memo_world``), the default: one
+  process, or its compiled loop (``memo_core``) forked into workers (``memo_workers``);
 - ``spark``: the same search level by level on a Spark cluster (``sparkbfs``, ``spark_session``), its
   states sent as id vectors and expanded with the memo tables on each executor (``sparkmemo``);
 - ``stateful``: Hypothesis random runs (sampled: they prove nothing);

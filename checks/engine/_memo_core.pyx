@@ -70,14 +70,14 @@ cdef inline uint64_t fmix(uint64_t x):
 
 
 cdef struct FpSet:
-    uint64_t* t  # 0: empty (the fingerprint 0 is kept in ``zero``)
+    uint64_t* t  # open addressing; 0: empty (the fingerprint 0 is kept in ``zero``)
     size_t cap
-    size_t used
+    size_t used  # fingerprints held, 0 included
     bint zero
 
 
-cdef int fpset_init(FpSet* s) except -1:
-    s.cap = 1 << 12
+cdef int fpset_init(FpSet* s, size_t cap) except -1:
+    s.cap = cap
     s.used = 0
     s.zero = False
     s.t = <uint64_t*> calloc(s.cap, sizeof(uint64_t))
@@ -106,6 +106,7 @@ cdef bint fpset_add(FpSet* s, uint64_t u) except -1:
         if s.zero:
             return False
         s.zero = True
+        s.used += 1
         return True
     j = fmix(u) & mask
     while s.t[j]:
@@ -161,10 +162,7 @@ cdef class Core:
     # Zobrist numbers
     cdef ZEntry* ztable
     cdef size_t zcap, zused
-    # visited fingerprints
-    cdef uint64_t* seen
-    cdef size_t scap, sused
-    cdef bint seen_zero
+    cdef FpSet seen  # visited fingerprints (with workers: those this process owns, and all before the fork)
     # actions, per configuration (each numbers its own)
     cdef Buf step_memo[2]  # int32 per action
     cdef Buf some_memo[2]  # int32 per action, -1: none yet
@@ -211,8 +209,8 @@ cdef class Core:
         buf_init(&self.store_action, 2)
         self.nworkers = 1
         self.rank = 0
-        fpset_init(&self.known)
-        fpset_init(&self.claimed)
+        fpset_init(&self.known, 1 << 12)
+        fpset_init(&self.claimed, 1 << 12)
         buf_init(&self.p_vec, 4)
         buf_init(&self.p_sums, 8)
         buf_init(&self.p_parent, 8)
@@ -225,9 +223,8 @@ cdef class Core:
         self.table = <Entry*> calloc(self.tcap, sizeof(Entry))
         self.zcap = 1 << 14
         self.ztable = <ZEntry*> calloc(self.zcap, sizeof(ZEntry))
-        self.scap = 1 << 16
-        self.seen = <uint64_t*> calloc(self.scap, sizeof(uint64_t))
-        if self.table == NULL or self.ztable == NULL or self.seen == NULL:
+        fpset_init(&self.seen, 1 << 16)
+        if self.table == NULL or self.ztable == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
@@ -240,7 +237,7 @@ cdef class Core:
             free(bufs[i].p)
         free(self.table)
         free(self.ztable)
-        free(self.seen)
+        free(self.seen.t)
         free(self.known.t)
         free(self.claimed.t)
         free(self.p_vec.p); free(self.p_sums.p); free(self.p_parent.p); free(self.p_fp.p); free(self.p_action.p); free(self.p_conf.p)
@@ -426,19 +423,7 @@ cdef class Core:
         self.zused += 1
         return z
 
-    # -- visited fingerprints --------------------------------------------------------------------
-    cdef bint has_seen(self, int64_t fp) noexcept:
-        cdef uint64_t u = <uint64_t> fp
-        cdef size_t mask = self.scap - 1, j
-        if u == 0:
-            return self.seen_zero
-        j = fmix(u) & mask
-        while self.seen[j]:
-            if self.seen[j] == u:
-                return True
-            j = (j + 1) & mask
-        return False
-
+    # -- visited fingerprints and workers' claims -------------------------------------------------
     def become_worker(self, int rank, int nworkers):
         """From the next level on, this process owns the fingerprints ``rank`` modulo
         ``nworkers`` and expands its share of the states (``memo_core.Workers.fork``)."""
@@ -463,38 +448,7 @@ cdef class Core:
 
     cdef bint add_seen(self, int64_t fp) except -1:
         """Whether ``fp`` is new (and now seen)."""
-        cdef uint64_t u = <uint64_t> fp
-        cdef size_t mask, j, k, cap
-        cdef uint64_t* t
-        if u == 0:
-            if self.seen_zero:
-                return False
-            self.seen_zero = True
-            self.sused += 1
-            return True
-        mask = self.scap - 1
-        j = fmix(u) & mask
-        while self.seen[j]:
-            if self.seen[j] == u:
-                return False
-            j = (j + 1) & mask
-        self.seen[j] = u
-        self.sused += 1
-        if self.sused * 10 > self.scap * 7:
-            cap = self.scap * 2
-            t = <uint64_t*> calloc(cap, sizeof(uint64_t))
-            if t == NULL:
-                raise MemoryError()
-            for k in range(self.scap):
-                if self.seen[k]:
-                    j = fmix(self.seen[k]) & (cap - 1)
-                    while t[j]:
-                        j = (j + 1) & (cap - 1)
-                    t[j] = self.seen[k]
-            free(self.seen)
-            self.seen = t
-            self.scap = cap
-        return True
+        return fpset_add(&self.seen, <uint64_t> fp)
 
     # -- actions ---------------------------------------------------------------------------------
     cdef int know_actions(self, int c, size_t upto) except -1:
@@ -642,8 +596,8 @@ cdef class Core:
                                             (<uint64_t*> self.p_sums.p) + e * nsums, tidx, oc)
                         self.p_vec.n = self.p_sums.n = self.p_parent.n = self.p_fp.n = self.p_action.n = self.p_conf.n = 0
                         fpset_clear(&self.claimed)
-                        self.states = self.sused
-                        k = driver.level_end(d, nxt_idx.n, self.sused, self.transitions, self.deepest)
+                        self.states = self.seen.used
+                        k = driver.level_end(d, nxt_idx.n, self.seen.used, self.transitions, self.deepest)
                         if k == 1:
                             self.exhausted = True
                             break
@@ -653,8 +607,8 @@ cdef class Core:
                         if nxt_idx.n == 0:
                             self.exhausted = True
                             break
-                        self.states = self.sused
-                        driver.level_end(d, nxt_idx.n, self.sused, self.transitions, self.deepest)  # may fork workers
+                        self.states = self.seen.used
+                        driver.level_end(d, nxt_idx.n, self.seen.used, self.transitions, self.deepest)  # may fork workers
                         if self.nworkers > 1:  # forked: this process keeps every nworkers-th state of the next level
                             j = 0
                             for e in range(nxt_idx.n):
@@ -789,7 +743,7 @@ cdef class Core:
                     fp = <int64_t> mn
                     if self.nworkers > 1 and <int> ((<uint64_t> fp) % <uint64_t> self.nworkers) != self.rank:
                         # another worker owns it: claimed at the level's end, kept here meanwhile
-                        if self.has_seen(fp) or fpset_has(&self.known, <uint64_t> fp) or not fpset_add(&self.claimed, <uint64_t> fp):
+                        if fpset_has(&self.seen, <uint64_t> fp) or fpset_has(&self.known, <uint64_t> fp) or not fpset_add(&self.claimed, <uint64_t> fp):
                             continue
                         self.push_state(&self.p_vec, &self.p_sums, &self.p_parent, &self.p_conf, out, osize, nsm, idx, oc)
                         buf_reserve(&self.p_fp, 1)
@@ -834,15 +788,15 @@ cdef class Core:
                         driver.quiescent(c, self.as_list(vec, size), idx, d)
                         fresh_found = True
                 tick += 1
-                if fresh_found or (max_states >= 0 and <int64_t> self.sused >= max_states) or tick & 63 == 0:
+                if fresh_found or (max_states >= 0 and <int64_t> self.seen.used >= max_states) or tick & 63 == 0:
                     fresh_found = False
                     PyErr_CheckSignals()
-                    self.states = self.sused
+                    self.states = self.seen.used
                     self.queued = (cur_n - pos) + nxt_idx.n
-                    if driver.pace(self.sused, self.transitions, self.deepest, self.queued):
+                    if driver.pace(self.seen.used, self.transitions, self.deepest, self.queued):
                         break
         finally:
-            self.states = self.sused
+            self.states = self.seen.used
             self.queued = (cur_n - pos) + nxt_idx.n
             free(cur_vec.p); free(nxt_vec.p); free(cur_sums.p); free(nxt_sums.p); free(cur_idx.p); free(nxt_idx.p)
             free(cur_conf.p); free(nxt_conf.p); free(ebuf.p); free(pair); free(xvec); free(nsm)

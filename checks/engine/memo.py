@@ -25,13 +25,14 @@ tables is computed again with the plain model on the decoded world, and a differ
 search with ``MemoMismatch`` naming the function and the field.  A function the stand-ins cannot
 run (it raised where the plain model does not) runs plainly from then on, and the outcome says so.
 
-One process.  A scope with a rescale has a layout per parallelism (``MemoSpec`` per
+A scope with a rescale has a layout per parallelism (``MemoSpec`` per
 configuration); a ``Rescale``'s entry is its successor whole, in the other layout (``Switch``).
 
 The loop below is the reference and the fallback: where the optional extension was built,
 ``memo_search`` hands the search after its initial states to the compiled loop (``memo_core``),
-which keeps the tables in C and calls this module's miss functions for everything they lack;
-``memo_check`` stays on this loop.
+which keeps the tables in C and calls this module's miss functions for everything they lack,
+and forks into workers where asked (``memo_workers``); ``memo_check`` stays on this loop, in one
+process.
 """
 
 from __future__ import annotations
