@@ -494,6 +494,42 @@ cdef class Core:
         cb.n += 1
         return 0
 
+    cdef int store_link(self, int64_t fp, int64_t parent, uint16_t action) except -1:
+        """A new state's entry in the path store: its fingerprint, its parent's index, the
+        position of the action that made it among its parent's enabled ones."""
+        buf_reserve(&self.store_fp, 1)
+        buf_reserve(&self.store_parent, 1)
+        buf_reserve(&self.store_action, 1)
+        (<int64_t*> self.store_fp.p)[self.store_fp.n] = fp
+        (<int64_t*> self.store_parent.p)[self.store_parent.n] = parent
+        (<uint16_t*> self.store_action.p)[self.store_action.n] = action
+        self.store_fp.n += 1
+        self.store_parent.n += 1
+        self.store_action.n += 1
+        return 0
+
+    cdef int judge_always(self, int32_t* always_memo, int oc, const uint32_t* out, int osize, int64_t tidx,
+                          int64_t depth) except -1:
+        """The always-properties on a new state (store index ``tidx``), from the table of its
+        configuration ``oc`` or the driver: 0 none violated; else the driver was told, the
+        tables start anew (they answer for the properties left), and 1 if any is left, 2 if
+        none."""
+        cdef int32_t res
+        cdef int k
+        self.check_calls += 1
+        res = self.lookup(always_memo[oc], out)
+        if res < 0:
+            reads, results = self.driver.always_miss(oc, self.as_list(out, osize))
+            res = self.checks_result(results)
+            if reads is not None:
+                self.put(always_memo[oc], reads, out, res)
+        if (<int32_t*> self.res_len.p)[res] < 0:
+            return 0
+        left = self.driver.on_always(self.objects[(<int64_t*> self.res_off.p)[res]], tidx, depth)
+        for k in range(self.nconf):
+            always_memo[k] = self.new_memo()
+        return 1 if left else 2
+
     # -- the search ------------------------------------------------------------------------------
     def search(self, list inits, int n_stored, tuple n_groups, int max_depth, int64_t max_states,
                bint has_always, bint has_sometimes, bint has_eventually, bint visiting):
@@ -569,29 +605,13 @@ cdef class Core:
                             out = (<uint32_t*> self.p_vec.p) + e * stride
                             oc = self.p_conf.p[e]
                             osize = self.sizes[oc]
-                            buf_reserve(&self.store_fp, 1)
-                            buf_reserve(&self.store_parent, 1)
-                            buf_reserve(&self.store_action, 1)
-                            (<int64_t*> self.store_fp.p)[self.store_fp.n] = fp
-                            (<int64_t*> self.store_parent.p)[self.store_parent.n] = (<int64_t*> self.p_parent.p)[e]
-                            (<uint16_t*> self.store_action.p)[self.store_action.n] = (<uint16_t*> self.p_action.p)[e]
-                            self.store_fp.n += 1
-                            self.store_parent.n += 1
-                            self.store_action.n += 1
+                            self.store_link(fp, (<int64_t*> self.p_parent.p)[e], (<uint16_t*> self.p_action.p)[e])
                             tidx = n_stored
                             n_stored += 1
                             if has_always:
-                                self.check_calls += 1
-                                res = self.lookup(always_memo[oc], out)
-                                if res < 0:
-                                    reads, results = driver.always_miss(oc, self.as_list(out, osize))
-                                    res = self.checks_result(results)
-                                    if reads is not None:
-                                        self.put(always_memo[oc], reads, out, res)
-                                if (<int32_t*> self.res_len.p)[res] >= 0:
-                                    has_always = driver.on_always(self.objects[(<int64_t*> self.res_off.p)[res]], tidx, d + 1)
-                                    for k in range(self.nconf):
-                                        always_memo[k] = self.new_memo()
+                                k = self.judge_always(always_memo, oc, out, osize, tidx, d + 1)
+                                if k:
+                                    has_always = k == 1
                             self.push_state(&nxt_vec, &nxt_sums, &nxt_idx, &nxt_conf, out, osize,
                                             (<uint64_t*> self.p_sums.p) + e * nsums, tidx, oc)
                         self.p_vec.n = self.p_sums.n = self.p_parent.n = self.p_fp.n = self.p_action.n = self.p_conf.n = 0
@@ -755,30 +775,14 @@ cdef class Core:
                         continue
                     if not self.add_seen(fp):
                         continue
-                    buf_reserve(&self.store_fp, 1)
-                    buf_reserve(&self.store_parent, 1)
-                    buf_reserve(&self.store_action, 1)
-                    (<int64_t*> self.store_fp.p)[self.store_fp.n] = fp
-                    (<int64_t*> self.store_parent.p)[self.store_parent.n] = idx
-                    (<uint16_t*> self.store_action.p)[self.store_action.n] = <uint16_t> e
-                    self.store_fp.n += 1
-                    self.store_parent.n += 1
-                    self.store_action.n += 1
+                    self.store_link(fp, idx, <uint16_t> e)
                     tidx = n_stored
                     n_stored += 1
                     if has_always:
-                        self.check_calls += 1
-                        res = self.lookup(always_memo[oc], out)
-                        if res < 0:
-                            reads, results = driver.always_miss(oc, self.as_list(out, osize))
-                            res = self.checks_result(results)
-                            if reads is not None:
-                                self.put(always_memo[oc], reads, out, res)
-                        if (<int32_t*> self.res_len.p)[res] >= 0:
-                            has_always = driver.on_always(self.objects[(<int64_t*> self.res_off.p)[res]], tidx, d + 1)
+                        k = self.judge_always(always_memo, oc, out, osize, tidx, d + 1)
+                        if k:
+                            has_always = k == 1
                             fresh_found = True
-                            for k in range(self.nconf):
-                                always_memo[k] = self.new_memo()
                     self.push_state(&nxt_vec, &nxt_sums, &nxt_idx, &nxt_conf, out, osize, nsm, tidx, oc)
                     if visiting:
                         driver.visit(oc, self.as_list(out, osize))
