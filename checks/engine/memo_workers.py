@@ -78,7 +78,9 @@ class Workers:
             pid = os.fork()
             if pid == 0:  # a worker: it answers to rank 0 only
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is rank 0's to handle
-                _die_with_parent()  # a killed ckptcheck leaves no worker behind
+                # a killed ckptcheck leaves no worker behind, nor the claims' folder
+                signal.signal(signal.SIGTERM, lambda *_: (shutil.rmtree(self.folder, ignore_errors=True), os._exit(1)))
+                _die_with_parent(signal.SIGTERM)
                 if os.getppid() != parent:  # rank 0 died before that took effect
                     os._exit(1)
                 self.rank = r

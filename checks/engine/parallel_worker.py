@@ -329,15 +329,16 @@ class _Worker:
         return self.parent_rank[idx], self.parent_idx[idx], self.action[idx], self.fps[idx]
 
 
-def _die_with_parent() -> None:
-    """Linux: the kernel kills this worker when the process that started it dies, even by
-    SIGKILL (``PR_SET_PDEATHSIG``), so no worker outlives a killed ``ckptcheck``; elsewhere a
-    no-op (the coordinator's pipes still end a worker once it next waits on them)."""
+def _die_with_parent(sig: int = signal.SIGKILL) -> None:
+    """Linux: the kernel sends this worker ``sig`` (by default SIGKILL) when the process that
+    started it dies, even by SIGKILL (``PR_SET_PDEATHSIG``), so no worker outlives a killed
+    ``ckptcheck``; elsewhere a no-op (the coordinator's pipes still end a worker once it next
+    waits on them)."""
     try:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        libc.prctl(1, sig)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
 
