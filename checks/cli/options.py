@@ -18,7 +18,7 @@ from ckptcheck.specs.scopes import default_scope, default_scope_for, default_sco
 from ckptcheck.specs.spec import why_not_symmetric
 from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES
 
-from ckptcheck.checks.engine import ENGINES, REFERENCE, memo_core
+from ckptcheck.checks.engine import ENGINES, REFERENCE, default_engine, memo_core
 from ckptcheck.checks.engine.stateful import PROFILES
 
 from .printing import warn
@@ -130,10 +130,9 @@ def resolve_engine(args, designs: list = ()) -> str:
     Python components of its own has it check its tables, on the Python loop).  ``reference``
     is ``explore``."""
     if args.engine is None:
-        many = (args.workers or 1) > 1
         checked = args.memo_check if args.memo_check is not None else (
             MEMO_CHECK_FOR_PYTHON_COMPONENTS if any(d.replaced() for d in designs) else 0.0)
-        args.engine = "explore" if args.exact or (many and (checked or not memo_core.available())) else "memo"
+        args.engine = default_engine("exact" if args.exact else "fingerprint", args.workers or 1, checked)
     elif args.engine == REFERENCE:
         args.engine = "explore"
     return args.engine
@@ -209,7 +208,8 @@ def add_search_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", choices=(*ENGINES, REFERENCE), default=None,
                    help="memo (the default): exhaustive BFS, each model call computed once (one process); explore, also"
                    " named reference: the same search calling the model on every state, the reference the memo engine"
-                   " is tested against (the default where --exact or --workers asks for it); spark: the same search on"
+                   " is tested against (the default where --exact asks for it, or --workers above 1 where the memo engine"
+                   " cannot fork); spark: the same search on"
                    " Spark; stateful: Hypothesis random runs (sampled: proves nothing)")
     p.add_argument("--memo-check", type=fraction, default=None, metavar="P",
                    help="memo: compute this fraction of the answers taken from the tables again with the plain model"

@@ -27,13 +27,14 @@ ENGINES = ("explore", "memo", "spark", "stateful")
 REFERENCE = "reference"  # another name for explore, the reference engine
 
 
-def default_engine(store: str = "fingerprint", workers: int = 1) -> str:
+def default_engine(store: str = "fingerprint", workers: int = 1, memo_check: float = 0.0) -> str:
     """The engine a search gets when none is named: ``memo``, or the reference engine
     (``explore``) where an option only it has is asked for (an exact store; several workers
-    where the memo engine's compiled loop, which its workers run, was not built)."""
+    where the memo engine cannot fork: its compiled loop, which its workers run, was not built,
+    or ``memo_check`` keeps it on its Python loop)."""
     from . import memo_core
 
-    return "explore" if store == "exact" or (workers > 1 and not memo_core.available()) else "memo"
+    return "explore" if store == "exact" or (workers > 1 and (memo_check or not memo_core.available())) else "memo"
 
 
 def engine_workers(engine: str, workers: int) -> int:

@@ -78,9 +78,10 @@ def check(
     the same exhaustive search on Spark (``master``, ``partitions``); ``engine="memo"`` the same search with
     each model call computed once (``memo_check``: the fraction of its cached answers computed again
     plainly); ``None`` is ``memo``, or ``explore`` (the reference engine, also named ``reference``)
-    where ``store="exact"`` or ``workers > 1`` asks for it; ``checks.engine.search`` runs it."""
+    where ``store="exact"`` asks for it, or ``workers > 1`` where the memo engine cannot fork
+    (``checks.engine.default_engine``); ``checks.engine.search`` runs it."""
     if engine is None:
-        engine = default_engine(store, workers)
+        engine = default_engine(store, workers, memo_check)
     elif engine == REFERENCE:
         engine = "explore"
     if engine not in ENGINES:
