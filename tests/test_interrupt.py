@@ -13,6 +13,8 @@ import time
 
 import pytest
 
+from ckptcheck.checks.engine import memo_core
+
 CLI = [sys.executable, "-c", "import sys; from ckptcheck.checks.cli.main import main; sys.exit(main())"]
 
 
@@ -87,7 +89,8 @@ def test_other_long_commands_end_at_ctrl_c(tmp_path, args, ready):
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("engine,forked", [("explore", 2), ("memo", 1)])
+@pytest.mark.parametrize("engine,forked", [("explore", 2), pytest.param("memo", 1, marks=pytest.mark.skipif(
+    not memo_core.available(), reason="the memo engine's workers run its compiled loop, not built here"))])
 def test_workers_do_not_outlive_a_killed_check(tmp_path, engine, forked):
     """SIGKILL to ckptcheck (no chance to clean up): its search workers end with it (the
     reference engine starts two; the memo engine's process is itself one of its two)."""
