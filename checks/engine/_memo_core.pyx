@@ -48,6 +48,28 @@ cdef inline void buf_init(Buf* b, size_t esz):
     b.esz = esz
 
 
+cdef struct Arena:  # states, one after another: a level's, or the claims pending at its end
+    Buf vec  # uint32 ids, ``stride`` a state
+    Buf sums  # uint64, ``nsums`` a state
+    Buf idx  # int64: the state's store index (pending: its parent's)
+    Buf conf  # char: its parallelism configuration
+
+
+cdef void arena_init(Arena* a) noexcept:
+    buf_init(&a.vec, 4)
+    buf_init(&a.sums, 8)
+    buf_init(&a.idx, 8)
+    buf_init(&a.conf, 1)
+
+
+cdef void arena_clear(Arena* a) noexcept:
+    a.vec.n = a.sums.n = a.idx.n = a.conf.n = 0
+
+
+cdef void arena_free(Arena* a) noexcept:
+    free(a.vec.p); free(a.sums.p); free(a.idx.p); free(a.conf.p)
+
+
 cdef struct Entry:
     uint64_t h  # 0: empty
     int64_t key  # offset of the key's ids in the key arena
@@ -171,6 +193,7 @@ cdef class Core:
     # counters (read by the driver when the search ends or stops)
     cdef readonly int64_t states, transitions, deepest, quiescent, check_calls, group_calls, queued
     cdef readonly bint exhausted, depth_stopped
+    cdef int64_t n_stored  # the path store's length (with the entries before the search)
     cdef Buf store_fp, store_parent  # int64
     cdef Buf store_action  # uint16
     # workers (``memo_core.Workers``): this process owns the fingerprints ``rank`` modulo ``nworkers``;
@@ -178,8 +201,8 @@ cdef class Core:
     # waits in the pending arrays; ``known``: fingerprints of others found visited already
     cdef readonly int nworkers, rank
     cdef FpSet known, claimed
-    cdef Buf p_vec, p_sums, p_parent, p_fp  # uint32 (stride each), uint64 (nsums each), int64, int64
-    cdef Buf p_action, p_conf  # uint16, char
+    cdef Arena pend  # the successors others own, with their parents' store indexes
+    cdef Buf p_fp, p_action  # and their fingerprints (int64) and action positions (uint16)
 
     def __cinit__(self, tuple sizes, int nsums, driver):
         self.nconf = len(sizes)
@@ -211,12 +234,9 @@ cdef class Core:
         self.rank = 0
         fpset_init(&self.known, 1 << 12)
         fpset_init(&self.claimed, 1 << 12)
-        buf_init(&self.p_vec, 4)
-        buf_init(&self.p_sums, 8)
-        buf_init(&self.p_parent, 8)
+        arena_init(&self.pend)
         buf_init(&self.p_fp, 8)
         buf_init(&self.p_action, 2)
-        buf_init(&self.p_conf, 1)
         self.objects = []
         self.shape_of = {}
         self.tcap = 1 << 16
@@ -240,7 +260,8 @@ cdef class Core:
         free(self.seen.t)
         free(self.known.t)
         free(self.claimed.t)
-        free(self.p_vec.p); free(self.p_sums.p); free(self.p_parent.p); free(self.p_fp.p); free(self.p_action.p); free(self.p_conf.p)
+        arena_free(&self.pend)
+        free(self.p_fp.p); free(self.p_action.p)
 
     # -- memos ---------------------------------------------------------------------------------
     cpdef int new_memo(self) except -1:
@@ -476,23 +497,36 @@ cdef class Core:
     def mark_seen(self, int64_t fp):
         self.add_seen(fp)
 
-    cdef int push_state(self, Buf* vb, Buf* sb, Buf* ib, Buf* cb, const uint32_t* v, int n, const uint64_t* sums,
-                        int64_t ix, int c) except -1:
-        """A state onto a level's arenas: its vector (``n`` ids, in a slot of ``stride``), its
-        sums, its store index and its configuration."""
-        buf_reserve(vb, self.stride)
-        buf_reserve(sb, self.nsums)
-        buf_reserve(ib, 1)
-        buf_reserve(cb, 1)
-        memcpy((<uint32_t*> vb.p) + vb.n, v, n * 4)
-        memcpy((<uint64_t*> sb.p) + sb.n, sums, self.nsums * 8)
-        (<int64_t*> ib.p)[ib.n] = ix
-        cb.p[cb.n] = <char> c
-        vb.n += self.stride
-        sb.n += self.nsums
-        ib.n += 1
-        cb.n += 1
+    cdef int push_state(self, Arena* a, const uint32_t* v, int n, const uint64_t* sums, int64_t ix, int c) except -1:
+        """A state onto an arena: its vector (``n`` ids, in a slot of ``stride``), its sums,
+        its store index and its configuration."""
+        buf_reserve(&a.vec, self.stride)
+        buf_reserve(&a.sums, self.nsums)
+        buf_reserve(&a.idx, 1)
+        buf_reserve(&a.conf, 1)
+        memcpy((<uint32_t*> a.vec.p) + a.vec.n, v, n * 4)
+        memcpy((<uint64_t*> a.sums.p) + a.sums.n, sums, self.nsums * 8)
+        (<int64_t*> a.idx.p)[a.idx.n] = ix
+        a.conf.p[a.conf.n] = <char> c
+        a.vec.n += self.stride
+        a.sums.n += self.nsums
+        a.idx.n += 1
+        a.conf.n += 1
         return 0
+
+    cdef int admit(self, Arena* nxt, int64_t fp, int64_t parent, uint16_t action, const uint32_t* out, int oc,
+                   const uint64_t* sums, int32_t* always_memo, bint has_always, int64_t depth) except -1:
+        """A new state (``out``, configuration ``oc``, at ``depth``): its store entry, the
+        always-properties on it where any is left, and its place in the next level.
+        ``judge_always``'s answer, or 0 where none was asked."""
+        cdef int64_t tidx = self.n_stored
+        cdef int k = 0
+        self.n_stored += 1
+        self.store_link(fp, parent, action)
+        if has_always:
+            k = self.judge_always(always_memo, oc, out, self.sizes[oc], tidx, depth)
+        self.push_state(nxt, out, self.sizes[oc], sums, tidx, oc)
+        return k
 
     cdef int store_link(self, int64_t fp, int64_t parent, uint16_t action) except -1:
         """A new state's entry in the path store: its fingerprint, its parent's index, the
@@ -543,12 +577,13 @@ cdef class Core:
         answer whether any property of that kind is left), ``quiescent``, ``visit`` and ``pace``
         (true: stop).  The figures are the attributes afterwards."""
         cdef int stride = self.stride, nsums = self.nsums, size, osize, k, p, j, c, oc
-        cdef Buf cur_vec, cur_sums, cur_idx, cur_conf, nxt_vec, nxt_sums, nxt_idx, nxt_conf, ebuf, tmp
+        cdef Arena cur, nxt, tmp
+        cdef Buf ebuf
         cdef size_t pos = 0, cur_n = 0, e
         cdef int32_t group_memo[2][64]
         cdef int32_t always_memo[2]
         cdef int32_t res, m, cnt
-        cdef int64_t idx, tidx, d = 0, fp, off
+        cdef int64_t idx, d = 0, fp, off
         cdef uint32_t* vec
         cdef uint64_t* sums
         cdef uint32_t* pair
@@ -564,6 +599,7 @@ cdef class Core:
         cdef const unsigned char* ans
         cdef int ngroups[2]
         driver = self.driver
+        self.n_stored = n_stored
         for c in range(self.nconf):
             ngroups[c] = n_groups[c]
             if ngroups[c] > 64:
@@ -576,10 +612,8 @@ cdef class Core:
         nsm = <uint64_t*> calloc(nsums if nsums else 1, sizeof(uint64_t))
         if pair == NULL or xvec == NULL or nsm == NULL:
             raise MemoryError()
-        buf_init(&cur_vec, 4); buf_init(&nxt_vec, 4)
-        buf_init(&cur_sums, 8); buf_init(&nxt_sums, 8)
-        buf_init(&cur_idx, 8); buf_init(&nxt_idx, 8)
-        buf_init(&cur_conf, 1); buf_init(&nxt_conf, 1)
+        arena_init(&cur)
+        arena_init(&nxt)
         buf_init(&ebuf, 4)
         self.exhausted = False
         try:
@@ -588,8 +622,8 @@ cdef class Core:
                     xvec[j] = vec_l[j]
                 for j in range(nsums):
                     nsm[j] = <uint64_t> sums_t[j]
-                self.push_state(&cur_vec, &cur_sums, &cur_idx, &cur_conf, xvec, len(vec_l), nsm, ix, c_i)
-            cur_n = cur_idx.n
+                self.push_state(&cur, xvec, len(vec_l), nsm, ix, c_i)
+            cur_n = cur.idx.n
             while True:
                 if pos == cur_n:
                     if self.nworkers > 1:
@@ -602,59 +636,51 @@ cdef class Core:
                             fpset_add(&self.known, <uint64_t> fp)
                             if not ans[e]:
                                 continue
-                            out = (<uint32_t*> self.p_vec.p) + e * stride
-                            oc = self.p_conf.p[e]
-                            osize = self.sizes[oc]
-                            self.store_link(fp, (<int64_t*> self.p_parent.p)[e], (<uint16_t*> self.p_action.p)[e])
-                            tidx = n_stored
-                            n_stored += 1
-                            if has_always:
-                                k = self.judge_always(always_memo, oc, out, osize, tidx, d + 1)
-                                if k:
-                                    has_always = k == 1
-                            self.push_state(&nxt_vec, &nxt_sums, &nxt_idx, &nxt_conf, out, osize,
-                                            (<uint64_t*> self.p_sums.p) + e * nsums, tidx, oc)
-                        self.p_vec.n = self.p_sums.n = self.p_parent.n = self.p_fp.n = self.p_action.n = self.p_conf.n = 0
+                            out = (<uint32_t*> self.pend.vec.p) + e * stride
+                            oc = self.pend.conf.p[e]
+                            k = self.admit(&nxt, fp, (<int64_t*> self.pend.idx.p)[e], (<uint16_t*> self.p_action.p)[e], out, oc,
+                                           (<uint64_t*> self.pend.sums.p) + e * nsums, always_memo, has_always, d + 1)
+                            if k:
+                                has_always = k == 1
+                        arena_clear(&self.pend)
+                        self.p_fp.n = self.p_action.n = 0
                         fpset_clear(&self.claimed)
                         self.states = self.seen.used
-                        k = driver.level_end(d, nxt_idx.n, self.seen.used, self.transitions, self.deepest)
+                        k = driver.level_end(d, nxt.idx.n, self.seen.used, self.transitions, self.deepest)
                         if k == 1:
                             self.exhausted = True
                             break
                         if k == 2:
                             break
                     else:
-                        if nxt_idx.n == 0:
+                        if nxt.idx.n == 0:
                             self.exhausted = True
                             break
                         self.states = self.seen.used
-                        driver.level_end(d, nxt_idx.n, self.seen.used, self.transitions, self.deepest)  # may fork workers
+                        driver.level_end(d, nxt.idx.n, self.seen.used, self.transitions, self.deepest)  # may fork workers
                         if self.nworkers > 1:  # forked: this process keeps every nworkers-th state of the next level
                             j = 0
-                            for e in range(nxt_idx.n):
+                            for e in range(nxt.idx.n):
                                 if <int> (e % self.nworkers) == self.rank:
                                     if <size_t> j != e:
-                                        memcpy((<uint32_t*> nxt_vec.p) + j * stride, (<uint32_t*> nxt_vec.p) + e * stride, stride * 4)
-                                        memcpy((<uint64_t*> nxt_sums.p) + j * nsums, (<uint64_t*> nxt_sums.p) + e * nsums, nsums * 8)
-                                        (<int64_t*> nxt_idx.p)[j] = (<int64_t*> nxt_idx.p)[e]
-                                        nxt_conf.p[j] = nxt_conf.p[e]
+                                        memcpy((<uint32_t*> nxt.vec.p) + j * stride, (<uint32_t*> nxt.vec.p) + e * stride, stride * 4)
+                                        memcpy((<uint64_t*> nxt.sums.p) + j * nsums, (<uint64_t*> nxt.sums.p) + e * nsums, nsums * 8)
+                                        (<int64_t*> nxt.idx.p)[j] = (<int64_t*> nxt.idx.p)[e]
+                                        nxt.conf.p[j] = nxt.conf.p[e]
                                     j += 1
-                            nxt_vec.n = j * stride
-                            nxt_sums.n = j * nsums
-                            nxt_idx.n = nxt_conf.n = j
-                    tmp = cur_vec; cur_vec = nxt_vec; nxt_vec = tmp
-                    tmp = cur_sums; cur_sums = nxt_sums; nxt_sums = tmp
-                    tmp = cur_idx; cur_idx = nxt_idx; nxt_idx = tmp
-                    tmp = cur_conf; cur_conf = nxt_conf; nxt_conf = tmp
-                    nxt_vec.n = nxt_sums.n = nxt_idx.n = nxt_conf.n = 0
-                    cur_n = cur_idx.n
+                            nxt.vec.n = j * stride
+                            nxt.sums.n = j * nsums
+                            nxt.idx.n = nxt.conf.n = j
+                    tmp = cur; cur = nxt; nxt = tmp
+                    arena_clear(&nxt)
+                    cur_n = cur.idx.n
                     pos = 0
                     d += 1
                     continue  # a worker's share of a level may be empty: it still takes part in the level's end
-                vec = (<uint32_t*> cur_vec.p) + pos * stride
-                sums = (<uint64_t*> cur_sums.p) + pos * nsums
-                idx = (<int64_t*> cur_idx.p)[pos]
-                c = cur_conf.p[pos]
+                vec = (<uint32_t*> cur.vec.p) + pos * stride
+                sums = (<uint64_t*> cur.sums.p) + pos * nsums
+                idx = (<int64_t*> cur.idx.p)[pos]
+                c = cur.conf.p[pos]
                 size = self.sizes[c]
                 pos += 1
                 if d > self.deepest:
@@ -765,7 +791,7 @@ cdef class Core:
                         # another worker owns it: claimed at the level's end, kept here meanwhile
                         if fpset_has(&self.seen, <uint64_t> fp) or fpset_has(&self.known, <uint64_t> fp) or not fpset_add(&self.claimed, <uint64_t> fp):
                             continue
-                        self.push_state(&self.p_vec, &self.p_sums, &self.p_parent, &self.p_conf, out, osize, nsm, idx, oc)
+                        self.push_state(&self.pend, out, osize, nsm, idx, oc)
                         buf_reserve(&self.p_fp, 1)
                         buf_reserve(&self.p_action, 1)
                         (<int64_t*> self.p_fp.p)[self.p_fp.n] = fp
@@ -775,15 +801,10 @@ cdef class Core:
                         continue
                     if not self.add_seen(fp):
                         continue
-                    self.store_link(fp, idx, <uint16_t> e)
-                    tidx = n_stored
-                    n_stored += 1
-                    if has_always:
-                        k = self.judge_always(always_memo, oc, out, osize, tidx, d + 1)
-                        if k:
-                            has_always = k == 1
-                            fresh_found = True
-                    self.push_state(&nxt_vec, &nxt_sums, &nxt_idx, &nxt_conf, out, osize, nsm, tidx, oc)
+                    k = self.admit(&nxt, fp, idx, <uint16_t> e, out, oc, nsm, always_memo, has_always, d + 1)
+                    if k:
+                        has_always = k == 1
+                        fresh_found = True
                     if visiting:
                         driver.visit(oc, self.as_list(out, osize))
                 if not has_progress:
@@ -796,11 +817,12 @@ cdef class Core:
                     fresh_found = False
                     PyErr_CheckSignals()
                     self.states = self.seen.used
-                    self.queued = (cur_n - pos) + nxt_idx.n
+                    self.queued = (cur_n - pos) + nxt.idx.n
                     if driver.pace(self.seen.used, self.transitions, self.deepest, self.queued):
                         break
         finally:
             self.states = self.seen.used
-            self.queued = (cur_n - pos) + nxt_idx.n
-            free(cur_vec.p); free(nxt_vec.p); free(cur_sums.p); free(nxt_sums.p); free(cur_idx.p); free(nxt_idx.p)
-            free(cur_conf.p); free(nxt_conf.p); free(ebuf.p); free(pair); free(xvec); free(nsm)
+            self.queued = (cur_n - pos) + nxt.idx.n
+            arena_free(&cur)
+            arena_free(&nxt)
+            free(ebuf.p); free(pair); free(xvec); free(nsm)
