@@ -80,11 +80,17 @@ class CheckpointCoordinator(TriggerMixin, Component):
         return snap
 
     def receive_acknowledge(self, tx: Tx, t: int, cp: int) -> None:
-        """``receiveAcknowledgeMessage``: an ack for an unknown or aborted checkpoint discards
-        its state (ref §6); the last ack completes the checkpoint."""
+        """``receiveAcknowledgeMessage``: with incremental checkpoints the registry first
+        registers the snapshot's shared files, and an acknowledgement it refuses (a placeholder
+        whose entry is gone) goes no further (``SharedStateRegistry.register_acknowledged``); an
+        ack for an unknown or aborted checkpoint discards its state (ref §6); the last ack
+        completes the checkpoint."""
         snap = self.drop_ack(tx, t, cp, keep_file=True)
         pending = pending_of(tx.coord, cp)
-        if pending is None or not pending.waiting >> t & 1:
+        awaited = pending is not None and bool(pending.waiting >> t & 1)
+        if self.registry.active and not self.registry.register_acknowledged(tx, t, cp, snap, awaited):
+            return
+        if not awaited:
             tx.files = remove_sorted(tx.files, (cp, t))
             return
         snap = self.null_state.on_acknowledge(tx, t, snap)

@@ -132,6 +132,9 @@ def scope_conflict(design: Design, scope: Scope) -> str:
                     " whose acknowledgement is in flight declined)")
         if design.checkpoint_mode != "aligned":
             return f"scope.instant_acks: not modelled with checkpoint_mode {design.checkpoint_mode!r} (use an aligned design)"
+        if design.incremental_checkpoints:
+            return ("scope.instant_acks: not exact with incremental_checkpoints (the registry registers a snapshot's"
+                    " shared files when its acknowledgement arrives, and may refuse it then)")
         replaced = replaced_acknowledgement_hooks(design)
         if replaced:
             return (f"scope.instant_acks: not exact with a replaced {replaced[0]} (it runs when an acknowledgement"

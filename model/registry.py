@@ -4,41 +4,54 @@
 
 The rules, as Flink 2.x has them (design knob ``incremental_checkpoints``):
 
-- A stateful subtask's state lives in shared files (RocksDB's sst files, registered under a key
-  made of the backend's id and the file's name).  Its snapshot of checkpoint ``c`` adds one new
-  file, ``(c, t)``, and refers to every file its state is in.  Of those, the files of the
-  snapshot of the last checkpoint its backend saw confirmed (``lastCompletedCheckpointId``;
-  ``uploadedSstFiles.get(lastCompletedCheckpointId)``) are sent as placeholders, without an
-  upload; the others are uploaded again (a backend that saw no confirmation, or whose confirmed
-  id it never uploaded, uploads everything).
-- ``notifyCheckpointComplete(c)`` reaches the backend (the operators' notification): ``c``
-  becomes ``lastCompletedCheckpointId`` and the uploads of older checkpoints are forgotten;
-  ``notifyCheckpointAborted(c)`` forgets the upload of ``c``.  A restore makes the restored
-  handle's files the backend's files and its confirmed ones (``RocksDBIncrementalRestoreOperation``
-  without rescaling).
-- On the job manager each completed checkpoint registers its shared files
-  (``registerReference``): a file uploaded again exists again, and every file's
-  ``lastUsedCheckpointID`` becomes the checkpoint's id; a FLIP-600 regional checkpoint registers
-  the failed subtasks' grafted fallback files under its own id, as PR #28963's
-  ``registerSharedStates(..., checkpointId)`` does.  A placeholder names a file the registry
-  must still have.  When the store subsumes checkpoints, their shared files go only through
-  ``unregisterUnusedState(lowestRetainedCheckpointId)``: a file goes once its last use is older
-  than the oldest checkpoint the store retains.
+- A stateful subtask's state lives in local files (RocksDB's sst files).  Its snapshot of
+  checkpoint ``c`` adds one local file and uploads one remote file, ``(c, t)``.  The local files
+  of the upload of the last checkpoint its backend saw confirmed (``lastCompletedCheckpointId``;
+  ``uploadedSstFiles.get(lastCompletedCheckpointId)``, ``PreviousSnapshot.getUploaded``) are sent
+  as placeholders naming that upload's remote files; the others are uploaded again, and an upload
+  again is a new remote file with a registry key of its own (FLINK-29913,
+  ``SharedStateRegistryKey.forStreamStateHandle``): here it goes into the new file ``(c, t)``.
+  A backend that saw no confirmation, or whose confirmed upload is gone, uploads everything.
+- ``notifyCheckpointComplete(c)`` reaches the backend (the operators' notification): if ``c`` is
+  newer than its last confirmed checkpoint and it has an upload for ``c`` (FLINK-23949's guard),
+  ``c`` becomes ``lastCompletedCheckpointId`` and the uploads of older checkpoints are forgotten;
+  otherwise nothing changes.  ``notifyCheckpointAborted(c)`` forgets the upload of ``c``.  A
+  restore makes the restored handle's remote files the backend's files, confirmed, with the
+  handle's checkpoint as the last confirmed one (``RocksDBIncrementalRestoreOperation`` without
+  rescaling).
+- On the job manager every acknowledgement registers its subtask's shared files when it
+  arrives, whether its checkpoint is still pending or not (``CheckpointCoordinator.receiveAcknowledgeMessage``
+  before ``PendingCheckpoint.acknowledgeTask``; ``registerReference``): the new file gets an entry,
+  and each placeholder's entry has its last use advanced to the checkpoint's id.  A placeholder
+  whose entry is gone makes ``registerReference`` throw ("Attempt to reference unknown state");
+  ``ExecutionGraphHandler`` only logs the exception, so the acknowledgement never counts and its
+  checkpoint can complete no more (it waits for its timeout).  A FLIP-600 regional checkpoint
+  registers the failed subtasks' grafted fallback files under its own id when it completes, as
+  PR #28963's ``registerSharedStates(..., checkpointId)`` does.  When the store subsumes
+  checkpoints, their shared files go only through ``unregisterUnusedState(lowestRetainedCheckpointId)``:
+  an entry goes, and its file with it, once its last use is older than the oldest checkpoint
+  the store retains.
 - A declined or aborted snapshot's new file is discarded with it (the coordinator discards the
   pending checkpoint's state).
 
 Abstractions: the model's operator state stands for the keyed state a backend keeps (every
 stateful subtask has an incremental backend; a source's offset is written in full, as Flink's
-operator state is); one new file per snapshot, even when the state did not change, and no
-compaction, so a file once written stays in the backend's state and every later snapshot refers
-to it (deletion bugs stay visible; files a compaction would drop are never dropped, which hides
-nothing the registry does with them, as the backend would not refer to them either).  A file
-uploaded again by a snapshot whose checkpoint then aborts is not made to exist again (it is only
-once the checkpoint completes).  The registry's refusal of a placeholder whose file it no longer
-has ("Attempt to reference unknown state") is not modelled: the checkpoint completes and
-``checkpoints-restorable`` reports the file it refers to that no longer exists.  Not with FLIP-306
-file merging, FLINK-4120's recovery, a NO_CLAIM start (its forced full first snapshot), a rescale
-or a stop-with-savepoint (refused: their rules for shared files are not modelled with these).
+operator state is); one new local file per snapshot, even when the state did not change, and no
+compaction, so a local file once written stays in the backend's state and every later snapshot
+refers to it (deletion bugs stay visible; files a compaction would drop are never dropped, which
+hides nothing the registry does with them, as the backend would not refer to them either).  The
+files one upload sends again go into one remote file: they are always sent together afterwards
+(every later snapshot refers to all of them), so one entry stands for their entries.  A restored
+backend's local files are named after the remote files they came from, for the same reason.  A
+refused acknowledgement is refused whole, its new file deleted at once: Flink may have
+registered some of its files before the unknown placeholder (their last use advanced, their
+deletion later) and leaves its new file to the registry or to nobody; neither changes which
+file a checkpoint can refer to.  The new file of an acknowledgement that arrives late is deleted
+at once, where Flink's registry deletes it at a later subsumption: no backend can confirm a
+checkpoint that did not complete, so no placeholder names it.  Not with FLIP-306 file merging,
+FLINK-4120's recovery, a NO_CLAIM start (its forced full first snapshot), a rescale or a
+stop-with-savepoint (refused: their rules for shared files are not modelled with these), nor with
+instant acknowledgements (registration happens when an acknowledgement arrives).
 """
 
 from __future__ import annotations
@@ -63,39 +76,62 @@ class SharedStateRegistry(Component):
         return tuple(self.active and s for s in self.model.stateful)
 
     # the backend (task side) ------------------------------------------------------------------
+    def confirmed_upload(self, ts, t: int) -> dict:
+        """``PreviousSnapshot.confirmedSstFiles``: local file -> remote file in the upload of the
+        last checkpoint the backend saw confirmed (empty if none, or if that upload is gone),
+        less every local file a newer upload sent again (``pruneFirstCheckpointSstFiles``, Flink
+        2.3; not in the 2.0 source: catalog ``incremental-base-not-pruned``).  A newer snapshot
+        taken before the confirmation uploaded those files under new keys, so its
+        acknowledgement does not keep the confirmed upload's entries, which go once it
+        completes and subsumes the confirmed checkpoint."""
+        base = self.unpruned_upload(ts)
+        if base:
+            for i, pairs in ts.uploaded:
+                if i > ts.confirmed:
+                    for f, r in pairs:
+                        if r == (i, t) != f:
+                            base.pop(f, None)
+        return base
+
+    def unpruned_upload(self, ts) -> dict:
+        """``uploadedSstFiles.get(lastCompletedCheckpointId)`` as a map, local -> remote file."""
+        return dict(next((pairs for c, pairs in ts.uploaded if c == ts.confirmed), ())) if ts.confirmed else {}
+
     def snapshot(self, tx: Tx, t: int, cp: int, snap: Snapshot) -> Snapshot:
-        """``RocksIncrementalSnapshotStrategy`` for checkpoint ``cp``: a new file ``(cp, t)``;
-        the confirmed files as placeholders, the rest of the backend's files uploaded again; the
-        upload is remembered until confirmed or aborted."""
+        """``RocksIncrementalSnapshotStrategy`` for checkpoint ``cp``: a new local file and a new
+        remote file ``(cp, t)``; the local files of the confirmed upload are sent as placeholders
+        for its remote files, the others go again, into ``(cp, t)``; the upload is remembered
+        until confirmed or aborted."""
         if not self.incremental[t]:
             return snap
         ts = tx.tasks[t]
-        base = set(ts.base)
-        placeholders = tuple(f for f in ts.dbfiles if f in base)
+        base = self.confirmed_upload(ts, t)
+        new = (cp, t)
+        pairs = tuple(sorted([(f, base.get(f, new)) for f in ts.dbfiles] + [(new, new)]))
+        placeholders = tuple(sorted({base[f] for f in ts.dbfiles if f in base}))
         again = tuple(f for f in ts.dbfiles if f not in base)
-        files = tuple(sorted(set(ts.dbfiles) | {(cp, t)}))
-        uploaded = tuple(x for x in ts.uploaded if x[0] != cp) + ((cp, files),)
-        tx.tasks[t] = ts._replace(uploaded=uploaded, dbfiles=files)
+        uploaded = tuple(x for x in ts.uploaded if x[0] != cp) + ((cp, pairs),)
+        tx.tasks[t] = ts._replace(uploaded=uploaded, dbfiles=tuple(sorted(ts.dbfiles + (new,))))
         return snap._replace(shared=placeholders, reuploaded=again)
 
     def confirmed_checkpoint(self, cp: int, upto: int) -> int:
-        """The checkpoint a backend takes as its ``lastCompletedCheckpointId`` from a
-        notification of checkpoint ``cp`` that covers this subtask's state up to ``upto`` (a
-        plain completion: ``cp`` itself; FLIP-600's notice to a failed-region subtask, where the
-        operators are told at all: the fallback checkpoint whose state the subtask has in
-        ``cp``, the id its operators commit up to)."""
+        """The checkpoint a backend is told completed by a notification of checkpoint ``cp``
+        that covers this subtask's state up to ``upto`` (a plain completion: ``cp`` itself;
+        FLIP-600's notice to a failed-region subtask, where the operators are told at all: the
+        fallback checkpoint whose state the subtask has in ``cp``, the id its operators commit
+        up to)."""
         return upto
 
     def on_complete(self, tx: Tx, t: int, cp: int, upto: int) -> None:
-        """``notifyCheckpointComplete`` reaches the backend: the confirmed upload's files become
-        the ones its next snapshot sends as placeholders (none if it has no upload for that
-        id: the next snapshot uploads everything)."""
+        """``notifyCheckpointComplete`` reaches the backend: a checkpoint newer than its last
+        confirmed one, for which it has an upload, becomes the confirmed one, and older uploads
+        are forgotten; any other id is ignored (FLINK-23949's guard)."""
         if not self.incremental[t]:
             return
         c = self.confirmed_checkpoint(cp, upto)
         ts = tx.tasks[t]
-        base = next((files for i, files in ts.uploaded if i == c), ())
-        tx.tasks[t] = ts._replace(base=base, uploaded=tuple(x for x in ts.uploaded if x[0] >= c))
+        if c > ts.confirmed and any(i == c for i, _ in ts.uploaded):
+            tx.tasks[t] = ts._replace(confirmed=c, uploaded=tuple(x for x in ts.uploaded if x[0] >= c))
 
     def on_abort(self, tx: Tx, t: int, cp: int) -> None:
         """``notifyCheckpointAborted(cp)`` reaches the backend: its upload for ``cp`` is forgotten."""
@@ -104,21 +140,20 @@ class SharedStateRegistry(Component):
             tx.tasks[t] = ts._replace(uploaded=tuple(x for x in ts.uploaded if x[0] != cp))
 
     def restore(self, tx: Tx, t: int, latest: Completed | None) -> None:
-        """A restored backend: its state is in the restored handle's files (the checkpoint's
-        files of this subtask), all of them confirmed, as the upload of the handle's checkpoint
-        (its newest file's: a grafted FLIP-600 handle is the fallback's)."""
+        """A restored backend: its local files are the restored handle's remote files (this
+        subtask's files in the checkpoint), all confirmed, as the upload of the handle's
+        checkpoint (its newest file's: a grafted FLIP-600 handle is the fallback's)."""
         if not self.incremental[t] or latest is None:
             return
         files = tuple(f for f in latest.files if f[1] == t)
         if files:
-            tx.tasks[t] = tx.tasks[t]._replace(base=files, dbfiles=files, uploaded=((max(f[0] for f in files), files),))
+            c = max(f[0] for f in files)
+            tx.tasks[t] = tx.tasks[t]._replace(confirmed=c, dbfiles=files, uploaded=((c, tuple((f, f) for f in files)),))
 
     # the registry (job manager) ---------------------------------------------------------------
     def snapshot_files(self, cp: int, t: int, snap: Snapshot) -> tuple:
-        """Every file a subtask's acknowledged snapshot of ``cp`` refers to."""
-        if not (snap.shared or snap.reuploaded):
-            return ((cp, t),)
-        return ((cp, t),) + snap.shared + snap.reuploaded
+        """Every remote file a subtask's acknowledged snapshot of ``cp`` refers to."""
+        return ((cp, t),) + snap.shared
 
     def is_shared(self, f: tuple[int, int]) -> bool:
         """Is file ``f`` a shared one (the registry, not the checkpoint, decides when it goes)?
@@ -126,21 +161,48 @@ class SharedStateRegistry(Component):
         of another parallelism in a checkpoint's files, is refused.)"""
         return self.active and self.incremental[f[1]]
 
-    def register(self, tx: Tx, c: Completed) -> None:
-        """``registerReference`` of every shared file of completed checkpoint ``c``: the files
-        its own snapshots uploaded again exist again, and every file's last use becomes ``c``'s
-        id (grafted fallback files too)."""
-        again = [f for t, s in enumerate(c.snapshots) if s.reuploaded and not (c.refs and c.refs[t]) for f in s.reuploaded]
-        if again:
-            tx.files = tuple(sorted(set(tx.files).union(again)))
+    def unknown_placeholder(self, files: tuple, snap: Snapshot) -> tuple[int, int] | None:
+        """The first placeholder of ``snap`` whose entry the registry no longer has (its file is
+        gone), or None."""
+        return next((f for f in snap.shared if f not in files), None)
+
+    def register_acknowledged(self, tx: Tx, t: int, cp: int, snap: Snapshot | None, awaited: bool) -> bool:
+        """``receiveAcknowledgeMessage`` registers the acknowledged subtask state's shared files
+        (``registerSharedStates``), pending checkpoint or not: every placeholder's last use
+        becomes ``cp``.  False if a placeholder names an entry the registry no longer has
+        (``registerReference``'s "Attempt to reference unknown state"): the acknowledgement is
+        lost and its new file deleted; where its checkpoint still ``awaited`` it, the
+        subtask's ghost ``refused`` records it (a late one only leaks its new file in Flink,
+        which the exception keeps from ``discardSubtaskState``)."""
+        if not self.incremental[t] or snap is None or not snap.shared:
+            return True
+        gone = self.unknown_placeholder(tx.files, snap)
+        if gone is not None:
+            tx.files = tuple(f for f in tx.files if f != (cp, t))
+            if awaited and not tx.tasks[t].refused:
+                tx.tasks[t] = tx.tasks[t]._replace(refused=(cp, gone[0]))
+            return False
+        self.advance(tx, snap.shared, cp)
+        return True
+
+    def advance(self, tx: Tx, files, cp: int) -> None:
+        """``SharedStateEntry.advanceLastUsingCheckpointID(cp)`` for each shared file of ``files``
+        older than ``cp``."""
         used = dict(tx.reused)
         changed = False
-        for f in c.files:
-            if f[0] < c.id and self.incremental[f[1]] and used.get(f, f[0]) < c.id:
-                used[f] = c.id
+        for f in files:
+            if f[0] < cp and self.incremental[f[1]] and used.get(f, f[0]) < cp:
+                used[f] = cp
                 changed = True
         if changed:
             tx.reused = tuple(sorted(used.items()))
+
+    def register(self, tx: Tx, c: Completed) -> None:
+        """A completed checkpoint ``c``: its own snapshots' files were registered at their
+        acknowledgements; a FLIP-600 regional one registers the failed subtasks' grafted
+        fallback files under its own id."""
+        if c.refs:
+            self.advance(tx, tuple(f for f in c.files if c.refs[f[1]]), c.id)
 
     def unregister_unused(self, tx: Tx, lowest: int) -> None:
         """``unregisterUnusedState(lowest)``: delete every shared file last used before the oldest
@@ -150,3 +212,4 @@ class SharedStateRegistry(Component):
         if gone:
             tx.files = tuple(f for f in tx.files if f not in gone)
             tx.reused = tuple(x for x in tx.reused if x[0] not in gone)
+

@@ -189,14 +189,15 @@ def _task_field(name: str, value, split_map, role: str, task_map):
         return _recs(value, split_map)
     if name == "sink":
         return _sink_state(value, role, task_map, split_map) if role else value
-    if name in ("base", "dbfiles"):
+    if name == "dbfiles":
         return _files(value, task_map)
     if name == "uploaded":
-        return tuple((cp, _files(fs, task_map)) for cp, fs in value)
+        return tuple((cp, tuple(sorted(((c, task_map[t]), (k, task_map[u])) for (c, t), (k, u) in pairs)))
+                     for cp, pairs in value)
     return value
 
 
-_TASK_RENAMED = ("processed", "discarded", "sink", "base", "dbfiles", "uploaded")
+_TASK_RENAMED = ("processed", "discarded", "sink", "dbfiles", "uploaded")
 
 
 def _permute_task(ts, split_map, role: str = "", task_map=()):

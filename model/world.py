@@ -82,8 +82,9 @@ class Snapshot(NamedTuple):
     # with the subtask that restarted from it (``FailoverStrategy.finished_subtask_state``)
     discarded: tuple = ()
     # incremental checkpoints (``model.registry``): the shared files of earlier checkpoints this
-    # snapshot refers to, sorted (checkpoint, task): those it sends as placeholders (``shared``)
-    # and those it uploads again (``reuploaded``); its own new file is (its checkpoint, task)
+    # snapshot sends as placeholders, sorted (checkpoint, task) (``shared``), and the backend's
+    # local files it uploads again (``reuploaded``), which go into its own new file, (its
+    # checkpoint, task), with the new one
     shared: tuple = ()
     reuploaded: tuple = ()
     # FLINK-4120 (``model.nullstate``): the null-state watermark a recomputable operator reported
@@ -140,12 +141,12 @@ class TaskState(NamedTuple):
     # (``StreamTask.finalCheckpointCompleted``); apart from ``notified`` only because FLIP-600's
     # fallback notice may set one without the other (``fallback_notice_at_task``)
     final_done: bool = False
-    # incremental checkpoints (``model.registry``): the backend's snapshots not yet confirmed or
-    # aborted, ((checkpoint, files), ...) (``uploadedSstFiles``), the files of the last one it
-    # saw confirmed, which its next snapshot sends as placeholders, and every shared file its
-    # state is in (the database's files)
+    # incremental checkpoints (``model.registry``): the backend's uploads, ((checkpoint,
+    # ((local file, remote file), ...)), ...) (``uploadedSstFiles``), the last checkpoint it saw
+    # confirmed (``lastCompletedCheckpointId``, 0: none), whose upload's remote files its next
+    # snapshot sends as placeholders, and its local files (the database's files)
     uploaded: tuple = ()
-    base: tuple = ()
+    confirmed: int = 0
     dbfiles: tuple = ()
     # ``Scope.late_finish_reports``: FINISHED, and the JobManager has not processed it yet
     # (``FinishReported``): its checkpoint plan still counts the task as running
@@ -153,6 +154,10 @@ class TaskState(NamedTuple):
     # ``Scope.rescaled_tasks_decline``: restored at a new parallelism with channel state, its input
     # a ``RescalingStreamTaskNetworkInput`` until its recovery ends
     rescaled: bool = False
+    # ghost (for the properties only, no rule reads it): incremental checkpoints' registry refused
+    # this subtask's acknowledgement: (its checkpoint, the checkpoint of the deleted file its
+    # placeholder named) (``SharedStateRegistry.register_acknowledged``)
+    refused: tuple = ()
 
 
 class Pending(NamedTuple):

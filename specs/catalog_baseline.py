@@ -14,7 +14,9 @@ from ckptcheck.model.store import CompletedCheckpointStore
 from ckptcheck.model.world import FINISHED
 
 from .catalog_entry import Entry, catalog_class
-from .designs import BASELINE
+from ckptcheck.model.registry import SharedStateRegistry
+
+from .designs import BASELINE, INCREMENTAL
 from .scopes import scope
 
 
@@ -22,6 +24,17 @@ def _scope(checkpoints: int = 1, failures: int = 0) -> Scope:
     """keyed-2x2 with one record per split and only the faults an entry needs."""
     return scope("keyed-2x2", records_per_split=1, max_checkpoints=checkpoints, max_failures=failures,
                  max_declines=0, max_timeouts=0, max_lost_notifications=0)
+
+
+@catalog_class
+class BaseNotPruned(SharedStateRegistry):
+    """The backend's placeholder base before Flink 2.3's prune (the 2.0 source,
+    ``PreviousSnapshot.getUploaded`` on ``uploadedSstFiles.get(lastCompletedCheckpointId)`` as it
+    is): a confirmed upload's files are placeholders even where a newer snapshot sent them
+    again."""
+
+    def confirmed_upload(self, ts, t: int) -> dict:
+        return self.unpruned_upload(ts)
 
 
 @catalog_class
@@ -169,5 +182,25 @@ BASELINE_CATALOG: tuple[Entry, ...] = (
               max_lost_notifications=0, suspend_on_failure=True),
         "ExecutionTrackingCheckpointCoordinatorDeActivator (Flink 2.3.0, DefaultExecutionGraph.enableCheckpointing): "
         "the scheduler restarts once every execution is RUNNING or FINISHED (review rows N7, N8)",
+    ),
+    Entry(
+        "incremental-base-not-pruned",
+        INCREMENTAL.with_(
+            name="incremental-base-not-pruned",
+            registry=BaseNotPruned,
+            description="Incremental checkpoints without Flink 2.3's prune of the placeholder base (the 2.0 source): a "
+            "backend that takes snapshot 2 before the notice of checkpoint 1 uploads checkpoint 1's files again under new "
+            "keys; 2 subsumes 1 and the registry deletes 1's entries; the notice of 1 then arrives and makes 1 the "
+            "confirmed checkpoint, so snapshot 3 names 1's deleted files by placeholder, and the registry refuses its "
+            "acknowledgement: checkpoint 3 can never complete.",
+        ),
+        "shared-state-registered",
+        scope("keyed-1x1", records_per_split=0, bounded=False, max_checkpoints=3, max_failures=0, max_declines=0,
+              max_timeouts=0, max_lost_notifications=0),
+        "RocksDBSnapshotStrategyBase.PreviousSnapshot in the 2.0 source (b48ccce) and in 2.3.0 (pruneFirstCheckpointSstFiles, "
+        "whose comment gives this path), SharedStateRegistryKey.forStreamStateHandle (FLINK-29913), "
+        "CheckpointCoordinator.receiveAcknowledgeMessage (registers at the ack), SharedStateRegistryImpl.registerReference "
+        "(review rows T1, T2); the validate configuration incremental-late-confirmation-p2 runs the path on Flink 2.3.0",
+        correct=INCREMENTAL,
     ),
 )

@@ -220,9 +220,10 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
             description="With incremental checkpoints, a failed-region subtask's state backend takes the "
             "regional checkpoint's id as its last completed one, although the checkpoint holds the "
             "fallback's state for it: its next snapshot sends the files of its own declined snapshot as "
-            "placeholders, and the coordinator discarded those files with the declined snapshot.",
+            "placeholders, and the coordinator discarded those files with the declined snapshot: the registry refuses "
+            "that acknowledgement, and the checkpoint can never complete.",
         ),
-        "checkpoints-restorable",
+        "shared-state-registered",
         _flip600_scope(checkpoints=3),
         "RocksIncrementalSnapshotStrategy: placeholders for uploadedSstFiles.get(lastCompletedCheckpointId); "
         "SharedStateRegistryImpl.registerReference; PR #28963 notifies failed-region tasks with the fallback id "

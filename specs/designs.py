@@ -79,7 +79,8 @@ FLIP600_PR = FLIP600_PROPOSED.with_(
         "union-state check after that fallback, its failure counted; a coordinator with a reader in a failed "
         "region is told of the fallback only, which leaves that reader's event gateway closed.  Each knob's text in ckptcheck designs "
         "cites the PR method or review row it follows.  "
-        "The FLIP-306 (file merging) integration is left out: the FLIP deferred it on 7 Jul 2026."
+        "The FLIP-306 (file merging) integration is left out: the FLIP deferred it on 7 Jul 2026, so with file "
+        "merging on nothing keeps the fallback's segments alive (findings scope file-merging)."
     ),
     origin="apache/flink PR #28963 and #28964 (RegionalCheckpointHandler, CheckpointCoordinator."
     "receiveDeclineMessage, CheckpointCanceller, SourceCoordinator.checkpointCoordinatorForRegionFallback); "
@@ -97,6 +98,7 @@ FLIP600_PR = FLIP600_PROPOSED.with_(
     fallback_notice_at_task="none",  # N4: one reading of three; the findings report searches each
     coordinator_region_fallback="add-back-live",  # B12
     regional_gateway_on_fallback="left-closed",  # N6: OperatorCoordinatorHolder.notifyRegionalCheckpointFallback at 4e12013
+    file_merging_keeps_fallback_alive=False,  # PR4: nothing in the PR keeps the fallback's merged segments alive
 )
 
 FLIP600 = FLIP600_PROPOSED.with_(
@@ -151,10 +153,12 @@ INCREMENTAL = BASELINE.with_(
     name="flink-incremental",
     description="Flink with incremental checkpoints (RocksDB, execution.checkpointing.incremental: true): "
     "a snapshot adds one shared file and refers to the backend's earlier ones, sending those of the last "
-    "checkpoint it saw confirmed as placeholders; the SharedStateRegistry deletes a shared file once no "
-    "retained checkpoint can use it.",
+    "checkpoint it saw confirmed as placeholders; the SharedStateRegistry registers them at each acknowledgement "
+    "and deletes a shared file once no retained checkpoint can use it; a confirmed upload's files that a newer "
+    "snapshot sent again are not placeholders (Flink 2.3's PreviousSnapshot prune).",
     origin="RocksIncrementalSnapshotStrategy (uploadedSstFiles, lastCompletedCheckpointId), "
-    "SharedStateRegistryImpl (registerReference, unregisterUnusedState)",
+    "RocksDBSnapshotStrategyBase.PreviousSnapshot (pruneFirstCheckpointSstFiles), "
+    "SharedStateRegistryImpl (registerReference, unregisterUnusedState), CheckpointCoordinator.receiveAcknowledgeMessage",
     incremental_checkpoints=True,
 )
 

@@ -99,17 +99,17 @@ FIGURES: tuple[Figure, ...] = (
            "about 4 s with 2 workers", "`flink-baseline` third default scope (keyed-2x1, no records, 2 checkpoints before end, "
            "1 failure; trigger RPCs one task at a time that may overtake notices, late finish reports, the scheduler "
            "suspended at a failure)", unreached=("a-task-declines", "a-sink-commits")),
-    Figure("incremental-jobmanager-view", "flink-incremental", S.jobmanager_view_scope, False, 101_294, 435_404, 48, CLAIMS,
-           "about 7 s with 2 workers", "`flink-incremental` third default scope (the baseline's third)",
+    Figure("incremental-jobmanager-view", "flink-incremental", S.jobmanager_view_scope, False, 104_037, 434_653, 49, CLAIMS,
+           "about 3 s with 2 workers", "`flink-incremental` third default scope (the baseline's third)",
            unreached=("a-task-declines", "a-sink-commits")),
     Figure("flip147-jobmanager-view", "flip147", S.jobmanager_view_scope, False, 236_644, 1_404_377, 47, CLAIMS,
            "about 20 s with 2 workers", "`flip147` third default scope (the baseline's third, with two concurrent "
            "checkpoints)", unreached=("a-task-declines", "a-sink-commits")),
-    Figure("incremental-default", "flink-incremental", S.default_scope, False, 446_262, 2_449_575, 58, CLAIMS,
-           "about 45 s with 2 workers", "`flink-incremental` default (the baseline's first default scope, keyed-2x2, with "
+    Figure("incremental-default", "flink-incremental", S.default_scope, False, 646_313, 3_377_426, 66, CLAIMS,
+           "about 30 s with 2 workers", "`flink-incremental` default (the baseline's first default scope, keyed-2x2, with "
            "incremental checkpoints)"),
-    Figure("incremental-enumerator", "flink-incremental", S.enumerator_default_scope, False, 79_724, 296_107, 44, CLAIMS,
-           "about 10 s with 2 workers", "`flink-incremental` second default scope (enumerator-and-side, the baseline's second)"),
+    Figure("incremental-enumerator", "flink-incremental", S.enumerator_default_scope, False, 95_850, 346_679, 49, CLAIMS,
+           "about 3 s with 2 workers", "`flink-incremental` second default scope (enumerator-and-side, the baseline's second)"),
     Figure("baseline-flip147", "flink-baseline", S.flip147_default_scope, False, 1_337_457, 7_695_409, 79, CLAIMS,
            "about 82 s with 2 workers", "FLIP-147 default (`flink-baseline --job sink-v2-keyed-2x1`: Sink V2 writer, committer and "
            "global committer; 1 checkpoint before end, 1 failure, 1 decline)"),
@@ -156,9 +156,10 @@ FIGURES: tuple[Figure, ...] = (
            "about 3 s with 2 workers", "`flip600-pr` fourth default scope (enumerator-2-and-sides, no records, 2 checkpoints, "
            "1 timeout)", violates=("split-ownership-consistent", "split-read-once"),
            unreached=("a-task-declines", "a-task-fails", "restore-from-regional", "forced-global-completes")),
-    Figure("flip600-incremental-default", "flip600-regional-incremental", S.regional_default_scope, True, 1_583_769,
-           6_441_627, 44, CLAIMS, "about 2.5 minutes with 2 workers", "`flip600-regional-incremental` default (the FLIP-600 "
-           "default scope with incremental checkpoints; symmetry classes)"),
+    Figure("flip600-incremental-default", "flip600-regional-incremental", S.regional_scope, True, 16_629_581,
+           87_156_641, 59, ONCE, "about 20 minutes with 2 workers", "`flip600-regional-incremental` default (the FLIP-600 "
+           "default scope with incremental checkpoints, without instant acknowledgements, which registration at each "
+           "acknowledgement does not allow; symmetry classes; 154 s on the memo engine in one process)"),
     Figure("flip600-incremental-union", "flip600-regional-incremental", S.regional_union_scope, True, 19_958, 107_079, 31,
            CLAIMS, "about 5 s with 2 workers", "`flip600-regional-incremental` second default scope (union-sources-4: no "
            "stateful subtask, so no shared file; symmetry classes)",
@@ -295,6 +296,7 @@ CATALOG_STEPS: dict[str, int] = {
     "no-checkpoints-after-finish": 14,
     "no-operator-event-gateway": 8,
     "scheduler-waits-for-finished-tasks": 14,
+    "incremental-base-not-pruned": 12,
     "K1-regional-final-checkpoint": 26,
     "K2-regions-joined-by-keyby": 20,
     "K3-no-coordinator-fallback": 11,
@@ -304,7 +306,7 @@ CATALOG_STEPS: dict[str, int] = {
     "K7-no-claim-snapshot-deleted-too-early": 8,
     "K8-regional-skips-union-check": 12,
     "K9-late-ack-overwrites-fallback": 12,
-    "K10-backend-confirms-regional-id": 23,
+    "K10-backend-confirms-regional-id": 19,
     "F1-fallback-notice-finishes-task": 19,
     "F2-commit-past-own-state": 18,
     "F3-tier2-resets-the-chain-bound": 15,

@@ -127,6 +127,14 @@ def rescale_fallback_scope() -> Scope:
                  instant_acks=True)
 
 
+def two_region_scope() -> Scope:
+    """Two one-pipeline regions (``forward-2x2``), no records, unbounded, two checkpoints and a
+    decline: a regional checkpoint completes and the next one subsumes the checkpoints before it
+    (catalog K4, K6, K7's scope)."""
+    return scope("forward-2x2", records_per_split=0, bounded=False, max_checkpoints=2, max_failures=0, max_declines=1,
+                 max_timeouts=0, max_lost_notifications=0)
+
+
 LATE_ACK_FIX = FLIP600_PR.with_(name="flip600-pr-fix-N5-B12", regional_completion="futures-late-ack-discarded",
                                 coordinator_region_fallback="fallback")
 
@@ -266,6 +274,71 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
                 "as above",
             ),
         ),
+    ),
+    FindingScope(
+        "standalone-store",
+        two_region_scope(),
+        "a regional checkpoint on a cluster without high availability, whose store is the "
+        "StandaloneCompletedCheckpointStore (review row B15)",
+        (
+            Fix(
+                "checkpoints-restorable",
+                "the store subsumes by count alone (Flink 2.x StandaloneCompletedCheckpointStore, "
+                "CheckpointSubsumeHelper.subsume): the checkpoint a regional one refers to is subsumed and its files "
+                "deleted; PR #28963 protects refCheckpointIds in DefaultCompletedCheckpointStore.computeReferencedCheckpointIds, "
+                "and its change to the standalone store, if any, is not in the indexed code",
+                FLIP600_PR.with_(name="flip600-pr-fix-standalone-refs", retention_follows_refs=True,
+                                 max_failed_region_percent=50),
+                "give the standalone store the same protection of referenced checkpoints (or refuse regional "
+                "checkpoints without it)",
+            ),
+        ),
+        settings=(("retention_follows_refs", False), ("max_failed_region_percent", 50)),
+        settings_why=("a non-HA cluster's store, as Flink 2.x has it (the PR's version of it is not indexed); and the "
+                      "job has two regions, so one failed region is 50 % of them: at the PR's default of 30 % no "
+                      "checkpoint can complete regionally in it"),
+    ),
+    FindingScope(
+        "no-claim-start",
+        two_region_scope(),
+        "a job started from a snapshot in NO_CLAIM mode whose user deletes the snapshot once a checkpoint completed, "
+        "as Flink's documentation allows (review row PR4, catalog K7)",
+        (
+            Fix(
+                "checkpoints-restorable",
+                "the fallback is CompletedCheckpointStore.getLatestCheckpoint() with no isUnclaimed() check (PR #28963 "
+                "RegionalCheckpointHandler at 4e12013): the first checkpoint after the restore may be regional and graft "
+                "the snapshot's handles, and the PR's documentation adds no warning to 'delete once a checkpoint succeeds'",
+                FLIP600_PR.with_(name="flip600-pr-fix-no-claim", no_claim_restore=True,
+                                 no_claim_delete_after="independent-checkpoint", max_failed_region_percent=50),
+                "tell users to wait for a checkpoint that no longer refers to the snapshot (or force the first "
+                "checkpoint after a NO_CLAIM restore global, as forceFullSnapshot forces it full)",
+            ),
+        ),
+        settings=(("no_claim_restore", True), ("no_claim_delete_after", "first-checkpoint"),
+                  ("max_failed_region_percent", 50)),
+        settings_why=("a NO_CLAIM start whose snapshot the user deletes after the first checkpoint (Flink's "
+                      "documentation); the job has two regions, so one failed region is 50 % of them"),
+    ),
+    FindingScope(
+        "file-merging",
+        two_region_scope(),
+        "FLIP-306 task-manager file merging under regional checkpoints (review row PR4, catalog K6)",
+        (
+            Fix(
+                "checkpoints-restorable",
+                "nothing in PR #28963 keeps the fallback checkpoint's merged segments alive: the subsumed notice that "
+                "comes with the regional completion makes each task discard its segments of the fallback checkpoint, and "
+                "the physical file the regional checkpoint refers to goes",
+                FLIP600_PR.with_(name="flip600-pr-fix-file-merging", file_merging=True,
+                                 file_merging_keeps_fallback_alive=True, max_failed_region_percent=50),
+                "re-register the fallback segments under the regional checkpoint's id (Zakelly, 23 Jun 2026: 'keep "
+                "previous checkpoint files alive when a region checkpoint occurs')",
+            ),
+        ),
+        settings=(("file_merging", True), ("max_failed_region_percent", 50)),
+        settings_why=("execution.checkpointing.file-merging.enabled, which a user may turn on with the PR; the job has "
+                      "two regions, so one failed region is 50 % of them"),
     ),
     FindingScope(
         "trigger-time-declines",

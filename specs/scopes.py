@@ -386,7 +386,13 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
     preset's ``recovery_scope``; the larger scopes keep them
     off (each moves their figures, and ``suspend_on_failure`` off is a superset of Flink 2.3's
     runs)."""
-    first = default_scope_for(design)
+    from ckptcheck.model.protocol import fitted
+
+    return tuple(fitted(design, sc) for sc in _default_scopes_for(design))
+
+
+def _default_scopes_for(design) -> tuple[Scope, ...]:
+    first = _default_scope_for(design)
     if first == pointwise_scope():
         return (first, pointwise_fan_in_scope(), pointwise_keyed_order_scope(), pointwise_pattern_change_scope(),
                 recovery_scope())
@@ -411,7 +417,14 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
 def default_scope_for(design) -> Scope:
     """The scope a design is checked in when the user names none.  An aligned design with
     concurrent checkpoints gets ``flip147_concurrent_scope``, one with FLINK-4120's recovery
-    ``null_state_scope``."""
+    ``null_state_scope``; a scope whose instant acks do not fit the design goes without them
+    (``model.protocol.fitted``: incremental checkpoints register at an acknowledgement's arrival)."""
+    from ckptcheck.model.protocol import fitted
+
+    return fitted(design, _default_scope_for(design))
+
+
+def _default_scope_for(design) -> Scope:
     if design.recovery == "null-state":
         return null_state_scope() if design.checkpoint_mode == "aligned" else null_state_unaligned_default_scope()
     if design.regional_checkpoints:

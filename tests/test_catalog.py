@@ -131,6 +131,7 @@ def test_flip600_entries_name_what_is_lost(e):
         "checkpoints-consistent": ("record (split",),
         "split-ownership-consistent": ("record (split", "to both the split enumerator (unassigned) and source["),
         "checkpoints-restorable": ("refers to ",),
+        "shared-state-registered": ("'s file of checkpoint ", "Attempt to reference unknown state"),
         "ref-chain-bounded": (" -> ",),
         "committed-output-covered": ("record (split",),
         "bounded-job-completes": ("of union-state vertex source finished while others run",),

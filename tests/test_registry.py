@@ -55,16 +55,72 @@ def test_a_confirmed_snapshots_files_are_placeholders_and_outlive_their_checkpoi
     assert c.files == ((1, SINK), (2, SOURCE), (2, SINK))
     assert (1, SINK) in j.w.files and (1, SOURCE) not in j.w.files
     assert dict(j.w.reused)[(1, SINK)] == 2
-    assert j.w.tasks[SINK].base == ((1, SINK), (2, SINK))
+    sink = j.w.tasks[SINK]
+    assert sink.confirmed == 2 and sink.uploaded == ((2, (((1, SINK), (1, SINK)), ((2, SINK), (2, SINK)))),)
 
 
-def test_a_backend_that_missed_the_confirmation_uploads_the_file_again():
-    """The sink snapshots checkpoint 2 before it learns that 1 completed: no placeholder, the
-    file of checkpoint 1 is uploaded again, and the checkpoint refers to it all the same."""
+def test_a_backend_that_missed_the_confirmation_uploads_the_file_again_as_a_new_file():
+    """The sink snapshots checkpoint 2 before it learns that 1 completed: no placeholder; its
+    local file of checkpoint 1 goes again, into the new remote file of checkpoint 2 (a key of its
+    own since FLINK-29913), and checkpoint 1's remote file goes when 2 subsumes 1."""
     j = Job().do(EmitRecord(SOURCE)).checkpoint(1, notify=False).checkpoint(2, notify=False)
     c = j.w.coord.store[-1]
     assert c.snapshots[SINK].shared == () and c.snapshots[SINK].reuploaded == ((1, SINK),)
-    assert (1, SINK) in c.files and (1, SINK) in j.w.files
+    assert c.files == ((2, SOURCE), (2, SINK)) and (1, SINK) not in j.w.files
+    assert dict(j.w.tasks[SINK].uploaded)[2] == (((1, SINK), (2, SINK)), ((2, SINK), (2, SINK)))
+
+
+def test_a_late_confirmation_prunes_the_base_and_without_the_prune_the_registry_refuses():
+    """Review rows T1 and T2, without a fault: the sink takes snapshot 2 before the notice of
+    checkpoint 1 (so it uploads its file of 1 again, under a new key), 2 subsumes 1 and the
+    registry deletes checkpoint 1's file; the notice of 1 then arrives (newer than anything the
+    backend saw confirmed, and it has that upload).  Flink 2.3 prunes that file from snapshot
+    3's placeholder base (``PreviousSnapshot.pruneFirstCheckpointSstFiles``): it goes again, and
+    checkpoint 3 completes.  Without the prune (the 2.0 source, catalog
+    ``incremental-base-not-pruned``) snapshot 3 names the deleted file by placeholder and the
+    registry refuses the acknowledgement ("Attempt to reference unknown state"): checkpoint 3
+    keeps waiting for the sink, and checkpoint 2, still the latest, refers to no deleted file."""
+    unpruned = entry("incremental-base-not-pruned").design
+    assert INCREMENTAL.registry is SharedStateRegistry and unpruned.registry is not SharedStateRegistry
+    for design in (INCREMENTAL, unpruned):
+        j = Job(design).do(EmitRecord(SOURCE)).checkpoint(1, notify=False).checkpoint(2, notify=False)
+        j.do(Notify(SOURCE, 1, "complete"), Notify(SOURCE, 2, "complete"), Notify(SINK, 1, "complete"))
+        assert j.w.tasks[SINK].confirmed == 1
+        j.do(TriggerCheckpoint(3))
+        while j.w.channels[0]:
+            j.do(Deliver(0))
+        snap = next(s for t, cp, s in j.w.acks if t == SINK and cp == 3)
+        assert (1, SINK) not in j.w.files
+        j.do(Ack(SOURCE, 3), Ack(SINK, 3))
+        if design is INCREMENTAL:
+            assert snap.shared == () and snap.reuploaded == ((1, SINK), (2, SINK))
+            assert [c.id for c in j.w.coord.store] == [3] and not j.w.tasks[SINK].refused
+            continue
+        assert snap.shared == ((1, SINK),)
+        (p,) = j.w.coord.pending
+        assert p.id == 3 and SINK not in dict(p.acked) and p.waiting >> SINK & 1
+        assert (3, SINK) not in j.w.files and [c.id for c in j.w.coord.store] == [2]
+        assert all(f in j.w.files for f in j.w.coord.store[-1].files)
+        assert j.w.tasks[SINK].refused == (3, 1)
+        # the notice of 2 then makes 2 the confirmed checkpoint: the backend's next snapshot is sound again
+        j.do(Notify(SINK, 2, "complete"))
+        assert j.w.tasks[SINK].confirmed == 2
+
+
+def test_the_backend_ignores_a_completion_it_has_no_newer_upload_for():
+    """``RocksIncrementalSnapshotStrategy.notifyCheckpointComplete`` (FLINK-23949's guard): an id
+    not newer than the last confirmed one, or one it never uploaded, changes nothing."""
+    m = FlinkModel(INCREMENTAL, scope("keyed-1x1", max_checkpoints=1, max_failures=0, max_declines=0, max_timeouts=0,
+                                      max_lost_notifications=0))
+    from ckptcheck.model.tx import Tx
+    tx = Tx(m.initial())
+    ups = ((2, (((2, SINK), (2, SINK)),)), (3, (((2, SINK), (2, SINK)), ((3, SINK), (3, SINK)))))
+    tx.tasks[SINK] = tx.tasks[SINK]._replace(confirmed=2, uploaded=ups, dbfiles=((2, SINK), (3, SINK)))
+    for cp in (1, 2, 4):
+        m.registry.on_complete(tx, SINK, cp, cp)
+        assert tx.tasks[SINK].confirmed == 2 and tx.tasks[SINK].uploaded == ups, cp
+    m.registry.on_complete(tx, SINK, 3, 3)
+    assert tx.tasks[SINK].confirmed == 3 and tx.tasks[SINK].uploaded == ups[1:]
 
 
 def test_the_registry_deletes_a_file_once_its_last_use_is_older_than_the_oldest_retained_checkpoint():

@@ -213,17 +213,18 @@ def test_validate_writes_each_recording_whole_and_sums_up_at_ctrl_c(tmp_path, ca
 @needs_flink[0]
 @needs_flink[1]
 def test_fifty_real_runs_are_behaviours_of_the_model(tmp_path, capsys):
-    """50 runs over the twelve configurations, four or five each (about 10 minutes): every one must be
-    validated, each with its fault seen (a failure, an expired checkpoint, or the restart at
-    another parallelism)."""
+    """50 runs over the thirteen configurations, three to four each (about 10 minutes): every one must
+    be validated, each with its fault seen (a failure, an expired checkpoint, or the restart at
+    another parallelism; the late-confirmation configuration has none, its order is the point)."""
     main(["validate", "--runs", "50", "--seed", "8", "--keep", str(tmp_path)])
     out = capsys.readouterr().out
     rows = [ln for ln in out.splitlines() if ln.startswith("  ") and ln.count(" / ") == 3]
-    assert len(rows) == 12, out
+    assert len(rows) == 13, out
     runs = [ln for ln in out.splitlines() if ln.startswith("[")]
     assert len(runs) == 50, out
     for ln in runs:
-        assert "validated (" in ln and " 0 fault(s) seen" not in ln, ln
+        assert "validated (" in ln, ln
+        assert " 0 fault(s) seen" not in ln or "incremental-late-confirmation" in ln, ln
 
 
 def test_a_trigger_may_overtake_a_notice_where_the_scope_says_so():
@@ -395,3 +396,71 @@ def test_rescaled_tasks_decline_in_a_small_rescale_scope_and_flink_unaligned_sti
                max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1, staggered_triggers=True)
     assert _without_and_with(unaligned, sc, "rescaled_tasks_decline",
                              "a-rescaled-task-declines-while-recovering") == (80578, 151797)
+
+
+INCREMENTAL_RUN = RUNS / "incremental-late-confirmation-p2.jsonl"
+
+
+def _the_registry_path(run) -> dict:
+    """The recording's own account of review rows T1/T2's path: the sink's snapshot of 2 before the
+    completion of 1 (so before its notice), the notice of 1 before its snapshot of 3, checkpoint
+    2 completed before 3, the snapshot of 3's base pruned of checkpoint 1's re-uploaded files, and
+    no acknowledgement refused."""
+    seq = {}
+    for e in run.events:
+        key = (e.kind, e.task, e.get("checkpoint"))
+        seq.setdefault(key, e.seq)
+    return seq
+
+
+def test_a_late_confirmation_on_flink_prunes_the_base_and_every_checkpoint_completes():
+    """Review rows T1/T2 settled on Flink 2.3.0 (recorded from the validate configuration
+    incremental-late-confirmation-p2 as ``random.Random(1)`` draws it: 21 records per split, a
+    checkpoint every 80 ms; RocksDB, incremental checkpoints, two at most
+    pending, the snapshots' asynchronous parts held so that the notice of checkpoint 1 reaches
+    the sink after its snapshot of 2, and its acknowledgement of 3 the JobManager after 2
+    completed).  Flink prunes the re-uploaded file from the base of snapshot 3, the registry
+    refuses nothing and checkpoint 3 completes; the run is a behaviour of flink-incremental
+    with two concurrent checkpoints, and not of the design without the prune (the 2.0 source,
+    catalog incremental-base-not-pruned), whose snapshot of 3 would name the deleted upload."""
+    from ckptcheck.checks.validate.matching import design_for
+    from ckptcheck.specs.catalog import entry
+
+    run = read_run(INCREMENTAL_RUN)
+    s = _the_registry_path(run)
+    assert s[("snapshot", "sink", 2)] < s[("completed", "coordinator", 1)] < s[("snapshot", "sink", 3)]
+    assert s[("commit", "sink", None)] < s[("snapshot", "sink", 3)]  # the notice of 1 committed txn 0 first
+    assert s[("completed", "coordinator", 2)] < s[("completed", "coordinator", 3)]
+    pruned = [e for e in run.events if e.kind == "base-pruned"]
+    assert pruned and (pruned[0].get("checkpoint"), pruned[0].get("base")) == (3, 1)
+    assert not any(e.kind == "ack-refused" for e in run.events)
+    design = design_for(run, None)
+    assert design.max_concurrent_checkpoints == 2 and design.incremental_checkpoints
+    res = validate(run, design)
+    assert res.validated and res.complete, describe(res)
+    assert {"a-snapshot-prunes-files-sent-again", "two-checkpoints-pending"} <= set(res.witnesses), res.witnesses
+    unpruned = entry("incremental-base-not-pruned").design
+    res = validate(run, design_for(run, unpruned))
+    assert not res.validated and res.complete
+    assert "base-pruned" in " ".join(describe(res)), describe(res)
+
+
+@pytest.mark.claims
+@needs_flink[0]
+@needs_flink[1]
+def test_the_late_confirmation_path_recorded_here_is_validated(tmp_path, capsys):
+    """The registry run again, on this machine's Flink jar (about 10 s with the compile): the
+    configuration's gates produce the path, and the recording is a behaviour of the model."""
+    from ckptcheck.checks.validate import recorder
+    from ckptcheck.checks.validate.matching import design_for
+    import random
+
+    dist = flinkjvm.open_dist(None)
+    cfg = recorder.draw("incremental-late-confirmation-p2", random.Random(1))
+    path = recorder.record(dist, recorder.compile_job(dist), cfg, tmp_path / "run.jsonl")
+    run = read_run(path)
+    s = _the_registry_path(run)
+    assert s[("snapshot", "sink", 2)] < s[("completed", "coordinator", 1)] < s[("snapshot", "sink", 3)]
+    assert any(e.kind == "base-pruned" for e in run.events) and not any(e.kind == "ack-refused" for e in run.events)
+    res = validate(run, design_for(run, None))
+    assert res.validated, describe(res)

@@ -21,7 +21,7 @@ MAX_RUNS = 10_000
 
 def cmd_validate(args) -> int:
     from ckptcheck.checks.validate.runfile import read_run
-    from ckptcheck.checks.validate.matching import check_design, describe, preset_for, validate
+    from ckptcheck.checks.validate.matching import check_design, describe, design_for, validate
 
     design = design_from_arg(args.design) if args.design else None
     if args.run and args.runs:
@@ -30,7 +30,7 @@ def cmd_validate(args) -> int:
         raise InputError("validate", "RUN", "expected a recorded run (a ckptcheck-run file) or --runs N to record runs here")
     if args.run:
         runs = [read_run(p) for p in args.run]  # every file read and checked before any search
-        designs = [design or design_from_arg(preset_for(run)) for run in runs]
+        designs = [design_for(run, design) for run in runs]
         for run, d in zip(runs, designs):
             check_design(run, d)
         codes = []
@@ -48,7 +48,7 @@ def _record_and_validate(args, design) -> int:
     from ckptcheck.checks import flinkjvm
     from ckptcheck.checks.validate import recorder
     from ckptcheck.checks.validate.runfile import Run, read_run
-    from ckptcheck.checks.validate.matching import check_design, describe, preset_for, validate
+    from ckptcheck.checks.validate.matching import check_design, describe, design_for, validate
 
     keep = out_dir(args.keep, "--keep") if args.keep else None
     plan = recorder.schedule(args.runs, args.seed)
@@ -84,7 +84,7 @@ def _record_and_validate(args, design) -> int:
                 continue
             took = time.perf_counter() - t0
             run = read_run(path)
-            res = validate(run, design or design_from_arg(preset_for(run)), max_states=args.max_states)
+            res = validate(run, design_for(run, design), max_states=args.max_states)
             code = 0 if res.validated else 1 if res.complete else 3
             worst = max(worst, code)
             row = summary.setdefault(cfg.name, [0, 0, 0, 0])

@@ -225,6 +225,12 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         return f"the coordinator triggers checkpoint {a.checkpoint}; {who} snapshot at once and emit the barrier{parts}", ev
     if kind is Ack:
         ev.append(Event(names[a.task], COORDINATOR, f"ack {a.checkpoint}", "control"))
+        snap = next((s for t, cp, s in w.acks if t == a.task and cp == a.checkpoint), None)
+        gone = model.registry.unknown_placeholder(w.files, snap) if model.registry.active and snap is not None else None
+        if gone is not None:
+            return (f"the coordinator receives {names[a.task]}'s ack of checkpoint {a.checkpoint}; the registry refuses it:"
+                    f" its placeholder names {names[a.task]}'s file of checkpoint {gone[0]}, which the registry deleted"
+                    " (\"Attempt to reference unknown state\"), and the ack goes no further"), ev
         if not any(p.id == a.checkpoint for p in w.coord.pending):
             return f"the coordinator receives {names[a.task]}'s late ack of checkpoint {a.checkpoint} and discards its state", ev
         p = next(p for p in w.coord.pending if p.id == a.checkpoint)

@@ -71,7 +71,7 @@ import itertools
 import time
 from dataclasses import dataclass
 
-from ckptcheck.model.actions import (Decline, Deliver, EmitRecord, FailTask, Notify, Rescale, Restore, Timeout,
+from ckptcheck.model.actions import (Ack, Decline, Deliver, EmitRecord, FailTask, Notify, Rescale, Restore, Timeout,
                                      TriggerAfterClose, TriggerCheckpoint)
 from ckptcheck.model.protocol import scope_conflict
 from ckptcheck.model.scope import Scope
@@ -90,6 +90,7 @@ NORMALIZATIONS = (
     "a second commit of a transaction dropped, by its id where the recording names it, else matched without a step (recoverAndCommit commits a restored transaction again, a no-op)",
     "a source's end of input dropped where a recording has one (its task sends EndOfData later, from its mailbox; the model's EndOfInput records nothing)",
     "aborts of pending checkpoints by a failover dropped (the model aborts them in the failure's step, unrecorded)",
+    "aborts of pending checkpoints that a newer one subsumed dropped (CHECKPOINT_SUBSUMED: the model aborts them in the completion's step, unrecorded)",
     "checkpoint ids renumbered over the checkpoints some subtask snapshotted; events of the others dropped (Flink takes an id before the trigger's checks); a job restarted at another parallelism numbers on from the checkpoint it restored, so its ids are moved past the first job's (the model keeps counting)",
 )
 
@@ -105,6 +106,7 @@ RECORDED = {
     "forward": {"source": _SOURCE, "sink": _2PC_SINK},
     "keyed-to-one": {"source": _SOURCE, "sink": _2PC_SINK},
     "keyed-rescale": {"source": _SOURCE, "sink": _2PC_SINK},
+    "keyed-incremental": {"source": _SOURCE, "sink": _2PC_SINK | {"base-pruned"}},
     "sink-v2": {"source": _SOURCE, "writer": frozenset({"invoke", "prepare-commit", "end-of-input", "fail"}),
                 "committer": frozenset({"start", "commit"})},
 }
@@ -114,8 +116,22 @@ PRESET_OF_MODE = {"aligned": "flink-baseline", "unaligned": "flink-unaligned", "
 
 def preset_for(run: Run) -> str:
     """The preset a run is validated against when no design is named: Flink as released, in the
-    run's checkpointing mode."""
+    run's checkpointing mode (with incremental checkpoints for a ``keyed-incremental`` run)."""
+    if run.job == "keyed-incremental":
+        return "flink-incremental"
     return PRESET_OF_MODE[run.mode.split(":")[0]]
+
+
+def design_for(run: Run, design):
+    """``design`` (the preset ``preset_for`` names, where none is given) with the run's
+    ``max_concurrent_checkpoints``."""
+    from ckptcheck.specs.designs import PRESETS
+
+    d = design if design is not None else PRESETS[preset_for(run)]
+    n = run.max_concurrent_checkpoints
+    if n == d.max_concurrent_checkpoints:
+        return d
+    return d.with_(name=f"{d.name} (max-concurrent-checkpoints {n})", max_concurrent_checkpoints=n)
 COORD = (COORDINATOR, 0)
 OPTIONAL = "optional"  # the last element of an observation that may go unrecorded
 
@@ -168,6 +184,8 @@ _ABORTS = {"CHECKPOINT_EXPIRED": "expired", "TASK_CHECKPOINT_FAILURE": "declined
            "CHECKPOINT_DECLINED_TASK_CLOSING": "declined", "CHECKPOINT_DECLINED_TASK_NOT_READY": "declined",
            "CHECKPOINT_COORDINATOR_SUSPEND": "failover", "JOB_FAILOVER_REGION": "failover", "TASK_FAILURE": "failover",
            "CHECKPOINT_COORDINATOR_SHUTDOWN": "failover",
+           # a newer checkpoint completed: the model aborts the older pending one in that step
+           "CHECKPOINT_SUBSUMED": "subsumed",
            # a subtask's channel state shares a file with others: one's decline fails the others' writes
            "CHANNEL_STATE_SHARED_STREAM_EXCEPTION": "declined"}
 
@@ -192,8 +210,10 @@ def _key(e: Event) -> tuple:
         return (k, tuple(sorted(e.get("records"))) if e.task == "committer" else e.get("records"))
     if k == "fail":
         return ("fail",)
-    if k in ("job-finished", "end-of-input"):
+    if k in ("job-finished", "end-of-input", "ack-refused"):
         return (k,)
+    if k == "base-pruned":  # the files' number is not compared: the model's upload is one file
+        return (k, e.get("checkpoint"), e.get("base"))
     if k == "aborted":
         return ("aborted", e.get("checkpoint"), abort_kind(e.get("reason")))
     return (k, e.get("checkpoint"))
@@ -211,7 +231,7 @@ def normalize(run: Run, spec: Spec) -> dict[tuple, list[Event]]:
     cancelled = {e.get("checkpoint") for e in run.events if rescaled is not None and e.seq < rescaled
                  and e.kind == "aborted" and abort_kind(e.get("reason")) == "failover"}
     events = _renumbered(_first_commits([e for e in run.events if e.kind != "abort" and not (e.kind == "commit" and not e.get("records"))
-                                         and not (e.kind == "aborted" and abort_kind(e.get("reason")) == "failover")
+                                         and not (e.kind == "aborted" and abort_kind(e.get("reason")) in ("failover", "subsumed"))
                                          and not (e.kind == "notify-abort" and e.seq < (rescaled or 0)
                                                   and e.get("checkpoint") in cancelled)]))
     # the failure windows: (seq of the fail, the failed subtask's thread, the region's threads)
@@ -315,8 +335,9 @@ def _renumbered(events) -> list[Event]:
             if new[d["checkpoint"]] != d["checkpoint"]:
                 d["flink_checkpoint"] = d["checkpoint"]
             d["checkpoint"] = new[d["checkpoint"]]
-        if "restored" in d:
-            d["restored"] = new.get(d["restored"], d["restored"])
+        for name in ("restored", "base"):
+            if name in d:
+                d[name] = new.get(d[name], d[name])
         out.append(Event(e.seq, e.kind, e.task, e.subtask, tuple(sorted(d.items())), e.line))
     return out
 
@@ -396,6 +417,10 @@ class _Observer:
             out.append((COORD, ("aborted", a.checkpoint, "declined")))
         elif kind is Notify and w.tasks[a.task].status == FINISHED:  # the task manager no longer knows the task
             out.append((COORD, ("aborted", a.checkpoint, "declined")))
+        elif kind is Ack and m.registry.active:
+            snap = next((x for tt, cp, x in w.acks if tt == a.task and cp == a.checkpoint), None)
+            if snap is not None and m.registry.unknown_placeholder(w.files, snap) is not None:
+                out.append((COORD, ("ack-refused",)))
         elif kind is Notify and a.kind in ("complete", "abort"):
             key = (f"notify-{a.kind}", a.checkpoint)
             if a.kind == "complete" and m.task.ready_to_finish(w, a.task):
@@ -427,6 +452,8 @@ class _Observer:
                             txn = next((y for y in t.txns if y.task == m.gid[x] and y.seq == seq), None)
                             recs = txn.records if txn else ()
                         out.append((thread[x], ("snapshot", cp, None, recs)))
+                        if m.registry.active and set(m.registry.unpruned_upload(before)) - set(m.registry.confirmed_upload(before, x)):
+                            out.append((thread[x], ("base-pruned", cp, before.confirmed)))
             for x in range(len(tt)):  # a Sink V2 writer's committable, handed on in this step
                 if m.sink_v2[x] == "writer":
                     for ch in m.all_out[x]:

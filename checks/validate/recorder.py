@@ -43,7 +43,7 @@ class RunConfig:
     fault: str
     timeout_ms: int = 600_000
     mode: str = "aligned"  # aligned, unaligned, or timeout:MS (aligned until an alignment takes MS)
-    job: str = "forward"  # forward: source(P) -forward-> sink(P); keyed-to-one: source(P) -keyBy-> sink(1); sink-v2; keyed-rescale
+    job: str = "forward"  # forward: source(P) -forward-> sink(P); keyed-to-one: source(P) -keyBy-> sink(1); sink-v2; keyed-rescale; keyed-incremental
     sink_delay_ms: int = 0  # the sink's time per record: a slow sink backs its input up
 
     def args(self) -> list[str]:
@@ -52,18 +52,25 @@ class RunConfig:
 
     def header(self) -> dict:
         """The header the job writes for this run (``checks.validate.runfile``)."""
-        return {"format": "ckptcheck-run", "version": 1, "job": self.job, "checkpointing": self.mode,
-                "parallelism": self.parallelism, "records_per_split": self.records}
+        h = {"format": "ckptcheck-run", "version": 1, "job": self.job, "checkpointing": self.mode,
+             "parallelism": self.parallelism, "records_per_split": self.records}
+        if self.job == "keyed-incremental":
+            h["max_concurrent_checkpoints"] = 2
+        return h
 
     def describe(self) -> str:
         kind, *rest = self.fault.split(":")
         who = "writer" if self.job == "sink-v2" else "sink"
         what = ("cancelled once a checkpoint completed, restarted from it with the sink at 2" if self.job == "keyed-rescale" else
+                "the notice of checkpoint 1 reaches the sink after its snapshot of 2, and its acknowledgement of 3 the"
+                " JobManager after 2 completed (held in the snapshots' asynchronous parts)" if kind == "late-confirmation" else
                 "no fault" if kind == "none" else f"{who}[{rest[0]}] fails at record ({', '.join(rest[1:])})" if kind == "sink" else
                 f"sink[{rest[0]}]'s snapshot of checkpoint {rest[1]} throws" if kind == "throw" else
                 f"sink[{rest[0]}]'s snapshot of checkpoint {rest[1]} outlasts the {self.timeout_ms} ms timeout")
         shape = {"forward": f"source({self.parallelism}) -forward-> 2PC sink({self.parallelism})",
                  "sink-v2": f"source({self.parallelism}) -forward-> Sink V2 writer({self.parallelism}) -forward-> committer",
+                 "keyed-incremental": f"source({self.parallelism}) -keyBy-> 2PC sink(1) with keyed state in RocksDB,"
+                                      " incremental checkpoints, two at most pending",
                  }.get(self.job, f"source({self.parallelism}) -keyBy-> 2PC sink(1)")
         mode = {"aligned": "aligned", "unaligned": "unaligned"}.get(self.mode, f"aligned, unaligned after {self.mode[8:]} ms")
         slow = f", the sink {self.sink_delay_ms} ms a record" if self.sink_delay_ms else ""
@@ -73,7 +80,8 @@ class RunConfig:
 
 CONFIGURATIONS = ("aligned-failure-p1", "aligned-failure-p2", "timeout-p1", "timeout-p2",
                   "unaligned-backpressure-p1", "unaligned-backpressure-p2", "alignment-timeout-p2", "sink-v2-p1",
-                  "rescale-p1", "unaligned-rescale-p1", "snapshot-failure-p2", "sink-v2-p2")
+                  "rescale-p1", "unaligned-rescale-p1", "snapshot-failure-p2", "sink-v2-p2",
+                  "incremental-late-confirmation-p2")
 
 
 def draw(kind: str, rng: random.Random) -> RunConfig:
@@ -86,6 +94,9 @@ def draw(kind: str, rng: random.Random) -> RunConfig:
             return RunConfig(kind, p, rng.randint(2, 3), rng.choice((60, 80, 100)), rng.choice((5, 10)), "none",
                              mode="unaligned", job="keyed-rescale", sink_delay_ms=rng.choice((40, 60)))
         return RunConfig(kind, p, records, interval, throttle, "none", job="keyed-rescale")
+    if kind.startswith("incremental-late-confirmation"):  # keyed-incremental: checkpoint 1 confirmed after snapshot 2
+        return RunConfig(kind, 2, rng.randint(20, 30), rng.choice((60, 80, 100)), 10, "late-confirmation",
+                         timeout_ms=30_000, job="keyed-incremental")
     if kind.startswith("snapshot-failure"):  # a sink subtask's snapshot throws: Flink fails the task
         return RunConfig(kind, p, records, interval, throttle, f"throw:{rng.randrange(p)}:{rng.randint(1, 2)}")
     if kind.startswith("sink-v2"):  # a Sink V2 writer (the fault's subtask) and its committer

@@ -9,10 +9,13 @@ A run is a JSON-lines file.  Its first line is the header::
 ``forward_pipeline(P)``; ``keyed-to-one``: source(P) -keyBy-> 2PC sink(1); ``sink-v2``:
 source(P) -forward-> Sink V2 writer(P) -forward-> committer(P); ``keyed-rescale``: the
 ``keyed-to-one`` job, which the user cancels once a checkpoint completed and restarts from
-that retained checkpoint with the sink at parallelism 2), ``parallelism`` is
+that retained checkpoint with the sink at parallelism 2; ``keyed-incremental``: the
+``keyed-to-one`` job whose sink keeps a keyed count per record in RocksDB with incremental
+checkpoints, two checkpoints at most pending at once), ``parallelism`` is
 P, ``records_per_split`` the records each source subtask reads, ``checkpointing`` the mode
 (``aligned``, the default; ``unaligned``; ``timeout:MS``, aligned until an alignment takes MS
-milliseconds); other keys (the checkpoint interval, the fault schedule) are kept for the
+milliseconds), ``max_concurrent_checkpoints`` (optional, 1 by default) the checkpoints at
+most pending at once; other keys (the checkpoint interval, the fault schedule) are kept for the
 report.  Every other line is one event::
 
     {"seq": 12, "event": "invoke", "task": "sink", "subtask": 0, "record": [0, 0]}
@@ -42,6 +45,12 @@ index.  The events and their fields:
   CheckpointCoordinator's log lines; ``aborted`` (``checkpoint``, ``reason``: the
   ``CheckpointFailureReason``, such as ``CHECKPOINT_EXPIRED``): the CheckpointFailureManager's
   line of a failed checkpoint;
+- ``base-pruned`` (``checkpoint``, ``base``, ``files``; ``keyed-incremental``): the sink's
+  RocksDB backend left out of its snapshot of ``checkpoint`` the ``files`` sst files of its
+  confirmed checkpoint ``base`` that a newer snapshot uploaded again
+  (``RocksDBSnapshotStrategyBase.PreviousSnapshot``'s trace line);
+- ``ack-refused`` (task ``coordinator``): the SharedStateRegistry refused an acknowledgement
+  ("Attempt to reference unknown state", logged by ``ExecutionGraphHandler``);
 - ``job-finished`` (task ``coordinator``): the job reached FINISHED;
 - ``rescale`` (``checkpoint``, task ``coordinator``): the user cancelled the job and restarted it
   from retained checkpoint ``checkpoint`` at the other parallelism (``keyed-rescale``); the
@@ -60,7 +69,7 @@ from ckptcheck.specs.errors import InputError
 
 FORMAT = "ckptcheck-run"
 VERSION = 1
-JOBS = ("forward", "keyed-to-one", "sink-v2", "keyed-rescale")
+JOBS = ("forward", "keyed-to-one", "sink-v2", "keyed-rescale", "keyed-incremental")
 MODES = ("aligned", "unaligned", "timeout:MS")
 
 # event -> its fields besides seq, event, task, subtask (name -> kind)
@@ -81,6 +90,8 @@ FIELDS: dict[str, dict[str, str]] = {
     "aborted": {"checkpoint": "int", "reason": "name"},
     "job-finished": {},
     "rescale": {"checkpoint": "int"},
+    "base-pruned": {"checkpoint": "int", "base": "int", "files": "int"},
+    "ack-refused": {},
 }
 COORDINATOR = "coordinator"
 
@@ -140,6 +151,10 @@ class Run:
     def mode(self) -> str:
         return self.header["checkpointing"]
 
+    @property
+    def max_concurrent_checkpoints(self) -> int:
+        return self.header.get("max_concurrent_checkpoints", 1)
+
 
 def _int(v, where: tuple[str, str]) -> int:
     if not isinstance(v, int) or isinstance(v, bool) or v < 0:
@@ -196,6 +211,8 @@ def read_run(path: str | Path) -> Run:
     header["checkpointing"] = mode
     for name in ("parallelism", "records_per_split"):
         _int(header.get(name), (f"{path}:{lines[0][0]}", name))
+    if not 1 <= _int(header.get("max_concurrent_checkpoints", 1), (f"{path}:{lines[0][0]}", "max_concurrent_checkpoints")) <= 2:
+        raise InputError(f"{path}:{lines[0][0]}", "max_concurrent_checkpoints", f"expected 1 or 2, got {header['max_concurrent_checkpoints']}")
     if not 1 <= header["parallelism"] <= 4:
         raise InputError(f"{path}:{lines[0][0]}", "parallelism", f"expected 1 to 4, got {header['parallelism']}")
     events = []

@@ -14,9 +14,9 @@ from ckptcheck.model.topology import StateKind
 
 from .base import ALWAYS, EVENTUALLY, SOMETIMES, Property, _always_applies, _bounded, _first_over_store, _regional, rec
 from .core import (_capacity, _cut_verdict, _keyed_layout, _markers_possible, committed_output_covered, consistent_cut,
-                   exactly_once_output, key_groups_owned_once, per_key_order, restorable, restores_succeed,
+                   exactly_once_output, key_groups_owned_once, per_key_order, restorable, restores_succeed, shared_state_registered,
                    terminates_with_all_output, w_ack_overtakes, w_backpressure, w_cancel_marker_aborts,
-                   w_checkpoint_completed, w_completes_before_restore, w_completion_subsumes_pending, w_decline, w_rpc_overtakes,
+                   w_checkpoint_completed, w_completes_before_restore, w_base_pruned, w_completion_subsumes_pending, w_decline, w_rpc_overtakes,
                    w_trigger_at_finished, w_failure_suspends, w_trigger_waits_for_initializing,
                    w_failover, w_job_finished, w_placeholder_reused, w_restore, w_shared_file_outlives, w_sink_commit,
                    w_two_checkpoints_completed, w_two_checkpoints_pending)
@@ -192,6 +192,14 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              w_end_of_partition_aborts,
              lambda d, s: (s.bounded and not d.checkpoints_after_tasks_finish and s.max_checkpoints > 0 and s.staggered_triggers
                            and s.max_declines > 0)),
+    Property("shared-state-registered", ALWAYS,
+             "incremental checkpoints: the SharedStateRegistry accepts every acknowledgement (no placeholder names a"
+             " shared file it deleted; registerReference's checkState)", shared_state_registered,
+             lambda d, s: d.incremental_checkpoints),
+    Property("a-snapshot-prunes-files-sent-again", SOMETIMES,
+             "incremental checkpoints: a snapshot's placeholder base leaves out the confirmed upload's files that a newer"
+             " snapshot sent again (PreviousSnapshot.pruneFirstCheckpointSstFiles)", w_base_pruned,
+             lambda d, s: d.incremental_checkpoints and (s.bounded or s.max_checkpoints >= 3)),
     Property("a-placeholder-refers-to-an-earlier-file", SOMETIMES,
              "incremental checkpoints: a checkpoint completes that refers to a file of an earlier checkpoint by a"
              " placeholder (the backend saw that checkpoint confirmed)", w_placeholder_reused,

@@ -196,6 +196,22 @@ def restores_succeed(m: FlinkModel, w: World) -> str | None:
     return w.coord.restore_failure or None
 
 
+def shared_state_registered(m: FlinkModel, w: World) -> str | None:
+    """Incremental checkpoints: the ``SharedStateRegistry`` accepts every acknowledgement, so
+    no placeholder names a shared file it has deleted (``SharedStateRegistryImpl.registerReference``'s
+    ``checkState``, "Attempt to reference unknown state").  A refused acknowledgement never
+    reaches its pending checkpoint, which can then complete no more: it expires (counted, a job
+    failover with no tolerable failed checkpoint) or is subsumed by a newer one."""
+    for t, ts in enumerate(w.tasks):
+        if ts.refused:
+            cp, k = ts.refused
+            name = m.topo.names[t]
+            return (f"the registry refused {name}'s acknowledgement of checkpoint {cp}: its placeholder names {name}'s file"
+                    f" of checkpoint {k}, which the registry deleted (\"Attempt to reference unknown state\"); checkpoint"
+                    f" {cp} can no longer complete")
+    return None
+
+
 def per_key_order(m: FlinkModel, w: World) -> str | None:
     """Records of one key reach the keyed operator in source order (seed 003, FLINK-21936: the
     guarantee that unaligned checkpoints with rescaling can break).  A source emits a key's
@@ -312,6 +328,20 @@ def w_placeholder_reused(m, prev: World, a: Action, nxt: World) -> str | None:
         if s.shared and not (c.refs and c.refs[t]):
             k, _ = s.shared[0]
             return f"checkpoint {c.id} refers to {m.topo.names[t]}'s file of checkpoint {k} by a placeholder"
+    return None
+
+
+def w_base_pruned(m, prev: World, a: Action, nxt: World) -> str | None:
+    """Incremental checkpoints: a subtask's snapshot leaves out of its placeholder base files of
+    the confirmed upload that a newer snapshot sent again (``SharedStateRegistry.confirmed_upload``)."""
+    reg = m.registry
+    for t, (p, n) in enumerate(zip(prev.tasks, nxt.tasks)):
+        if len(n.dbfiles) > len(p.dbfiles) and p.confirmed and n.confirmed == p.confirmed:
+            pruned = set(reg.unpruned_upload(p)) - set(reg.confirmed_upload(p, t))
+            if pruned:
+                c, k = min(pruned)
+                return (f"{m.topo.names[t]}'s snapshot does not name its file of checkpoint {c} by a placeholder to"
+                        f" checkpoint {p.confirmed}'s upload: a newer snapshot sent it again")
     return None
 
 

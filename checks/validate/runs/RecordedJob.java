@@ -14,6 +14,15 @@ import java.util.regex.Pattern;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.base.VoidSerializer;
@@ -104,10 +113,17 @@ public class RecordedJob {
         private volatile boolean running = true;
         private transient int offset;
         private transient ListState<Integer> state;
+        private transient ListState<Long> gate;
+        private boolean gated;
 
         SplitSource(int n, long throttle) {
             this.n = n;
             this.throttle = throttle;
+        }
+
+        SplitSource gated() {
+            this.gated = true;
+            return this;
         }
 
         private int subtask() {
@@ -117,6 +133,9 @@ public class RecordedJob {
         @Override
         public void initializeState(FunctionInitializationContext ctx) throws Exception {
             state = ctx.getOperatorStateStore().getListState(new ListStateDescriptor<>("offset", Types.INT));
+            if (gated) {
+                gate = ctx.getOperatorStateStore().getListState(new ListStateDescriptor<>("gate", GateSerializer.INSTANCE));
+            }
             offset = 0;
             for (Integer o : state.get()) {
                 offset = o;
@@ -149,6 +168,9 @@ public class RecordedJob {
         @Override
         public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
             state.update(List.of(offset));
+            if (gate != null) {  // written by the asynchronous part of the snapshot: GateSerializer
+                gate.update(List.of(Gate.of(Gate.SOURCE + subtask(), ctx.getCheckpointId())));
+            }
             record("\"event\": \"snapshot\", \"task\": \"source\", \"subtask\": " + subtask() + ", \"checkpoint\": "
                     + ctx.getCheckpointId() + ", \"position\": " + offset);
         }
@@ -161,6 +183,121 @@ public class RecordedJob {
         @Override
         public void notifyCheckpointAborted(long id) {
             record("\"event\": \"notify-abort\", \"task\": \"source\", \"subtask\": " + subtask() + ", \"checkpoint\": " + id);
+        }
+    }
+
+    /**
+     * The late-confirmation schedule (job "keyed-incremental", fault "late-confirmation"): the
+     * asynchronous part of a snapshot writes each gated operator's gate value through {@link
+     * GateSerializer}, which holds it until the run reached a point. source[1]'s snapshot of
+     * checkpoint 1 waits until the sink took its snapshot of 2 (so 1 is still pending then, with
+     * max-concurrent-checkpoints 2, and the notice of 1 reaches the sink after its snapshot of 2);
+     * source[1]'s snapshot of 2 waits until the sink took its snapshot of 3; the sink's snapshot of 3
+     * waits until checkpoint 2 completed (its acknowledgement reaches the JobManager after 2
+     * subsumed 1). Nothing else is changed: the sink's RocksDB backend, its incremental snapshots and
+     * the JobManager's registry are Flink's. Each wait gives up after 20 s.
+     */
+    static final class Gate {
+        static final long SINK = 100;
+        static final long SOURCE = 200;
+        static final java.util.Set<Long> SNAPSHOTTED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        static final java.util.Set<Long> COMPLETED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        static volatile boolean armed;
+
+        static long of(long who, long checkpoint) {
+            return who * 1000 + checkpoint;
+        }
+
+        static void snapshotted(long checkpoint) {
+            SNAPSHOTTED.add(checkpoint);
+        }
+
+        static void hold(long value) {
+            if (!armed || phase != 1) {
+                return;
+            }
+            long who = value / 1000;
+            long checkpoint = value % 1000;
+            if (who == SOURCE + 1 && checkpoint <= 2) {
+                await(SNAPSHOTTED, checkpoint + 1, 0);
+            } else if (who == SINK && checkpoint == 3) {
+                await(COMPLETED, 2, 200);
+            }
+        }
+
+        private static void await(java.util.Set<Long> reached, long id, long after) {
+            long deadline = System.currentTimeMillis() + 20_000;
+            try {
+                while (!reached.contains(id) && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(5);
+                }
+                Thread.sleep(after);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** A long's serializer whose serialize, in a snapshot's asynchronous part, holds a gate value. */
+    public static final class GateSerializer extends TypeSerializerSingleton<Long> {
+        static final GateSerializer INSTANCE = new GateSerializer();
+
+        @Override
+        public boolean isImmutableType() {
+            return true;
+        }
+
+        @Override
+        public Long createInstance() {
+            return 0L;
+        }
+
+        @Override
+        public Long copy(Long from) {
+            return from;
+        }
+
+        @Override
+        public Long copy(Long from, Long reuse) {
+            return from;
+        }
+
+        @Override
+        public int getLength() {
+            return 8;
+        }
+
+        @Override
+        public void serialize(Long value, DataOutputView target) throws java.io.IOException {
+            Gate.hold(value);
+            target.writeLong(value);
+        }
+
+        @Override
+        public Long deserialize(DataInputView source) throws java.io.IOException {
+            return source.readLong();
+        }
+
+        @Override
+        public Long deserialize(Long reuse, DataInputView source) throws java.io.IOException {
+            return source.readLong();
+        }
+
+        @Override
+        public void copy(DataInputView source, DataOutputView target) throws java.io.IOException {
+            target.writeLong(source.readLong());
+        }
+
+        @Override
+        public TypeSerializerSnapshot<Long> snapshotConfiguration() {
+            return new GateSnapshot();
+        }
+
+        /** Restores the serializer. */
+        public static final class GateSnapshot extends SimpleTypeSerializerSnapshot<Long> {
+            public GateSnapshot() {
+                super(() -> INSTANCE);
+            }
         }
     }
 
@@ -181,8 +318,20 @@ public class RecordedJob {
         private final long slowCheckpoint;
         private final long slowMs;
         private transient int next;
+        private transient ValueState<Integer> seen;
+        private transient ListState<Long> gate;
+        private boolean keyed;
+        private boolean gated;
 
         private final long delay;
+
+        /** keyed-incremental: a keyed count per record in RocksDB (its sst files are the shared
+         * files of incremental checkpoints); with {@code gated} the late-confirmation gates. */
+        TwoPhaseSink withKeyedState(boolean gated) {
+            this.keyed = true;
+            this.gated = gated;
+            return this;
+        }
 
         TwoPhaseSink(int failSubtask, int failSplit, int failOffset, int slowSubtask, long slowCheckpoint, long slowMs, long delay) {
             super(TypeInformation.of(Txn.class).createSerializer(new SerializerConfigImpl()), VoidSerializer.INSTANCE);
@@ -207,6 +356,12 @@ public class RecordedJob {
         public void initializeState(FunctionInitializationContext ctx) throws Exception {
             record("\"event\": \"start\", " + head() + ", \"restored\": " + ctx.getRestoredCheckpointId().orElse(0));
             super.initializeState(ctx);
+            if (keyed) {
+                seen = ctx.getKeyedStateStore().getState(new ValueStateDescriptor<>("seen", Types.INT));
+            }
+            if (gated) {
+                gate = ctx.getOperatorStateStore().getListState(new ListStateDescriptor<>("gate", GateSerializer.INSTANCE));
+            }
         }
 
         @Override
@@ -225,6 +380,10 @@ public class RecordedJob {
                 throw new RuntimeException("injected failure at record (" + value.f0 + ", " + value.f1 + ")");
             }
             txn.records.add(List.of(value.f0, value.f1));
+            if (seen != null) {
+                Integer was = seen.value();
+                seen.update(was == null ? 1 : was + 1);
+            }
             record("\"event\": \"invoke\", " + head() + ", \"record\": [" + value.f0 + ", " + value.f1 + "]");
             if (delay > 0) {
                 Thread.sleep(delay);  // a slow sink: its input backs up (backpressure)
@@ -236,6 +395,10 @@ public class RecordedJob {
             Txn open = currentTransaction();  // null after the first snapshot once finished
             record("\"event\": \"snapshot\", " + head() + ", \"checkpoint\": " + ctx.getCheckpointId()
                     + ", \"precommit\": " + records(open == null ? List.of() : open.records));
+            if (gate != null) {
+                Gate.snapshotted(ctx.getCheckpointId());
+                gate.update(List.of(Gate.of(Gate.SINK, ctx.getCheckpointId())));
+            }
             super.snapshotState(ctx);
             if (subtask() == slowSubtask && ctx.getCheckpointId() == slowCheckpoint && phase == 1
                     && getRuntimeContext().getTaskInfo().getAttemptNumber() == 0) {
@@ -398,6 +561,12 @@ public class RecordedJob {
     private static final Pattern TRIGGER = Pattern.compile("^Triggering checkpoint (\\d+) ");
     private static final Pattern COMPLETED = Pattern.compile("^Completed checkpoint (\\d+) ");
     private static final Pattern FAILED = Pattern.compile("^Failed to trigger or complete checkpoint (\\d+) for job");
+    private static final Pattern PRUNED = Pattern.compile("^Removed (\\d+) re-uploaded sst files from base file set");
+    private static final Pattern BASED = Pattern.compile(
+            "^Taking incremental snapshot for checkpoint (\\d+)\\. Snapshot is based on last completed checkpoint (-?\\d+)");
+    private static final Pattern SUBTASK = Pattern.compile("^Sink: sink \\((\\d+)/\\d+\\)#");
+    /** A backend's pruned base files, by thread, until its snapshot's next trace line names the checkpoint. */
+    private static final java.util.Map<String, Long> PRUNED_FILES = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * The CheckpointCoordinator's log lines of triggers and completions, and the
@@ -412,10 +581,29 @@ public class RecordedJob {
             public void append(LogEvent e) {
                 String msg = e.getMessage().getFormattedMessage();
                 Matcher m;
+                Matcher sub = SUBTASK.matcher(e.getThreadName());
+                if ((m = PRUNED.matcher(msg)).find()) {
+                    // RocksDBSnapshotStrategyBase.PreviousSnapshot: confirmed files a newer snapshot uploaded again
+                    PRUNED_FILES.put(e.getThreadName(), Long.parseLong(m.group(1)));
+                    return;
+                }
+                if ((m = BASED.matcher(msg)).find()) {  // the sink's snapshot: was its base pruned?
+                    Long files = PRUNED_FILES.remove(e.getThreadName());
+                    if (files != null && sub.find()) {
+                        record("\"event\": \"base-pruned\", \"task\": \"sink\", \"subtask\": " + (Integer.parseInt(sub.group(1)) - 1)
+                                + ", \"checkpoint\": " + m.group(1) + ", \"base\": " + m.group(2) + ", \"files\": " + files);
+                    }
+                    return;
+                }
                 if ((m = TRIGGER.matcher(msg)).find()) {
                     record("\"event\": \"trigger\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1));
+                } else if (msg.startsWith("Error while processing AcknowledgeCheckpoint message") && e.getThrown() != null
+                        && String.valueOf(e.getThrown().getMessage()).startsWith("Attempt to reference unknown state")) {
+                    // ExecutionGraphHandler: the SharedStateRegistry refused an acknowledgement's placeholder
+                    record("\"event\": \"ack-refused\", \"task\": \"coordinator\"");
                 } else if ((m = COMPLETED.matcher(msg)).find()) {
                     COMPLETED_CHECKPOINTS.incrementAndGet();
+                    Gate.COMPLETED.add(Long.parseLong(m.group(1)));
                     record("\"event\": \"completed\", \"task\": \"coordinator\", \"checkpoint\": " + m.group(1));
                 } else if ((m = FAILED.matcher(msg)).find() && e.getThrown() instanceof CheckpointException) {
                     // CheckpointFailureManager: every failed checkpoint with an id, and why
@@ -428,9 +616,16 @@ public class RecordedJob {
         app.start();
         config.addAppender(app);
         for (String name : new String[] {"org.apache.flink.runtime.checkpoint.CheckpointCoordinator",
-                "org.apache.flink.runtime.checkpoint.CheckpointFailureManager"}) {
+                "org.apache.flink.runtime.checkpoint.CheckpointFailureManager",
+                "org.apache.flink.runtime.jobmaster.JobMaster"}) {  // the last: ExecutionGraphHandler's warnings
             LoggerConfig lc = new LoggerConfig(name, Level.INFO, false);
             lc.addAppender(app, Level.INFO, null);
+            config.addLogger(name, lc);
+        }
+        for (String name : new String[] {"org.apache.flink.state.rocksdb.snapshot.RocksDBSnapshotStrategyBase",
+                "org.apache.flink.state.rocksdb.snapshot.RocksIncrementalSnapshotStrategy"}) {  // their trace lines
+            LoggerConfig lc = new LoggerConfig(name, Level.TRACE, false);
+            lc.addAppender(app, Level.TRACE, null);
             config.addLogger(name, lc);
         }
         ctx.updateLoggers();
@@ -488,7 +683,8 @@ public class RecordedJob {
         out.println("{\"format\": \"ckptcheck-run\", \"version\": 1, \"flink\": \"" + EnvironmentInformation.getVersion()
                 + "\", \"job\": \"" + job + "\", \"checkpointing\": \"" + mode + "\", \"parallelism\": " + p
                 + ", \"records_per_split\": " + n + ", \"checkpoint_interval_ms\": " + interval + ", \"throttle_ms\": "
-                + throttle + ", \"checkpoint_timeout_ms\": " + timeout + ", \"faults\": \"" + args[5] + "\"}");
+                + throttle + ", \"checkpoint_timeout_ms\": " + timeout + ", \"faults\": \"" + args[5] + "\""
+                + (job.equals("keyed-incremental") ? ", \"max_concurrent_checkpoints\": 2" : "") + "}");
         listenToCoordinator();
         Configuration conf = new Configuration();
         conf.set(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH, true);
@@ -496,6 +692,15 @@ public class RecordedJob {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, java.time.Duration.ofMillis(50));
         java.nio.file.Path retained = null;
+        java.nio.file.Path incremental = null;
+        if (job.equals("keyed-incremental")) {  // RocksDB with incremental checkpoints on files, every file a real one
+            incremental = java.nio.file.Files.createTempDirectory("ckptcheck-run");
+            conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+            conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+            conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, incremental.toUri().toString());
+            conf.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
+            Gate.armed = args[5].equals("late-confirmation");
+        }
         if (job.equals("keyed-rescale")) {  // the first job's checkpoints outlive its cancellation
             retained = java.nio.file.Files.createTempDirectory("ckptcheck-run");
             conf.setString("execution.checkpointing.dir", retained.toUri().toString());
@@ -503,10 +708,20 @@ public class RecordedJob {
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         configure(env, interval, timeout, mode, p);
+        if (incremental != null) {
+            env.getCheckpointConfig().setMaxConcurrentCheckpoints(2);
+        }
         TwoPhaseSink sink = new TwoPhaseSink(failSubtask, failSplit, failOffset, slowSubtask, slowCheckpoint,
                 f[0].equals("throw") ? -1 : 3 * timeout, sinkDelay);
+        SplitSource source = new SplitSource(n, throttle);
+        if (incremental != null) {
+            sink.withKeyedState(Gate.armed);
+            if (Gate.armed) {
+                source.gated();
+            }
+        }
         DataStream<Tuple2<Integer, Integer>> records =
-                env.addSource(new SplitSource(n, throttle), "source", Types.TUPLE(Types.INT, Types.INT)).uid("source");
+                env.addSource(source, "source", Types.TUPLE(Types.INT, Types.INT)).uid("source");
         if (job.equals("forward")) {
             records.forward().addSink(sink).name("sink");
         } else if (job.equals("sink-v2")) {  // source(P) -forward-> Sink V2 writer(P) -forward-> committer(P)
@@ -548,9 +763,11 @@ public class RecordedJob {
         }
         client.getJobExecutionResult().get(120, TimeUnit.SECONDS);
         record("\"event\": \"job-finished\", \"task\": \"coordinator\"");
-        if (retained != null) {  // the retained checkpoints are this run's own
-            try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.walk(retained)) {
-                s.sorted(java.util.Comparator.reverseOrder()).forEach(x -> x.toFile().delete());
+        for (java.nio.file.Path own : new java.nio.file.Path[] {retained, incremental}) {  // this run's own checkpoints
+            if (own != null) {
+                try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.walk(own)) {
+                    s.sorted(java.util.Comparator.reverseOrder()).forEach(x -> x.toFile().delete());
+                }
             }
         }
         out.close();
