@@ -180,9 +180,12 @@ KNOBS: tuple[Knob, ...] = (
         "the fallback's state of the subtask with the same index, whatever parallelism the fallback had (PR "
         "#28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint step 11, lastState.getState(subtaskIdx) "
         "at 4e12013, review row N1), where an index the fallback does not have throws (OperatorState.getState: "
-        "IndexOutOfBoundsException) and the checkpoint aborts, counted; by-index-empty: the same, but nothing is "
-        "grafted for such an index (the subtask's state in the checkpoint is empty)",
-        ("restored-share", "by-index", "by-index-empty"),
+        "IndexOutOfBoundsException) and the checkpoint aborts, counted; by-index-stuck: the same, but the throw is "
+        "caught nowhere (tryCompleteRegionalCheckpoint at 4e12013; ExecutionGraphHandler only logs an exception of "
+        "the decline path) and the checkpoint stays pending: a later decline, or the canceller at its timeout, "
+        "re-enters and throws again, and only a failover's restore aborts it (review row PR2); by-index-empty: the "
+        "same as by-index, but nothing is grafted for such an index (the subtask's state in the checkpoint is empty)",
+        ("restored-share", "by-index", "by-index-stuck", "by-index-empty"),
     ),
     Knob(
         "regional_completion",

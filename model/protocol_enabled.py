@@ -86,13 +86,13 @@ class EnabledMixin:
         """The coordinator's periodic trigger, and FLIP-600's coordinators falling back."""
         if self.coordinator.can_trigger(w):
             out.append(TriggerCheckpoint(w.coord.next_id))
-        out.extend(CoordinatorsFellBack(p.id) for p in w.coord.pending if p.completing)
+        out.extend(CoordinatorsFellBack(p.id) for p in w.coord.pending if p.completing and p.completing[0])
 
     def _acknowledgements(self, w: World, out: list[Action]) -> None:
         """Acknowledgements arriving (under instant acks: the last response to a checkpoint)."""
         if self.scope.instant_acks:
-            for p in w.coord.pending:  # every task responded (regionally: acknowledged or declined)
-                if len(p.acked) + bin(p.declined).count("1") == bin(p.waiting).count("1"):
+            for p in w.coord.pending:  # every task responded (regionally: acknowledged or declined), not judged yet
+                if not p.completing and len(p.acked) + bin(p.declined).count("1") == bin(p.waiting).count("1"):
                     out.append(LastAck(p.id))
         elif w.acks and self.design.max_concurrent_checkpoints > 1:
             out.extend(Ack(t, cp) for t, cp, _ in w.acks)  # concurrent async parts: any order

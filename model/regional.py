@@ -45,6 +45,10 @@ from .world import (
     remove_sorted,
 )
 
+# ``Pending.completing`` of a checkpoint whose evaluation threw and that stays pending for good
+# (``fallback_state_rule = "by-index-stuck"``): fallback id 0, no failed region recorded
+STUCK = (0, 0, 0)
+
 
 class RegionalCheckpointHandler(Component):
     """FLIP-600's handler of declines and regional completion."""
@@ -221,6 +225,9 @@ class RegionalCheckpointHandler(Component):
             return
         if any(self.fallback_state(fallback, t) is None for t in in_failed if not pending.finished >> t & 1):
             # PR step 11 throws (IndexOutOfBoundsException) before step 12's coordinator fallback
+            if self.design.fallback_state_rule == "by-index-stuck":  # caught nowhere: the checkpoint stays pending
+                put_pending(tx, pending._replace(completing=STUCK))
+                return
             self.coordinator.abort(tx, pending.id, counted=True)
             return
         enum, assignments = self.enumerator.state_in_checkpoint(tx.coord, pending, failed_readers, fallback.id)
@@ -234,6 +241,14 @@ class RegionalCheckpointHandler(Component):
             put_pending(tx, pending._replace(enum=enum, completing=(fallback.id, failed_mask, acked)))
             return
         self.finish(tx, pending, in_failed, fallback, enum, assignments)
+
+    @staticmethod
+    def stuck(pending: Pending) -> bool:
+        """Did the evaluation of ``pending`` throw and leave it pending for good
+        (``fallback_state_rule = "by-index-stuck"``)?  Such a checkpoint is ``completing`` with
+        ``STUCK``: no coordinator fallback follows, nothing re-evaluates it and its timeout does
+        nothing; a failover's restore aborts it, as it aborts every pending checkpoint."""
+        return pending.completing == STUCK
 
     def after_coordinators(self, tx: Tx, cp: int) -> None:
         """The futures of the coordinators' fallback for ``cp`` completed (PR #28963

@@ -7,11 +7,13 @@ channel per (producer subtask, consumer subtask) pair, wired as Flink wires them
 (``EdgeManagerBuildUtil.connectAllToAll`` / ``connectPointwise``; pointwise ranges from
 ``VertexInputInfoComputationUtils``, see :func:`model.redistribution.pointwise_inputs`).
 
-Pipelined regions are computed with networkx as ``SchedulingPipelinedRegionComputeUtil`` does:
-subtasks joined by a PIPELINED channel are in one region; BLOCKING and HYBRID exchanges split
-regions (a HYBRID result need not be consumed while it is produced, so Flink's scheduler does
-not merge across it either), except that regions which non-pipelined results join into a cycle
-merge (``mergeRegionsOnCycles``).  ``ckptcheck conform`` checks this against Flink's class.
+Pipelined regions are computed with networkx as Flink's scheduler computes them
+(``DefaultExecutionTopology``, :func:`_scheduling_regions`): logical regions of vertices joined
+by PIPELINED edges first, then inside each the subtasks joined by a PIPELINED channel, BLOCKING
+and HYBRID exchanges splitting regions (a HYBRID result need not be consumed while it is
+produced), regions that the logical region's own non-pipelined results join into a cycle merged
+(``mergeRegionsOnCycles``), and a logical region with an ALL_TO_ALL edge inside one region.
+``ckptcheck conform`` checks this against a real ``DefaultExecutionGraph``.
 """
 
 from __future__ import annotations
@@ -312,6 +314,42 @@ class JobGraph:
         }
 
 
+def _scheduling_regions(job: "JobGraph", n: int, vertex_of: list, channels) -> list[frozenset[int]]:
+    """The pipelined regions ``DefaultExecutionTopology.computeSchedulingPipelinedRegions`` builds:
+    the logical regions first (``LogicalPipelinedRegionComputeUtil``: vertices joined by a
+    PIPELINED edge; the job graph is a DAG, so no cycle is merged there), then inside each: all
+    its subtasks in one region if an ALL_TO_ALL edge joins two of its vertices
+    (``containsIntraRegionAllToAllEdge``, FLINK-17330), else
+    ``SchedulingPipelinedRegionComputeUtil.computePipelinedRegions`` on its subtasks: subtasks
+    joined by a PIPELINED channel, and regions that the logical region's own BLOCKING or HYBRID
+    results join into a cycle merged (``mergeRegionsOnCycles``; a consumer in another logical
+    region is skipped).  Sorted by their lowest subtask."""
+    names = [v.name for v in job.vertices]
+    lg = nx.Graph()
+    lg.add_nodes_from(names)
+    lg.add_edges_from((e.source, e.target) for e in job.edges if e.exchange is Exchange.PIPELINED)
+    logical_of = {name: k for k, cc in enumerate(nx.connected_components(lg)) for name in cc}
+    inside = [c for c in channels
+              if logical_of[names[vertex_of[c.producer]]] == logical_of[names[vertex_of[c.consumer]]]]
+    all_to_all = {logical_of[e.source] for e in job.edges
+                  if e.pattern is Pattern.ALL_TO_ALL and logical_of[e.source] == logical_of[e.target]}
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from((c.producer, c.consumer) for c in inside if job.edges[c.edge].exchange is Exchange.PIPELINED)
+    for k in all_to_all:  # the whole logical region, one region
+        members = [t for t in range(n) if logical_of[names[vertex_of[t]]] == k]
+        g.add_edges_from(zip(members, members[1:]))
+    raw = [frozenset(cc) for cc in nx.connected_components(g)]
+    raw_of = {t: k for k, cc in enumerate(raw) for t in cc}
+    rg = nx.DiGraph()
+    rg.add_nodes_from(range(len(raw)))
+    rg.add_edges_from(
+        (raw_of[c.producer], raw_of[c.consumer]) for c in inside
+        if job.edges[c.edge].exchange is not Exchange.PIPELINED and raw_of[c.producer] != raw_of[c.consumer]
+    )
+    return sorted((frozenset().union(*(raw[k] for k in scc)) for scc in nx.strongly_connected_components(rg)), key=min)
+
+
 @dataclass(frozen=True, eq=False)
 class Expanded:
     """The execution-level view: integer-indexed subtasks and channels, plus regions."""
@@ -393,23 +431,7 @@ class Expanded:
             tuple(tuple(c.id for c in by_out.get((t, ek), [])) for ek in out_edges[vertex_of[t]])
             for t in range(n)
         )
-        g = nx.Graph()
-        g.add_nodes_from(range(n))
-        g.add_edges_from(
-            (c.producer, c.consumer) for c in channels if job.edges[c.edge].exchange is Exchange.PIPELINED
-        )
-        raw = [frozenset(cc) for cc in nx.connected_components(g)]
-        # SchedulingPipelinedRegionComputeUtil.mergeRegionsOnCycles (FLINK-17330): regions that a
-        # BLOCKING or HYBRID result joins into a cycle (each waits for the other's output) merge,
-        # one region per strongly connected component of the graph of non-pipelined results.
-        raw_of = {t: k for k, cc in enumerate(raw) for t in cc}
-        rg = nx.DiGraph()
-        rg.add_nodes_from(range(len(raw)))
-        rg.add_edges_from(
-            (raw_of[c.producer], raw_of[c.consumer]) for c in channels
-            if job.edges[c.edge].exchange is not Exchange.PIPELINED and raw_of[c.producer] != raw_of[c.consumer]
-        )
-        comps = sorted((frozenset().union(*(raw[k] for k in scc)) for scc in nx.strongly_connected_components(rg)), key=min)
+        comps = _scheduling_regions(job, n, vertex_of, channels)
         region_of = [0] * n
         for r, comp in enumerate(comps):
             for t in comp:

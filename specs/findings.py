@@ -127,6 +127,12 @@ def rescale_fallback_scope() -> Scope:
                  instant_acks=True)
 
 
+def rescale_up_scope() -> Scope:
+    """``rescale_fallback_scope`` with the sink scaled up from 2 to 3: the next regional
+    checkpoint's fallback has no state for the new sink[2] (review row PR2)."""
+    return rescale_fallback_scope().with_(rescale=(("sink", 3),))
+
+
 def two_region_scope() -> Scope:
     """Two one-pipeline regions (``forward-2x2``), no records, unbounded, two checkpoints and a
     decline: a regional checkpoint completes and the next one subsumes the checkpoints before it
@@ -209,6 +215,29 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
                                  max_failed_region_percent=50),
                 "take the state the subtask was restored with (its redistributed share) until a checkpoint completes at "
                 "the new parallelism (Roman, 29 Jun 2026)",
+            ),
+        ),
+        settings=(("max_failed_region_percent", 50),),
+        settings_why=("the job has two regions, so one failed region is 50 % of them: at the PR's default of 30 % no "
+                      "checkpoint can complete regionally in it, and the regional path this scope is about is never taken "
+                      "(the four-region scopes keep 30 %)"),
+    ),
+    FindingScope(
+        "rescale-up-fallback-stuck",
+        rescale_up_scope(),
+        "a regional checkpoint after a scale-up, its fallback taken at the old parallelism (review row PR2)",
+        (
+            Fix(
+                "pending-checkpoints-resolve",
+                "a failed-region subtask whose index the fallback checkpoint lacks makes OperatorState.getState throw "
+                "(PR #28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint step 11 at 4e12013), nothing "
+                "catches it (ExecutionGraphHandler only logs an exception of the decline path; the canceller at the "
+                "timeout re-enters and throws again), and the checkpoint stays pending: no checkpoint is triggered "
+                "again until a failover",
+                FLIP600_PR.with_(name="flip600-pr-fix-restored-share", fallback_state_rule="restored-share",
+                                 max_failed_region_percent=50),
+                "take the state the subtask was restored with (as for row N1); catching the exception and aborting the "
+                "checkpoint would end the hang, not N1's inconsistent cut",
             ),
         ),
         settings=(("max_failed_region_percent", 50),),

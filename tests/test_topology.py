@@ -71,6 +71,22 @@ def test_blocking_and_hybrid_edges_split_regions(exchange):
     assert len(graph(2, 2, Pattern.ALL_TO_ALL, exchange).expand().regions) == 4
 
 
+def test_regions_are_the_schedulers_a_cycle_across_logical_regions_does_not_merge():
+    """``DefaultExecutionTopology``: logical regions first, then scheduling regions inside each
+    (review of 02cb13a, the smallest case a real ``DefaultExecutionGraph`` showed): 0->1 BLOCKING,
+    0->2 PIPELINED, 1->2 BLOCKING, all POINTWISE, parallelism 1 each: {0, 2} and {1}.  A
+    cycle merge over the whole graph (``mergeRegionsOnCycles`` on every subtask) makes one
+    region; a BLOCKING ALL_TO_ALL edge inside a logical region makes the whole of it one."""
+    vs = (Vertex("a", 1, Role.SOURCE), Vertex("b", 1), Vertex("c", 1, Role.SINK))
+    x = JobGraph(vs, (Edge("a", "b", Pattern.POINTWISE, Exchange.BLOCKING), Edge("a", "c", Pattern.POINTWISE),
+                      Edge("b", "c", Pattern.POINTWISE, Exchange.BLOCKING))).expand()
+    assert sorted(sorted(x.names[t] for t in r) for r in x.regions) == [["a[0]", "c[0]"], ["b[0]"]]
+    vs = (Vertex("a", 2, Role.SOURCE), Vertex("b", 2), Vertex("c", 2, Role.SINK))
+    x = JobGraph(vs, (Edge("a", "b", Pattern.POINTWISE), Edge("b", "c", Pattern.POINTWISE),
+                      Edge("a", "c", Pattern.ALL_TO_ALL, Exchange.BLOCKING))).expand()
+    assert len(x.regions) == 1
+
+
 def test_cycle_is_rejected():
     with pytest.raises(TopologyError, match="cycle: b -> c -> b|cycle: c -> b -> c"):
         JobGraph(

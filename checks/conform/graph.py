@@ -1,13 +1,11 @@
 """``ckptcheck conform`` families: POINTWISE and ALL_TO_ALL wiring
-(``VertexInputInfoComputationUtils``) and pipelined regions
-(``SchedulingPipelinedRegionComputeUtil``)."""
+(``VertexInputInfoComputationUtils``) and pipelined regions as the scheduler computes them (a real
+``DefaultExecutionGraph`` and its ``DefaultExecutionTopology``)."""
 
 from __future__ import annotations
 
 import random
 from functools import lru_cache
-
-import networkx as nx
 
 from ckptcheck.model.topology import Edge, Exchange, JobGraph, Pattern, Role, Vertex
 from .op import Family, Op
@@ -81,44 +79,20 @@ def _job(a) -> JobGraph:
     return JobGraph(vs, es)
 
 
-def _flink_graph(a) -> list:
-    """The execution graph the model wires, as the Java side takes it: subtasks in topological
-    order, one partition per (producer subtask, edge) with its consumers, and each subtask's
-    consumed partition group per input edge."""
-    x = _job(a).expand()
-    order = list(nx.topological_sort(_job(a).graph))
-    vidx = {v.name: k for k, v in enumerate(x.job.vertices)}
-    tasks = [t for name in order for t in x.tasks_of[vidx[name]]]
-    pos = {t: i for i, t in enumerate(tasks)}
-    parts: dict[tuple[int, int], list] = {}
-    groups: dict[tuple[int, int], list[int]] = {}
-    for c in x.channels:
-        key = (c.producer, c.edge)
-        if key not in parts:
-            parts[key] = [c.edge, pos[c.producer], x.job.edges[c.edge].exchange.value, []]
-        parts[key][3].append(pos[c.consumer])
-    keys = sorted(parts, key=lambda k: (pos[k[0]], k[1]))
-    index = {k: i for i, k in enumerate(keys)}
-    for c in sorted(x.channels, key=lambda c: c.id):
-        groups.setdefault((pos[c.consumer], c.edge), [])
-        if index[(c.producer, c.edge)] not in groups[(pos[c.consumer], c.edge)]:
-            groups[(pos[c.consumer], c.edge)].append(index[(c.producer, c.edge)])
-    return [[[x.vertex_of[t], x.index_of[t]] for t in tasks], [parts[k] for k in keys],
-            [[t, g] for (t, _), g in sorted(groups.items())]], [pos[t] for t in range(len(tasks))]
-
-
 def _m_regions(a):
+    """The model's pipelined regions of job ``a``, each as its sorted [vertex, subtask index] pairs."""
     x = _job(a).expand()
-    _, pos = _flink_graph(a)
-    return sorted(sorted(pos[t] for t in region) for region in x.regions)
+    vidx = {v.name: k for k, v in enumerate(x.job.vertices)}
+    regions = [sorted([vidx[x.job.vertices[x.vertex_of[t]].name], x.index_of[t]] for t in region) for region in x.regions]
+    return sorted(regions)
 
 
 REGIONS = Family(
     "pipelined-regions", "Regions",
     "the pipelined regions of jobs with PIPELINED, BLOCKING and HYBRID edges",
     (
-        Op("regions", "SchedulingPipelinedRegionComputeUtil.computePipelinedRegions", "topology.Expanded.regions",
-           _m_regions, lambda: (), _rand_job, flink_args=lambda a: _flink_graph(a)[0]),
+        Op("scheduler-regions", "DefaultExecutionGraphBuilder.buildGraph, DefaultExecutionTopology.getAllPipelinedRegions",
+           "topology.Expanded.regions", _m_regions, lambda: (), _rand_job),
     ),
     weight=0.1,
 )

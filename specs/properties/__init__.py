@@ -34,13 +34,13 @@ from .nullstate import (_null_state, _replayed_head, null_state_checkpoint_retai
                         w_barrier_reinserted, w_in_flight_pushes_back, w_older_null_state_recovery,
                         w_sink_discards_replayed, w_sink_takes_overtaken, w_trigger_held_during_replay)
 from .regional import (_epoch_verdict, _evaluated_declined, _ownership_verdict, _pr_add_back, _pr_timeouts,
-                       ref_chain_bounded, snapshot_origin, split_ownership, split_read_once, union_epoch_agreed,
+                       pending_checkpoints_resolve, ref_chain_bounded, snapshot_origin, split_ownership, split_read_once, union_epoch_agreed,
                        w_closing_task_falls_back, w_finished_region_not_counted, w_finished_sources_force_global,
                        w_forced_checkpoint_aborts, w_forced_global, w_regional_completed, w_rescale_regional,
                        w_late_ack_while_coordinators_fall_back, w_regional_union_state_abort, w_restore_regional,
                        w_event_held_by_gateway, w_gateway_left_closed, w_split_returns_live,
                        w_timeout_completes_regionally)
-from .unaligned import (_acked_snapshot, _forced_aligned_node, _keyed_edge, _pattern_changes, _rescales,
+from .unaligned import (_acked_snapshot, _filterable_keyed_edge, _forced_aligned_node, _keyed_edge, _pattern_changes, _rescales,
                         _announcing, _restore_verdict, _timeoutable, _two_input_subtask, _unaligned, _w_pattern_change,
                         channel_state, rescaled_channel_state_exact, w_aligned_node_sends_unaligned,
                         w_barrier_overtakes, w_barrier_passes_end_of_resent_state, w_channel_state_restored,
@@ -288,6 +288,14 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              w_event_held_by_gateway,
              lambda design, scope: scope.staggered_triggers and any(v.coordinator for v in scope.job.vertices)),
     Property(
+        "pending-checkpoints-resolve",
+        EVENTUALLY,
+        "no checkpoint stays pending for good: it completes, aborts, expires or is aborted by a failover (checked where"
+        " no progress is possible, in unbounded jobs)",
+        pending_checkpoints_resolve,
+        lambda design, scope: design.regional_checkpoints and not scope.bounded,
+    ),
+    Property(
         "ref-chain-bounded",
         ALWAYS,
         "refCheckpointId chains of retained checkpoints are at most max_consecutive_regional long",
@@ -383,7 +391,7 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              w_rescale_channel_state, lambda d, s: _unaligned(d, s) and _rescales(d, s)),
     Property("a-replica-is-filtered", SOMETIMES,
              "a restore at a new parallelism drops a replicated channel-state record the new partitioner sends elsewhere",
-             w_replica_filtered, lambda d, s: _unaligned(d, s) and _rescales(d, s) and _keyed_edge(s)),
+             w_replica_filtered, lambda d, s: _unaligned(d, s) and _rescales(d, s) and _filterable_keyed_edge(s)),
     *(Property(f"pointwise-restore-{short[was]}-to-{short[now]}", SOMETIMES,
                f"seed 003: a rescaled restore puts back channel state of an edge that was {was} and is {now}",
                _w_pattern_change(was, now),

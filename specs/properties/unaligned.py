@@ -114,6 +114,17 @@ def _keyed_edge(scope) -> bool:
     return any(e.pattern.value == "ALL_TO_ALL" and e.partitioner in ("hash", "custom") for j in jobs for e in j.edges)
 
 
+def _filterable_keyed_edge(scope) -> bool:
+    """``_keyed_edge``, with a consumer that runs at parallelism 2 or more after a rescale: a
+    ``RecordFilter`` drops a replicated record only where another subtask owns its key group (a
+    single consumer owns them all)."""
+    if not _keyed_edge(scope):
+        return False
+    after = (scope.rescaled_job, scope.job) if scope.max_rescales > 1 else (scope.rescaled_job,)
+    return any(e.pattern.value == "ALL_TO_ALL" and e.partitioner in ("hash", "custom")
+               and next(v.parallelism for v in j.vertices if v.name == e.target) > 1 for j in after for e in j.edges)
+
+
 def w_gate_waits_for_resent_output(m, prev: World, a, nxt: World) -> str | None:
     """FLINK-19856: after a restore a gate holds a new record on one channel back while another
     channel still re-sends its producer's recovered output (``UpstreamRecoveryTracker``)."""

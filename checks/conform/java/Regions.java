@@ -1,33 +1,64 @@
 package ckptcheck.conform;
 
-import org.apache.flink.runtime.execution.ExecutionState;
-import org.apache.flink.runtime.executiongraph.failover.SchedulingPipelinedRegionComputeUtil;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.blob.VoidBlobWriter;
+import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
+import org.apache.flink.runtime.checkpoint.NoOpCheckpointStatsTracker;
+import org.apache.flink.runtime.checkpoint.StandaloneCheckpointIDCounter;
+import org.apache.flink.runtime.checkpoint.StandaloneCompletedCheckpointStore;
+import org.apache.flink.runtime.deployment.TaskDeploymentDescriptorFactory;
+import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.executiongraph.DefaultExecutionGraph;
+import org.apache.flink.runtime.executiongraph.DefaultExecutionGraphBuilder;
+import org.apache.flink.runtime.executiongraph.DefaultVertexAttemptNumberStore;
+import org.apache.flink.runtime.executiongraph.ExecutionJobVertex;
+import org.apache.flink.runtime.executiongraph.NoOpExecutionDeploymentListener;
+import org.apache.flink.runtime.io.network.partition.JobMasterPartitionTrackerImpl;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
+import org.apache.flink.runtime.jobgraph.DistributionPattern;
 import org.apache.flink.runtime.jobgraph.IntermediateDataSetID;
-import org.apache.flink.runtime.jobgraph.IntermediateResultPartitionID;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.JobGraphBuilder;
+import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.runtime.jobgraph.JobVertexID;
-import org.apache.flink.runtime.scheduler.strategy.ConsumedPartitionGroup;
-import org.apache.flink.runtime.scheduler.strategy.ConsumerVertexGroup;
-import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
-import org.apache.flink.runtime.scheduler.strategy.ResultPartitionState;
+import org.apache.flink.runtime.jobgraph.tasks.AbstractInvokable;
+import org.apache.flink.runtime.metrics.groups.UnregisteredMetricGroups;
+import org.apache.flink.runtime.scheduler.SchedulerBase;
+import org.apache.flink.runtime.scheduler.adaptivebatch.NonAdaptiveExecutionPlanSchedulingContext;
 import org.apache.flink.runtime.scheduler.strategy.SchedulingExecutionVertex;
-import org.apache.flink.runtime.scheduler.strategy.SchedulingResultPartition;
+import org.apache.flink.runtime.scheduler.strategy.SchedulingPipelinedRegion;
+import org.apache.flink.runtime.shuffle.NettyShuffleMaster;
+import org.apache.flink.runtime.shuffle.ShuffleMasterContextImpl;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * Pipelined regions: {@code SchedulingPipelinedRegionComputeUtil.computePipelinedRegions} on an
- * execution graph given as subtasks (in topological order), result partitions with their type
- * and consumers, and each subtask's consumed partition groups (one per input edge).
+ * Pipelined regions as Flink's scheduler has them: a {@code JobGraph} built from the job (one
+ * {@code JobVertex} per vertex, one {@code connectNewDataSetAsInput} per edge, with its
+ * distribution pattern and result partition type), a real {@code DefaultExecutionGraph} built
+ * from it by {@code DefaultExecutionGraphBuilder.buildGraph}, and the regions of its
+ * {@code DefaultExecutionTopology} ({@code getSchedulingTopology().getAllPipelinedRegions()}):
+ * logical regions first, then the scheduling regions inside each.
  */
 public final class Regions implements Server.Family {
+
+    /** The invokable every vertex names; never run. */
+    public static final class Noop extends AbstractInvokable {
+        public Noop(Environment environment) {
+            super(environment);
+        }
+
+        @Override
+        public void invoke() {}
+    }
 
     static ResultPartitionType type(String exchange) {
         switch (exchange) {
@@ -42,107 +73,62 @@ public final class Regions implements Server.Family {
         }
     }
 
-    static final class Task implements SchedulingExecutionVertex {
-        final int index;
-        final ExecutionVertexID id;
-        final List<Partition> produced = new ArrayList<>();
-        final List<Partition> consumed = new ArrayList<>();
-        final List<ConsumedPartitionGroup> groups = new ArrayList<>();
-
-        Task(int index, ExecutionVertexID id) {
-            this.index = index;
-            this.id = id;
-        }
-
-        @Override public ExecutionVertexID getId() { return id; }
-        @Override public Iterable<Partition> getConsumedResults() { return consumed; }
-        @Override public Iterable<Partition> getProducedResults() { return produced; }
-        @Override public ExecutionState getState() { return ExecutionState.CREATED; }
-        @Override public List<ConsumedPartitionGroup> getConsumedPartitionGroups() { return groups; }
-    }
-
-    static final class Partition implements SchedulingResultPartition {
-        final IntermediateResultPartitionID id;
-        final ResultPartitionType type;
-        final Task producer;
-        final List<ConsumerVertexGroup> consumers = new ArrayList<>();
-        final List<ConsumedPartitionGroup> groups = new ArrayList<>();
-
-        Partition(IntermediateResultPartitionID id, ResultPartitionType type, Task producer) {
-            this.id = id;
-            this.type = type;
-            this.producer = producer;
-        }
-
-        @Override public IntermediateResultPartitionID getId() { return id; }
-        @Override public ResultPartitionType getResultType() { return type; }
-        @Override public Task getProducer() { return producer; }
-        @Override public IntermediateDataSetID getResultId() { return id.getIntermediateDataSetID(); }
-        @Override public ResultPartitionState getState() { return ResultPartitionState.CREATED; }
-        @Override public List<ConsumerVertexGroup> getConsumerVertexGroups() { return consumers; }
-        @Override public List<ConsumedPartitionGroup> getConsumedPartitionGroups() { return groups; }
-    }
+    private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "regions");
+        t.setDaemon(true);
+        return t;
+    });
 
     @Override
-    public Object answer(String op, JsonNode a) {
-        if (!op.equals("regions")) {
+    public Object answer(String op, JsonNode a) throws Exception {
+        if (!op.equals("scheduler-regions")) {
             throw new IllegalArgumentException("unknown operation " + op);
         }
-        // a = [tasks: [[vertex, subtask], ...], partitions: [[edge, producer, exchange, [consumers]], ...],
-        //      groups: [[task, [partition, ...]], ...]]
-        List<Task> tasks = new ArrayList<>();
-        Map<Integer, JobVertexID> vertices = new HashMap<>();
-        for (JsonNode t : a.get(0)) {
-            JobVertexID v = vertices.computeIfAbsent(t.get(0).asInt(), k -> new JobVertexID(0L, k));
-            tasks.add(new Task(tasks.size(), new ExecutionVertexID(v, t.get(1).asInt())));
+        // a = [[parallelism, ...], [[src, dst, pattern, exchange, records], ...]]
+        List<JobVertex> vertices = new ArrayList<>();
+        int k = 0;
+        for (JsonNode p : a.get(0)) {
+            JobVertex v = new JobVertex("v" + k, new JobVertexID(k, 0L));
+            v.setParallelism(p.asInt());
+            v.setInvokableClass(Noop.class);
+            vertices.add(v);
+            k++;
         }
-        List<Partition> partitions = new ArrayList<>();
-        Map<Integer, IntermediateDataSetID> results = new HashMap<>();
-        for (JsonNode p : a.get(1)) {
-            IntermediateDataSetID result = results.computeIfAbsent(p.get(0).asInt(), k -> new IntermediateDataSetID(new JobVertexID(1L, k), k));
-            Task producer = tasks.get(p.get(1).asInt());
-            ResultPartitionType type = type(p.get(2).asText());
-            Partition partition = new Partition(
-                    new IntermediateResultPartitionID(result, producer.id.getSubtaskIndex()), type, producer);
-            List<ExecutionVertexID> consumers = new ArrayList<>();
-            for (JsonNode c : p.get(3)) {
-                consumers.add(tasks.get(c.asInt()).id);
-                tasks.get(c.asInt()).consumed.add(partition);
-            }
-            partition.consumers.add(ConsumerVertexGroup.fromMultipleVertices(consumers, type));
-            producer.produced.add(partition);
-            partitions.add(partition);
+        int dataSet = 0;
+        for (JsonNode e : a.get(1)) {
+            vertices.get(e.get(1).asInt()).connectNewDataSetAsInput(
+                    vertices.get(e.get(0).asInt()),
+                    DistributionPattern.valueOf(e.get(2).asText()),
+                    type(e.get(3).asText()),
+                    new IntermediateDataSetID(new JobVertexID(dataSet++, 1L), 0),
+                    false,
+                    false);
         }
-        for (JsonNode g : a.get(2)) {
-            Task task = tasks.get(g.get(0).asInt());
-            List<IntermediateResultPartitionID> ids = new ArrayList<>();
-            ResultPartitionType type = null;
-            for (JsonNode p : g.get(1)) {
-                ids.add(partitions.get(p.asInt()).id);
-                type = partitions.get(p.asInt()).type;
+        JobGraph jobGraph = JobGraphBuilder.newStreamingJobGraphBuilder().addJobVertices(vertices).build();
+        Configuration conf = new Configuration();
+        NettyShuffleMaster shuffle = new NettyShuffleMaster(new ShuffleMasterContextImpl(conf, t -> {}));
+        DefaultExecutionGraph graph = DefaultExecutionGraphBuilder.buildGraph(
+                jobGraph, conf, executor, executor, Regions.class.getClassLoader(),
+                new StandaloneCompletedCheckpointStore(1), new CheckpointsCleaner(), new StandaloneCheckpointIDCounter(),
+                Duration.ofSeconds(10), VoidBlobWriter.getInstance(), org.slf4j.LoggerFactory.getLogger(Regions.class),
+                shuffle, new JobMasterPartitionTrackerImpl(jobGraph.getJobID(), shuffle, id -> Optional.empty()),
+                TaskDeploymentDescriptorFactory.PartitionLocationConstraint.CAN_BE_UNKNOWN,
+                NoOpExecutionDeploymentListener.get(), (execution, previous, next) -> {}, 0L,
+                new DefaultVertexAttemptNumberStore(), SchedulerBase.computeVertexParallelismStore(jobGraph),
+                NoOpCheckpointStatsTracker.INSTANCE, false, new ExecutionJobVertex.Factory(),
+                ResultPartitionType::isBlockingOrBlockingPersistentResultPartition, false,
+                UnregisteredMetricGroups.createUnregisteredJobManagerJobMetricGroup(),
+                NonAdaptiveExecutionPlanSchedulingContext.INSTANCE);
+        List<List<List<Integer>>> out = new ArrayList<>();
+        for (SchedulingPipelinedRegion region : graph.getSchedulingTopology().getAllPipelinedRegions()) {
+            List<List<Integer>> r = new ArrayList<>();
+            for (SchedulingExecutionVertex v : region.getVertices()) {
+                r.add(List.of((int) v.getId().getJobVertexId().getLowerPart(), v.getId().getSubtaskIndex()));
             }
-            ConsumedPartitionGroup group = ConsumedPartitionGroup.fromMultiplePartitions(1, ids, type);
-            task.groups.add(group);
-            for (JsonNode p : g.get(1)) {
-                partitions.get(p.asInt()).groups.add(group);
-            }
-        }
-        Map<ExecutionVertexID, Task> byId = new HashMap<>();
-        tasks.forEach(t -> byId.put(t.id, t));
-        Map<IntermediateResultPartitionID, Partition> partitionById = new HashMap<>();
-        partitions.forEach(p -> partitionById.put(p.id, p));
-        Set<Set<SchedulingExecutionVertex>> regions =
-                SchedulingPipelinedRegionComputeUtil.computePipelinedRegions(tasks, byId::get, partitionById::get);
-        List<List<Integer>> out = new ArrayList<>();
-        for (Set<SchedulingExecutionVertex> region : regions) {
-            List<Integer> r = new ArrayList<>();
-            for (SchedulingExecutionVertex v : region) {
-                r.add(((Task) v).index);
-            }
-            Collections.sort(r);
+            r.sort(Comparator.<List<Integer>>comparingInt(x -> x.get(0)).thenComparingInt(x -> x.get(1)));
             out.add(r);
         }
-        out.sort(Comparator.comparing(r -> r.get(0)));
+        out.sort(Comparator.comparingInt((List<List<Integer>> r) -> r.get(0).get(0)).thenComparingInt(r -> r.get(0).get(1)));
         return out;
     }
 }
