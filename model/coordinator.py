@@ -86,6 +86,8 @@ class CheckpointCoordinator(TriggerMixin, Component):
         ack for an unknown or aborted checkpoint discards its state (ref §6); the last ack
         completes the checkpoint."""
         snap = self.drop_ack(tx, t, cp, keep_file=True)
+        if self.registry.active and tx.tasks[t].inflight:
+            self.registry.upload_done(tx, t, cp)
         pending = pending_of(tx.coord, cp)
         awaited = pending is not None and bool(pending.waiting >> t & 1)
         if self.registry.active and not self.registry.register_acknowledged(tx, t, cp, snap, awaited):

@@ -33,6 +33,11 @@ The rules, as Flink 2.x has them (design knob ``incremental_checkpoints``):
   the store retains.
 - A declined or aborted snapshot's new file is discarded with it (the coordinator discards the
   pending checkpoint's state).
+- An upload reaches ``uploadedSstFiles`` when the snapshot's asynchronous part ends; with more
+  than one concurrent checkpoint the model records it when its acknowledgement arrives
+  (``upload_done``), so a snapshot taken meanwhile is not pruned of the files it sends again
+  (catalog ``incremental-prune-misses-a-running-upload``: the registry then refuses an
+  acknowledgement, seen on Flink 2.3.0).
 
 Abstractions: the model's operator state stands for the keyed state a backend keeps (every
 stateful subtask has an incremental backend; a source's offset is written in full, as Flink's
@@ -110,9 +115,29 @@ class SharedStateRegistry(Component):
         pairs = tuple(sorted([(f, base.get(f, new)) for f in ts.dbfiles] + [(new, new)]))
         placeholders = tuple(sorted({base[f] for f in ts.dbfiles if f in base}))
         again = tuple(f for f in ts.dbfiles if f not in base)
-        uploaded = tuple(x for x in ts.uploaded if x[0] != cp) + ((cp, pairs),)
-        tx.tasks[t] = ts._replace(uploaded=uploaded, dbfiles=tuple(sorted(ts.dbfiles + (new,))))
+        dbfiles = tuple(sorted(ts.dbfiles + (new,)))
+        if self.design.max_concurrent_checkpoints > 1:  # uploadedSstFiles gets it when the async part ends
+            inflight = tuple(x for x in ts.inflight if x[0] != cp) + ((cp, pairs),)
+            tx.tasks[t] = ts._replace(inflight=inflight, dbfiles=dbfiles)
+        else:
+            uploaded = tuple(x for x in ts.uploaded if x[0] != cp) + ((cp, pairs),)
+            tx.tasks[t] = ts._replace(uploaded=uploaded, dbfiles=dbfiles)
         return snap._replace(shared=placeholders, reuploaded=again)
+
+    def upload_done(self, tx: Tx, t: int, cp: int) -> None:
+        """The asynchronous part of ``t``'s snapshot of ``cp`` ended (``uploadedSstFiles.put``, in
+        ``RocksDBIncrementalSnapshotOperation.get``, before the acknowledgement is sent): from now
+        on the backend's confirmation and pruning see that upload.  The model lets it end when
+        the acknowledgement arrives: any later moment a Flink run can have for it (the part runs
+        as long as its upload takes).  With one checkpoint at most pending the upload is recorded
+        at the snapshot instead: no later snapshot of the task can come before that
+        acknowledgement unless its checkpoint was aborted, and an aborted upload only prunes more
+        (no file of it is ever a placeholder's base)."""
+        ts = tx.tasks[t]
+        done = [x for x in ts.inflight if x[0] == cp]
+        if done:
+            tx.tasks[t] = ts._replace(inflight=tuple(x for x in ts.inflight if x[0] != cp),
+                                      uploaded=tuple(sorted(ts.uploaded + tuple(done))))
 
     def confirmed_checkpoint(self, cp: int, upto: int) -> int:
         """The checkpoint a backend is told completed by a notification of checkpoint ``cp``
@@ -134,10 +159,12 @@ class SharedStateRegistry(Component):
             tx.tasks[t] = ts._replace(confirmed=c, uploaded=tuple(x for x in ts.uploaded if x[0] >= c))
 
     def on_abort(self, tx: Tx, t: int, cp: int) -> None:
-        """``notifyCheckpointAborted(cp)`` reaches the backend: its upload for ``cp`` is forgotten."""
+        """``notifyCheckpointAborted(cp)`` reaches the backend: its upload for ``cp`` is forgotten
+        (one still in flight is put afterwards in Flink, and never confirmed; the model drops it)."""
         ts = tx.tasks[t]
-        if ts.uploaded and any(x[0] == cp for x in ts.uploaded):
-            tx.tasks[t] = ts._replace(uploaded=tuple(x for x in ts.uploaded if x[0] != cp))
+        if any(x[0] == cp for x in ts.uploaded) or any(x[0] == cp for x in ts.inflight):
+            tx.tasks[t] = ts._replace(uploaded=tuple(x for x in ts.uploaded if x[0] != cp),
+                                      inflight=tuple(x for x in ts.inflight if x[0] != cp))
 
     def restore(self, tx: Tx, t: int, latest: Completed | None) -> None:
         """A restored backend: its local files are the restored handle's remote files (this

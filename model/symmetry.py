@@ -191,13 +191,13 @@ def _task_field(name: str, value, split_map, role: str, task_map):
         return _sink_state(value, role, task_map, split_map) if role else value
     if name == "dbfiles":
         return _files(value, task_map)
-    if name == "uploaded":
+    if name in ("uploaded", "inflight"):
         return tuple((cp, tuple(sorted(((c, task_map[t]), (k, task_map[u])) for (c, t), (k, u) in pairs)))
                      for cp, pairs in value)
     return value
 
 
-_TASK_RENAMED = ("processed", "discarded", "sink", "dbfiles", "uploaded")
+_TASK_RENAMED = ("processed", "discarded", "sink", "dbfiles", "uploaded", "inflight")
 
 
 def _permute_task(ts, split_map, role: str = "", task_map=()):

@@ -148,6 +148,10 @@ class TaskState(NamedTuple):
     uploaded: tuple = ()
     confirmed: int = 0
     dbfiles: tuple = ()
+    # with more than one concurrent checkpoint: the uploads whose asynchronous part has not
+    # ended yet, ((checkpoint, pairs), ...), which ``uploaded`` gets when the acknowledgement
+    # arrives (``SharedStateRegistry.snapshot``)
+    inflight: tuple = ()
     # ``Scope.late_finish_reports``: FINISHED, and the JobManager has not processed it yet
     # (``FinishReported``): its checkpoint plan still counts the task as running
     unreported: bool = False

@@ -11,7 +11,7 @@ from ckptcheck.model.gateway import OperatorCoordinatorHolder
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.sources import SourceReader
 from ckptcheck.model.store import CompletedCheckpointStore
-from ckptcheck.model.world import FINISHED
+from ckptcheck.model.world import FAILED, FINISHED, RUNNING
 
 from .catalog_entry import Entry, catalog_class
 from ckptcheck.model.registry import SharedStateRegistry
@@ -35,6 +35,62 @@ class BaseNotPruned(SharedStateRegistry):
 
     def confirmed_upload(self, ts, t: int) -> dict:
         return self.unpruned_upload(ts)
+
+
+@catalog_class
+class PrunesUploadsInFlight(SharedStateRegistry):
+    """A possible fix, not in Flink: the placeholder base is pruned also of the files that a
+    newer snapshot still uploading sends again (``PreviousSnapshot.pruneFirstCheckpointSstFiles``
+    reads ``uploadedSstFiles``, which gets a snapshot's upload only when its asynchronous part
+    ends; the files a running snapshot uploads are known when its synchronous part ends)."""
+
+    def confirmed_upload(self, ts, t: int) -> dict:
+        base = super().confirmed_upload(ts, t)
+        for i, pairs in ts.inflight:
+            if i > ts.confirmed:
+                for f, r in pairs:
+                    if r == (i, t) != f:
+                        base.pop(f, None)
+        return base
+
+
+INCREMENTAL_CONCURRENT = INCREMENTAL.with_(
+    name="flink-incremental-concurrent",
+    max_concurrent_checkpoints=2,
+    description="flink-incremental with two concurrent checkpoints (execution.checkpointing.max-concurrent-checkpoints 2), "
+    "Flink 2.3 as released.",
+)
+
+
+@catalog_class
+class TerminalAsFinished(CheckpointCoordinator):
+    """FLINK-40482 before its fix (apache/flink#29031): ``DefaultCheckpointPlanCalculator`` took
+    every terminal execution as finished (``Execution.isFinished()`` is ``state.isTerminal()``), so
+    during a failover a FAILED or CANCELED task is planned as finished: left out of the tasks to
+    wait for, its state in the checkpoint the empty ``FinishedOperatorSubtaskState``, and the
+    trigger not refused (NOT_ALL_REQUIRED_TASKS_RUNNING) for it."""
+
+    @staticmethod
+    def _done(ts) -> bool:
+        return ts.status == FAILED or (ts.status == FINISHED and not ts.unreported)
+
+    def tasks_to_trigger(self, tasks: tuple) -> tuple[list[int], int, int]:
+        waiting = finished = 0
+        to_trigger = []
+        for t, ts in enumerate(tasks):
+            if self._done(ts):
+                finished |= 1 << t
+                continue
+            waiting |= 1 << t
+            a2a, pw = self.trigger_rule[t]
+            if all(self._done(tasks[u]) for u in a2a) and not any(tasks[u].status == RUNNING or tasks[u].unreported for u in pw):
+                to_trigger.append(t)
+        return to_trigger, waiting, finished
+
+    def trigger_allowed_once_initialized(self, w) -> bool:
+        if any(ts.status == FAILED for ts in w.tasks):  # judged as if the failed tasks had finished
+            w = w._replace(tasks=tuple(ts._replace(status=FINISHED) if ts.status == FAILED else ts for ts in w.tasks))
+        return super().trigger_allowed_once_initialized(w)
 
 
 @catalog_class
@@ -182,6 +238,40 @@ BASELINE_CATALOG: tuple[Entry, ...] = (
               max_lost_notifications=0, suspend_on_failure=True),
         "ExecutionTrackingCheckpointCoordinatorDeActivator (Flink 2.3.0, DefaultExecutionGraph.enableCheckpointing): "
         "the scheduler restarts once every execution is RUNNING or FINISHED (review rows N7, N8)",
+    ),
+    Entry(
+        "FLINK-40482-failed-task-planned-as-finished",
+        BASELINE.with_(
+            name="FLINK-40482-failed-task-planned-as-finished",
+            coordinator=TerminalAsFinished,
+            description="Flink before apache/flink#29031 (FLINK-40482): the checkpoint plan takes a FAILED task as "
+            "finished, so a checkpoint triggered while one region fails over completes without that region's state: "
+            "the failed sink is in it with empty finished state, a restore from it never replays the record the sink "
+            "had not committed.",
+        ),
+        "checkpoints-consistent",
+        scope("forward-2x2", records_per_split=1, max_checkpoints=1, max_failures=1, max_declines=0, max_timeouts=0,
+              max_lost_notifications=0),
+        "apache/flink#29031 (FLINK-40482, merged 27 Aug 2026): DefaultCheckpointPlanCalculator.collectTaskRunningStatus "
+        "used Execution.isFinished() (state.isTerminal()); the fix refuses a plan while a task is FAILED or CANCELED "
+        "(checkNoTasksFailedOrCanceled), as the model's trigger does (CheckpointCoordinator.trigger_allowed_once_initialized)",
+    ),
+    Entry(
+        "incremental-prune-misses-a-running-upload",
+        INCREMENTAL_CONCURRENT.with_(name="incremental-prune-misses-a-running-upload"),
+        "shared-state-registered",
+        scope("keyed-1x1", records_per_split=0, bounded=False, max_checkpoints=4, max_failures=0, max_declines=0,
+              max_timeouts=0, max_lost_notifications=0),
+        "Flink 2.3.0 as released, with two concurrent checkpoints: RocksDBSnapshotStrategyBase.PreviousSnapshot prunes "
+        "the placeholder base only of uploads recorded in uploadedSstFiles, which RocksDBIncrementalSnapshotOperation.get "
+        "puts when a snapshot's asynchronous part ends; a snapshot taken while the previous one still uploads names the "
+        "confirmed checkpoint's files, which that previous one sent again under new keys and whose completion deletes "
+        "them; the registry then refuses the acknowledgement. Seen on Flink 2.3.0: the validate configuration "
+        "incremental-late-confirmation-p2 recorded an 'Attempt to reference unknown state' in 2 of about 20 runs "
+        "(tests/data/runs/incremental-refused-ack-p2.jsonl)",
+        correct=INCREMENTAL_CONCURRENT.with_(name="flink-incremental-prunes-running-uploads", registry=PrunesUploadsInFlight,
+                                             description="A possible fix, not in Flink: the placeholder base is also "
+                                             "pruned of the files a snapshot still uploading sends again."),
     ),
     Entry(
         "incremental-base-not-pruned",

@@ -107,7 +107,7 @@ FIGURES: tuple[Figure, ...] = (
            "checkpoints)", unreached=("a-task-declines", "a-sink-commits")),
     Figure("incremental-default", "flink-incremental", S.default_scope, False, 646_313, 3_377_426, 66, CLAIMS,
            "about 30 s with 2 workers", "`flink-incremental` default (the baseline's first default scope, keyed-2x2, with "
-           "incremental checkpoints)"),
+           "incremental checkpoints)", unreached=("a-snapshot-prunes-files-sent-again",)),
     Figure("incremental-enumerator", "flink-incremental", S.enumerator_default_scope, False, 95_850, 346_679, 49, CLAIMS,
            "about 3 s with 2 workers", "`flink-incremental` second default scope (enumerator-and-side, the baseline's second)"),
     Figure("baseline-flip147", "flink-baseline", S.flip147_default_scope, False, 1_337_457, 7_695_409, 79, CLAIMS,
@@ -164,7 +164,7 @@ FIGURES: tuple[Figure, ...] = (
            CLAIMS, "about 5 s with 2 workers", "`flip600-regional-incremental` second default scope (union-sources-4: no "
            "stateful subtask, so no shared file; symmetry classes)",
            unreached=("a-task-fails", "a-checkpoint-with-a-partly-finished-vertex", "a-placeholder-refers-to-an-earlier-file",
-                      "a-shared-file-outlives-its-checkpoint", "restore-from-regional")),
+                      "a-shared-file-outlives-its-checkpoint", "a-snapshot-prunes-files-sent-again", "restore-from-regional")),
     Figure("flip600-regional-union", "flip600-regional", S.regional_union_scope, True, 19_958, 107_079, 31, CLAIMS,
            "about 5 s with 2 workers", "`flip600-regional` second default scope (union-sources-4, the same; symmetry classes)",
            unreached=("a-task-fails", "a-checkpoint-with-a-partly-finished-vertex", "restore-from-regional")),
@@ -296,6 +296,8 @@ CATALOG_STEPS: dict[str, int] = {
     "no-checkpoints-after-finish": 14,
     "no-operator-event-gateway": 8,
     "scheduler-waits-for-finished-tasks": 14,
+    "FLINK-40482-failed-task-planned-as-finished": 18,
+    "incremental-prune-misses-a-running-upload": 12,
     "incremental-base-not-pruned": 12,
     "K1-regional-final-checkpoint": 26,
     "K2-regions-joined-by-keyby": 20,
