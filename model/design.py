@@ -142,10 +142,12 @@ KNOBS: tuple[Knob, ...] = (
         "completed with its fallback state. none: nothing; latest-reported: records it as "
         "latestReportCheckpointId, so a later completion or abort replay of an id up to it is ignored, "
         "without completing finalCheckpointCompleted; final: takes it as a completion in full, its final "
-        "checkpoint included (the proposal). PR #28963 says the notice is 'delivered via the same task-side "
-        "checkpoint-complete RPC path'; its StreamTask change is not indexed (review row N4), so the findings "
-        "report searches every reading",
-        ("none", "latest-reported", "final"),
+        "checkpoint included (the proposal); replayed-after-restart: as final, and a task that restarts before "
+        "it processed the notice gets it again after its restore (PR #28966's documentation: the notice 'survives "
+        "task restarts and is applied after the task recovers', review row PR3). PR #28963 says the notice is "
+        "'delivered via the same task-side checkpoint-complete RPC path'; its StreamTask change is not indexed "
+        "(review row N4), so the findings report searches every reading",
+        ("none", "latest-reported", "final", "replayed-after-restart"),
     ),
     Knob(
         "own_state_commit_bound",

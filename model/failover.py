@@ -30,7 +30,7 @@ from .finished_state import validate_operators_finished_state, vertex_finished_s
 from .sinkv2 import COMMITTER, GLOBAL_COMMITTER
 from .topology import Role
 from .tx import Tx
-from .world import EMPTY_SNAPSHOT, EOD, FAILED, FINISHED, NO_DRAIN, Snapshot, World, remove_sorted
+from .world import EMPTY_SNAPSHOT, EOD, FAILED, FINISHED, NO_DRAIN, NOTIFY_FALLBACK, Snapshot, World, remove_sorted
 
 
 class FailoverStrategy(Component):
@@ -77,8 +77,11 @@ class FailoverStrategy(Component):
         A cancelled task reports no decline (``AsyncCheckpointRunnable`` does not decline once
         cancelled).  Abstraction: the restart delay is not modelled, so a timeout of the pending
         checkpoint before the restore is possible only within the scope's timeout budget."""
+        survives = self.design.fallback_notice_at_task == "replayed-after-restart"
         for t in victims:
-            tx.tasks[t] = tx.tasks[t]._replace(status=FAILED, inbox=())
+            ts = tx.tasks[t]
+            held = tuple(m for m in ts.inbox if m[0] == NOTIFY_FALLBACK) if survives else ()
+            tx.tasks[t] = ts._replace(status=FAILED, inbox=(), held=held)
         self.gateways.on_failure(tx, victims)
         if tx.coord.pending and self.scope.suspend_on_failure:  # Flink 2.3: the scheduler stops at once
             self.coordinator.suspend(tx)
@@ -194,6 +197,8 @@ class FailoverStrategy(Component):
             if self.model.two_pc[t]:
                 next_txn = self.sink.initialize_state(tx, t, snap)
             tx.tasks[t] = self.task.fresh(t, snap, cp, next_txn)
+            if old.held:  # PR #28966's documentation: the fallback notice "survives task restarts"
+                tx.tasks[t] = tx.tasks[t]._replace(inbox=old.held)
             if self.topo.vertex_of[t] in rescaled:
                 tx.tasks[t] = tx.tasks[t]._replace(rescaled=True)
             if self.registry.active:  # the restored handle's files are the backend's, all confirmed

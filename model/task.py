@@ -194,9 +194,12 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
         ``latestReportCheckpointId``, so that a later completion or abort replay of an id up to
         ``cp`` is ignored (``notifyCheckpointComplete``'s early return), without completing
         ``finalCheckpointCompleted``; or take it as a completion in full, the final checkpoint
-        included (the proposal, catalog F1).  PR #28963's documentation says the notice is
-        "delivered via the same task-side checkpoint-complete RPC path", which fits either of the
-        last two; its ``StreamTask`` change is not indexed, so every reading is searched
+        included (the proposal, catalog F1); or, as PR #28966's documentation says (row PR3), the
+        notice "survives task restarts and is applied after the task recovers": a completion in
+        full that a restarted attempt gets again after its restore (``replayed-after-restart``,
+        ``FailoverStrategy.fail`` keeps it in ``TaskState.held``).  PR #28963's documentation says
+        the notice is "delivered via the same task-side checkpoint-complete RPC path", which fits
+        the last three; its ``StreamTask`` change is not indexed, so every reading is searched
         (``specs.findings``).  And whether the operators act on it
         (``fallback_notice_reaches_operators``): they commit what the fallback state covers, up
         to ``own``; in the PR the notice reaches ``CheckpointListener.notifyRegionalCheckpointFallback``,
@@ -209,7 +212,7 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
                 if self.registry.active:  # the keyed state backend is a checkpoint listener too
                     self.registry.on_complete(tx, t, cp, own)
             return
-        self.on_complete(tx, t, cp, commit_upto=own, final=reading == "final", operators=operators)
+        self.on_complete(tx, t, cp, commit_upto=own, final=reading != "latest-reported", operators=operators)
 
     def on_complete(self, tx: Tx, t: int, cp: int, commit_upto: int | None = None, final: bool = True,
                     operators: bool = True) -> None:

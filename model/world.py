@@ -162,6 +162,9 @@ class TaskState(NamedTuple):
     # this subtask's acknowledgement: (its checkpoint, the checkpoint of the deleted file its
     # placeholder named) (``SharedStateRegistry.register_acknowledged``)
     refused: tuple = ()
+    # FLIP-600's reading ``replayed-after-restart`` (``fallback_notice_at_task``): the fallback
+    # notices a failed task had not processed, redelivered to its next attempt after the restore
+    held: tuple = ()
 
 
 class Pending(NamedTuple):

@@ -73,7 +73,7 @@ FLIP600_PR = FLIP600_PROPOSED.with_(
         "responded; regions counted over the running tasks; failure ratio 0.3 and at most 2 consecutive "
         "regional checkpoints; one force flag for tier 1, tier 2 and end of input (every source FINISHED), "
         "checked after the ratio; healthy tasks get a plain completion, failed-region tasks a fallback "
-        "notice their operators ignore (what the task itself does with it is one of three readings, each "
+        "notice their operators ignore (what the task itself does with it is one of four readings, each "
         "searched by ckptcheck findings); the enumerator takes a failed reader's later splits back while that "
         "reader reads on, and the completion waits for it, taking a late acknowledgement meanwhile; FLIP-147's "
         "union-state check after that fallback, its failure counted; a coordinator with a reader in a failed "
@@ -95,7 +95,7 @@ FLIP600_PR = FLIP600_PROPOSED.with_(
     regional_completion="futures-late-ack-overwrites",  # N5
     timeouts_complete_regionally=True,  # B9
     fallback_notice_reaches_operators=False,  # B13
-    fallback_notice_at_task="none",  # N4: one reading of three; the findings report searches each
+    fallback_notice_at_task="none",  # N4, PR3: one reading of four; the findings report searches each
     coordinator_region_fallback="add-back-live",  # B12
     regional_gateway_on_fallback="left-closed",  # N6: OperatorCoordinatorHolder.notifyRegionalCheckpointFallback at 4e12013
     file_merging_keeps_fallback_alive=False,  # PR4: nothing in the PR keeps the fallback's merged segments alive

@@ -261,7 +261,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
                 "record the fallback id as the latest reported checkpoint but leave finalCheckpointCompleted to a "
                 "checkpoint that holds the task's own state (Roman, 19 Jun 2026: 'the final checkpoint must always "
                 "be acked by all subtasks/regions')",
-                readings=("final",),
+                readings=("final", "replayed-after-restart"),
             ),
             Fix(
                 "bounded-job-completes",
@@ -270,7 +270,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
                 FLIP600_PR.with_(name="flip600-pr-fix-final-own-state", fallback_notice_at_task="latest-reported",
                                  max_failed_region_percent=50),
                 "as above",
-                readings=("final",),
+                readings=("final", "replayed-after-restart"),
             ),
         ),
         settings=(("max_failed_region_percent", 50),),
@@ -399,10 +399,11 @@ FINDINGS: dict[str, tuple[Design, tuple[FindingScope, ...]]] = {
 READINGS: dict[str, Readings] = {
     "flip600-pr": Readings(
         "fallback_notice_at_task",
-        ("none", "latest-reported", "final"),
+        ("none", "latest-reported", "final", "replayed-after-restart"),
         "what a failed-region task's StreamTask does with the fallback notice: PR #28963 delivers it 'via the same "
         "task-side checkpoint-complete RPC path' and calls notifyRegionalCheckpointFallback, a no-op by default, on "
         "the operators; its StreamTask change (latestReportCheckpointId, finalCheckpointCompleted) is not in the "
-        "indexed code (review row N4)",
+        "indexed code (review row N4); PR #28966's documentation adds that the notice survives task restarts and "
+        "is applied after the task recovers, which its code does not do (review row PR3): the fourth reading",
     ),
 }

@@ -38,7 +38,7 @@ from .regional import (_epoch_verdict, _evaluated_declined, _ownership_verdict, 
                        w_closing_task_falls_back, w_finished_region_not_counted, w_finished_sources_force_global,
                        w_forced_checkpoint_aborts, w_forced_global, w_regional_completed, w_rescale_regional,
                        w_late_ack_while_coordinators_fall_back, w_regional_union_state_abort, w_restore_regional,
-                       w_event_held_by_gateway, w_gateway_left_closed, w_split_returns_live,
+                       w_event_held_by_gateway, w_fallback_notice_survives_restart, w_gateway_left_closed, w_split_returns_live,
                        w_timeout_completes_regionally)
 from .unaligned import (_acked_snapshot, _filterable_keyed_edge, _forced_aligned_node, _keyed_edge, _pattern_changes, _rescales,
                         _announcing, _restore_verdict, _timeoutable, _two_input_subtask, _unaligned, _w_pattern_change,
@@ -287,6 +287,10 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              " the reader took its own snapshot (or the checkpoint ended)",
              w_event_held_by_gateway,
              lambda design, scope: scope.staggered_triggers and any(v.coordinator for v in scope.job.vertices)),
+    Property("a-fallback-notice-survives-a-restart", SOMETIMES,
+             "FLIP-600 (reading replayed-after-restart, PR #28966's documentation): a restarted task gets again the fallback"
+             " notice its failed attempt had not processed", w_fallback_notice_survives_restart,
+             lambda d, s: d.fallback_notice_at_task == "replayed-after-restart" and s.max_failures > 0),
     Property(
         "pending-checkpoints-resolve",
         EVENTUALLY,

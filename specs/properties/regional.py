@@ -152,6 +152,18 @@ def w_gateway_left_closed(m: FlinkModel, prev: World, a, nxt: World) -> str | No
             " (the coordinator got the fallback notice only)")
 
 
+def w_fallback_notice_survives_restart(m, prev: World, a, nxt: World) -> str | None:
+    """FLIP-600's reading ``replayed-after-restart`` (review row PR3): a restore hands a restarted
+    task the fallback notice its failed attempt had not processed."""
+    if type(a) is not Restore:
+        return None
+    for t, (p, n) in enumerate(zip(prev.tasks, nxt.tasks)):
+        if p.held and n.inbox:
+            return (f"{m.topo.names[t]} restarts and gets again the notice of regional checkpoint {p.held[0][1]} its failed"
+                    " attempt had not processed")
+    return None
+
+
 def pending_checkpoints_resolve(m: FlinkModel, w: World) -> str | None:
     """No checkpoint stays pending for good: where no progress is possible, none is pending.  In
     Flink a pending checkpoint ends by completing, by an abort, at its timeout (the canceller) or
