@@ -422,9 +422,9 @@ def test_a_late_confirmation_on_flink_prunes_the_base_and_every_checkpoint_compl
     completed).  Flink prunes the re-uploaded file from the base of snapshot 3, the registry
     refuses nothing and checkpoint 3 completes; the run is a behaviour of flink-incremental
     with two concurrent checkpoints, and not of the design without the prune (the 2.0 source,
-    catalog incremental-base-not-pruned), whose snapshot of 3 would name the deleted upload."""
+    catalog incremental-base-not-pruned), whose snapshot of 3 would name the deleted upload (the
+    claims tier shows that rejection)."""
     from ckptcheck.checks.validate.matching import design_for
-    from ckptcheck.specs.catalog import entry
 
     run = read_run(INCREMENTAL_RUN)
     s = _the_registry_path(run)
@@ -439,10 +439,25 @@ def test_a_late_confirmation_on_flink_prunes_the_base_and_every_checkpoint_compl
     res = validate(run, design)
     assert res.validated and res.complete, describe(res)
     assert {"a-snapshot-prunes-files-sent-again", "two-checkpoints-pending"} <= set(res.witnesses), res.witnesses
-    unpruned = entry("incremental-base-not-pruned").design
-    res = validate(run, design_for(run, unpruned))
+
+
+@pytest.mark.claims  # about 40 s: a rejection searches every (state, position) pair
+@pytest.mark.parametrize("recording, catalog_entry, correct, event", [
+    ("incremental-late-confirmation-p2.jsonl", "incremental-base-not-pruned", False, "base-pruned"),
+    ("incremental-refused-ack-p2.jsonl", "incremental-prune-misses-a-running-upload", True, "ack-refused"),
+], ids=["unpruned-base", "running-uploads-pruned"])
+def test_the_registry_recordings_reject_the_designs_flink_is_not(recording, catalog_entry, correct, event):
+    """The design without Flink's prune cannot take the first recording (it never prunes), and the
+    fix that also prunes running uploads cannot take the second (it never refuses): each is
+    rejected at the first event of the kind only Flink makes."""
+    from ckptcheck.checks.validate.matching import design_for
+    from ckptcheck.specs.catalog import entry
+
+    run = read_run(RUNS / recording)
+    e = entry(catalog_entry)
+    res = validate(run, design_for(run, e.correct if correct else e.design))
     assert not res.validated and res.complete
-    assert "base-pruned" in " ".join(describe(res)), describe(res)
+    assert event in " ".join(describe(res)), describe(res)
 
 
 def test_a_refused_acknowledgement_on_flink_is_a_behaviour_of_flink_and_not_of_the_fix():
@@ -453,18 +468,13 @@ def test_a_refused_acknowledgement_on_flink_is_a_behaviour_of_flink_and_not_of_t
     recording's ack-refused after "completed 4").  It is a behaviour of flink-incremental with two concurrent
     checkpoints (an upload reaches uploadedSstFiles when its asynchronous part ends), and not of
     the fix that also prunes the uploads still running (catalog
-    incremental-prune-misses-a-running-upload)."""
+    incremental-prune-misses-a-running-upload; the claims tier shows the rejection)."""
     from ckptcheck.checks.validate.matching import design_for
-    from ckptcheck.specs.catalog import entry
 
     run = read_run(RUNS / "incremental-refused-ack-p2.jsonl")
     assert [e.kind for e in run.events].count("ack-refused") == 1
     res = validate(run, design_for(run, None))
     assert res.validated and res.complete, describe(res)
-    fix = entry("incremental-prune-misses-a-running-upload").correct
-    res = validate(run, design_for(run, fix))
-    assert not res.validated and res.complete
-    assert "ack-refused" in " ".join(describe(res)), describe(res)
 
 
 @pytest.mark.claims
