@@ -89,10 +89,15 @@ class SharedStateRegistry(Component):
         taken before the confirmation uploaded those files under new keys, so its
         acknowledgement does not keep the confirmed upload's entries, which go once it
         completes and subsumes the confirmed checkpoint."""
-        base = self.unpruned_upload(ts)
+        return self.pruned(self.unpruned_upload(ts), ts.uploaded, ts.confirmed, t)
+
+    @staticmethod
+    def pruned(base: dict, uploads: tuple, confirmed: int, t: int) -> dict:
+        """``base`` without the local files that an upload of ``uploads`` newer than
+        ``confirmed`` sent again (into its own new file)."""
         if base:
-            for i, pairs in ts.uploaded:
-                if i > ts.confirmed:
+            for i, pairs in uploads:
+                if i > confirmed:
                     for f, r in pairs:
                         if r == (i, t) != f:
                             base.pop(f, None)

@@ -45,13 +45,7 @@ class PrunesUploadsInFlight(SharedStateRegistry):
     ends; the files a running snapshot uploads are known when its synchronous part ends)."""
 
     def confirmed_upload(self, ts, t: int) -> dict:
-        base = super().confirmed_upload(ts, t)
-        for i, pairs in ts.inflight:
-            if i > ts.confirmed:
-                for f, r in pairs:
-                    if r == (i, t) != f:
-                        base.pop(f, None)
-        return base
+        return self.pruned(super().confirmed_upload(ts, t), ts.inflight, ts.confirmed, t)
 
 
 INCREMENTAL_CONCURRENT = INCREMENTAL.with_(

@@ -72,6 +72,11 @@ class FindingScope:
         return design.with_(name=f"{design.name}[{what}]", **dict(self.settings))
 
 
+TWO_REGIONS = ("the job has two regions, so one failed region is 50 % of them: at the PR's default of 30 % no checkpoint "
+               "can complete regionally in it, and the regional path this scope is about is never taken (the four-region "
+               "scopes keep 30 %)")
+
+
 def enumerator_scope() -> Scope:
     """Two FLIP-27 readers and two other sources, each its own region (so one failed region is
     within the ratio 0.3); one record per split, unbounded; two checkpoints, one decline: a
@@ -196,9 +201,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
             ),
         ),
         settings=(("max_failed_region_percent", 50),),
-        settings_why=("the job has two regions, so one failed region is 50 % of them: at the PR's default of 30 % no "
-                      "checkpoint can complete regionally in it, and the regional path this scope is about is never taken "
-                      "(the four-region scopes keep 30 %)"),
+        settings_why=TWO_REGIONS,
     ),
     FindingScope(
         "rescale-fallback-by-index",
@@ -218,9 +221,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
             ),
         ),
         settings=(("max_failed_region_percent", 50),),
-        settings_why=("the job has two regions, so one failed region is 50 % of them: at the PR's default of 30 % no "
-                      "checkpoint can complete regionally in it, and the regional path this scope is about is never taken "
-                      "(the four-region scopes keep 30 %)"),
+        settings_why=TWO_REGIONS,
     ),
     FindingScope(
         "rescale-up-fallback-stuck",
@@ -241,9 +242,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
             ),
         ),
         settings=(("max_failed_region_percent", 50),),
-        settings_why=("the job has two regions, so one failed region is 50 % of them: at the PR's default of 30 % no "
-                      "checkpoint can complete regionally in it, and the regional path this scope is about is never taken "
-                      "(the four-region scopes keep 30 %)"),
+        settings_why=TWO_REGIONS,
     ),
     FindingScope(
         "final-checkpoint-fallback",
@@ -274,9 +273,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
             ),
         ),
         settings=(("max_failed_region_percent", 50),),
-        settings_why=("the job has two regions, so one failed region is 50 % of them: at the PR's default of 30 % no "
-                      "checkpoint can complete regionally in it, and the regional path this scope is about is never taken "
-                      "(the four-region scopes keep 30 %)"),
+        settings_why=TWO_REGIONS,
     ),
     FindingScope(
         "late-ack-while-coordinators-fall-back",
