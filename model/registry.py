@@ -104,8 +104,13 @@ class SharedStateRegistry(Component):
         return base
 
     def unpruned_upload(self, ts) -> dict:
-        """``uploadedSstFiles.get(lastCompletedCheckpointId)`` as a map, local -> remote file."""
-        return dict(next((pairs for c, pairs in ts.uploaded if c == ts.confirmed), ())) if ts.confirmed else {}
+        """``uploadedSstFiles.get(lastCompletedCheckpointId)`` as a map, local -> remote file,
+        where it is the map's first entry: ``pruneFirstCheckpointSstFiles`` walks the uploads in
+        ascending order and gives up (no base) at an older one first, such as an upload whose
+        asynchronous part ended after a newer checkpoint was confirmed."""
+        if not ts.confirmed or not ts.uploaded or min(c for c, _ in ts.uploaded) != ts.confirmed:
+            return {}
+        return dict(next((pairs for c, pairs in ts.uploaded if c == ts.confirmed), ()))
 
     def snapshot(self, tx: Tx, t: int, cp: int, snap: Snapshot) -> Snapshot:
         """``RocksIncrementalSnapshotStrategy`` for checkpoint ``cp``: a new local file and a new
