@@ -86,7 +86,7 @@ class EnabledMixin:
         """The coordinator's periodic trigger, and FLIP-600's coordinators falling back."""
         if self.coordinator.can_trigger(w):
             out.append(TriggerCheckpoint(w.coord.next_id))
-        out.extend(CoordinatorsFellBack(p.id) for p in w.coord.pending if p.completing and p.completing[0])
+        out.extend(CoordinatorsFellBack(p.id) for p in w.coord.pending if p.falling_back)
 
     def _acknowledgements(self, w: World, out: list[Action]) -> None:
         """Acknowledgements arriving (under instant acks: the last response to a checkpoint)."""

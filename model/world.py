@@ -177,8 +177,14 @@ class Pending(NamedTuple):
     enum: tuple = ()  # the split enumerator's snapshot, taken at trigger (unassigned splits)
     savepoint: int = 0  # a stop-with-savepoint's synchronous savepoint: DRAIN (terminate) or NO_DRAIN (suspend); 0: a checkpoint
     # FLIP-600 (``regional_completion`` waiting for the coordinators): (fallback id, failed-region
-    # mask, mask of the tasks acknowledged at the evaluation) while the coordinators' fallback runs
+    # mask, mask of the tasks acknowledged at the evaluation) while the coordinators' fallback runs;
+    # (0, 0, 0) once its evaluation threw and it stays pending for good (``regional.STUCK``)
     completing: tuple = ()
+
+    @property
+    def falling_back(self) -> bool:
+        """Judged regional and waiting for the operator coordinators' fallback (not stuck)."""
+        return bool(self.completing) and self.completing[0] != 0
 
     @property
     def responded(self) -> int:

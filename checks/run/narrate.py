@@ -33,6 +33,7 @@ from ckptcheck.model.actions import (
     TriggerAfterClose,
     TriggerCheckpoint,
 )
+from ckptcheck.model.regional import RegionalCheckpointHandler
 from ckptcheck.model.topology import Role
 from ckptcheck.model.task import priority_index
 from ckptcheck.model.world import (BARRIER, COMMITTABLE, COMMITTED, EOD, EOD_NO_DRAIN, FAILED, FINISHED, HEAD_READ, NOTIFY_TRIGGER,
@@ -234,7 +235,7 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         if not any(p.id == a.checkpoint for p in w.coord.pending):
             return f"the coordinator receives {names[a.task]}'s late ack of checkpoint {a.checkpoint} and discards its state", ev
         p = next(p for p in w.coord.pending if p.id == a.checkpoint)
-        if p.completing and p.completing[0] and p.declined >> a.task & 1:
+        if p.falling_back and p.declined >> a.task & 1:
             return (f"the coordinator receives {names[a.task]}'s late ack of checkpoint {a.checkpoint}, whose timeout"
                     " marked it declined, while the coordinators fall back; the pending checkpoint takes it"), ev
         return f"the coordinator receives {names[a.task]}'s ack of checkpoint {a.checkpoint}", ev
@@ -402,7 +403,7 @@ def _side_effects(model, names, w: World, nxt: World, a: Action) -> list[Event]:
             ev.append(Event(names[t], None, f"snapshot {cp}", "barrier"))
     judged = {p.id: p for p in w.coord.pending if not p.completing}
     for p in nxt.coord.pending:  # FLIP-600: every task responded, the checkpoint judged regional, its completion waiting
-        if p.completing and p.id in judged and not p.completing[0]:
+        if p.completing and p.id in judged and RegionalCheckpointHandler.stuck(p):
             ev.append(Event(COORDINATOR, None, f"checkpoint {p.id} STUCK", "regional",
                             f"every task has responded: checkpoint {p.id} is judged regional, but taking a failed"
                             " subtask's fallback state throws (an index the fallback checkpoint does not have), and"

@@ -12,7 +12,7 @@ from functools import lru_cache
 from ckptcheck.model.actions import Ack, Decline, LastAck, Rescale, Restore, Timeout
 from ckptcheck.model.coordinator import pending_of
 from ckptcheck.model.protocol import FlinkModel
-from ckptcheck.model.regional import STUCK
+from ckptcheck.model.regional import RegionalCheckpointHandler
 from ckptcheck.model.topology import StateKind
 from ckptcheck.model.world import FAILED, FINISHED, RUNNING, Completed, World
 
@@ -173,7 +173,7 @@ def pending_checkpoints_resolve(m: FlinkModel, w: World) -> str | None:
     job's ``bounded-job-completes`` reports the same as a job that cannot finish)."""
     for p in w.coord.pending:
         why = (": it was judged regional, taking a failed subtask's fallback state threw, and nothing caught it"
-               if p.completing == STUCK else "")
+               if RegionalCheckpointHandler.stuck(p) else "")
         return (f"no progress is possible but checkpoint {p.id} is still pending{why}; no further checkpoint is"
                 " triggered until a failover")
     return None
@@ -248,7 +248,7 @@ def w_split_returns_live(m, prev: World, a, nxt: World) -> str | None:
     held = [s for s in back if any(ts.split == s and ts.status == RUNNING for ts in nxt.tasks)]
     if not held:
         return None
-    waiting = [p.id for p in nxt.coord.pending if p.completing and p.completing[0]]
+    waiting = [p.id for p in nxt.coord.pending if p.falling_back]
     cp = waiting[0] if waiting else nxt.coord.store[-1].id
     return f"regional checkpoint {cp} returned split {held[0]} to the live enumerator while a reader holds it"
 
@@ -389,7 +389,7 @@ def w_late_ack_while_coordinators_fall_back(m, prev: World, a, nxt: World) -> st
     if type(a) is not Ack:
         return None
     p = pending_of(prev.coord, a.checkpoint)
-    if p is None or not p.completing or not p.completing[0] or not p.declined >> a.task & 1:
+    if p is None or not p.falling_back or not p.declined >> a.task & 1:
         return None
     what = ("replaces its fallback state" if m.design.regional_completion == "futures-late-ack-overwrites"
             else "is discarded at the completion")
