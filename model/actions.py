@@ -237,6 +237,17 @@ class FailTask(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class JobManagerFailover(Action):
+    """Fault: the JobManager fails and, with high availability, a new leader recovers the job
+    (``Dispatcher`` -> ``JobMaster``): every subtask is cancelled, a new execution graph with a new
+    ``CheckpointCoordinator`` is built on the completed checkpoints recovered from the HA store,
+    and every subtask is deployed with the state of checkpoint ``checkpoint`` (0: none)."""
+
+    checkpoint: int
+    fault: ClassVar[bool] = True
+
+
+@dataclass(frozen=True, slots=True)
 class LoseNotification(Action):
     """Fault: a coordinator RPC to a subtask is lost."""
 
@@ -289,6 +300,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         Decline,
         Timeout,
         FailTask,
+        JobManagerFailover,
         LoseNotification,
         DeleteSnapshot,
         AssignSplit,

@@ -378,6 +378,20 @@ class CheckpointCoordinator(TriggerMixin, Component):
         if tx.coord.pending:
             tx.coord = tx.coord._replace(pending=())
 
+    def recover(self, tx: Tx) -> None:
+        """A new ``CheckpointCoordinator`` after a JobManager failover
+        (``DefaultExecutionGraphBuilder.buildGraph`` with the recovered
+        ``CompletedCheckpointStore`` and ``CheckpointIDCounter``): nothing pending, the
+        ``CheckpointFailureManager``'s counter at 0; the store as the HA store kept it
+        (``DefaultCompletedCheckpointStoreUtils.retrieveCompletedCheckpoints``) and ids
+        continuing (the HA ``CheckpointIDCounter``); the ``SharedStateRegistry`` rebuilt from the
+        retained checkpoints (``SharedStateRegistry.recovered``); FLIP-600's handler new
+        (``RegionalCheckpointHandler.recovered``).  The split enumerator and its gateways are
+        reset by the restore that follows (``SplitEnumerator.on_restore``)."""
+        tx.coord = tx.coord._replace(pending=(), failed_count=0, restore_failure="")
+        self.registry.recovered(tx)
+        self.regional.recovered(tx)
+
     def suspend(self, tx: Tx) -> None:
         """``Scope.suspend_on_failure``: the JobManager processes a task failure.  Flink 2.3's
         ``ExecutionTrackingCheckpointCoordinatorDeActivator.onStateUpdate`` sees an execution

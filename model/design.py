@@ -150,6 +150,16 @@ KNOBS: tuple[Knob, ...] = (
         ("none", "latest-reported", "final", "replayed-after-restart"),
     ),
     Knob(
+        "regional_counter_on_recovery",
+        str,
+        "reset",
+        "FLIP-600: the consecutive-regional counter and force flag of the handler of a new CheckpointCoordinator "
+        "(a JobManager failover). reset: 0 and not forced, as PR #28963's RegionalCheckpointHandler fields start "
+        "(4e12013); from-store: read back from the recovered store (the longest refCheckpointId chain of the latest "
+        "checkpoint), forced global when it reaches region.max-consecutive-failures",
+        ("reset", "from-store"),
+    ),
+    Knob(
         "own_state_commit_bound",
         bool,
         False,
@@ -420,6 +430,7 @@ class Design:
     forced_global_failure_resets_counter: bool = True
     global_checkpoint_at_end_of_input: bool = True
     fallback_notice_at_task: str = "final"
+    regional_counter_on_recovery: str = "reset"
     retention_follows_refs: bool = True
     own_state_commit_bound: bool = False
     coordinator_region_fallback: str = "fallback"

@@ -211,6 +211,31 @@ class FailoverStrategy(Component):
             elif part == GLOBAL_COMMITTER:
                 self.global_committer.commit(tx, t, cp)
 
+    def may_fail_over_jobmanager(self, w: World) -> bool:
+        """Can the JobManager fail over now?  While the job runs: not once every subtask
+        finished (the job is done), nor once the stop's savepoint completed (the job ends)."""
+        return not w.coord.savepoint and any(ts.status != FINISHED for ts in w.tasks)
+
+    def jobmanager_failover(self, tx: Tx) -> None:
+        """``JobManagerFailover``: the JobManager fails; with high availability a new leader
+        recovers the job.  Every subtask is cancelled (their TaskManagers lose the leader), the
+        old coordinator's pending checkpoints go with it, acknowledgements in flight to it are
+        lost; then a new ``CheckpointCoordinator`` (``CheckpointCoordinator.recover``) restores
+        the latest completed checkpoint to every subtask
+        (``DefaultExecutionGraphFactory.createAndRestoreExecutionGraph`` ->
+        ``CheckpointCoordinator.restoreInitialCheckpointIfPresent``, which runs
+        ``VertexFinishedStateChecker``, as a user's restore does).  Abstractions: cancellation,
+        the new leader's election and the redeployment are one step (a failure in between is a
+        failure of the recovered job right after it); the pending checkpoints' files, which the
+        old JobManager never discards, are deleted (no checkpoint can refer to them)."""
+        everyone = frozenset(range(self.topo.n_tasks))
+        self.fail(tx, everyone)
+        self.coordinator.abort_for_failover(tx, everyone)
+        tx.files = remove_sorted(tx.files, *((cp, t) for t, cp, _ in tx.acks))
+        tx.acks = ()
+        self.coordinator.recover(tx)
+        self.restore(tx, user_restore=True)
+
     def rescaled_vertices(self, latest) -> frozenset[int]:
         """``Scope.rescaled_tasks_decline``: the vertices whose subtasks restore ``latest``'s
         channel state at a new parallelism (the scope's rescaled vertices, when ``latest`` was

@@ -153,7 +153,8 @@ class Footprints:
         scope, used = self.model.scope, w.used
         if (scope.bounded or w.coord.next_id <= scope.max_checkpoints or w.coord.pending or w.acks
                 or used.failures < scope.max_failures or used.declines < scope.max_declines
-                or used.timeouts < scope.max_timeouts or used.rescales < scope.max_rescales or used.lost < scope.max_lost_notifications):
+                or used.timeouts < scope.max_timeouts or used.rescales < scope.max_rescales or used.lost < scope.max_lost_notifications
+                or used.jm_failovers < scope.max_jm_failovers):
             return False
         for ts in w.tasks:
             if ts.inbox or ts.uc or ts.sending or ts.status == FAILED or ts.replay:
@@ -280,7 +281,8 @@ class Footprints:
         """May a fault, a rescale or a stop still come after ``w`` (each touches everything)?"""
         scope, used = self.model.scope, w.used
         return (used.failures < scope.max_failures or used.declines < scope.max_declines or used.timeouts < scope.max_timeouts
-                or used.rescales < scope.max_rescales or used.lost < scope.max_lost_notifications or bool(scope.stop_with_savepoint))
+                or used.rescales < scope.max_rescales or used.lost < scope.max_lost_notifications or bool(scope.stop_with_savepoint)
+                or used.jm_failovers < scope.max_jm_failovers)
 
     def _completion_nes(self, w: World, members) -> list | None:
         """A necessary enabling set of the pending checkpoint's completion: the acknowledgement
@@ -337,7 +339,7 @@ class Footprints:
         ones themselves among them): one per kind and subject that can still occur.  A fault
         whose budget is spent never comes back (budgets only grow); a restore needs a failed
         subtask or a fault to come."""
-        from .actions import CoordinatorsFellBack, Decline, FailTask, Rescale, Timeout, TriggerAfterClose
+        from .actions import CoordinatorsFellBack, Decline, FailTask, JobManagerFailover, Rescale, Timeout, TriggerAfterClose
 
         model, scope, topo = self.model, self.model.scope, self.model.topo
         used = w.used
@@ -374,10 +376,11 @@ class Footprints:
         if scope.instant_acks:
             out.append(LastAck(0))
         faults = ((used.failures < scope.max_failures, FailTask(0)), (used.declines < scope.max_declines, Decline(0, 0)),
-                  (used.timeouts < scope.max_timeouts, Timeout(0)), (used.rescales < scope.max_rescales, Rescale(0)))
+                  (used.timeouts < scope.max_timeouts, Timeout(0)), (used.rescales < scope.max_rescales, Rescale(0)),
+                  (used.jm_failovers < scope.max_jm_failovers, JobManagerFailover(0)))
         coming = [f for ok, f in faults if ok]
         out.extend(coming)
-        if any(isinstance(f, (FailTask, Decline, Timeout, Rescale)) for f in coming) or any(ts.status == FAILED for ts in w.tasks):
+        if any(isinstance(f, (FailTask, Decline, Timeout, Rescale, JobManagerFailover)) for f in coming) or any(ts.status == FAILED for ts in w.tasks):
             out.append(Restore(0))
         if scope.bounded or w.coord.next_id <= scope.max_checkpoints:  # a bounded job's final checkpoints come after the budget
             out.append(TriggerCheckpoint(0))

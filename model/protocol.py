@@ -47,6 +47,7 @@ from .actions import (
     EndOfInput,
     EndOfRecovery,
     FailTask,
+    JobManagerFailover,
     FinishReported,
     LastAck,
     LoseNotification,
@@ -480,6 +481,9 @@ class FlinkModel(EnabledMixin):
             tx.used = tx.used._replace(failures=tx.used.failures + 1)
             self.failover.fail(tx, victims)
             return self._remember(w, victims, tx.freeze())
+        elif kind is JobManagerFailover:
+            tx.used = tx.used._replace(jm_failovers=tx.used.jm_failovers + 1)
+            self.failover.jobmanager_failover(tx)
         elif kind is DeleteSnapshot:
             self.store.delete_snapshot(tx)
         elif kind is LoseNotification:

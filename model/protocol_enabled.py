@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import cached_property, partial
 from typing import Callable
 
-from .actions import (Ack, Action, AlignmentTimeout, CoordinatorsFellBack, Decline, DeleteSnapshot, Deliver, EndOfRecovery, FailTask,
+from .actions import (Ack, Action, AlignmentTimeout, CoordinatorsFellBack, Decline, DeleteSnapshot, Deliver, EndOfRecovery, FailTask, JobManagerFailover,
                       FinishReported, LastAck, LoseNotification, Notify, ReadHead, Rescale, Restore, ResumeFromSavepoint, StopWithSavepoint, Timeout,
                       TriggerAfterClose, TriggerCheckpoint)
 from .task import priority_index
@@ -65,7 +65,8 @@ class EnabledMixin:
                   else [partial(self._deliveries, ch.id) for ch in self.topo.channels])
         return (self.source.enabled, *inputs, self._coordinator_actions, self._acknowledgements,
                 *(partial(self._inbox_actions, t) for t in range(n)), self._recovery_actions,
-                self._declines, self._timeouts, self._failures, self._lost_notifications, self._snapshot_deletion)
+                self._declines, self._timeouts, self._failures, self._jobmanager_failovers, self._lost_notifications,
+                self._snapshot_deletion)
 
     def _deliveries(self, c: int, w: World, out: list[Action]) -> None:
         """Aligned checkpoints: channel ``c``'s head, if its consumer may read it."""
@@ -172,6 +173,11 @@ class EnabledMixin:
         for t, ts in enumerate(tasks):
             if ts.status == RUNNING and (deployed is None or deployed(w, t)):
                 out.append(FailTask(t))
+
+    def _jobmanager_failovers(self, w: World, out: list[Action]) -> None:
+        """Fault: the JobManager fails over, within the scope's budget."""
+        if w.used.jm_failovers < self.scope.max_jm_failovers and self.failover.may_fail_over_jobmanager(w):
+            out.append(JobManagerFailover(self.failover.restore_checkpoint(w)))
 
     def _lost_notifications(self, w: World, out: list[Action]) -> None:
         """Fault: the RPC at the head of a subtask's inbox is lost, within the budget."""

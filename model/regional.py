@@ -411,6 +411,39 @@ class RegionalCheckpointHandler(Component):
             return fallback.snapshots[olds[i]], {f for f in fallback.files if f[1] == olds[i]}
         return (EMPTY_SNAPSHOT, set()) if rule == "by-index-empty" else None
 
+    def recovered(self, tx: Tx) -> None:
+        """The handler of a new ``CheckpointCoordinator`` (a JobManager failover).  PR #28963 keeps
+        the counter and the force flag in fields of the handler the coordinator creates
+        (``consecutiveRegionalCheckpointCount = 0``, ``forceGlobalNextCheckpoint = false`` at
+        4e12013), so the new one starts at 0, not forced (``regional_counter_on_recovery =
+        "reset"``), whatever chain of refCheckpointIds the restored checkpoint already has.
+        ``"from-store"``: the counter is read back from the recovered store, as the longest
+        chain of refCheckpointId hops in the latest completed checkpoint (what the next regional
+        completion extends), and forces the next checkpoint global when that reaches the
+        maximum."""
+        if not self.design.regional_checkpoints:
+            return
+        count = 0
+        if self.design.regional_counter_on_recovery == "from-store" and tx.coord.store:
+            count = self.chain_depth(tx.coord.store, tx.coord.store[-1])
+        tx.coord = tx.coord._replace(
+            consecutive_regional=count,
+            force_global=self.design.force_global_after_max and count >= self.design.max_consecutive_regional and count > 0)
+
+    @staticmethod
+    def chain_depth(store: tuple, c: Completed) -> int:
+        """The most refCheckpointId hops from ``c`` for any subtask, through the checkpoints of
+        ``store`` (a chain into a checkpoint at another parallelism ends there)."""
+        by_id = {x.id: x for x in store}
+        deepest = 0
+        for t in range(len(c.snapshots)):
+            hops, cur = 0, c
+            while cur is not None and cur.refs and len(cur.refs) == len(c.snapshots) and cur.refs[t]:
+                hops += 1
+                cur = by_id.get(cur.refs[t])
+            deepest = max(deepest, hops)
+        return deepest
+
     def fallback_notice_id(self, tx: Tx, t: int, fallback: Completed) -> int:
         """The id a failed-region task's notice carries (PR step 8: the fallback id): the task
         commits up to it.  With ``own_state_commit_bound``, the checkpoint that really holds the

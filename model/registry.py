@@ -241,6 +241,21 @@ class SharedStateRegistry(Component):
         if c.refs:
             self.advance(tx, tuple(f for f in c.files if c.refs[f[1]]), c.id)
 
+    def recovered(self, tx: Tx) -> None:
+        """The registry of a new JobManager: ``registerAllAfterRestored`` registers the shared
+        files of every retained checkpoint under that checkpoint's id, so a file's last use is
+        the newest retained checkpoint that refers to it; what only the old JobManager's pending
+        checkpoints registered is gone (their files stay on the file system, unreferenced: Flink
+        leaks them; the model deleted them with the pending checkpoints)."""
+        if not self.active:
+            return
+        used: dict = {}
+        for c in tx.coord.store:
+            for f in c.files:
+                if self.incremental[f[1]] and f[0] < c.id:
+                    used[f] = max(used.get(f, 0), c.id)
+        tx.reused = tuple(sorted(used.items()))
+
     def unregister_unused(self, tx: Tx, lowest: int) -> None:
         """``unregisterUnusedState(lowest)``: delete every shared file last used before the oldest
         retained checkpoint, ``lowest``."""

@@ -26,6 +26,9 @@ class Scope:
     max_declines: int = 1
     max_timeouts: int = 0
     max_lost_notifications: int = 1
+    # JobManager failovers (``JobManagerFailover``, an HA setup): the JobManager process fails and a
+    # new one recovers the job from the HA store with a new CheckpointCoordinator
+    max_jm_failovers: int = 0
     channel_capacity: int = 0  # records a producer's subpartition holds (0: unbounded); a full one backpressures its producer
     input_buffers: int = 0  # unaligned: records an input channel holds before its consumer reads them (0: read from the subpartition)
     rescale: tuple = ()  # ((vertex name, new parallelism), ...): the parallelism a ``Rescale`` restarts the job with
@@ -151,6 +154,7 @@ class Scope:
             f" ({'bounded' if self.bounded else 'unbounded'}), at most {self.max_checkpoints} checkpoint(s)"
             f" before end of input; faults: at most {self.max_failures} failure(s), {self.max_declines} decline(s),"
             f" {self.max_timeouts} timeout(s), {self.max_lost_notifications} lost notification(s)"
+            + (f", {self.max_jm_failovers} JobManager failover(s)" if self.max_jm_failovers else "")
             + (f"; subpartitions hold {self.channel_capacity} record(s)" if self.channel_capacity else "")
             + (f"; the records of a split share {self.keys_per_split} key(s)" if self.keys_per_split else "")
             + (f", input channels {self.input_buffers}" if self.input_buffers else "")

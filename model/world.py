@@ -240,6 +240,7 @@ class Budget(NamedTuple):
     lost: int = 0
     rescales: int = 0  # restarts at another parallelism so far: the world's parallelism is the job's when even
     stops: int = 0  # stop-with-savepoint requests so far
+    jm_failovers: int = 0  # JobManager failovers so far
 
 
 class World(NamedTuple):

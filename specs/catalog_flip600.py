@@ -1,5 +1,5 @@
 """The catalog's entries for FLIP-600 regional checkpoints: ``FLIP600_CATALOG`` (K1-K7, the
-flaws the proposal's thread names) and ``FINDINGS`` (F1-F3, what the model found in the design
+flaws the proposal's thread names) and ``FINDINGS`` (F1-F4, what the model found in the design
 as proposed), with their scope and variant class."""
 
 from __future__ import annotations
@@ -282,6 +282,24 @@ FINDINGS: tuple[Entry, ...] = (
         _flip600_scope(job="sources-2", checkpoints=5, declines=4),
         "seed 000, Raorao (26 Jun 2026): 'The reference chain can only grow as deep as "
         "maxConsecutiveFailures'; Tier 2: 'The counter is then reset'",
+        FLIP600,
+    ),
+    Entry(
+        "F4-new-coordinator-resets-the-chain-bound",
+        FLIP600.with_(
+            name="F4-new-coordinator-resets-the-chain-bound",
+            regional_counter_on_recovery="reset",
+            description="The consecutive-regional counter and the force flag live in the coordinator's handler: "
+            "after a JobManager failover the new coordinator starts at 0, not forced, so regional checkpoints "
+            "follow a restored checkpoint that already refers back to the limit.",
+        ),
+        "ref-chain-bounded",
+        scope("sources-2", records_per_split=0, bounded=False, max_checkpoints=5, max_failures=0, max_declines=4,
+              max_timeouts=0, max_lost_notifications=0, max_jm_failovers=1),
+        "PR #28963 RegionalCheckpointHandler at 4e12013 (consecutiveRegionalCheckpointCount = 0, "
+        "forceGlobalNextCheckpoint = false: fields of the handler a CheckpointCoordinator creates); "
+        "DefaultExecutionGraphFactory.createAndRestoreExecutionGraph builds a new coordinator on every JobManager "
+        "failover (review-fidelity 5.3)",
         FLIP600,
     ),
 )

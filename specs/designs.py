@@ -104,11 +104,12 @@ FLIP600_PR = FLIP600_PROPOSED.with_(
 FLIP600 = FLIP600_PROPOSED.with_(
     name="flip600-regional",
     description=(
-        "FLIP-600 regional checkpoints as proposed, with the three corrections this model "
-        "found necessary (catalog F1-F3): a task's final checkpoint must hold its own state (a "
+        "FLIP-600 regional checkpoints as proposed, with the four corrections this model "
+        "found necessary (catalog F1-F4): a task's final checkpoint must hold its own state (a "
         "fallback notice does not finish it); a task commits only up to the checkpoint that holds "
         "its own state (fallback and abort notices follow refCheckpointId); a forced global "
-        "checkpoint that fails keeps the next one forced."
+        "checkpoint that fails keeps the next one forced; the coordinator of a new JobManager reads "
+        "the consecutive count back from the recovered store."
     ),
     origin="seed 000 and PR #28963, corrected: Roman (19 Jun 2026) 'the final checkpoint must always "
     "be acked by all subtasks/regions' and 'we would not allow this particular failed region to fail "
@@ -116,6 +117,7 @@ FLIP600 = FLIP600_PROPOSED.with_(
     fallback_notice_at_task="none",
     own_state_commit_bound=True,
     forced_global_failure_resets_counter=False,
+    regional_counter_on_recovery="from-store",
 )
 
 FLIP600_FILE_MERGING = FLIP600.with_(

@@ -185,6 +185,28 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
         ),
     ),
     FindingScope(
+        "jobmanager-failover",
+        chain_scope().with_(max_checkpoints=4, max_declines=3, max_jm_failovers=1),
+        "regional checkpoints in a row, then a JobManager failover (review-fidelity 5.3, catalog F4)",
+        (
+            Fix(
+                "ref-chain-bounded",
+                "the consecutive counter and the force flag are fields of the RegionalCheckpointHandler each new "
+                "CheckpointCoordinator creates (PR #28963 at 4e12013: consecutiveRegionalCheckpointCount = 0, "
+                "forceGlobalNextCheckpoint = false); a JobManager failover builds a new coordinator "
+                "(DefaultExecutionGraphFactory.createAndRestoreExecutionGraph), which counts from 0 on a restored "
+                "checkpoint that already refers back max-consecutive-failures times",
+                FLIP600_PR.with_(name="flip600-pr-fix-jm-failover", forced_global_failure_resets_counter=False,
+                                 regional_counter_on_recovery="from-store"),
+                "read the count back from the recovered store (the longest refCheckpointId chain of the latest "
+                "checkpoint), or persist it with the checkpoint's metadata",
+            ),
+        ),
+        settings=(("forced_global_failure_resets_counter", False),),
+        settings_why=("tier 2's reset (scope tier-2-reset) reaches the same violation on its own; kept off so that the "
+                      "path found is the JobManager failover's"),
+    ),
+    FindingScope(
         "abort-replay-commit",
         abort_replay_scope(),
         "a failed-region sink told of a later abort (review row B13, 'The three corrections vs the PR' 2)",

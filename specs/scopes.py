@@ -124,11 +124,12 @@ def regional_chain_scope() -> Scope:
     five checkpoints and four declines, so that regional checkpoints refer back through a
     ``refCheckpointId`` of a ``refCheckpointId`` (a chain of two hops and more) until tier 1
     forces a global one, and a decline of a forced checkpoint counts toward tier 2 (catalog
-    entries K5 and F3).  The first two default scopes allow one decline, so their chains stop at
-    one hop.  A default scope of the regional designs whose failure ratio lets one of two
+    entries K5 and F3); and a JobManager failover, whose new coordinator starts its count
+    afresh or from the store (F4).  The first two default scopes allow one decline, so their
+    chains stop at one hop.  A default scope of the regional designs whose failure ratio lets one of two
     regions fail (with a lower ratio a regional checkpoint of ``sources-2`` never completes)."""
     return scope("sources-2", records_per_split=0, bounded=False, max_checkpoints=5, max_failures=0, max_declines=4,
-                 max_timeouts=0, max_lost_notifications=0)
+                 max_timeouts=0, max_lost_notifications=0, max_jm_failovers=1)
 
 
 def regional_rescale_scope() -> Scope:

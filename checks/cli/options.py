@@ -271,6 +271,8 @@ def add_scope_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--declines", type=nonneg, default=None, help="checkpoint declines")
     g.add_argument("--timeouts", type=nonneg, default=None, help="checkpoint timeouts")
     g.add_argument("--lost-notifications", type=nonneg, default=None, help="lost coordinator RPCs")
+    g.add_argument("--jm-failovers", type=nonneg, default=None,
+                   help="JobManager failovers (HA): a new JobManager recovers the job with a new CheckpointCoordinator")
     g.add_argument("--channel-capacity", type=nonneg, default=None,
                    help="records a subpartition holds (0: unbounded); a full one backpressures its producer")
     g.add_argument("--input-buffers", type=nonneg, default=None,
@@ -354,6 +356,7 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
         max_declines=pick(args.declines, d.max_declines),
         max_timeouts=pick(args.timeouts, d.max_timeouts),
         max_lost_notifications=pick(args.lost_notifications, d.max_lost_notifications),
+        max_jm_failovers=pick(args.jm_failovers, d.max_jm_failovers),
         channel_capacity=pick(args.channel_capacity, d.channel_capacity),
         input_buffers=pick(args.input_buffers, d.input_buffers),
         rescale=tuple(args.rescale) if args.rescale else (d.rescale if args.job is None else ()),
@@ -372,7 +375,7 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
 
 
 SCOPE_OPTIONS = ("job", "records", "unbounded", "bounded", "checkpoints", "failures", "declines", "timeouts",
-                 "lost_notifications", "channel_capacity", "input_buffers", "rescale", "repattern", "keys_per_split",
+                 "lost_notifications", "jm_failovers", "channel_capacity", "input_buffers", "rescale", "repattern", "keys_per_split",
                  "staggered_triggers", "stop_with_savepoint", "instant_acks", "spanning_records", "rpcs_overtake",
                  "late_finish_reports", "rescaled_tasks_decline", "suspend_on_failure", "rescales")
 
@@ -398,6 +401,7 @@ def scope_named(args) -> bool:
 _OPTION_OF = (
     ("records_per_split", "--records"), ("max_checkpoints", "--checkpoints"), ("max_failures", "--failures"),
     ("max_declines", "--declines"), ("max_timeouts", "--timeouts"), ("max_lost_notifications", "--lost-notifications"),
+    ("max_jm_failovers", "--jm-failovers"),
     ("channel_capacity", "--channel-capacity"), ("input_buffers", "--input-buffers"), ("keys_per_split", "--keys-per-split"),
     ("max_rescales", "--rescales"),
 )

@@ -20,6 +20,7 @@ from ckptcheck.model.actions import (
     EndOfInput,
     EndOfRecovery,
     FailTask,
+    JobManagerFailover,
     FinishReported,
     LastAck,
     LoseNotification,
@@ -349,6 +350,17 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
         others = [names[t] for t in failed if t != a.task]
         tail = f"; its failover cancels {', '.join(others)}" if others else ""
         return f"FAULT: {names[a.task]} fails{tail}", ev
+    if kind is JobManagerFailover:
+        src = f"checkpoint {a.checkpoint}" if a.checkpoint else "no checkpoint (the initial state)"
+        ev.append(Event(COORDINATOR, None, f"JobManager failover: restore {src}", "fault"))
+        text = (f"FAULT: the JobManager fails over; every subtask is cancelled, the pending checkpoints are gone, and the"
+                f" new JobManager's coordinator restores {src} to every subtask")
+        if model.design.regional_checkpoints:
+            text += (f" (FLIP-600: {w.coord.consecutive_regional} regional checkpoint(s) in a row before, the new handler"
+                     f" counts {nxt.coord.consecutive_regional}{', forced global' if nxt.coord.force_global else ''})")
+        if nxt.coord.restore_failure and not w.coord.restore_failure:
+            text += f"; the restore fails: {nxt.coord.restore_failure}"
+        return text, ev
     if kind is LoseNotification:
         ev.append(Event(COORDINATOR, names[a.task], f"{a.kind} {a.checkpoint} (lost)", "fault"))
         return f"FAULT: the {a.kind} notification of checkpoint {a.checkpoint} to {names[a.task]} is lost", ev

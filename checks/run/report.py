@@ -20,7 +20,8 @@ from .results import CheckResult
 from .trace import load_trace_file, replay, trace_document, write_text_atomic
 
 
-FAULTS = ("Decline", "FailTask", "Timeout", "LoseNotification", "AlignmentTimeout", "Rescale", "StopWithSavepoint")
+FAULTS = ("Decline", "FailTask", "Timeout", "LoseNotification", "AlignmentTimeout", "Rescale", "StopWithSavepoint",
+          "JobManagerFailover")
 
 
 def cause_of(actions: list, step: int) -> int | None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ckptcheck.model.actions import Ack, Action, Decline, Deliver, EmitRecord, FailTask, Notify, Restore, TriggerAfterClose
+from ckptcheck.model.actions import (Ack, Action, Decline, Deliver, EmitRecord, FailTask, JobManagerFailover, Notify, Restore,
+                                     TriggerAfterClose)
 from ckptcheck.model.partitioner import record_key_group
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.redistribution import key_group_range
@@ -370,6 +371,14 @@ def w_failover(m, prev, a, nxt) -> str | None:
     if type(a) is FailTask:
         n = sum(1 for ts in nxt.tasks if ts.status == FAILED)
         return f"{m.topo.names[a.task]} failed; {n} subtask(s) cancelled"
+    return None
+
+
+def w_jobmanager_failover(m, prev, a, nxt) -> str | None:
+    """A JobManager failover whose new coordinator restores a completed checkpoint."""
+    if type(a) is JobManagerFailover and a.checkpoint > 0:
+        return (f"the JobManager fails over; its successor's new coordinator restores checkpoint {a.checkpoint} to every"
+                f" subtask{' (' + nxt.coord.restore_failure + ')' if nxt.coord.restore_failure else ''}")
     return None
 
 

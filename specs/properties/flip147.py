@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from ckptcheck.model.actions import (Ack, Deliver, LastAck, Rescale, Restore, ResumeFromSavepoint, TriggerAfterClose,
+from ckptcheck.model.actions import (Ack, Deliver, JobManagerFailover, LastAck, Rescale, Restore, ResumeFromSavepoint, TriggerAfterClose,
                                      TriggerCheckpoint)
 from ckptcheck.model.coordinator import pending_of
 from ckptcheck.model.finished_state import ALL_RUNNING, vertex_finished_states
@@ -350,11 +350,12 @@ def w_union_state_abort(m, prev: World, a, nxt: World) -> str | None:
 
 
 def w_user_restore_checks_finished_state(m, prev: World, a, nxt: World) -> str | None:
-    """A restore the user starts (a rescale, a resume from the stop's savepoint) from a
-    checkpoint that holds a finished or partly finished vertex passes
-    ``VertexFinishedStateChecker`` (``model.finished_state``): the check Flink runs on such a
-    restore had something to check, and accepted it."""
-    if type(a) is Rescale:
+    """A restore that runs ``VertexFinishedStateChecker`` (a rescale or a resume from the stop's
+    savepoint, which the user starts, or a JobManager failover's
+    ``restoreInitialCheckpointIfPresent``) from a checkpoint that holds a finished or partly
+    finished vertex passes it (``model.finished_state``): the check Flink runs on such a restore
+    had something to check, and accepted it."""
+    if type(a) is Rescale or type(a) is JobManagerFailover:
         c = prev.coord.store[-1] if prev.coord.store else None
     elif type(a) is ResumeFromSavepoint:
         c = prev.coord.savepoint or None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ckptcheck.model.actions import Ack, Decline, LastAck, Rescale, Restore, Timeout
+from ckptcheck.model.actions import Ack, Decline, JobManagerFailover, LastAck, Rescale, Restore, Timeout
 from ckptcheck.model.coordinator import pending_of
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.regional import RegionalCheckpointHandler
@@ -161,6 +161,17 @@ def w_fallback_notice_survives_restart(m, prev: World, a, nxt: World) -> str | N
         if p.held and n.inbox:
             return (f"{m.topo.names[t]} restarts and gets again the notice of regional checkpoint {p.held[0][1]} its failed"
                     " attempt had not processed")
+    return None
+
+
+def w_new_coordinator_after_regional(m, prev: World, a, nxt: World) -> str | None:
+    """FLIP-600 across a JobManager failover: the old coordinator had counted regional
+    completions in a row; the new one starts with the count ``regional_counter_on_recovery``
+    gives."""
+    if type(a) is JobManagerFailover and prev.coord.consecutive_regional > 0:
+        return (f"the JobManager fails over after {prev.coord.consecutive_regional} regional checkpoint(s) in a row; the new"
+                f" coordinator counts {nxt.coord.consecutive_regional}"
+                f"{', forced global' if nxt.coord.force_global else ''}")
     return None
 
 
