@@ -20,6 +20,7 @@ from .component import Component, declares_alike
 from .coordinator import CheckpointCoordinator
 from .failover import FailoverStrategy
 from .gateway import OperatorCoordinatorHolder
+from .local_state import TaskLocalStateStore
 from .nullstate import NullStateRecovery
 from .partitioner import StreamPartitioner
 from .regional import RegionalCheckpointHandler
@@ -83,8 +84,8 @@ KNOBS: tuple[Knob, ...] = (
         int,
         1,
         "execution.checkpointing.max-concurrent-checkpoints: how many checkpoints may be pending at once; a "
-        "completion aborts the older pending ones (CHECKPOINT_SUBSUMED). Not with regional_checkpoints or the "
-        "aligned-timeout mode",
+        "completion aborts the older pending ones (CHECKPOINT_SUBSUMED), a regional one too (PR #28963 "
+        "completeRegionalCheckpoint: dropSubsumedCheckpoints). Not with the aligned-timeout mode",
         minimum=1,
     ),
     Knob("num_retained", int, 1, "execution.checkpointing.num-retained (completed checkpoints kept)", minimum=1),
@@ -148,6 +149,17 @@ KNOBS: tuple[Knob, ...] = (
         "'delivered via the same task-side checkpoint-complete RPC path'; its StreamTask change is not indexed "
         "(review row N4), so the findings report searches every reading",
         ("none", "latest-reported", "final", "replayed-after-restart"),
+    ),
+    Knob(
+        "regional_limit_checked_at",
+        str,
+        "trigger",
+        "FLIP-600 (without forced_checkpoint_waits) with concurrent checkpoints: which checkpoints tier 1 forces "
+        "global once the consecutive count reaches region.max-consecutive-failures. trigger: those triggered from "
+        "then on (the thread's 'the next checkpoint'), so one triggered before and judged after may still complete "
+        "regionally; evaluation: every checkpoint judged while the count is at the maximum. With one checkpoint at a "
+        "time the two agree. (Under forced_checkpoint_waits the flag is read at the evaluation, as PR #28963 does.)",
+        ("trigger", "evaluation"),
     ),
     Knob(
         "regional_counter_on_recovery",
@@ -329,6 +341,26 @@ KNOBS: tuple[Knob, ...] = (
         ("first-checkpoint", "independent-checkpoint"),
     ),
     Knob(
+        "local_recovery",
+        bool,
+        False,
+        "state.backend.local-recovery: each task manager keeps a local copy of its subtasks' snapshots, and a "
+        "restore of checkpoint c on it reads the copy of c in place of the job manager's state "
+        "(TaskLocalStateStoreImpl, TaskStateManagerImpl.prioritizedOperatorState); Flink's default is off",
+    ),
+    Knob(
+        "local_recovery_rule",
+        str,
+        "as-flink",
+        "with local_recovery and FLIP-600, what keeps a failed-region subtask's own local copy of a regional "
+        "checkpoint c (whose state for it is the fallback's) from being restored: nothing (as-flink: the fallback "
+        "notice touches the copies only as fallback_notice_at_task's completion path does); the fallback notice "
+        "drops the copy of c (fallback-drops-copy, as PR #28966's documentation says of "
+        "notifyRegionalCheckpointFallback); or a restore reads the copy of the checkpoint the subtask's state comes "
+        "from, its refCheckpointId (restore-by-ref)",
+        ("as-flink", "fallback-drops-copy", "restore-by-ref"),
+    ),
+    Knob(
         "failover_strategy",
         str,
         "region",
@@ -369,15 +401,16 @@ COMPONENTS: dict[str, type[Component]] = {
     "failover": FailoverStrategy,
     "assignment": StateAssignmentOperation,
     "null_state": NullStateRecovery,
+    "local_state": TaskLocalStateStore,
 }
 
 
 def knob_conflict(knobs: dict[str, Any]) -> str:
     """Why the model cannot run this combination of knob values, or "".  More than one
-    concurrent checkpoint is modelled for the aligned and unaligned modes without FLIP-600: the
-    regional handler keeps its force flags per coordinator, not per pending checkpoint (review
-    row 39), and an aligned-timeout task keeps one snapshot waiting for its timeoutable
-    barriers to leave (``TaskState.sending``)."""
+    concurrent checkpoint is modelled for the aligned and unaligned modes (FLIP-600 included: its
+    handler keeps one counter and one force flag for every pending checkpoint, as PR #28963 does),
+    not for aligned-timeout: such a task keeps one snapshot waiting for its timeoutable barriers
+    to leave (``TaskState.sending``)."""
     if knobs["recovery"] == "null-state":
         if knobs["failover_strategy"] != "full":
             return "recovery 'null-state' restarts the whole job: set failover_strategy 'full'"
@@ -390,8 +423,6 @@ def knob_conflict(knobs: dict[str, Any]) -> str:
     if knobs["incremental_checkpoints"] and (knobs["file_merging"] or knobs["no_claim_restore"]):
         return "incremental_checkpoints is not modelled with file_merging or no_claim_restore (one of them)"
     if knobs["max_concurrent_checkpoints"] > 1:
-        if knobs["regional_checkpoints"]:
-            return "max_concurrent_checkpoints > 1 with regional_checkpoints is not modelled (use 1)"
         if knobs["checkpoint_mode"] == "aligned-timeout":
             return "max_concurrent_checkpoints > 1 with checkpoint_mode 'aligned-timeout' is not modelled (use 1)"
     return ""
@@ -431,6 +462,7 @@ class Design:
     global_checkpoint_at_end_of_input: bool = True
     fallback_notice_at_task: str = "final"
     regional_counter_on_recovery: str = "reset"
+    regional_limit_checked_at: str = "trigger"
     retention_follows_refs: bool = True
     own_state_commit_bound: bool = False
     coordinator_region_fallback: str = "fallback"
@@ -449,6 +481,8 @@ class Design:
     file_merging_keeps_fallback_alive: bool = True
     no_claim_restore: bool = False
     no_claim_delete_after: str = "first-checkpoint"
+    local_recovery: bool = False
+    local_recovery_rule: str = "as-flink"
     recovery: str = "latest"
     # components (compare=False: two designs differ by name and knobs; classes are recorded by name)
     partitioner: type[StreamPartitioner] = field(default=StreamPartitioner, compare=False)
@@ -469,6 +503,7 @@ class Design:
     failover: type[FailoverStrategy] = field(default=FailoverStrategy, compare=False)
     assignment: type[StateAssignmentOperation] = field(default=StateAssignmentOperation, compare=False)
     null_state: type[NullStateRecovery] = field(default=NullStateRecovery, compare=False)
+    local_state: type[TaskLocalStateStore] = field(default=TaskLocalStateStore, compare=False)
 
     def __post_init__(self) -> None:
         for name, base in COMPONENTS.items():

@@ -179,9 +179,13 @@ class FailoverStrategy(Component):
         fully = self.fully_finished(snaps) if latest else ()
         null_checkpoint = self.null_state.null_checkpoint(store) if replay is not None else None
         rescaled = self.rescaled_vertices(latest)
+        local_here = self.local_state.active and latest is not None and self.model.model_of(latest) is self.model
         for t in victims:
             snap = snaps[t] if latest else EMPTY_SNAPSHOT
             old = tx.tasks[t]
+            local = ()
+            if local_here:  # TaskStateManagerImpl.prioritizedOperatorState: the copy of cp, if any, first
+                snap, local = self.local_state.restored(old, cp, snap, latest.refs[t] if latest.refs else 0)
             restored = snap
             if replay is not None:  # FLINK-4120: no FINISHED_ON_RESTORE, the sources replay
                 snap = self.null_state.restored_state(t, snap, replay, null_checkpoint)
@@ -197,6 +201,8 @@ class FailoverStrategy(Component):
             if self.model.two_pc[t]:
                 next_txn = self.sink.initialize_state(tx, t, snap)
             tx.tasks[t] = self.task.fresh(t, snap, cp, next_txn)
+            if local:
+                tx.tasks[t] = tx.tasks[t]._replace(local=local)
             if old.held:  # PR #28966's documentation: the fallback notice "survives task restarts"
                 tx.tasks[t] = tx.tasks[t]._replace(inbox=old.held)
             if self.topo.vertex_of[t] in rescaled:

@@ -21,6 +21,7 @@ composed of the components that hold its rules, one module per Flink component:
 | ``partitioner``        | ``StreamPartitioner``        | ``partitioner.py``| StreamPartitioner / ChannelSelector     |
 | ``assignment``         | ``StateAssignmentOperation`` | ``assignment.py`` | state and channel state at a new parallelism |
 | ``null_state``         | ``NullStateRecovery``        | ``nullstate.py``  | FLINK-4120 (seed 001; not in Flink)     |
+| ``local_state``        | ``TaskLocalStateStore``      | ``local_state.py``| TaskLocalStateStoreImpl (local recovery)|
 
 The design names the class of each component (a variant subclasses one and overrides one
 method); this module only builds them, lists what is enabled (the mixin ``EnabledMixin`` in
@@ -397,6 +398,8 @@ class FlinkModel(EnabledMixin):
                                                              "abort_for_failover", "decline_fails_job")),
                  (self.regional, RegionalCheckpointHandler, ("on_decline",)),
                  (self.failover, FailoverStrategy, ("fail",)))
+        if self.local_state.active:  # the decliner's local copy goes: the successor depends on who declined
+            return False
         return all(getattr(type(part), name) is getattr(base, name) for part, base, names in stock for name in names)
 
     @staticmethod
@@ -467,6 +470,8 @@ class FlinkModel(EnabledMixin):
                 if memo[0] is w and key in memo[1]:
                     return memo[1][key]
             tx.used = tx.used._replace(declines=tx.used.declines + 1)
+            if self.local_state.active:  # its asynchronous part failed: reportTaskStateSnapshots stored no copy
+                self.local_state.abort(tx, a.task, a.checkpoint)
             self.coordinator.receive_decline(tx, a.task, a.checkpoint)
             if key is not None:
                 return self._remember(w, key, tx.freeze())

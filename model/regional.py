@@ -19,9 +19,13 @@ fallback and its failure is counted (``regional_finished_check``, N3); the compl
 the coordinators' fallback while a late acknowledgement can still arrive (``regional_completion``,
 N5).
 
-Abstractions: one pending checkpoint at a time (``max_concurrent_checkpoints`` 1: designs with
-more are refused, since the force flags are per coordinator, review row 39); the failure
-ratio counts the regions of ``regions()``; the enumerator's state correction is
+With more than one concurrent checkpoint (``max_concurrent_checkpoints``) the counter and the
+force flag stay one per handler, as in PR #28963: a checkpoint triggered forced may be judged
+after an older one's tier 2 or global completion cleared the flag (under
+``forced_checkpoint_waits`` the evaluation reads the flag alone, PR step 7), and a regional
+completion aborts the older pending checkpoints (``dropSubsumedCheckpoints``).
+
+Abstractions: the failure ratio counts the regions of ``regions()``; the enumerator's state correction is
 ``SplitEnumerator.state_in_checkpoint``.  BLOCKING-separated regions: the model runs a BLOCKING
 exchange as a pipelined one (its consumers are not held back until the producers finish), so
 ``regions()`` keeps the thread's auto-disable for jobs with such an edge; the PR's reading
@@ -125,7 +129,7 @@ class RegionalCheckpointHandler(Component):
         then ``areAllTasksResponded``: PR #28963 ``CheckpointCoordinator.receiveDeclineMessage``,
         review row B1)."""
         pending = pending_of(tx.coord, cp)
-        if pending.global_only and not self.design.forced_checkpoint_waits:
+        if self.forced(tx, pending) and not self.design.forced_checkpoint_waits:
             self.tier2(tx, pending)
             return
         put_pending(tx, pending._replace(declined=pending.declined | 1 << t))
@@ -150,17 +154,31 @@ class RegionalCheckpointHandler(Component):
         self.coordinator.maybe_finalize(tx, cp)
         return True
 
+    def forced(self, tx: Tx, pending: Pending) -> bool:
+        """The thread's rule (without ``forced_checkpoint_waits``): may ``pending`` not complete
+        regionally?  Its mark at its trigger (``must_be_global``), or, with
+        ``regional_limit_checked_at = "evaluation"``, the count at the maximum now: with
+        concurrent checkpoints, one triggered before the count reached the maximum is judged
+        after it (catalog F5)."""
+        return pending.global_only or (self.design.regional_limit_checked_at == "evaluation" and tx.coord.force_global)
+
     def forced_at_evaluation(self, tx: Tx | World, pending: Pending) -> bool:
         """PR #28963 step 7: is the checkpoint being evaluated forced global (read from a step's
         ``Tx`` or, for a witness, a ``World``: only ``coord`` and ``tasks``)?  The shared flag
         ``forceGlobalNextCheckpoint`` (tier 1), or, under ``end_of_input_rule =
         "finished-sets-force"``, every source FINISHED, which sets that same flag
-        (``checkAllSourcesFinishedAndForceGlobal``, review row B6)."""
-        if pending.global_only or tx.coord.force_global:
+        (``checkAllSourcesFinishedAndForceGlobal``, review row B6).  Without
+        ``forced_checkpoint_waits`` (the thread) the checkpoint's own mark at its trigger counts
+        too; with it (the PR) only the flag as it is now."""
+        waits = self.design.forced_checkpoint_waits
+        if tx.coord.force_global or (pending.global_only and not waits):
             return True
         if self.design.global_checkpoint_at_end_of_input and self.design.end_of_input_rule == "finished-sets-force":
             return self.sources_done(tx.tasks)
-        return False
+        # the PR reads the shared flag alone (step 7), so a checkpoint triggered forced whose flag an
+        # older checkpoint cleared meanwhile is judged as not forced; the thread's end-of-input bit
+        # (``end_of_input_rule = "ended"``) belongs to the checkpoint
+        return waits and pending.global_only and self.design.end_of_input_rule == "ended" and self.sources_done(tx.tasks)
 
     def tier2(self, tx: Tx, pending: Pending) -> None:
         """A forced global checkpoint that some region declined aborts (counted).  Tier 2 (seed
@@ -199,7 +217,8 @@ class RegionalCheckpointHandler(Component):
         ``fallback_notice_id``).
         """
         waits = self.design.forced_checkpoint_waits
-        if pending.global_only and not waits:  # only a timeout brings a forced one here
+        if self.forced(tx, pending) and not waits:  # only a timeout brings a forced one here (or, judged at the
+            # evaluation, a checkpoint the count reached the maximum for since its trigger)
             self.tier2(tx, pending)
             return
         regions, failed, too_many = self.judged_regions(pending)
@@ -296,13 +315,16 @@ class RegionalCheckpointHandler(Component):
         count = coord.consecutive_regional + 1
         tx.coord = coord._replace(
             assignments=assignments,
-            pending=tuple(p for p in coord.pending if p.id != pending.id),
+            pending=tuple(p for p in coord.pending if p.id > pending.id),
             store=coord.store + (Completed(pending.id, tuple(snaps), tuple(sorted(files)), tuple(refs), False, enum),),
             failed_count=0,
             completed_count=coord.completed_count + 1,
             consecutive_regional=count,
             force_global=self.design.force_global_after_max and count >= self.design.max_consecutive_regional,
         )
+        for older in coord.pending:  # dropSubsumedCheckpoints: CHECKPOINT_SUBSUMED, not counted, their tasks told
+            if older.id < pending.id:
+                self.coordinator.notify_aborted(tx, older)
         subsumed = self.store.retain(tx)
         self.open_gateways(tx, pending.id, in_failed)
         for t in range(self.topo.n_tasks):

@@ -179,7 +179,8 @@ def _permute_rest(rest: tuple, perm: Perm) -> tuple:
 def permute_task_field(name: str, value, perm: Perm, t: int):
     """Field ``name`` of subtask ``t``'s state renamed by ``perm`` (it becomes that field of
     subtask ``perm[0][t]``): records name splits, a Sink V2 operator's state names writers and
-    records, an incremental backend's files name subtasks; no other field names either."""
+    records, an incremental backend's files name subtasks, local copies are snapshots; no other
+    field names either."""
     task_map, _chan_map, split_map, roles = perm
     return _task_field(name, value, split_map, roles[t], task_map)
 
@@ -191,13 +192,15 @@ def _task_field(name: str, value, split_map, role: str, task_map):
         return _sink_state(value, role, task_map, split_map) if role else value
     if name == "dbfiles":
         return _files(value, task_map)
+    if name == "local":
+        return tuple((cp, _snap(s, split_map, role, task_map)) for cp, s in value)
     if name in ("uploaded", "inflight"):
         return tuple((cp, tuple(sorted(((c, task_map[t]), (k, task_map[u])) for (c, t), (k, u) in pairs)))
                      for cp, pairs in value)
     return value
 
 
-_TASK_RENAMED = ("processed", "discarded", "sink", "dbfiles", "uploaded", "inflight")
+_TASK_RENAMED = ("processed", "discarded", "sink", "dbfiles", "uploaded", "inflight", "local")
 
 
 def _permute_task(ts, split_map, role: str = "", task_map=()):

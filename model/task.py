@@ -173,6 +173,8 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
             tx.tasks[t] = ts._replace(aborted=max(ts.aborted, cp))
             if self.registry.active:
                 self.registry.on_abort(tx, t, cp)
+            if self.local_state.active:  # TaskStateManagerImpl.notifyCheckpointAborted
+                self.local_state.abort(tx, t, cp)
         self.maybe_finish(tx, t)
 
     def on_trigger_rpc(self, tx: Tx, t: int, cp: int, savepoint: int = 0) -> None:
@@ -206,6 +208,8 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
         a no-op unless an operator overrides it (review row B13)."""
         reading = self.design.fallback_notice_at_task
         operators = self.design.fallback_notice_reaches_operators
+        if self.local_state.active:
+            self.local_state.on_fallback(tx, t, cp)
         if reading == "none":
             if operators:
                 self.sink.commit_up_to(tx, t, own)
@@ -237,3 +241,5 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
             if self.registry.active:
                 self.registry.on_complete(tx, t, cp, upto)
         tx.tasks[t] = tx.tasks[t]._replace(notified=cp, final_done=done)
+        if self.local_state.active:  # SubtaskCheckpointCoordinatorImpl.notifyCheckpoint -> confirmCheckpoint
+            self.local_state.confirm(tx, t, cp)

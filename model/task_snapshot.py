@@ -55,7 +55,10 @@ class SnapshotMixin:
 
     def acknowledge(self, tx: Tx, t: int, cp: int, snap: Snapshot) -> None:
         """The snapshot is written: its acknowledgement goes to the coordinator (with the scope's
-        instant acks it counts at once, ``CheckpointCoordinator.acknowledge_at_once``)."""
+        instant acks it counts at once, ``CheckpointCoordinator.acknowledge_at_once``); with local
+        recovery its local copy is stored first (``TaskStateManagerImpl.reportTaskStateSnapshots``)."""
+        if self.local_state.active:
+            self.local_state.keep(tx, t, cp, snap)
         if self.scope.instant_acks:
             self.coordinator.acknowledge_at_once(tx, t, cp, snap)
             return

@@ -165,6 +165,9 @@ class TaskState(NamedTuple):
     # FLIP-600's reading ``replayed-after-restart`` (``fallback_notice_at_task``): the fallback
     # notices a failed task had not processed, redelivered to its next attempt after the restore
     held: tuple = ()
+    # local recovery (``model.local_state``): the task manager's copies of this subtask's
+    # snapshots, ((checkpoint, Snapshot), ...)
+    local: tuple = ()
 
 
 class Pending(NamedTuple):

@@ -1,5 +1,5 @@
 """The catalog's entries for FLIP-600 regional checkpoints: ``FLIP600_CATALOG`` (K1-K7, the
-flaws the proposal's thread names) and ``FINDINGS`` (F1-F4, what the model found in the design
+flaws the proposal's thread names) and ``FINDINGS`` (F1-F6, what the model found in the design
 as proposed), with their scope and variant class."""
 
 from __future__ import annotations
@@ -21,6 +21,24 @@ FLIP600_AWAITING_COORDINATORS = FLIP600.with_(
     description="flip600-regional with timeouts that complete regionally and a regional completion that waits for "
     "the coordinators' fallback, discarding an acknowledgement that arrives meanwhile from a task the timeout "
     "marked declined.",
+)
+
+
+# flip600-regional with two concurrent checkpoints: the correct side of F5
+FLIP600_CONCURRENT = FLIP600.with_(
+    name="flip600-regional-concurrent",
+    max_concurrent_checkpoints=2,
+    description="flip600-regional with execution.checkpointing.max-concurrent-checkpoints 2: every checkpoint judged "
+    "while the consecutive count is at the maximum is forced global, whenever it was triggered.",
+)
+
+
+# flip600-regional with local recovery on: the correct side of F6
+FLIP600_LOCAL = FLIP600.with_(
+    name="flip600-regional-local-recovery",
+    local_recovery=True,
+    description="flip600-regional with state.backend.local-recovery: a grafted subtask's restore reads the local copy of "
+    "the checkpoint its state comes from (its refCheckpointId), never its own copy of the regional checkpoint.",
 )
 
 
@@ -301,5 +319,37 @@ FINDINGS: tuple[Entry, ...] = (
         "DefaultExecutionGraphFactory.createAndRestoreExecutionGraph builds a new coordinator on every JobManager "
         "failover (review-fidelity 5.3)",
         FLIP600,
+    ),
+    Entry(
+        "F5-limit-checked-at-trigger",
+        FLIP600_CONCURRENT.with_(
+            name="F5-limit-checked-at-trigger",
+            regional_limit_checked_at="trigger",
+            description="Tier 1 forces 'the next checkpoint' global, marked at its trigger: with two concurrent "
+            "checkpoints, one triggered before the count reached the maximum is judged after it and completes "
+            "regionally, a third refCheckpointId hop.",
+        ),
+        "ref-chain-bounded",
+        _flip600_scope(job="sources-2", checkpoints=5, declines=3),
+        "seed 000, Raorao (26 Jun 2026): tier 1 forces the next checkpoint global; "
+        "execution.checkpointing.max-concurrent-checkpoints > 1, which PR #28963's own tests run (review-fidelity 5.3)",
+        FLIP600_CONCURRENT,
+    ),
+    Entry(
+        "F6-local-copy-beside-the-fallback",
+        FLIP600_LOCAL.with_(
+            name="F6-local-copy-beside-the-fallback",
+            local_recovery_rule="as-flink",
+            description="Local recovery as Flink has it: a restore of checkpoint c reads each subtask's local copy of c. "
+            "A failed-region subtask that acknowledged c keeps its own copy while c holds its fallback state, so a "
+            "restore of c mixes that subtask's own state with its region-mates' fallback state.",
+        ),
+        "committed-output-covered",
+        scope("forward-2x2", records_per_split=1, bounded=False, max_checkpoints=2, max_failures=1, max_declines=1,
+              max_timeouts=0, max_lost_notifications=0),
+        "TaskStateManagerImpl.prioritizedOperatorState (retrieveLocalState(restoreCheckpointId)), "
+        "TaskLocalStateStoreImpl.confirmCheckpoint; PR #28963 grafts the fallback state under the regional id "
+        "(review-fidelity 5.3, local recovery)",
+        FLIP600_LOCAL,
     ),
 )

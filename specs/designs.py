@@ -99,17 +99,20 @@ FLIP600_PR = FLIP600_PROPOSED.with_(
     coordinator_region_fallback="add-back-live",  # B12
     regional_gateway_on_fallback="left-closed",  # N6: OperatorCoordinatorHolder.notifyRegionalCheckpointFallback at 4e12013
     file_merging_keeps_fallback_alive=False,  # PR4: nothing in the PR keeps the fallback's merged segments alive
+    local_recovery_rule="fallback-drops-copy",  # PR #28966's documentation (the task-side code is not indexed)
 )
 
 FLIP600 = FLIP600_PROPOSED.with_(
     name="flip600-regional",
     description=(
-        "FLIP-600 regional checkpoints as proposed, with the four corrections this model "
-        "found necessary (catalog F1-F4): a task's final checkpoint must hold its own state (a "
+        "FLIP-600 regional checkpoints as proposed, with the six corrections this model "
+        "found necessary (catalog F1-F6): a task's final checkpoint must hold its own state (a "
         "fallback notice does not finish it); a task commits only up to the checkpoint that holds "
         "its own state (fallback and abort notices follow refCheckpointId); a forced global "
         "checkpoint that fails keeps the next one forced; the coordinator of a new JobManager reads "
-        "the consecutive count back from the recovered store."
+        "the consecutive count back from the recovered store; with concurrent checkpoints, every "
+        "checkpoint judged while the count is at the maximum is forced global; with local recovery, a "
+        "grafted subtask restores the local copy of the checkpoint its state comes from."
     ),
     origin="seed 000 and PR #28963, corrected: Roman (19 Jun 2026) 'the final checkpoint must always "
     "be acked by all subtasks/regions' and 'we would not allow this particular failed region to fail "
@@ -118,6 +121,8 @@ FLIP600 = FLIP600_PROPOSED.with_(
     own_state_commit_bound=True,
     forced_global_failure_resets_counter=False,
     regional_counter_on_recovery="from-store",
+    regional_limit_checked_at="evaluation",
+    local_recovery_rule="restore-by-ref",
 )
 
 FLIP600_FILE_MERGING = FLIP600.with_(

@@ -313,6 +313,8 @@ CATALOG_STEPS: dict[str, int] = {
     "F2-commit-past-own-state": 18,
     "F3-tier2-resets-the-chain-bound": 15,
     "F4-new-coordinator-resets-the-chain-bound": 13,
+    "F5-limit-checked-at-trigger": 12,
+    "F6-local-copy-beside-the-fallback": 18,
     "uc-input-side-only": 10,
     "uc-ack-at-first-barrier": 9,
     "uc-no-record-filter": 18,

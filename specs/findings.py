@@ -207,6 +207,48 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
                       "path found is the JobManager failover's"),
     ),
     FindingScope(
+        "concurrent-checkpoints",
+        scope("pipeline-and-side", records_per_split=1, bounded=False, max_checkpoints=3, max_failures=0,
+              max_declines=1, max_timeouts=0, max_lost_notifications=0),
+        "two checkpoints pending at once, as the PR's own tests run them (review-fidelity 5.3)",
+        (
+            Fix(
+                "committed-output-covered",
+                "a regional completion subsumes the older pending checkpoint (completeRegionalCheckpoint: "
+                "dropSubsumedCheckpoints), whose abort notice carries the latest completed checkpoint id: the "
+                "regional one, which holds the failed-region sink's fallback state; the sink commits the transaction "
+                "it pre-committed for the subsumed checkpoint (StreamTask.notifyCheckpointAbortAsync), past its state",
+                FLIP600_PR.with_(name="flip600-pr-fix-concurrent-commit-bound", own_state_commit_bound=True,
+                                 max_concurrent_checkpoints=2, max_failed_region_percent=50),
+                "tell a failed-region task the checkpoint that holds its own state (follow refCheckpointId), as for "
+                "the scope abort-replay-commit, which needs a failure and a lost notice where this needs one decline",
+            ),
+        ),
+        settings=(("max_concurrent_checkpoints", 2), ("max_failed_region_percent", 50)),
+        settings_why=("execution.checkpointing.max-concurrent-checkpoints 2 (the PR's tests run unlimited); " + TWO_REGIONS),
+    ),
+    FindingScope(
+        "local-recovery",
+        two_region_scope().with_(records_per_split=1, max_failures=1),
+        "local recovery (state.backend.local-recovery) beside regional checkpoints (review-fidelity 5.3)",
+        (
+            Fix(
+                "committed-output-covered",
+                "a restore of checkpoint c reads each subtask's local copy of c (TaskStateManagerImpl."
+                "prioritizedOperatorState: retrieveLocalState(restoreCheckpointId)); a failed-region subtask that "
+                "acknowledged c keeps its own copy while c holds its fallback state, and PR #28966's documented drop of "
+                "that copy on notifyRegionalCheckpointFallback comes too late when the task fails before the notice "
+                "is processed: the restore mixes its own state with its region-mates' fallback state",
+                FLIP600_PR.with_(name="flip600-pr-fix-local-recovery", local_recovery=True,
+                                 local_recovery_rule="restore-by-ref", max_failed_region_percent=50),
+                "restore a grafted subtask from the local copy of its refCheckpointId (or from the job manager's state), "
+                "never from its own copy of the regional checkpoint",
+            ),
+        ),
+        settings=(("local_recovery", True), ("max_failed_region_percent", 50)),
+        settings_why=("state.backend.local-recovery, which a user may turn on with the PR; " + TWO_REGIONS),
+    ),
+    FindingScope(
         "abort-replay-commit",
         abort_replay_scope(),
         "a failed-region sink told of a later abort (review row B13, 'The three corrections vs the PR' 2)",

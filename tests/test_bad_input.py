@@ -266,11 +266,11 @@ def test_spanning_records_without_channel_state_are_refused(tmp_path, capsys):
     assert not (tmp_path / "r").exists() and not (tmp_path / "r2").exists()
 
 
-def test_concurrent_checkpoints_with_regional_ones_are_refused_in_a_design_file(tmp_path, capsys):
+def test_concurrent_checkpoints_with_an_alignment_timeout_are_refused_in_a_design_file(tmp_path, capsys):
     f = tmp_path / "d.toml"
-    f.write_text('based_on = "flip600-regional"\nmax_concurrent_checkpoints = 2\n')
+    f.write_text('based_on = "flink-unaligned-timeout"\nmax_concurrent_checkpoints = 2\n')
     refused(["check", "--design", str(f), "--out", str(tmp_path / "r"), *TINY], capsys, str(f),
-            "max_concurrent_checkpoints", "regional_checkpoints")
+            "max_concurrent_checkpoints", "aligned-timeout")
 
 
 def test_a_trace_with_an_unknown_stop_mode_is_refused(tmp_path, capsys):

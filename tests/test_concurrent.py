@@ -67,7 +67,6 @@ def test_one_pending_checkpoint_keeps_a_tasks_acks_in_checkpoint_order():
 
 
 @pytest.mark.parametrize("knobs, problem", [
-    (dict(max_concurrent_checkpoints=2, regional_checkpoints=True), "regional_checkpoints"),
     (dict(max_concurrent_checkpoints=2, checkpoint_mode="aligned-timeout"), "aligned-timeout"),
 ])
 def test_combinations_the_model_does_not_cover_are_refused(knobs, problem):
@@ -75,6 +74,7 @@ def test_combinations_the_model_does_not_cover_are_refused(knobs, problem):
     with pytest.raises(ValueError, match=problem):
         BASELINE.with_(name="x", **knobs)
     assert not knob_conflict({**FLIP600.knobs()}) and not knob_conflict({**UNALIGNED_TIMEOUT.knobs()})
+    assert not knob_conflict({**FLIP600.knobs(), "max_concurrent_checkpoints": 2}), "FLIP-600 with two: tests/test_flip600_concurrent.py"
 
 
 def test_a_trigger_rpc_reaching_a_task_that_closed_is_declined_uncounted():

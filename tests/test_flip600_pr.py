@@ -57,8 +57,9 @@ class Four:
 def test_pr_rules_are_the_ones_review_section_b_names():
     """The preset is the thread's design with the PR's rules (rows B1, B3-B9, B12, B13, N1-N3, N5, and
     PR2's uncaught throw) and one reading of N4 (the findings report searches the other two), the
-    gateway a fallback leaves closed (N6), and no keep-alive of the fallback's merged segments
-    (PR4)."""
+    gateway a fallback leaves closed (N6), no keep-alive of the fallback's merged segments
+    (PR4), and, with local recovery on, the drop of a task's local copy that PR #28966's
+    documentation describes."""
     changed = {k: v for k, v in PR.knobs().items() if FLIP600_PROPOSED.knobs()[k] != v}
     assert changed == {
         "max_failed_region_percent": 30, "regions_of_running_tasks": True, "forced_checkpoint_waits": True,
@@ -67,6 +68,7 @@ def test_pr_rules_are_the_ones_review_section_b_names():
         "fallback_state_rule": "by-index-stuck", "fallback_notice_at_task": "none",
         "regional_finished_check": "after-fallback-counted", "regional_completion": "futures-late-ack-overwrites",
         "regional_gateway_on_fallback": "left-closed", "file_merging_keeps_fallback_alive": False,
+        "local_recovery_rule": "fallback-drops-copy",
     }
 
 

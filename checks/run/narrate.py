@@ -323,6 +323,10 @@ def _describe(model, topo, names, w: World, a: Action, nxt: World) -> tuple[str,
                     resumes.append(f"{names[t]} resumes split {split} at offset {y.position}")
             else:
                 ev.append(Event(names[t], None, _restored_from(a), "restore"))
+        for t in failed:  # a restore keeps only the local copy it read (TaskStateManagerImpl.prioritizedOperatorState)
+            if a.checkpoint and nxt.tasks[t].local:
+                resumes.append(f"{names[t]} restores the task manager's local copy of checkpoint {nxt.tasks[t].local[0][0]}"
+                               " in place of the job manager's state (local recovery)")
         tail = f": {', '.join(resumes)}" if resumes else ""
         if a.checkpoint and model.null_state.active and not nxt.coord.restore_failure:
             n = w.coord.store[-1].null_state

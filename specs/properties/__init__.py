@@ -18,7 +18,7 @@ from .core import (_capacity, _cut_verdict, _keyed_layout, _markers_possible, co
                    terminates_with_all_output, w_ack_overtakes, w_backpressure, w_cancel_marker_aborts,
                    w_checkpoint_completed, w_completes_before_restore, w_base_pruned, w_completion_subsumes_pending, w_decline, w_rpc_overtakes,
                    w_trigger_at_finished, w_failure_suspends, w_trigger_waits_for_initializing,
-                   w_failover, w_jobmanager_failover, w_job_finished, w_placeholder_reused, w_restore, w_shared_file_outlives, w_sink_commit,
+                   w_failover, w_jobmanager_failover, w_job_finished, w_local_copy_restored, w_placeholder_reused, w_restore, w_shared_file_outlives, w_sink_commit,
                    w_two_checkpoints_completed, w_two_checkpoints_pending)
 from .flip147 import (_data_item, _finishing, _new_commits, _outlives_upstream, _parallel, _post_commit, _sink_v2,
                       describe_item, finished_sinks_committed, no_data_after_end_of_data,
@@ -38,7 +38,7 @@ from .regional import (_epoch_verdict, _evaluated_declined, _ownership_verdict, 
                        w_closing_task_falls_back, w_finished_region_not_counted, w_finished_sources_force_global,
                        w_forced_checkpoint_aborts, w_forced_global, w_regional_completed, w_rescale_regional,
                        w_late_ack_while_coordinators_fall_back, w_regional_union_state_abort, w_restore_regional,
-                       w_event_held_by_gateway, w_fallback_notice_survives_restart, w_new_coordinator_after_regional, w_gateway_left_closed, w_split_returns_live,
+                       w_event_held_by_gateway, w_fallback_notice_survives_restart, w_force_flag_cleared_under_a_newer_checkpoint, w_new_coordinator_after_regional, w_gateway_left_closed, w_split_returns_live,
                        w_timeout_completes_regionally)
 from .unaligned import (_acked_snapshot, _filterable_keyed_edge, _forced_aligned_node, _keyed_edge, _pattern_changes, _rescales,
                         _announcing, _restore_verdict, _timeoutable, _two_input_subtask, _unaligned, _w_pattern_change,
@@ -141,6 +141,10 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
     Property("a-task-declines", SOMETIMES, "a subtask declines a checkpoint", w_decline),
     Property("a-task-fails", SOMETIMES, "a subtask fails and its region fails over", w_failover),
     Property("restore-from-checkpoint", SOMETIMES, "failed subtasks are restored from a completed checkpoint", w_restore),
+    Property("a-restore-reads-a-local-copy", SOMETIMES,
+             "local recovery: a restarted subtask restores its task manager's local copy of the checkpoint restored",
+             w_local_copy_restored, lambda design, scope: design.local_recovery
+             and (scope.max_failures > 0 or scope.max_jm_failovers > 0)),
     Property("a-jobmanager-fails-over", SOMETIMES,
              "the JobManager fails over and the new one's coordinator restores the latest completed checkpoint to every subtask",
              w_jobmanager_failover, lambda design, scope: scope.max_jm_failovers > 0),
@@ -292,6 +296,10 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              " the reader took its own snapshot (or the checkpoint ended)",
              w_event_held_by_gateway,
              lambda design, scope: scope.staggered_triggers and any(v.coordinator for v in scope.job.vertices)),
+    Property("an-older-checkpoint-clears-the-force-flag", SOMETIMES,
+             "FLIP-600 with concurrent checkpoints: an older checkpoint's tier 2 or global completion clears the one force flag"
+             " while a newer one triggered forced is pending", w_force_flag_cleared_under_a_newer_checkpoint,
+             lambda d, s: d.regional_checkpoints and d.max_concurrent_checkpoints > 1),
     Property("a-new-coordinator-after-regional-checkpoints", SOMETIMES,
              "FLIP-600: the JobManager fails over after regional checkpoints in a row, and the new coordinator starts its count"
              " as regional_counter_on_recovery says", w_new_coordinator_after_regional,

@@ -382,6 +382,16 @@ def w_jobmanager_failover(m, prev, a, nxt) -> str | None:
     return None
 
 
+def w_local_copy_restored(m, prev, a, nxt) -> str | None:
+    """Local recovery: a restore reads a subtask's local copy (it keeps only the copy it read,
+    ``TaskLocalStateStore.restored``)."""
+    if (type(a) is Restore or type(a) is JobManagerFailover) and a.checkpoint > 0:
+        for t, (p, n) in enumerate(zip(prev.tasks, nxt.tasks)):
+            if (p.status == FAILED or type(a) is JobManagerFailover) and n.status != FAILED and n.local:
+                return f"{m.topo.names[t]} restores its local copy of checkpoint {n.local[0][0]} (restoring {a.checkpoint})"
+    return None
+
+
 def w_restore(m, prev, a, nxt) -> str | None:
     if type(a) is Restore and a.checkpoint > 0:
         return f"failed subtasks restored from checkpoint {a.checkpoint}"

@@ -175,6 +175,20 @@ def w_new_coordinator_after_regional(m, prev: World, a, nxt: World) -> str | Non
     return None
 
 
+def w_force_flag_cleared_under_a_newer_checkpoint(m, prev: World, a, nxt: World) -> str | None:
+    """FLIP-600 with concurrent checkpoints: the one force flag is cleared (an older checkpoint's
+    tier 2, or its global completion) while a newer checkpoint that was triggered forced is still
+    pending, so that one is judged as not forced."""
+    if not (prev.coord.force_global and not nxt.coord.force_global):
+        return None
+    older = {p.id for p in prev.coord.pending} - {p.id for p in nxt.coord.pending}
+    newer = [p.id for p in nxt.coord.pending if p.global_only and older and p.id > min(older)]
+    if newer:
+        return (f"checkpoint {min(older)} ends and clears the force flag while checkpoint {newer[0]}, triggered forced global,"
+                " is still pending")
+    return None
+
+
 def pending_checkpoints_resolve(m: FlinkModel, w: World) -> str | None:
     """No checkpoint stays pending for good: where no progress is possible, none is pending.  In
     Flink a pending checkpoint ends by completing, by an abort, at its timeout (the canceller) or

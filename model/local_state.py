@@ -1,0 +1,80 @@
+"""Local recovery: a task manager's copy of each subtask's snapshot (``TaskLocalStateStoreImpl``,
+``state.backend.local-recovery``), and which copy a restore reads (``TaskStateManagerImpl``).
+
+Flink's rules, as the 2.x source has them:
+
+- When a snapshot's asynchronous part ends, ``TaskStateManagerImpl.reportTaskStateSnapshots``
+  stores the local copy (``storeLocalState``) before the acknowledgement goes to the coordinator.
+- ``notifyCheckpointComplete(c)`` reaches the task manager's store through
+  ``SubtaskCheckpointCoordinatorImpl.notifyCheckpoint`` (after ``StreamTask``'s own guard):
+  ``confirmCheckpoint(c)`` drops every copy older than ``c``; ``notifyCheckpointAborted(c)``
+  drops the copy of ``c`` (``abortCheckpoint``).
+- A restore of checkpoint ``c`` asks the store for the copy of ``c`` (``retrieveLocalState(restoreCheckpointId)``),
+  drops every other copy (``pruneMatchingCheckpoints``), and restores the local copy in place of
+  the job manager's state where it matches it (``PrioritizedOperatorSubtaskState``: keyed state
+  by key-group range, operator state by its partition offsets), which a subtask's own snapshot
+  at the same parallelism always does.
+
+FLIP-600 puts a state into checkpoint ``c`` that is not the subtask's own snapshot of ``c``: a
+failed-region subtask that acknowledged (or acknowledged late) keeps its own copy of ``c`` while
+``c`` holds its fallback state.  Knob ``local_recovery`` turns the store on (Flink's default is
+off); ``local_recovery_rule`` says what keeps that copy from a restore of ``c``: nothing
+(``as-flink``: the fallback notice touches the store only as ``fallback_notice_at_task``'s
+completion path does); the fallback notice drops it (``fallback-drops-copy``, PR #28966's
+documentation of ``notifyRegionalCheckpointFallback``; a failure before the notice is processed
+still leaves it); a grafted subtask's restore asks for the checkpoint whose state it is, its
+refCheckpointId (``restore-by-ref``).
+
+Abstractions: a restarted subtask comes back on the task manager that holds its copies (Flink's
+local recovery schedules it there when it can; elsewhere it reads the job manager's state, which
+is the run without local recovery); a task manager never fails (its copies would go with it); a
+restore at another parallelism starts without copies.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from .component import Component
+from .tx import Tx
+from .world import Snapshot
+
+
+class TaskLocalStateStore(Component):
+    """``TaskLocalStateStoreImpl`` of every subtask: ``TaskState.local``, ((checkpoint, Snapshot), ...)."""
+
+    @cached_property
+    def active(self) -> bool:
+        return self.design.local_recovery
+
+    def keep(self, tx: Tx, t: int, cp: int, snap: Snapshot) -> None:
+        """``storeLocalState(cp, snapshot)``, as the acknowledgement leaves."""
+        ts = tx.tasks[t]
+        tx.tasks[t] = ts._replace(local=tuple(x for x in ts.local if x[0] != cp) + ((cp, snap),))
+
+    def confirm(self, tx: Tx, t: int, cp: int) -> None:
+        """``confirmCheckpoint(cp)``: the copies older than ``cp`` go."""
+        ts = tx.tasks[t]
+        if any(c < cp for c, _ in ts.local):
+            tx.tasks[t] = ts._replace(local=tuple(x for x in ts.local if x[0] >= cp))
+
+    def abort(self, tx: Tx, t: int, cp: int) -> None:
+        """``abortCheckpoint(cp)``: the copy of ``cp`` goes."""
+        ts = tx.tasks[t]
+        if any(c == cp for c, _ in ts.local):
+            tx.tasks[t] = ts._replace(local=tuple(x for x in ts.local if x[0] != cp))
+
+    def on_fallback(self, tx: Tx, t: int, cp: int) -> None:
+        """FLIP-600's fallback notice of regional checkpoint ``cp`` reaches the task manager: under
+        ``fallback-drops-copy`` the copy of ``cp``, which ``cp`` does not hold, goes."""
+        if self.design.local_recovery_rule == "fallback-drops-copy":
+            self.abort(tx, t, cp)
+
+    def restored(self, ts, cp: int, snap: Snapshot, ref: int) -> tuple[Snapshot, tuple]:
+        """A restore of checkpoint ``cp`` whose job-manager state for the subtask is ``snap`` (grafted
+        from checkpoint ``ref`` by FLIP-600, 0: its own): the state it restores and the copies its
+        store keeps.  The copy asked for is that of ``cp`` (``restore-by-ref``: of ``ref`` when
+        grafted); it replaces ``snap`` when present, and every other copy goes."""
+        want = ref if ref and self.design.local_recovery_rule == "restore-by-ref" else cp
+        kept = tuple(x for x in ts.local if x[0] == want)
+        return (kept[0][1] if kept else snap), kept
