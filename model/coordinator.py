@@ -151,6 +151,17 @@ class CheckpointCoordinator(TriggerMixin, Component):
         else:
             self.abort(tx, cp, counted=counted)
 
+    def on_trigger_failure(self, tx: Tx, cp: int) -> None:
+        """A trigger RPC of ``cp`` failed (``TaskExecutor.triggerCheckpoint`` no longer knows the
+        task: TASK_CHECKPOINT_FAILURE): ``triggerTasks``' future fails and ``onTriggerFailure``
+        calls ``abortPendingCheckpoint`` on the whole checkpoint, which the failure manager does
+        not count (``CheckpointFailureManager.checkFailureCounter``), with or without FLIP-600:
+        the decline path and its regional handler are not on this path (review row T7; PR
+        #28963's ``CheckpointCoordinator`` is not indexed, so a PR that routes it to the handler
+        is not modelled)."""
+        if pending_of(tx.coord, cp) is not None:
+            self.abort(tx, cp, counted=False)
+
     def pending(self, tx: Tx, cp: int) -> Pending | None:
         """Checkpoint ``cp`` while it is pending (``CheckpointCoordinator.pendingCheckpoints``), else ``None``:
         its ``responded`` and ``expected`` task counts, ``acked`` snapshots and ``completing`` state."""

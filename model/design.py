@@ -224,6 +224,17 @@ KNOBS: tuple[Knob, ...] = (
         ("atomic", "futures-late-ack-overwrites", "futures-late-ack-discarded"),
     ),
     Knob(
+        "regional_wait_reentry",
+        str,
+        "none",
+        "FLIP-600 (regional_completion waiting for the coordinators): what a timeout does to a checkpoint whose "
+        "regional completion waits for the coordinators' fallback. none: nothing (the timer is not offered); "
+        "timeout-reevaluates: the canceller marks the tasks that have not acknowledged declined and runs "
+        "tryCompleteRegionalCheckpoint again, the coordinators' fallback a second time (PR #28964's canceller is "
+        "not indexed; the pending checkpoint is neither removed nor disposed during the wait: review row T5)",
+        ("none", "timeout-reevaluates"),
+    ),
+    Knob(
         "regional_finished_check",
         str,
         "as-global",
@@ -468,6 +479,7 @@ class Design:
     coordinator_region_fallback: str = "fallback"
     fallback_state_rule: str = "restored-share"
     regional_completion: str = "atomic"
+    regional_wait_reentry: str = "none"
     regional_finished_check: str = "as-global"
     regional_gateway_on_fallback: str = "reopened"
     regions_of_running_tasks: bool = False

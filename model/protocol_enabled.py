@@ -157,10 +157,12 @@ class EnabledMixin:
                     out.append(Decline(t, cp))
 
     def _timeouts(self, w: World, out: list[Action]) -> None:
-        """Fault: a pending checkpoint's timer fires, within the scope's timeout budget."""
+        """Fault: a pending checkpoint's timer fires, within the scope's timeout budget (not while its
+        regional completion waits for the coordinators, unless ``regional_wait_reentry`` says)."""
         pending = w.coord.pending
         if pending and w.used.timeouts < self.scope.max_timeouts:
-            out.extend(Timeout(p.id) for p in pending if not p.completing)
+            reentry = self.design.regional_wait_reentry == "timeout-reevaluates"  # review row T5
+            out.extend(Timeout(p.id) for p in pending if not p.completing or reentry and p.falling_back)
 
     def _failures(self, w: World, out: list[Action]) -> None:
         """Fault: a running (deployed) subtask fails, while none is failed, within the budget."""

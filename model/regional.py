@@ -142,14 +142,23 @@ class RegionalCheckpointHandler(Component):
         its plan that has not acknowledged is marked declined and the checkpoint is evaluated
         as after a decline (PR #28964: ``CheckpointCanceller`` -> ``tryCompleteRegionalCheckpoint``;
         ``RegionalCheckpointTimeoutTest``; review row B9); a task marked so may still take its
-        snapshot, and its late acknowledgement is discarded.  Returns whether it handled the
-        timeout (otherwise the coordinator aborts, counted)."""
+        snapshot, and its late acknowledgement is discarded.  Under ``regional_wait_reentry =
+        "timeout-reevaluates"`` the timer also fires while the completion waits for the
+        coordinators' fallback: the checkpoint is judged again from the start (review row T5), so
+        the coordinators fall back a second time.  Returns whether it handled the timeout
+        (otherwise the coordinator aborts, counted)."""
         if not (self.design.regional_checkpoints and self.design.timeouts_complete_regionally):
             return False
         pending = pending_of(tx.coord, cp)
         acked = 0
         for t, _ in pending.acked:
             acked |= 1 << t
+        if pending.falling_back:  # ``regional_wait_reentry = "timeout-reevaluates"``: judged again from the start, with
+            # every task declined so far (``PendingCheckpoint.declinedTasks`` keeps a late-acknowledged one) and the silent ones
+            again = pending._replace(declined=pending.declined | pending.waiting & ~acked, completing=())
+            put_pending(tx, again)
+            self.try_complete(tx, again)
+            return True
         put_pending(tx, pending._replace(declined=pending.waiting & ~acked))
         self.coordinator.maybe_finalize(tx, cp)
         return True

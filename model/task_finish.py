@@ -147,10 +147,13 @@ class FinishMixin:
         ``TASK_CHECKPOINT_FAILURE``, and the pending checkpoint aborts, uncounted
         (``CheckpointFailureManager``).  Seen in a real run
         (``tests/data/runs/finished-source-triggered.jsonl``): a source finishes after its final
-        checkpoint, and the next checkpoint's trigger still reaches it.  A completion or abort
-        notice is never sent to a FINISHED task (the coordinator sends them to running ones), so
-        it would be ignored on arrival in any case."""
-        self.coordinator.receive_decline(tx, t, cp, counted=False)
+        checkpoint, and the next checkpoint's trigger still reaches it.  The failed RPC is no
+        decline: ``CheckpointCoordinator.triggerTasks``' future fails and ``onTriggerFailure``
+        aborts the whole checkpoint (``CheckpointCoordinator.on_trigger_failure``), so FLIP-600's
+        handler never sees it (review row T7).  A completion or abort notice is never sent to a
+        FINISHED task (the coordinator sends them to running ones), so it would be ignored on
+        arrival in any case."""
+        self.coordinator.on_trigger_failure(tx, cp)
 
     def trigger_after_close(self, tx: Tx, t: int) -> None:
         """The task's mailbox closed (``StreamTask.afterInvoke``: the task finishes) before the

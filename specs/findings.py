@@ -249,6 +249,31 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
         settings_why=("state.backend.local-recovery, which a user may turn on with the PR; " + TWO_REGIONS),
     ),
     FindingScope(
+        "timeout-during-the-wait",
+        regional_coordinator_scope().with_(max_timeouts=2),
+        "a second timeout while the regional completion waits for the coordinators' fallback, in the reading that "
+        "the canceller judges the checkpoint again (review row T5)",
+        (
+            Fix(
+                "split-ownership-consistent",
+                "as in the scope late-ack-while-coordinators-fall-back: the late acknowledgement replaces the reader's "
+                "fallback state (PendingCheckpoint.acknowledgeTask), and a second evaluation changes nothing about it",
+                LATE_ACK_FIX.with_(name="flip600-pr-fix-N5-B12-reentry", regional_wait_reentry="timeout-reevaluates"),
+                "as in that scope; the fix holds with the second evaluation too (a second coordinator fallback on a "
+                "checkpoint whose declinedTasks still names the reader)",
+            ),
+            Fix(
+                "split-read-once",
+                "the live add-back of row B12, as in the scope late-ack-while-coordinators-fall-back",
+                LATE_ACK_FIX.with_(name="flip600-pr-fix-N5-B12-reentry", regional_wait_reentry="timeout-reevaluates"),
+                "as above",
+            ),
+        ),
+        settings=(("regional_wait_reentry", "timeout-reevaluates"),),
+        settings_why=("PR #28964's CheckpointCanceller is not indexed and the pending checkpoint stays registered during "
+                      "the wait: this scope searches the reading in which its timer re-enters tryCompleteRegionalCheckpoint"),
+    ),
+    FindingScope(
         "abort-replay-commit",
         abort_replay_scope(),
         "a failed-region sink told of a later abort (review row B13, 'The three corrections vs the PR' 2)",

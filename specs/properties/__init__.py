@@ -38,7 +38,8 @@ from .regional import (_epoch_verdict, _evaluated_declined, _ownership_verdict, 
                        w_closing_task_falls_back, w_finished_region_not_counted, w_finished_sources_force_global,
                        w_forced_checkpoint_aborts, w_forced_global, w_regional_completed, w_rescale_regional,
                        w_late_ack_while_coordinators_fall_back, w_regional_union_state_abort, w_restore_regional,
-                       w_event_held_by_gateway, w_fallback_notice_survives_restart, w_force_flag_cleared_under_a_newer_checkpoint, w_new_coordinator_after_regional, w_gateway_left_closed, w_split_returns_live,
+                       w_event_held_by_gateway, w_fallback_notice_survives_restart, w_force_flag_cleared_under_a_newer_checkpoint, w_new_coordinator_after_regional,
+                       w_timeout_while_coordinators_fall_back, w_gateway_left_closed, w_split_returns_live,
                        w_timeout_completes_regionally)
 from .unaligned import (_acked_snapshot, _filterable_keyed_edge, _forced_aligned_node, _keyed_edge, _pattern_changes, _rescales,
                         _announcing, _restore_verdict, _timeoutable, _two_input_subtask, _unaligned, _w_pattern_change,
@@ -300,6 +301,10 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              "FLIP-600 with concurrent checkpoints: an older checkpoint's tier 2 or global completion clears the one force flag"
              " while a newer one triggered forced is pending", w_force_flag_cleared_under_a_newer_checkpoint,
              lambda d, s: d.regional_checkpoints and d.max_concurrent_checkpoints > 1),
+    Property("a-timeout-while-coordinators-fall-back", SOMETIMES,
+             "FLIP-600 (reading timeout-reevaluates, review row T5): a checkpoint times out while its regional completion waits"
+             " for the coordinators' fallback, and is judged again", w_timeout_while_coordinators_fall_back,
+             lambda d, s: d.regional_wait_reentry == "timeout-reevaluates" and s.max_timeouts > 0),
     Property("a-new-coordinator-after-regional-checkpoints", SOMETIMES,
              "FLIP-600: the JobManager fails over after regional checkpoints in a row, and the new coordinator starts its count"
              " as regional_counter_on_recovery says", w_new_coordinator_after_regional,

@@ -189,6 +189,17 @@ def w_force_flag_cleared_under_a_newer_checkpoint(m, prev: World, a, nxt: World)
     return None
 
 
+def w_timeout_while_coordinators_fall_back(m, prev: World, a, nxt: World) -> str | None:
+    """FLIP-600 (``regional_wait_reentry = "timeout-reevaluates"``, review row T5): a checkpoint's
+    timer fires while its regional completion waits for the coordinators' fallback."""
+    if type(a) is Timeout:
+        p = pending_of(prev.coord, a.checkpoint)
+        if p is not None and p.falling_back:
+            return (f"checkpoint {a.checkpoint} times out while its regional completion waits for the coordinators' fallback;"
+                    " it is judged again")
+    return None
+
+
 def pending_checkpoints_resolve(m: FlinkModel, w: World) -> str | None:
     """No checkpoint stays pending for good: where no progress is possible, none is pending.  In
     Flink a pending checkpoint ends by completing, by an abort, at its timeout (the canceller) or
