@@ -379,6 +379,16 @@ KNOBS: tuple[Knob, ...] = (
         ("region", "full"),
     ),
     Knob(
+        "scheduler",
+        str,
+        "default",
+        "jobmanager.scheduler: default (a failure restarts its failover region's subtasks, restored by the same "
+        "CheckpointCoordinator) or adaptive (every restart builds a new execution graph: the whole job, a new "
+        "CheckpointCoordinator, the latest checkpoint restored through restoreInitialCheckpointIfPresent with the "
+        "finished-state check, as at a JobManager failover). Adaptive needs failover_strategy 'full'",
+        ("default", "adaptive"),
+    ),
+    Knob(
         "recovery",
         str,
         "latest",
@@ -431,6 +441,8 @@ def knob_conflict(knobs: dict[str, Any]) -> str:
                           ("incremental_checkpoints", False)):
             if knobs[name] != off:
                 return f"recovery 'null-state' is modelled only with {name} {off!r}"
+    if knobs["scheduler"] == "adaptive" and knobs["failover_strategy"] != "full":
+        return "scheduler 'adaptive' restarts the whole job on every failure: set failover_strategy 'full'"
     if knobs["incremental_checkpoints"] and (knobs["file_merging"] or knobs["no_claim_restore"]):
         return "incremental_checkpoints is not modelled with file_merging or no_claim_restore (one of them)"
     if knobs["max_concurrent_checkpoints"] > 1:
@@ -496,6 +508,7 @@ class Design:
     local_recovery: bool = False
     local_recovery_rule: str = "as-flink"
     recovery: str = "latest"
+    scheduler: str = "default"
     # components (compare=False: two designs differ by name and knobs; classes are recorded by name)
     partitioner: type[StreamPartitioner] = field(default=StreamPartitioner, compare=False)
     source: type[SourceReader] = field(default=SourceReader, compare=False)

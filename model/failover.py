@@ -234,13 +234,31 @@ class FailoverStrategy(Component):
         the new leader's election and the redeployment are one step (a failure in between is a
         failure of the recovered job right after it); the pending checkpoints' files, which the
         old JobManager never discards, are deleted (no checkpoint can refer to them)."""
+        self.fail(tx, frozenset(range(self.topo.n_tasks)))
+        self.new_execution_graph(tx)
+
+    def new_execution_graph(self, tx: Tx) -> None:
+        """Every subtask cancelled: a new execution graph and ``CheckpointCoordinator``
+        (``DefaultExecutionGraphFactory.createAndRestoreExecutionGraph``) restore the latest
+        checkpoint to every subtask through ``restoreInitialCheckpointIfPresent`` (with the
+        finished-state check).  The old coordinator's pending checkpoints and the
+        acknowledgements in flight to it are gone."""
         everyone = frozenset(range(self.topo.n_tasks))
-        self.fail(tx, everyone)
         self.coordinator.abort_for_failover(tx, everyone)
         tx.files = remove_sorted(tx.files, *((cp, t) for t, cp, _ in tx.acks))
         tx.acks = ()
         self.coordinator.recover(tx)
         self.restore(tx, user_restore=True)
+
+    def restart(self, tx: Tx) -> None:
+        """``Restore`` after a failure.  The default scheduler restores the failed subtasks
+        (``restore``).  The adaptive scheduler (``scheduler = "adaptive"``) restarts the whole job
+        on a new execution graph each time (``AdaptiveScheduler``: ``Restarting`` ->
+        ``CreatingExecutionGraph``), so with a new coordinator (``new_execution_graph``)."""
+        if self.design.scheduler == "adaptive":
+            self.new_execution_graph(tx)
+        else:
+            self.restore(tx)
 
     def rescaled_vertices(self, latest) -> frozenset[int]:
         """``Scope.rescaled_tasks_decline``: the vertices whose subtasks restore ``latest``'s
@@ -317,7 +335,9 @@ class FailoverStrategy(Component):
     def rescale(self, w: World) -> World:
         """``Rescale``: cancel every subtask (the pending checkpoint aborts, channels empty, acks
         in flight are lost with the job), then deploy the job at the other parallelism from the
-        latest completed checkpoint."""
+        latest completed checkpoint, with a new ``CheckpointCoordinator`` (``CheckpointCoordinator.recover``:
+        the user's new job, or the adaptive scheduler's new execution graph, whose
+        checkpoint-then-rescale, FLINK-36753, is a ``Rescale`` right after a completion)."""
         tx = Tx(w)
         everyone = frozenset(range(self.topo.n_tasks))
         self.fail(tx, everyone)
@@ -336,5 +356,6 @@ class FailoverStrategy(Component):
             reused=gone.reused,
         )
         tx = Tx(nxt)
+        new.coordinator.recover(tx)  # a new job (or, adaptive, a new execution graph): a new coordinator
         new.failover.restore(tx, user_restore=True)
         return tx.freeze()

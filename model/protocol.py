@@ -458,7 +458,7 @@ class FlinkModel(EnabledMixin):
         elif kind is EndOfInput:
             self.source.end_of_input(tx, a.task)
         elif kind is Restore:
-            self.failover.restore(tx)
+            self.failover.restart(tx)
         elif kind is Rescale:
             return self.failover.rescale(w)
         elif kind is AssignSplit:

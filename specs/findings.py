@@ -207,6 +207,26 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
                       "path found is the JobManager failover's"),
     ),
     FindingScope(
+        "adaptive-scheduler",
+        chain_scope().with_(max_checkpoints=4, max_declines=3, max_failures=1),
+        "regional checkpoints in a row, then a task failure under the adaptive scheduler, whose every restart builds a "
+        "new execution graph and coordinator (review-fidelity 5.3, catalog F4)",
+        (
+            Fix(
+                "ref-chain-bounded",
+                "as in the scope jobmanager-failover: the handler the new coordinator creates counts from 0 "
+                "(AdaptiveScheduler: Restarting -> CreatingExecutionGraph -> "
+                "DefaultExecutionGraphFactory.createAndRestoreExecutionGraph on every restart)",
+                FLIP600_PR.with_(name="flip600-pr-fix-adaptive", forced_global_failure_resets_counter=False,
+                                 regional_counter_on_recovery="from-store", scheduler="adaptive", failover_strategy="full"),
+                "read the count back from the recovered store, as for a JobManager failover",
+            ),
+        ),
+        settings=(("scheduler", "adaptive"), ("failover_strategy", "full"), ("forced_global_failure_resets_counter", False)),
+        settings_why=("jobmanager.scheduler: adaptive (which restarts the whole job); tier 2's reset (scope tier-2-reset) "
+                      "kept off so that the path found is the restart's"),
+    ),
+    FindingScope(
         "concurrent-checkpoints",
         scope("pipeline-and-side", records_per_split=1, bounded=False, max_checkpoints=3, max_failures=0,
               max_declines=1, max_timeouts=0, max_lost_notifications=0),

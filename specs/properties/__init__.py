@@ -87,7 +87,8 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
         "every restore at a new parallelism, from a savepoint or after a JobManager failover can deploy the job from its checkpoint (no restore fails on state it "
         "cannot redistribute or on a finished state VertexFinishedStateChecker refuses)",
         restores_succeed,
-        lambda design, scope: scope.max_rescales > 0 or bool(scope.stop_with_savepoint) or scope.max_jm_failovers > 0,
+        lambda design, scope: scope.max_rescales > 0 or bool(scope.stop_with_savepoint) or scope.max_jm_failovers > 0
+        or design.scheduler == "adaptive" and scope.max_failures > 0,
     ),
     Property(
         "rescaled-channel-state-exact",
@@ -162,7 +163,8 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              " VertexFinishedStateChecker accepts",
              w_user_restore_checks_finished_state,
              lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and bool(s.max_rescales or s.stop_with_savepoint
-                                                                                  or s.max_jm_failovers)),
+                                                                                  or s.max_jm_failovers
+                                                                                  or d.scheduler == "adaptive" and s.max_failures)),
     Property("a-checkpoint-with-a-partly-finished-vertex", SOMETIMES,
              "FLIP-147: a checkpoint completes while some subtasks of a vertex finished and others run",
              w_partly_finished_checkpoint, lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and _parallel(s)),
@@ -306,9 +308,10 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              " for the coordinators' fallback, and is judged again", w_timeout_while_coordinators_fall_back,
              lambda d, s: d.regional_wait_reentry == "timeout-reevaluates" and s.max_timeouts > 0),
     Property("a-new-coordinator-after-regional-checkpoints", SOMETIMES,
-             "FLIP-600: the JobManager fails over after regional checkpoints in a row, and the new coordinator starts its count"
-             " as regional_counter_on_recovery says", w_new_coordinator_after_regional,
-             lambda d, s: d.regional_checkpoints and s.max_jm_failovers > 0),
+             "FLIP-600: a new coordinator (a JobManager failover, a rescale, an adaptive scheduler's restart) follows regional"
+             " checkpoints in a row and starts its count as regional_counter_on_recovery says", w_new_coordinator_after_regional,
+             lambda d, s: d.regional_checkpoints and (s.max_jm_failovers > 0 or s.max_rescales > 0
+                                                      or d.scheduler == "adaptive" and s.max_failures > 0)),
     Property("a-fallback-notice-survives-a-restart", SOMETIMES,
              "FLIP-600 (reading replayed-after-restart, PR #28966's documentation): a restarted task gets again the fallback"
              " notice its failed attempt had not processed", w_fallback_notice_survives_restart,

@@ -351,11 +351,11 @@ def w_union_state_abort(m, prev: World, a, nxt: World) -> str | None:
 
 def w_user_restore_checks_finished_state(m, prev: World, a, nxt: World) -> str | None:
     """A restore that runs ``VertexFinishedStateChecker`` (a rescale or a resume from the stop's
-    savepoint, which the user starts, or a JobManager failover's
+    savepoint, which the user starts, or a JobManager failover's or an adaptive scheduler's restart's
     ``restoreInitialCheckpointIfPresent``) from a checkpoint that holds a finished or partly
     finished vertex passes it (``model.finished_state``): the check Flink runs on such a restore
     had something to check, and accepted it."""
-    if type(a) is Rescale or type(a) is JobManagerFailover:
+    if type(a) is Rescale or type(a) is JobManagerFailover or (type(a) is Restore and m.design.scheduler == "adaptive"):
         c = prev.coord.store[-1] if prev.coord.store else None
     elif type(a) is ResumeFromSavepoint:
         c = prev.coord.savepoint or None

@@ -165,11 +165,15 @@ def w_fallback_notice_survives_restart(m, prev: World, a, nxt: World) -> str | N
 
 
 def w_new_coordinator_after_regional(m, prev: World, a, nxt: World) -> str | None:
-    """FLIP-600 across a JobManager failover: the old coordinator had counted regional
-    completions in a row; the new one starts with the count ``regional_counter_on_recovery``
-    gives."""
-    if type(a) is JobManagerFailover and prev.coord.consecutive_regional > 0:
-        return (f"the JobManager fails over after {prev.coord.consecutive_regional} regional checkpoint(s) in a row; the new"
+    """FLIP-600 across a new coordinator (a JobManager failover, a rescale, the adaptive
+    scheduler's restart): the old coordinator had counted regional completions in a row; the new
+    one starts with the count ``regional_counter_on_recovery`` gives."""
+    kind = type(a)
+    new = kind is JobManagerFailover or kind is Rescale or (kind is Restore and m.design.scheduler == "adaptive")
+    if new and prev.coord.consecutive_regional > 0 and not nxt.coord.restore_failure:
+        what = {JobManagerFailover: "the JobManager fails over", Rescale: "the job is rescaled",
+                Restore: "the adaptive scheduler restarts the job"}[kind]
+        return (f"{what} after {prev.coord.consecutive_regional} regional checkpoint(s) in a row; the new"
                 f" coordinator counts {nxt.coord.consecutive_regional}"
                 f"{', forced global' if nxt.coord.force_global else ''}")
     return None
