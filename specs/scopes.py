@@ -232,6 +232,16 @@ def flip147_concurrent_scope() -> Scope:
                  max_timeouts=0, max_lost_notifications=0, instant_acks=True)
 
 
+def incremental_concurrent_scope() -> Scope:
+    """Incremental checkpoints with concurrent checkpoints (a design with both adds it to
+    ``flip147``'s default scopes, which without instant acknowledgements are too large to search
+    in minutes): a keyed stateful sink behind one source, no records, unbounded, four
+    checkpoints and no fault, so that a snapshot is taken while the one before it still uploads
+    and a confirmation comes late (catalog ``incremental-prune-misses-a-running-upload``)."""
+    return scope("keyed-1x1", records_per_split=0, bounded=False, max_checkpoints=4, max_failures=0, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0)
+
+
 def null_state_scope() -> Scope:
     """FLINK-4120's default (preset ``flink-null-state``): job ``null-state``, two sources keyed
     into a window that keeps the last record of each split (so the null-state watermark has a
@@ -364,7 +374,8 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
     adds ``flip147_union_scope``: the union-state abort, which the first scope's job cannot
     reach (its only vertex of parallelism 2, the sources', cannot both hold union state and
     finish partly in a completed checkpoint), and which the union job cannot afford with a
-    failure.  ``flip600-pr`` (a failure ratio below 50 %) adds ``end_of_input_scope``: the
+    failure; one with incremental checkpoints too adds ``incremental_concurrent_scope``: a snapshot
+    taken while the one before it still uploads.  ``flip600-pr`` (a failure ratio below 50 %) adds ``end_of_input_scope``: the
     PR's end-of-input rules, which its unbounded first scope never reaches.  A regional design
     with FLIP-147 adds ``regional_union_scope``: FLIP-147's union-state check on a regional
     checkpoint's content, which needs a union vertex spread over regions; one whose regional
@@ -404,7 +415,8 @@ def _default_scopes_for(design) -> tuple[Scope, ...]:
         return (first, unaligned_rescale_scope(), spanning_records_scope()) + timeout \
             + (recovery_scope(), rescaled_recovery_scope())
     if first == flip147_concurrent_scope():
-        return (first, flip147_union_scope(), jobmanager_view_scope())
+        late = (incremental_concurrent_scope(),) if design.incremental_checkpoints else ()
+        return (first, flip147_union_scope(), jobmanager_view_scope()) + late
     union = (regional_union_scope(),) if design.regional_checkpoints and design.checkpoints_after_tasks_finish else ()
     if design.regional_checkpoints and design.regional_completion != "atomic":
         union += (regional_coordinator_scope(),)

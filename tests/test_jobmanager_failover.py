@@ -3,9 +3,11 @@ registry recovered, FLIP-600's counter (catalog F4), and the finished-state chec
 
 from __future__ import annotations
 
+import pytest
+
 from ckptcheck.checks.run.api import check
 from ckptcheck.checks.run.results import HIT
-from ckptcheck.model.actions import Ack, Decline, Deliver, EmitRecord, JobManagerFailover, TriggerCheckpoint
+from ckptcheck.model.actions import Ack, Decline, Deliver, EmitRecord, FailTask, JobManagerFailover, Restore, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.world import FAILED, RUNNING
 from ckptcheck.specs.designs import BASELINE, FLIP600, FLIP600_PROPOSED, INCREMENTAL
@@ -99,3 +101,27 @@ def test_failover_restore_runs_the_finished_state_check():
     assert r.holds, r.headline()
     hit = {v.property for v in r.verdicts if v.status == HIT}
     assert {"a-jobmanager-fails-over", "a-user-restore-checks-finished-state"} <= hit
+
+
+def test_the_adaptive_schedulers_restart_builds_a_new_coordinator():
+    """Under the adaptive scheduler a task failure restarts the whole job on a new execution graph
+    (``Restore`` -> ``FailoverStrategy.new_execution_graph``): the same new coordinator as after a
+    JobManager failover, its count as the knob says.  The default scheduler's restore keeps the
+    coordinator and its count."""
+    sc = CHAIN.with_(max_failures=1, max_jm_failovers=0)
+    counts = {}
+    for name, design in (("reset", FLIP600_PROPOSED), ("from-store", FLIP600), ("default", FLIP600_PROPOSED)):
+        if name != "default":
+            design = design.with_(name=f"adaptive-{name}", scheduler="adaptive", failover_strategy="full")
+        r = Run(FlinkModel(design, sc))
+        r.do(TriggerCheckpoint(1)).acks()
+        for cp in (2, 3):
+            r.do(TriggerCheckpoint(cp)).do(Decline(1, cp)).do(Ack(0, cp))
+        r.do(FailTask(0)).do(Restore(3))
+        counts[name] = (r.w.coord.consecutive_regional, r.w.coord.force_global)
+    assert counts == {"reset": (0, False), "from-store": (2, True), "default": (2, True)}
+
+
+def test_the_adaptive_scheduler_needs_a_full_restart():
+    with pytest.raises(ValueError, match="failover_strategy 'full'"):
+        FLIP600.with_(name="x", scheduler="adaptive")

@@ -11,10 +11,11 @@ from ckptcheck.checks.run.api import check
 from ckptcheck.checks.run.results import HIT, NOT_REACHED
 from ckptcheck.checks.run.suite import SuiteResult
 from ckptcheck.specs.catalog import entry
-from ckptcheck.specs.designs import BASELINE, FLIP147, FLIP600, FLIP600_PR, UNALIGNED, UNALIGNED_TIMEOUT
+from ckptcheck.specs.designs import BASELINE, FLIP147, FLIP600, FLIP600_PR, INCREMENTAL, UNALIGNED, UNALIGNED_TIMEOUT
 from ckptcheck.specs.scopes import (
     announcement_scope,
     default_scope,
+    incremental_concurrent_scope,
     jobmanager_view_scope,
     recovery_scope,
     rescaled_recovery_scope,
@@ -63,6 +64,10 @@ def test_designs_with_more_than_one_default_scope():
     assert fourth == announcement_scope() and fourth.input_buffers
     assert not any(s.input_buffers for s in default_scopes_for(UNALIGNED)[:3])
     assert default_scopes_for(FLIP147) == (flip147_concurrent_scope(), flip147_union_scope(), jobmanager_view_scope())
+    # incremental checkpoints with two concurrent: a snapshot taken while the one before it uploads
+    incremental_concurrent = INCREMENTAL.with_(name="x", max_concurrent_checkpoints=2)
+    assert default_scopes_for(incremental_concurrent)[-1] == incremental_concurrent_scope()
+    assert regional_chain_scope().max_jm_failovers == 1, "F4: a JobManager failover in the chain scope"
     assert default_scopes_for(BASELINE) == (default_scope_for(BASELINE), enumerator_default_scope(), jobmanager_view_scope())
     view = jobmanager_view_scope()
     assert view.staggered_triggers and view.rpcs_overtake and view.late_finish_reports and view.suspend_on_failure
