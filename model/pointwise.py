@@ -64,8 +64,17 @@ def is_identity(old_pattern: str, new_pattern: str, old_up: int, old_down: int, 
 
 def inherited_old_upstreams(u_new: int, old_pattern: str, new_pattern: str, old_up: int, old_down: int,
                             new_up: int, new_down: int, shortcut: bool = True) -> list[int]:
-    """``computeInheritedOldUpstreams``: the old upstream subtasks whose output state new
-    upstream ``u_new`` reads (sorted; the sets of two new upstreams may overlap).  An unchanged
+    """The old upstream subtasks whose output state new upstream ``u_new`` reads (sorted; the sets
+    of two new upstreams may overlap): ``computeInheritedOldUpstreams`` on a new POINTWISE edge.
+    On a new ALL_TO_ALL edge the state handles go by the upstream partitioner's mapper
+    (``ARBITRARY``, so ``ROUND_ROBIN``: ``TaskStateAssignment.getOutputMapping`` calls
+    ``computeInheritedOldUpstreams`` only for ``SubtaskStateMapper.POINTWISE_UPSTREAM``, which the
+    forward and rescale partitioners set), so new upstream i reads old upstream i and a new one
+    past the old parallelism none.  The PR's ``computeInheritedOldUpstreams`` itself gives every
+    new upstream every old one there (``PointwiseChannelMappingUtilsTest.computeInheritedOldUpstreamsPwToA2a``,
+    3 -> 4 upstreams: {0, 1, 2} each), a set that goes only into the rescaling descriptor
+    (``computePointwiseOldSubtaskInstances``); the handlers write the handles they were given, so
+    each buffer is written once (apache/flink#28523 at 081b1317).  An unchanged
     edge reads its own (``TaskStateAssignment.getOutputMapping``'s identity mapping), unless
     ``shortcut`` is off: the formula itself, as the task manager's
     ``computePrimaryUpstreamMapping`` evaluates it for an unchanged POINTWISE gate of a task

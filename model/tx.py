@@ -70,7 +70,13 @@ def consumer_end(items: tuple, buffers: int) -> int:
     the input channel has credit for ``buffers`` records (the scope's ``input_buffers``).  Its
     end holds any recovered input state, the next ``buffers`` records and the events right
     behind them; every later record waits in the subpartition.  With 0 the consumer reads
-    straight from the subpartition, as a ``LocalInputChannel`` does.  A slower network (a
+    straight from the subpartition, as a ``LocalInputChannel`` does: nothing but recovered input
+    state has left it, events included, so a timeoutable barrier at its head still counts as
+    queued (its sender acknowledges once the consumer polls it, or its timer makes it a priority
+    barrier) and a priority barrier goes in front of it.  (A real run showed it:
+    ``tests/data/runs/alignment-timeout-p2-rejected.jsonl``, where a sink still reading its
+    upstream's re-sent output completes an unaligned checkpoint whose other barrier its sender's
+    timer made a priority one at the head of a local channel.)  A slower network (a
     record the consumer has credit for still in the subpartition) is not modelled: it would
     move a record from the consumer's input channel state to the producer's output channel
     state, the same record restored to the same consumer unless the job is rescaled, where the
@@ -84,6 +90,8 @@ def consumer_end(items: tuple, buffers: int) -> int:
     while k < n and len(items[k]) == 4 and items[k][3] == RECOVERED_INPUT:  # in the RecoveredInputChannel
         k += 1
     if k < n and is_head_read(items[k]):
+        return k
+    if not buffers:  # a LocalInputChannel polls the subpartition itself: nothing has left it
         return k
     for _ in range(buffers):
         while k < n and items[k][0] != REC:
