@@ -74,7 +74,7 @@ def consumer_end(items: tuple, buffers: int) -> int:
     state has left it, events included, so a timeoutable barrier at its head still counts as
     queued (its sender acknowledges once the consumer polls it, or its timer makes it a priority
     barrier) and a priority barrier goes in front of it.  (A real run showed it:
-    ``tests/data/runs/alignment-timeout-p2-rejected.jsonl``, where a sink still reading its
+    ``tests/data/runs/timeout-barrier-in-local-channel.jsonl``, where a sink still reading its
     upstream's re-sent output completes an unaligned checkpoint whose other barrier its sender's
     timer made a priority one at the head of a local channel.)  A slower network (a
     record the consumer has credit for still in the subpartition) is not modelled: it would

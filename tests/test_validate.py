@@ -264,6 +264,7 @@ def test_a_run_where_a_trigger_overtakes_a_notice_needs_rpcs_overtake(tmp_path):
 
 FINISHED_TRIGGERED = RUNS / "finished-source-triggered.jsonl"
 DURING_RECOVERY = RUNS / "barrier-during-recovery.jsonl"
+LOCAL_CHANNEL = RUNS / "timeout-barrier-in-local-channel.jsonl"
 
 
 def test_a_trigger_may_reach_a_source_that_finished_before_the_jobmanager_saw_it(tmp_path):
@@ -291,6 +292,17 @@ def test_an_unaligned_barrier_passes_the_end_of_a_channels_resent_state():
     names the step the model takes."""
     res = validate(read_run(DURING_RECOVERY), all_designs()["flink-unaligned"])
     assert res.validated and "a-barrier-passes-the-end-of-resent-state" in res.witnesses, describe(res)
+
+
+def test_a_timeoutable_barrier_waits_in_a_local_channels_subpartition():
+    """Found by a real run (aligned-timeout, two sources, the sink restarted): with one source's
+    re-sent output still unread, the other source's barrier of checkpoint 3 waits at the head of
+    its local channel, its sender's timer makes it a priority one, and the sink completes the
+    checkpoint and commits before it reads the re-sent (1, 2).  A model that took an event at a
+    channel's head as already in the consumer's input channel (``consumer_end`` before the fix)
+    rejected it after 35 of 51 events."""
+    res = validate(read_run(LOCAL_CHANNEL), all_designs()["flink-unaligned-timeout"])
+    assert res.validated and "switch-to-unaligned" in res.witnesses, describe(res)
 
 
 @pytest.mark.deep
