@@ -10,7 +10,7 @@ from ckptcheck.model.scope import Scope
 
 from .catalog_entry import Entry, catalog_class
 from .designs import FLIP600, FLIP600_FILE_MERGING, FLIP600_INCREMENTAL, FLIP600_NO_CLAIM
-from .scopes import regional_coordinator_scope, scope
+from .scopes import regional_chain_scope, regional_coordinator_scope, scope
 
 # flip600-regional where the PR's timeout rule and asynchronous completion apply, with late
 # acknowledgements of declined tasks discarded: the correct side of K9
@@ -312,8 +312,7 @@ FINDINGS: tuple[Entry, ...] = (
             "follow a restored checkpoint that already refers back to the limit.",
         ),
         "ref-chain-bounded",
-        scope("sources-2", records_per_split=0, bounded=False, max_checkpoints=5, max_failures=0, max_declines=4,
-              max_timeouts=0, max_lost_notifications=0, max_jm_failovers=1),
+        regional_chain_scope(),  # two sources, five checkpoints, four declines, a JobManager failover
         "PR #28963 RegionalCheckpointHandler at 4e12013 (consecutiveRegionalCheckpointCount = 0, "
         "forceGlobalNextCheckpoint = false: fields of the handler a CheckpointCoordinator creates); "
         "DefaultExecutionGraphFactory.createAndRestoreExecutionGraph builds a new coordinator on every JobManager "

@@ -57,7 +57,7 @@ FLIP600_PROPOSED = BASELINE.with_(
         "one; tier 2 aborts a failed forced one and resets the counter), a global checkpoint once "
         "the sources are exhausted, failed-region tasks notified with the fallback id, abort "
         "notices carrying the latest completed id, retention of referenced checkpoints, disabled "
-        "across BLOCKING/HYBRID edges, a failure ratio of 50 %.  Expected to FAIL: catalog entries F1-F3.  The "
+        "across BLOCKING/HYBRID edges, a failure ratio of 50 %.  Expected to FAIL: catalog entries F1-F3 (and F4 across a JobManager failover).  The "
         "pull requests differ in several rules: that is flip600-pr."
     ),
     origin="seed 000 (FLIP-600 thread, May-July 2026); reference 8.1 (an early reading of PR #28963)",

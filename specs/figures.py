@@ -172,10 +172,10 @@ FIGURES: tuple[Figure, ...] = (
            "about 2 s with 1 worker", "`flip600-regional` third default scope (enumerator-and-side: a split enumerator in a "
            "region that falls back, 2 checkpoints, 1 decline)",
            unreached=("a-task-fails", "restore-from-checkpoint", "restore-from-regional", "forced-global-completes")),
-    Figure("flip600-regional-chain", "flip600-regional", S.regional_chain_scope, True, 9_769, 27_508, 23, CLAIMS,
+    Figure("flip600-regional-chain", "flip600-regional", S.regional_chain_scope, True, 12_798, 40_215, 25, CLAIMS,
            "about 1 s with 1 worker", "`flip600-regional` fourth default scope (sources-2, 5 checkpoints, 4 declines, a "
            "JobManager failover: chains of refCheckpointId hops; symmetry classes)", unreached=("a-task-fails",)),
-    Figure("flip600-proposed-chain", "flip600-proposed", S.regional_chain_scope, True, 9_802, 26_634, 23, CLAIMS,
+    Figure("flip600-proposed-chain", "flip600-proposed", S.regional_chain_scope, True, 12_825, 39_130, 25, CLAIMS,
            "about 1 s with 1 worker", "`flip600-proposed` (the thread's design) in the chain scope (F3: tier 2 resets the "
            "chain bound; F4: so does a JobManager failover)", violates=("ref-chain-bounded",), unreached=("a-task-fails",)),
     Figure("unaligned-default", "flink-unaligned", S.unaligned_scope, False, 1_618_811, 5_490_812, 78, CLAIMS,

@@ -145,7 +145,7 @@ def test_flink_35351_needs_split_records_to_show():
 
 
 # the timeout preset's scope (10 s) is a claims figure too (``specs/figures.py``, unaligned-timeout-spanning): claims tier
-@pytest.mark.parametrize("design, states", [(UNALIGNED, 13_429), pytest.param(UNALIGNED_TIMEOUT, 28_926, marks=pytest.mark.claims)],
+@pytest.mark.parametrize("design, states", [(UNALIGNED, 13_429), pytest.param(UNALIGNED_TIMEOUT, 74_104, marks=pytest.mark.claims)],
                          ids=lambda x: getattr(x, "name", x))
 def test_the_default_spanning_scope_hits_its_witnesses_and_holds(design, states):
     r = check(design, spanning_records_scope())

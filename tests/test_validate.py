@@ -407,7 +407,7 @@ def test_rescaled_tasks_decline_in_a_small_rescale_scope_and_flink_unaligned_sti
     sc = scope("keyed-1x1", records_per_split=1, max_checkpoints=2, max_failures=0, max_declines=0,
                max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1, staggered_triggers=True)
     assert _without_and_with(unaligned, sc, "rescaled_tasks_decline",
-                             "a-rescaled-task-declines-while-recovering") == (80578, 151797)
+                             "a-rescaled-task-declines-while-recovering") == (80578, 161974)
 
 
 INCREMENTAL_RUN = RUNS / "incremental-late-confirmation-p2.jsonl"
