@@ -54,6 +54,17 @@ from .world import (
 STUCK = (0, 0, 0)
 
 
+def ref_chain(by_id: dict, c: Completed, t: int) -> list[int]:
+    """The checkpoint ids from ``c`` following subtask ``t``'s refCheckpointId through the
+    checkpoints of ``by_id`` (id -> ``Completed``): ``[c.id, ref, ref of ref, ...]``.  A chain
+    into a checkpoint at another parallelism, or one the store no longer holds, ends there."""
+    chain, cur = [c.id], c
+    while cur is not None and cur.refs and len(cur.refs) == len(c.snapshots) and cur.refs[t]:
+        chain.append(cur.refs[t])
+        cur = by_id.get(cur.refs[t])
+    return chain
+
+
 class RegionalCheckpointHandler(Component):
     """FLIP-600's handler of declines and regional completion."""
 
@@ -464,16 +475,9 @@ class RegionalCheckpointHandler(Component):
     @staticmethod
     def chain_depth(store: tuple, c: Completed) -> int:
         """The most refCheckpointId hops from ``c`` for any subtask, through the checkpoints of
-        ``store`` (a chain into a checkpoint at another parallelism ends there)."""
+        ``store``."""
         by_id = {x.id: x for x in store}
-        deepest = 0
-        for t in range(len(c.snapshots)):
-            hops, cur = 0, c
-            while cur is not None and cur.refs and len(cur.refs) == len(c.snapshots) and cur.refs[t]:
-                hops += 1
-                cur = by_id.get(cur.refs[t])
-            deepest = max(deepest, hops)
-        return deepest
+        return max((len(ref_chain(by_id, c, t)) - 1 for t in range(len(c.snapshots))), default=0)
 
     def fallback_notice_id(self, tx: Tx, t: int, fallback: Completed) -> int:
         """The id a failed-region task's notice carries (PR step 8: the fallback id): the task

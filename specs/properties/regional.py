@@ -12,7 +12,7 @@ from functools import lru_cache
 from ckptcheck.model.actions import Ack, Decline, JobManagerFailover, LastAck, Rescale, Restore, Timeout
 from ckptcheck.model.coordinator import pending_of
 from ckptcheck.model.protocol import FlinkModel
-from ckptcheck.model.regional import RegionalCheckpointHandler
+from ckptcheck.model.regional import RegionalCheckpointHandler, ref_chain
 from ckptcheck.model.topology import StateKind
 from ckptcheck.model.world import FAILED, FINISHED, RUNNING, Completed, World
 
@@ -227,11 +227,7 @@ def ref_chain_bounded(m: FlinkModel, w: World) -> str | None:
     by_id = {c.id: c for c in w.coord.store}
     for c in w.coord.store:
         for t in range(len(c.snapshots)):
-            chain = [c.id]
-            cur = c
-            while cur is not None and cur.refs and len(cur.refs) == len(c.snapshots) and cur.refs[t]:
-                chain.append(cur.refs[t])  # (a chain into a checkpoint at another parallelism ends there)
-                cur = by_id.get(cur.refs[t])
+            chain = ref_chain(by_id, c, t)
             if len(chain) - 1 > limit:
                 path = " -> ".join(map(str, chain))
                 return (
