@@ -24,13 +24,56 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .assignment import StateAssignmentOperation
+    from .barriers import CheckpointBarrierHandler
+    from .coordinator import CheckpointCoordinator
     from .design import Design
+    from .failover import FailoverStrategy
+    from .gateway import OperatorCoordinatorHolder
+    from .local_state import TaskLocalStateStore
+    from .nullstate import NullStateRecovery
+    from .partitioner import StreamPartitioner
     from .protocol import FlinkModel
+    from .regional import RegionalCheckpointHandler
+    from .registry import SharedStateRegistry
     from .scope import Scope
+    from .sinks import TwoPhaseCommitSink
+    from .sinkv2 import CommitterOperator, GlobalCommitterOperator, SinkWriterOperator
+    from .sources import SourceReader, SplitEnumerator
+    from .store import CompletedCheckpointStore, FileMergingSnapshotManager
+    from .task import StreamTask
     from .topology import Expanded
 
 
-class Component:
+class Peers:
+    """The components of one model, one per design field (``model.design.COMPONENTS``), each
+    the instance of the class the design names.  ``FlinkModel`` sets them on itself and on every
+    component it builds (``FlinkModel.__post_init__``); declared here so that a reader, mypy and
+    go-to-definition follow ``self.regional.on_decline`` to ``RegionalCheckpointHandler``.
+    ``tests/test_components.py`` checks that this list and ``COMPONENTS`` agree."""
+
+    partitioner: "StreamPartitioner"
+    source: "SourceReader"
+    enumerator: "SplitEnumerator"
+    gateways: "OperatorCoordinatorHolder"
+    barriers: "CheckpointBarrierHandler"
+    sink: "TwoPhaseCommitSink"
+    writer: "SinkWriterOperator"
+    committer: "CommitterOperator"
+    global_committer: "GlobalCommitterOperator"
+    task: "StreamTask"
+    coordinator: "CheckpointCoordinator"
+    regional: "RegionalCheckpointHandler"
+    store: "CompletedCheckpointStore"
+    registry: "SharedStateRegistry"
+    file_merging_manager: "FileMergingSnapshotManager"
+    failover: "FailoverStrategy"
+    assignment: "StateAssignmentOperation"
+    null_state: "NullStateRecovery"
+    local_state: "TaskLocalStateStore"
+
+
+class Component(Peers):
     """One Flink component's rules, bound to a model (a design in a scope).
 
     ``treats_subtasks_alike``: a variant class sets it to ``True`` to declare that its rules do
@@ -54,6 +97,11 @@ class Component:
 
     def __repr__(self) -> str:
         return f"{type(self).__qualname__}({self.design.name})"
+
+
+def peer_names() -> tuple[str, ...]:
+    """The peers every component (and the model) declares."""
+    return tuple(Peers.__annotations__)
 
 
 def declares_alike(cls: type) -> bool:

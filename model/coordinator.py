@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from .actions import Ack, LastAck, Timeout, handles
 from .component import Component
 from .coordinator_trigger import TriggerMixin
 from .topology import StateKind
@@ -79,6 +80,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
             tx.files = remove_sorted(tx.files, (cp, t))
         return snap
 
+    @handles(Ack, "task", "checkpoint")
     def receive_acknowledge(self, tx: Tx, t: int, cp: int) -> None:
         """``receiveAcknowledgeMessage``: with incremental checkpoints the registry first
         registers the snapshot's shared files, and an acknowledgement it refuses (a placeholder
@@ -167,6 +169,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         its ``responded`` and ``expected`` task counts, ``acked`` snapshots and ``completing`` state."""
         return pending_of(tx.coord, cp)
 
+    @handles(LastAck, "checkpoint")
     def maybe_finalize(self, tx: Tx, cp: int) -> None:
         """``PendingCheckpoint.isFullyAcknowledged`` after each response: every task of checkpoint ``cp``'s
         plan acked (or, regionally, acked or declined): complete (``self.complete``), abort or judge it
@@ -368,6 +371,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
             return False
         return self.over_tolerable(w.coord.failed_count + 1)
 
+    @handles(Timeout, "checkpoint")
     def on_timeout(self, tx: Tx, cp: int) -> None:
         """Pending checkpoint ``cp``'s timer fires (``CHECKPOINT_EXPIRED``): abort, counted, unless
         FLIP-600's handler takes it (``RegionalCheckpointHandler.on_timeout``)."""

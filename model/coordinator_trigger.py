@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from .actions import StopWithSavepoint, TriggerCheckpoint, handles
+from .component import Component
 from .topology import Pattern
 from .tx import Tx
 from .world import DRAIN, FAILED, FINISHED, NO_DRAIN, RUNNING, Pending, World
 
 
-class TriggerMixin:
+class TriggerMixin(Component):
     """``CheckpointCoordinator``'s trigger (``triggerCheckpoint``, the plan of
     ``DefaultCheckpointPlanCalculator``) and stop-with-savepoint.  A mixin of
     ``CheckpointCoordinator``."""
@@ -193,6 +195,7 @@ class TriggerMixin:
             return None
         return self.partly_finished_union_vertex(w, Pending(w.coord.next_id, 0, finished, ()))
 
+    @handles(TriggerCheckpoint)
     def trigger(self, tx: Tx) -> None:
         """``triggerCheckpoint``: a new pending checkpoint; the operator coordinators snapshot
         first (their checkpoint futures), then the tasks of the plan.
@@ -260,6 +263,7 @@ class TriggerMixin:
             running = running or ts.status == RUNNING
         return running
 
+    @handles(StopWithSavepoint)
     def stop_with_savepoint(self, tx: Tx) -> None:
         """``SchedulerBase.stopWithSavepoint``: stop the checkpoint scheduler, which aborts every
         pending checkpoint (``CHECKPOINT_COORDINATOR_SUSPEND``, not counted, the tasks told),

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from .actions import FailTask, FinishReported, JobManagerFailover, Rescale, Restore, ResumeFromSavepoint, handles
 from .assignment import RestoreFailure
 from .component import Component
 from .finished_state import validate_operators_finished_state, vertex_finished_states
@@ -63,6 +64,18 @@ class FailoverStrategy(Component):
     def tasks_to_restart(self, t: int) -> frozenset[int]:
         """``getTasksNeedingRestart`` for a failure of subtask ``t``."""
         return self.failover_sets[t]
+
+    @handles(FailTask, "task")
+    def on_task_failure(self, tx: Tx, t: int) -> None:
+        """Subtask ``t`` fails (``SchedulerBase.updateTaskExecutionState`` -> the failover
+        strategy): the tasks ``tasks_to_restart`` names are cancelled (``fail``)."""
+        self.fail(tx, self.tasks_to_restart(t))
+
+    @handles(FinishReported, "task")
+    def mark_finished(self, tx: Tx, t: int) -> None:
+        """The JobManager processes subtask ``t``'s switch to FINISHED (``Execution.markFinished``):
+        from now on the checkpoint plan leaves it out (``Scope.late_finish_reports``)."""
+        tx.tasks[t] = tx.tasks[t]._replace(unreported=False)
 
     def fail(self, tx: Tx, victims: frozenset[int]) -> None:
         """Cancel ``victims``: their channels are cleared and RPCs to them are lost.  The pending
@@ -105,6 +118,7 @@ class FailoverStrategy(Component):
             return True
         return w.coord.stop[1] == NO_DRAIN and all(ts.status == FINISHED for ts in tasks)
 
+    @handles(ResumeFromSavepoint)
     def resume_from_savepoint(self, tx: Tx) -> None:
         """The user runs the job again from the stop's savepoint (``--fromSavepoint``, NO_CLAIM:
         Flink never deletes its files): a new job whose store holds only the savepoint, every
@@ -222,6 +236,7 @@ class FailoverStrategy(Component):
         finished (the job is done), nor once the stop's savepoint completed (the job ends)."""
         return not w.coord.savepoint and any(ts.status != FINISHED for ts in w.tasks)
 
+    @handles(JobManagerFailover)
     def jobmanager_failover(self, tx: Tx) -> None:
         """``JobManagerFailover``: the JobManager fails; with high availability a new leader
         recovers the job.  Every subtask is cancelled (their TaskManagers lose the leader), the
@@ -250,6 +265,7 @@ class FailoverStrategy(Component):
         self.coordinator.recover(tx)
         self.restore(tx, user_restore=True)
 
+    @handles(Restore)
     def restart(self, tx: Tx) -> None:
         """``Restore`` after a failure.  The default scheduler restores the failed subtasks
         (``restore``).  The adaptive scheduler (``scheduler = "adaptive"``) restarts the whole job
@@ -332,6 +348,7 @@ class FailoverStrategy(Component):
         rescaled = {name for name, _ in self.scope.rescale}
         return not any(s.finished for t, s in enumerate(latest.snapshots) if old.topo.vertex(t).name in rescaled)
 
+    @handles(Rescale, whole_world=True)
     def rescale(self, w: World) -> World:
         """``Rescale``: cancel every subtask (the pending checkpoint aborts, channels empty, acks
         in flight are lost with the job), then deploy the job at the other parallelism from the

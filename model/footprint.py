@@ -43,12 +43,13 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from .actions import (Ack, AlignmentTimeout, AssignSplit, Deliver, EmitRecord, EndOfInput, EndOfRecovery, FinishReported, LastAck,
-                      LoseNotification, Notify, ReadHead, Restore, TriggerCheckpoint)
-from .world import BARRIER, FAILED, OPEN, REC, World
+from .actions import (ACTION_TYPES, Ack, AlignmentTimeout, AssignSplit, ChannelAction, Deliver, EmitRecord, EndOfInput, EndOfRecovery,
+                      FinishReported, LastAck, LoseNotification, Notify, ReadHead, Restore, TaskAction, TriggerCheckpoint)
+from .world import FAILED, OPEN, REC, World
 
-#: kinds an action of one subtask has (``Footprints._task``)
-_TASK_KINDS = (EmitRecord, EndOfInput, AssignSplit, Notify, FinishReported, EndOfRecovery, AlignmentTimeout, LoseNotification)
+#: the kinds of the actions a subtask takes itself, on its own inputs (``own_keys``)
+TASK_KINDS = tuple(k for k in ACTION_TYPES.values() if issubclass(k, TaskAction))
+CHANNEL_KINDS = tuple(k for k in ACTION_TYPES.values() if issubclass(k, ChannelAction))
 
 
 class Footprints:
@@ -185,7 +186,7 @@ class Footprints:
             out.append(x)
         return out
 
-    # -- per action ------------------------------------------------------------------------------
+    # -- per action: each record states its own (``actions``) ---------------------------------------
     def touch(self, a, w: World | None = None, quiet: bool = False) -> int:
         """Every location ``a`` (an action, enabled or not) may read or write; with ``w``, the
         world ``a`` is enabled in, narrowed to what it does there: a record delivered changes
@@ -193,89 +194,18 @@ class Footprints:
         Flink's 2PC sink commits nothing and finishes nothing, an acknowledgement that is not the
         last only adds itself to its pending checkpoint.  With
         ``quiet`` (``quiet(w)`` holds), what ``a`` may touch in a world from which no checkpoint
-        activity can come."""
+        activity can come.  The kinds the table does not follow (the faults, restores, rescales,
+        stops, the coordinators' fallback) touch everything (``Action.touch``)."""
         if self.everything:
             return self.EVERY
-        kind = type(a)
-        if quiet and kind in (Deliver, ReadHead, EmitRecord):
-            t = a.task if kind is EmitRecord else self.model.topo.channels[a.channel].consumer
-            return self._data_quiet[t] | (0 if kind is EmitRecord else self.head[a.channel] | self.status[t])
-        if kind is Deliver or kind is ReadHead:
-            t = self.model.topo.channels[a.channel].consumer
-            if w is not None and kind is Deliver:
-                head = w.channels[a.channel][0]
-                if head[0] == REC:
-                    return self._data[t] | self.head[a.channel]
-                if head[0] == BARRIER and self._stock_sink:  # a barrier: a snapshot, a pre-commit, no finish
-                    return self._task[t] & ~self.status[t] & ~self.COMMIT | self.head[a.channel]
-            return self._task[t] | self.head[a.channel]
-        if kind is TriggerCheckpoint:
-            x = self.COORD | self.ALL_STATUS
-            if self.model.scope.staggered_triggers:  # the trigger RPCs
-                x |= self.ALL_IN_TAIL
-            else:  # the sources snapshot in the trigger's step
-                for t in self.model.topo.sources:
-                    x |= self._task[t]
-            return x
-        if kind is EmitRecord:
-            return self._data[a.task]
-        if kind is EndOfInput and not self.model.scope.instant_acks:
-            return self._data[a.task] | self.status[a.task] | (self.COORD if a.task in self.model.enumerator.readers else 0)
-        if kind in _TASK_KINDS:
-            x = self._task[a.task]
-            if kind is AssignSplit or (kind is EndOfInput and a.task in self.model.enumerator.readers):
-                x |= self.COORD
-            elif kind is LoseNotification:
-                x = self.in_head[a.task] | self.BUDGET
-            elif kind is Notify and a.kind == "trigger":  # a trigger reaching a finished task aborts the checkpoint
-                x |= self.COORD | self.ALL_IN_TAIL | self.ALL_ACK
-            return x
-        if kind is Ack:
-            if w is not None and not self._completes(w, a):  # it only adds itself to the pending checkpoint, or is dropped
-                return self.ack[a.task] | self.COORD
-            return self.ack[a.task] | self.COORD | self.STORE | self.ALL_IN_TAIL
-        if kind is LastAck:
-            return self.COORD | self.STORE | self.ALL_IN_TAIL | self.ALL_ACK
-        return self.EVERY  # the trigger, the faults, restores, rescales, stops, the coordinators' fallback
+        return a.touch(self, w, quiet)
 
     def guard(self, a, quiet: bool = False) -> int:
         """What decides whether ``a`` is enabled: an action disabled now needs one of the actions
         writing there to become enabled."""
         if self.everything:
             return self.EVERY
-        kind = type(a)
-        if quiet and kind in (Deliver, ReadHead, EmitRecord):
-            if kind is EmitRecord:
-                return self.touch(a, quiet=True) | self.st[a.task] | self.status[a.task]
-            t = self.model.topo.channels[a.channel].consumer
-            return self.touch(a, quiet=True) | self.head[a.channel] | self.tail[a.channel] | self.st[t] | self.status[t]
-        if kind is Deliver or kind is ReadHead:
-            ch = self.model.topo.channels[a.channel]
-            # the channel empty or not; its consumer running, unblocked, with room downstream
-            return self._task[ch.consumer] | self.head[a.channel] | self.tail[a.channel]
-        if kind is EmitRecord or kind is EndOfInput:  # running, not ended, records left (a reader: a split)
-            return self.touch(a) | self.st[a.task] | self.status[a.task]
-        if kind is Notify or kind is LoseNotification:  # an RPC in the inbox
-            return self.touch(a) | self.in_head[a.task] | self.in_tail[a.task]
-        if kind in _TASK_KINDS:
-            return self.touch(a) | self.in_tail[a.task] | self.COORD
-        if kind is Ack:  # its first acknowledgement in flight
-            return self.ack[a.task]
-        if kind is LastAck:
-            return self.COORD | self.ALL_ACK
-        if kind is TriggerCheckpoint:
-            return self.touch(a)
-        if kind is Restore:
-            return self.FAILED | self.COORD
-        return self.EVERY
-
-    def _completes(self, w: World, a) -> bool:
-        """Would acknowledgement ``a`` complete (or end) its pending checkpoint in ``w``: is it the
-        last one the checkpoint waits for?"""
-        p = next((p for p in w.coord.pending if p.id == a.checkpoint), None)
-        if p is None or not p.waiting >> a.task & 1:
-            return False
-        return len(p.acked) + 1 >= bin(p.waiting).count("1")
+        return a.guard(self, quiet)
 
     def _faults_to_come(self, w: World) -> bool:
         """May a fault, a rescale or a stop still come after ``w`` (each touches everything)?"""
@@ -304,8 +234,8 @@ class Footprints:
     def own_keys(self, t: int) -> list:
         """The keys of the actions subtask ``t`` takes itself (a snapshot among them)."""
         topo = self.model.topo
-        keys = [(Deliver, c) for c in topo.inputs[t]] + [(ReadHead, c) for c in topo.inputs[t]]
-        keys += [(k, t) for k in _TASK_KINDS]
+        keys = [(k, c) for k in CHANNEL_KINDS for c in topo.inputs[t]]
+        keys += [(k, t) for k in TASK_KINDS]
         if t in topo.sources and not self.model.scope.staggered_triggers:
             keys.append((TriggerCheckpoint,))
         return keys
@@ -394,18 +324,12 @@ class Footprints:
     @staticmethod
     def key(a) -> tuple:
         """The kind and subject of ``a``: the actions that share it share a footprint."""
-        kind = type(a)
-        if kind is Deliver or kind is ReadHead:
-            return (kind, a.channel)
-        if kind in _TASK_KINDS or kind is Ack:
-            return (kind, a.task)
-        return (kind,)
+        return a.key()
 
     @staticmethod
     def single(a) -> bool:
         """Is ``a`` the only action of its key, whatever the world (no checkpoint id in it)?"""
-        kind = type(a)
-        return kind is Deliver or kind is ReadHead or kind is EmitRecord or kind is EndOfInput or kind is FinishReported or kind is EndOfRecovery
+        return a.single
 
     def written(self, s: World, t: World) -> int:
         """The locations in which ``t`` differs from ``s`` (a queue's head when only its first

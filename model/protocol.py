@@ -35,41 +35,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from .actions import (
-    Ack,
-    Action,
-    AlignmentTimeout,
-    AssignSplit,
-    CoordinatorsFellBack,
-    Decline,
-    DeleteSnapshot,
-    Deliver,
-    EmitRecord,
-    EndOfInput,
-    EndOfRecovery,
-    FailTask,
-    JobManagerFailover,
-    FinishReported,
-    LastAck,
-    LoseNotification,
-    Notify,
-    ReadHead,
-    Rescale,
-    Restore,
-    ResumeFromSavepoint,
-    StopWithSavepoint,
-    Timeout,
-    TriggerAfterClose,
-    TriggerCheckpoint,
-)
+from .actions import Action
 from .design import COMPONENTS, Design
 from .nullstate import NullStateRecovery
 from .protocol_enabled import EnabledMixin
 from .scope import Scope
 from .sinkv2 import COMMITTER, GLOBAL_COMMITTER
 from .topology import Exchange, Expanded, Pattern, Role
-from .tx import Tx, edit
-from .world import EMPTY_SNAPSHOT, NOTIFY_NAMES, REC, Budget, Coordinator, World
+from .tx import edit
+from .world import EMPTY_SNAPSHOT, REC, Budget, Coordinator, World
 
 
 def fitted(design: Design, scope: Scope) -> Scope:
@@ -175,6 +149,48 @@ def scope_conflict(design: Design, scope: Scope) -> str:
         if design.incremental_checkpoints:
             return "scope.stop_with_savepoint: not modelled with incremental_checkpoints (a savepoint is a full snapshot)"
     return ""
+
+
+@dataclass(frozen=True)
+class Handler:
+    """The component method that handles one action kind (``actions.handles``)."""
+
+    component: str  # its design field
+    method: str
+    args: tuple[str, ...]  # the action's fields it takes after the transaction
+    whole_world: bool
+
+
+def handlers(design: Design) -> dict[type[Action], Handler]:
+    """Every action kind the components of ``design`` handle, and the method that does; one
+    method per kind (a second declaration in another component is a ``TypeError`` naming both;
+    a subclass that declares a kind again replaces its class's method)."""
+    out: dict[type[Action], Handler] = {}
+    for name in COMPONENTS:
+        for klass in reversed(getattr(design, name).__mro__):
+            for attr, fn in vars(klass).items():
+                mark = getattr(fn, "__handles__", None)
+                if mark is None:
+                    continue
+                kind, args, whole_world = mark
+                prev = out.get(kind)
+                if prev is not None and prev.component != name:
+                    raise TypeError(f"{kind.__name__} is handled twice: by {prev.component}.{prev.method} and {name}.{attr}")
+                out[kind] = Handler(name, attr, args, whole_world)
+    return out
+
+
+def _bind(method, args: tuple[str, ...]):
+    """``method`` called with a step's transaction and the action's fields ``args``."""
+    if not args:
+        return lambda tx, a: method(tx)
+    if len(args) == 1:
+        (f0,) = args
+        return lambda tx, a: method(tx, getattr(a, f0))
+    if len(args) == 2:
+        f0, f1 = args
+        return lambda tx, a: method(tx, getattr(a, f0), getattr(a, f1))
+    return lambda tx, a: method(tx, *[getattr(a, f) for f in args])
 
 
 @dataclass(frozen=True, eq=False)
@@ -393,8 +409,10 @@ class FlinkModel(EnabledMixin):
         from .coordinator import CheckpointCoordinator
         from .failover import FailoverStrategy
         from .regional import RegionalCheckpointHandler
+        from .task import StreamTask
 
-        stock = ((self.coordinator, CheckpointCoordinator, ("receive_decline", "drop_ack", "abort", "notify_aborted",
+        stock = ((self.task, StreamTask, ("decline_checkpoint",)),
+                 (self.coordinator, CheckpointCoordinator, ("receive_decline", "drop_ack", "abort", "notify_aborted",
                                                              "abort_for_failover", "decline_fails_job")),
                  (self.regional, RegionalCheckpointHandler, ("on_decline",)),
                  (self.failover, FailoverStrategy, ("fail",)))
@@ -402,99 +420,46 @@ class FlinkModel(EnabledMixin):
             return False
         return all(getattr(type(part), name) is getattr(base, name) for part, base, names in stock for name in names)
 
-    @staticmethod
-    def rpc_first(tx: Tx, t: int, cp: int, kind: str) -> None:
-        """``Scope.rpcs_overtake``: the RPC the action takes, moved to the head of the task's
-        inbox when it overtakes the ones before it (``protocol_enabled.overtaking``); the
-        components then read the head as always."""
-        inbox = tx.tasks[t].inbox
-        want = NOTIFY_NAMES.index(kind)
-        if inbox[0][0] == want and inbox[0][1] == cp:
-            return
-        k = next(i for i, r in enumerate(inbox) if r[0] == want and r[1] == cp)
-        tx.tasks[t] = tx.tasks[t]._replace(inbox=(inbox[k],) + inbox[:k] + inbox[k + 1:])
+    @cached_property
+    def _steps(self) -> dict[type, tuple]:
+        """The step table: per action kind, its handler bound to this model's component (the
+        method the design's class has under the declared name, so an override without the
+        decorator is the one called), and what ``step`` does around it (``Action.memo_key``,
+        ``Action.before``, ``Action.budget``)."""
+        table = {}
+        for kind, h in handlers(self.design).items():
+            method = getattr(getattr(self, h.component), h.method)
+            run = method if h.whole_world else _bind(method, h.args)
+            table[kind] = (run, h.whole_world, kind.memo_key is not Action.memo_key, kind.before is not Action.before, kind.budget)
+        return table
+
+    @property
+    def handled_kinds(self) -> tuple[type[Action], ...]:
+        """The action kinds this model's components handle."""
+        return tuple(self._steps)
 
     def step(self, w: World, a: Action) -> World:
-        """The world after ``a``.  ``a`` must be enabled in ``w`` (engines check this)."""
+        """The world after ``a``, by the component method that handles its kind (``handlers``).
+        ``a`` must be enabled in ``w`` (engines check this)."""
         if w.used.rescales & 1 != self.config:
             return self.at(w).step(w, a)
-        tx = edit(w)
-        kind = type(a)
-        if kind is Deliver:
-            self.task.deliver(tx, a.channel)
-        elif kind is ReadHead:
-            self.task.read_head(tx, a.channel)
-        elif kind is AlignmentTimeout:
-            sending = w.tasks[a.task].sending
-            if sending and sending[0] == a.checkpoint:
-                self.task.on_sender_timeout(tx, a.task)
-            else:
-                self.barriers.on_alignment_timeout(tx, a.task, a.checkpoint)
-        elif kind is EmitRecord:
-            self.source.emit(tx, a.task)
-        elif kind is Ack:
-            self.coordinator.receive_acknowledge(tx, a.task, a.checkpoint)
-        elif kind is LastAck:
-            self.coordinator.maybe_finalize(tx, a.checkpoint)
-        elif kind is CoordinatorsFellBack:
-            self.regional.after_coordinators(tx, a.checkpoint)
-        elif kind is Notify:
-            self.rpc_first(tx, a.task, a.checkpoint, a.kind)
-            self.task.notify(tx, a.task)
-        elif kind is FinishReported:
-            tx.tasks[a.task] = tx.tasks[a.task]._replace(unreported=False)
-        elif kind is EndOfRecovery:
-            tx.tasks[a.task] = tx.tasks[a.task]._replace(rescaled=False)
-        elif kind is TriggerAfterClose:
-            self.rpc_first(tx, a.task, a.checkpoint, "trigger")
-            tx.used = tx.used._replace(declines=tx.used.declines + 1)
-            self.task.trigger_after_close(tx, a.task)
-        elif kind is StopWithSavepoint:
-            self.coordinator.stop_with_savepoint(tx)
-        elif kind is ResumeFromSavepoint:
-            self.failover.resume_from_savepoint(tx)
-        elif kind is TriggerCheckpoint:
-            self.coordinator.trigger(tx)
-        elif kind is EndOfInput:
-            self.source.end_of_input(tx, a.task)
-        elif kind is Restore:
-            self.failover.restart(tx)
-        elif kind is Rescale:
-            return self.failover.rescale(w)
-        elif kind is AssignSplit:
-            self.enumerator.assign(tx, a.task, a.split)
-        elif kind is Decline:
-            key = ("global decline", a.checkpoint) if self._decline_memo and self.coordinator.decline_fails_job(w, a.checkpoint) else None
-            if key is not None:
-                memo = self._fail_memo
-                if memo[0] is w and key in memo[1]:
-                    return memo[1][key]
-            tx.used = tx.used._replace(declines=tx.used.declines + 1)
-            if self.local_state.active:  # its asynchronous part failed: reportTaskStateSnapshots stored no copy
-                self.local_state.abort(tx, a.task, a.checkpoint)
-            self.coordinator.receive_decline(tx, a.task, a.checkpoint)
-            if key is not None:
-                return self._remember(w, key, tx.freeze())
-        elif kind is Timeout:
-            tx.used = tx.used._replace(timeouts=tx.used.timeouts + 1)
-            self.coordinator.on_timeout(tx, a.checkpoint)
-        elif kind is FailTask:
-            victims = self.failover.tasks_to_restart(a.task)
-            memo = self._fail_memo
-            if memo[0] is w and victims in memo[1]:
-                return memo[1][victims]
-            tx.used = tx.used._replace(failures=tx.used.failures + 1)
-            self.failover.fail(tx, victims)
-            return self._remember(w, victims, tx.freeze())
-        elif kind is JobManagerFailover:
-            tx.used = tx.used._replace(jm_failovers=tx.used.jm_failovers + 1)
-            self.failover.jobmanager_failover(tx)
-        elif kind is DeleteSnapshot:
-            self.store.delete_snapshot(tx)
-        elif kind is LoseNotification:
-            tx.used = tx.used._replace(lost=tx.used.lost + 1)
-            ts = tx.tasks[a.task]
-            tx.tasks[a.task] = ts._replace(inbox=ts.inbox[1:])
-        else:  # pragma: no cover - engines only pass actions from enabled()
+        entry = self._steps.get(type(a))
+        if entry is None:  # pragma: no cover - engines only pass actions from enabled()
             raise TypeError(f"not an action of this model: {a!r}")
+        run, whole_world, memo, before, budget = entry
+        if whole_world:
+            return run(w)
+        key = a.memo_key(self, w) if memo else None
+        if key is not None:
+            remembered = self._fail_memo
+            if remembered[0] is w and key in remembered[1]:
+                return remembered[1][key]
+        tx = edit(w)
+        if before:
+            a.before(self, tx)
+        if budget:
+            tx.used = tx.used._replace(**{budget: getattr(tx.used, budget) + 1})
+        run(tx, a)
+        if key is not None:
+            return self._remember(w, key, tx.freeze())
         return tx.freeze()

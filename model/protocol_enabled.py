@@ -18,6 +18,7 @@ from typing import Callable
 from .actions import (Ack, Action, AlignmentTimeout, CoordinatorsFellBack, Decline, DeleteSnapshot, Deliver, EndOfRecovery, FailTask, JobManagerFailover,
                       FinishReported, LastAck, LoseNotification, Notify, ReadHead, Rescale, Restore, ResumeFromSavepoint, StopWithSavepoint, Timeout,
                       TriggerAfterClose, TriggerCheckpoint)
+from .component import Peers
 from .task import priority_index
 from .world import FAILED, FINISHED, NOTIFY_NAMES, NOTIFY_TRIGGER, REC, RECOVERED_INPUT, RUNNING, World, is_recovered
 
@@ -38,7 +39,7 @@ def overtaking(inbox: tuple) -> int:
     return 0
 
 
-class EnabledMixin:
+class EnabledMixin(Peers):
     """``FlinkModel.enabled``: the actions enabled in a world.  A mixin of ``FlinkModel``.
 
     The list is the concatenation of rule groups (``enabled_groups``), each one reading a few
@@ -66,7 +67,13 @@ class EnabledMixin:
         return (self.source.enabled, *inputs, self._coordinator_actions, self._acknowledgements,
                 *(partial(self._inbox_actions, t) for t in range(n)), self._recovery_actions,
                 self._declines, self._timeouts, self._failures, self._jobmanager_failovers, self._lost_notifications,
-                self._snapshot_deletion)
+                self._snapshot_deletion, *self._added_kinds)
+
+    @property
+    def _added_kinds(self) -> list[Callable[[World, list], None]]:
+        """The rule groups of the kinds that say themselves when they are enabled
+        (``Action.enabled_in``) and that a component of the design handles."""
+        return [partial(kind.enabled_in, self) for kind in self.handled_kinds if kind.enabled_in is not None]
 
     def _deliveries(self, c: int, w: World, out: list[Action]) -> None:
         """Aligned checkpoints: channel ``c``'s head, if its consumer may read it."""

@@ -35,6 +35,7 @@ deployed only after its producers finished, and a checkpoint waits for no FINISH
 
 from __future__ import annotations
 
+from .actions import CoordinatorsFellBack, handles
 from .component import Component
 from .coordinator import pending_of, put_pending
 from .tx import Tx
@@ -289,6 +290,7 @@ class RegionalCheckpointHandler(Component):
         nothing; a failover's restore aborts it, as it aborts every pending checkpoint."""
         return pending.completing == STUCK
 
+    @handles(CoordinatorsFellBack, "checkpoint")
     def after_coordinators(self, tx: Tx, cp: int) -> None:
         """The futures of the coordinators' fallback for ``cp`` completed (PR #28963
         ``tryCompleteRegionalCheckpoint`` step 13: ``FutureUtils.combineAll(...)`` then

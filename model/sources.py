@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from .actions import Action, AssignSplit, EmitRecord, EndOfInput
+from .actions import Action, AssignSplit, EmitRecord, EndOfInput, handles
 from .component import Component
 from .topology import Role
 from .tx import Tx
@@ -57,6 +57,7 @@ class SourceReader(Component):
             elif bounded:
                 out.append(EndOfInput(t))
 
+    @handles(EmitRecord, "task")
     def emit(self, tx: Tx, t: int) -> None:
         """``SourceReader.pollNext``: the next record of the split goes downstream."""
         ts = tx.tasks[t]
@@ -67,6 +68,7 @@ class SourceReader(Component):
         if ts.replay:  # FLINK-4120: a recovery's re-inserted barrier follows the record before it
             self.null_state.maybe_reinsert(tx, t)
 
+    @handles(EndOfInput, "task")
     def end_of_input(self, tx: Tx, t: int) -> None:
         """A bounded source ends: it emits EndOfData and waits for its final checkpoint.
 
@@ -160,6 +162,7 @@ class SplitEnumerator(Component):
         """The splits read by enumerator-driven readers (the enumerator's initial state)."""
         return tuple(sorted({s for ss in self.readers.values() for s in ss}))
 
+    @handles(AssignSplit, "task", "split")
     def assign(self, tx: Tx, t: int, split: int) -> None:
         """``handleSplitRequest``: assign ``split`` to reader ``t`` (``AddSplitEvent``); the
         ``SplitAssignmentTracker`` records it under the epoch of the next checkpoint, so the

@@ -23,6 +23,7 @@ from __future__ import annotations
 import inspect
 from functools import cached_property
 
+from .actions import DeleteSnapshot, handles
 from .component import Component
 from .tx import Tx
 from .world import EMPTY_SNAPSHOT, Completed, World, remove_sorted
@@ -156,6 +157,7 @@ class CompletedCheckpointStore(Component):
             return True
         return 1 not in self.referenced(coord.store, (coord.store[-1].id,))
 
+    @handles(DeleteSnapshot)
     def delete_snapshot(self, tx: Tx) -> None:
         """The user deletes the NO_CLAIM snapshot's files."""
         tx.files = tuple(f for f in tx.files if f[0] != 1)

@@ -67,6 +67,7 @@ method of it), its methods grouped by concern in mixins, a module each:
 
 from __future__ import annotations
 
+from .actions import EndOfRecovery, LoseNotification, Notify, handles
 from .component import Component
 from .sinkv2 import COMMITTER, GLOBAL_COMMITTER, WRITER
 from .task_finish import FinishMixin
@@ -140,7 +141,21 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
         """The component holding the rules of Sink V2 operator ``part``."""
         return {WRITER: self.writer, COMMITTER: self.committer, GLOBAL_COMMITTER: self.global_committer}[part]
 
+    @handles(EndOfRecovery, "task")
+    def finish_recovery(self, tx: Tx, t: int) -> None:
+        """Subtask ``t``, restored at a new parallelism, has read every channel's
+        ``EndOfChannelStateEvent`` (``RescalingStreamTaskNetworkInput.finishRecovery``): it takes
+        checkpoints again (``Scope.rescaled_tasks_decline``)."""
+        tx.tasks[t] = tx.tasks[t]._replace(rescaled=False)
+
+    @handles(LoseNotification, "task")
+    def lose_rpc(self, tx: Tx, t: int) -> None:
+        """Fault: the coordinator RPC at the head of subtask ``t``'s inbox is lost."""
+        ts = tx.tasks[t]
+        tx.tasks[t] = ts._replace(inbox=ts.inbox[1:])
+
     # notifications ----------------------------------------------------------------------------
+    @handles(Notify, "task")
     def notify(self, tx: Tx, t: int) -> None:
         """The coordinator RPC at the head of the inbox reaches the task.
 

@@ -12,12 +12,14 @@ stated in ``model.task``.
 
 from __future__ import annotations
 
+from .actions import TriggerAfterClose, handles
+from .component import Component
 from .sinkv2 import COMMITTER, WRITER
 from .tx import Tx
 from .world import EOD, EOD_NO_DRAIN, EOP, FINISHED, NOTIFY_ABORT, NOTIFY_COMPLETE, NOTIFY_TRIGGER, RUNNING, TaskState, World
 
 
-class FinishMixin:
+class FinishMixin(Component):
     """``StreamTask``'s end of input and finishing (FLIP-147): ``endData``, the final
     checkpoint, ``afterInvoke``.  A mixin of ``StreamTask``."""
 
@@ -155,6 +157,7 @@ class FinishMixin:
         arrival in any case."""
         self.coordinator.on_trigger_failure(tx, cp)
 
+    @handles(TriggerAfterClose, "task")
     def trigger_after_close(self, tx: Tx, t: int) -> None:
         """The task's mailbox closed (``StreamTask.afterInvoke``: the task finishes) before the
         trigger RPC at the head of its inbox arrived.  The RPC is declined, uncounted:

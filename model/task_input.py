@@ -11,6 +11,8 @@ recovered state first).  The abstractions are stated in ``model.task``.
 
 from __future__ import annotations
 
+from .actions import Deliver, ReadHead, handles
+from .component import Component
 from .sinkv2 import WRITER
 from .topology import Role
 from .tx import Tx
@@ -31,11 +33,12 @@ from .world import (
 )
 
 
-class InputMixin:
+class InputMixin(Component):
     """``StreamTask``'s input: ``StreamOneInputProcessor`` / ``StreamTaskNetworkInput``,
     ``CheckpointedInputGate``, ``ChannelStatePersister``, ``UpstreamRecoveryTracker``.  A mixin of
     ``StreamTask`` (its peers, ``self.barriers`` ..., are the task's)."""
 
+    @handles(Deliver, "channel")
     def deliver(self, tx: Tx, c: int) -> None:
         """The next item of channel ``c`` reaches its consumer (``StreamOneInputProcessor``): a
         priority (unaligned) barrier in the channel first (``CheckpointedInputGate`` handles
@@ -78,6 +81,7 @@ class InputMixin:
         else:
             self.on_end_of_partition(tx, t, bit)
 
+    @handles(ReadHead, "channel")
     def read_head(self, tx: Tx, c: int) -> None:
         """``ReadHead``: the consumer of ``c`` polls the buffer with the head of the channel's
         next record; its deserializer holds the partial record until the tail's buffer arrives.

@@ -12,12 +12,14 @@ FLINK-27251).  The abstractions are stated in ``model.task``.
 
 from __future__ import annotations
 
+from .actions import AlignmentTimeout, Decline, handles
+from .component import Component
 from .sinkv2 import WRITER
 from .tx import Tx, consumer_end
 from .world import BARRIER, CANCEL, PART_HEAD, PART_TAIL, REC, Snapshot, add_sorted, is_head_read
 
 
-class SnapshotMixin:
+class SnapshotMixin(Component):
     """``StreamTask`` / ``SubtaskCheckpointCoordinatorImpl``: trigger, snapshot, barriers,
     output channel state, acknowledgement.  A mixin of ``StreamTask``."""
 
@@ -105,6 +107,27 @@ class SnapshotMixin:
             return
         tx.tasks[t] = tx.tasks[t]._replace(sending=())
         self.acknowledge(tx, t, cp, snap)
+
+    @handles(AlignmentTimeout, "task", "checkpoint")
+    def on_alignment_timer(self, tx: Tx, t: int, cp: int) -> None:
+        """An alignment timer of checkpoint ``cp`` fires at subtask ``t``: the sender's while a
+        timeoutable barrier of the snapshot it sends is still queued (``on_sender_timeout``),
+        else the receiver's (``CheckpointBarrierHandler.on_alignment_timeout``)."""
+        sending = tx.tasks[t].sending
+        if sending and sending[0] == cp:
+            self.on_sender_timeout(tx, t)
+        else:
+            self.barriers.on_alignment_timeout(tx, t, cp)
+
+    @handles(Decline, "task", "checkpoint")
+    def decline_checkpoint(self, tx: Tx, t: int, cp: int) -> None:
+        """The asynchronous part of the snapshot of ``cp`` fails
+        (``AsyncCheckpointRunnable.handleExecutionException``): ``reportTaskStateSnapshots``
+        stores no local copy (with local recovery, ``TaskLocalStateStore.abort``), and the task
+        declines (``CheckpointCoordinator.receive_decline``)."""
+        if self.local_state.active:
+            self.local_state.abort(tx, t, cp)
+        self.coordinator.receive_decline(tx, t, cp)
 
     def on_sender_timeout(self, tx: Tx, t: int) -> None:
         """The sender's alignment timer fires (``alignedBarrierTimeout`` on every subpartition):

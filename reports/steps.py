@@ -5,16 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-COORDINATOR = "coordinator"
-
-
-@dataclass
-class Event:
-    src: str
-    dst: str | None  # None: a mark on ``src``'s lane
-    label: str
-    tone: str  # data, barrier, control, fault, commit, restore, complete, regional
-    text: str = ""  # the same, in words, for the step table (empty: the step's own text says it)
+from ckptcheck.model.actions.words import COORDINATOR, Event  # noqa: F401  (the events a step holds)
 
 
 @dataclass

@@ -71,8 +71,7 @@ import itertools
 import time
 from dataclasses import dataclass
 
-from ckptcheck.model.actions import (Ack, Decline, Deliver, EmitRecord, FailTask, Notify, Rescale, Restore, Timeout,
-                                     TriggerAfterClose, TriggerCheckpoint)
+from ckptcheck.model.actions import OPTIONAL, Deliver, Rescale, Restore
 from ckptcheck.model.protocol import scope_conflict
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.world import COMMITTABLE, COMMITTED, FAILED, FINISHED
@@ -133,7 +132,6 @@ def design_for(run: Run, design):
         return d
     return d.with_(name=f"{d.name} (max-concurrent-checkpoints {n})", max_concurrent_checkpoints=n)
 COORD = (COORDINATOR, 0)
-OPTIONAL = "optional"  # the last element of an observation that may go unrecorded
 
 
 # the scope options of Flink's runtime that validation's scopes turn on (a run may be searched with
@@ -405,28 +403,8 @@ class _Observer:
         kind = type(a)
         if kind is Rescale:
             return self._rescaled(w, t)
-        if kind is EmitRecord:
-            out.append((thread[a.task], ("emit", (m.topo.split_of[a.task], w.tasks[a.task].position))))
-        elif kind is TriggerCheckpoint:
-            out.append((COORD, ("trigger", a.checkpoint)))
-        elif kind is FailTask:
-            out.append((thread[a.task], ("fail",)))
-        elif kind is Timeout:
-            out.append((COORD, ("aborted", a.checkpoint, "expired")))
-        elif kind is Decline or kind is TriggerAfterClose:
-            out.append((COORD, ("aborted", a.checkpoint, "declined")))
-        elif kind is Notify and w.tasks[a.task].status == FINISHED:  # the task manager no longer knows the task
-            out.append((COORD, ("aborted", a.checkpoint, "declined")))
-        elif kind is Ack and m.registry.active:
-            snap = next((x for tt, cp, x in w.acks if tt == a.task and cp == a.checkpoint), None)
-            if snap is not None and m.registry.unknown_placeholder(w.files, snap) is not None:
-                out.append((COORD, ("ack-refused",)))
-        elif kind is Notify and a.kind in ("complete", "abort"):
-            key = (f"notify-{a.kind}", a.checkpoint)
-            if a.kind == "complete" and m.task.ready_to_finish(w, a.task):
-                key = (*key, OPTIONAL)  # a finishing task may have stopped running: the notice is ignored
-            out.append((thread[a.task], key))
-        if kind is not FailTask:
+        out.extend((COORD if x is None else thread[x], key) for x, key in a.observed(m, w))
+        if a.state_observed:
             wt, tt = w.tasks, t.tasks
             done = {c.id for c in t.coord.store}
             # checkpoints aborted in this step: a subtask that declines a barrier (a rescaled one
@@ -462,10 +440,6 @@ class _Observer:
                             if item[0] == COMMITTABLE:
                                 out.append((thread[x], ("prepare-commit", tuple(sorted(item[2][1])))))
             if kind is Deliver:
-                ch = m.topo.channels[a.channel]
-                item = w.channels[a.channel][0]
-                if item[0] == 0 and len(item) >= 3:  # REC
-                    out.append((thread[ch.consumer], ("invoke", (item[1], item[2]))))
                 # a barrier its consumer declines: the checkpoint aborts in this step
                 out.extend((COORD, ("aborted", cp, "declined")) for cp in sorted(gone))
         out.extend(self._completions_and_commits(w, t))
