@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Callable
 
 from .actions import Action
 from .design import COMPONENTS, Design
@@ -178,19 +179,6 @@ def handlers(design: Design) -> dict[type[Action], Handler]:
                     raise TypeError(f"{kind.__name__} is handled twice: by {prev.component}.{prev.method} and {name}.{attr}")
                 out[kind] = Handler(name, attr, args, whole_world)
     return out
-
-
-def _bind(method, args: tuple[str, ...]):
-    """``method`` called with a step's transaction and the action's fields ``args``."""
-    if not args:
-        return lambda tx, a: method(tx)
-    if len(args) == 1:
-        (f0,) = args
-        return lambda tx, a: method(tx, getattr(a, f0))
-    if len(args) == 2:
-        f0, f1 = args
-        return lambda tx, a: method(tx, getattr(a, f0), getattr(a, f1))
-    return lambda tx, a: method(tx, *[getattr(a, f) for f in args])
 
 
 @dataclass(frozen=True, eq=False)
@@ -421,17 +409,56 @@ class FlinkModel(EnabledMixin):
         return all(getattr(type(part), name) is getattr(base, name) for part, base, names in stock for name in names)
 
     @cached_property
-    def _steps(self) -> dict[type, tuple]:
-        """The step table: per action kind, its handler bound to this model's component (the
-        method the design's class has under the declared name, so an override without the
-        decorator is the one called), and what ``step`` does around it (``Action.memo_key``,
-        ``Action.before``, ``Action.budget``)."""
-        table = {}
-        for kind, h in handlers(self.design).items():
-            method = getattr(getattr(self, h.component), h.method)
-            run = method if h.whole_world else _bind(method, h.args)
-            table[kind] = (run, h.whole_world, kind.memo_key is not Action.memo_key, kind.before is not Action.before, kind.budget)
-        return table
+    def _steps(self) -> dict[type, Callable[[World, Action], World]]:
+        """The step table: per action kind, a function of (world, action) that runs its handler,
+        bound to this model's component (the method the design's class has under the declared
+        name, so an override without the decorator is the one called), with what ``step`` does
+        around it where the kind asks for it (``Action.memo_key``, ``Action.before``,
+        ``Action.budget``)."""
+        return {kind: self._stepper(kind, h) for kind, h in handlers(self.design).items()}
+
+    def _stepper(self, kind: type[Action], h: Handler) -> Callable[[World, Action], World]:
+        method = getattr(getattr(self, h.component), h.method)
+        if h.whole_world:  # the handler builds the next world itself
+            return lambda w, a: method(w)
+        args = h.args
+        f0 = args[0] if args else ""
+        f1 = args[1] if len(args) > 1 else ""
+        if kind.memo_key is Action.memo_key and kind.before is Action.before and not kind.budget and len(args) < 3:
+            if len(args) == 1:
+                def plain(w: World, a: Action) -> World:
+                    tx = edit(w)
+                    method(tx, getattr(a, f0))
+                    return tx.freeze()
+            elif len(args) == 2:
+                def plain(w: World, a: Action) -> World:
+                    tx = edit(w)
+                    method(tx, getattr(a, f0), getattr(a, f1))
+                    return tx.freeze()
+            else:
+                def plain(w: World, a: Action) -> World:
+                    tx = edit(w)
+                    method(tx)
+                    return tx.freeze()
+            return plain
+        memo, before, budget = kind.memo_key is not Action.memo_key, kind.before is not Action.before, kind.budget
+
+        def full(w: World, a: Action) -> World:
+            key = a.memo_key(self, w) if memo else None
+            if key is not None:
+                remembered = self._fail_memo
+                if remembered[0] is w and key in remembered[1]:
+                    return remembered[1][key]
+            tx = edit(w)
+            if before:
+                a.before(self, tx)
+            if budget:
+                tx.used = tx.used._replace(**{budget: getattr(tx.used, budget) + 1})
+            method(tx, *[getattr(a, f) for f in args])
+            if key is not None:
+                return self._remember(w, key, tx.freeze())
+            return tx.freeze()
+        return full
 
     @property
     def handled_kinds(self) -> tuple[type[Action], ...]:
@@ -443,23 +470,7 @@ class FlinkModel(EnabledMixin):
         ``a`` must be enabled in ``w`` (engines check this)."""
         if w.used.rescales & 1 != self.config:
             return self.at(w).step(w, a)
-        entry = self._steps.get(type(a))
-        if entry is None:  # pragma: no cover - engines only pass actions from enabled()
+        stepper = self._steps.get(type(a))
+        if stepper is None:  # pragma: no cover - engines only pass actions from enabled()
             raise TypeError(f"not an action of this model: {a!r}")
-        run, whole_world, memo, before, budget = entry
-        if whole_world:
-            return run(w)
-        key = a.memo_key(self, w) if memo else None
-        if key is not None:
-            remembered = self._fail_memo
-            if remembered[0] is w and key in remembered[1]:
-                return remembered[1][key]
-        tx = edit(w)
-        if before:
-            a.before(self, tx)
-        if budget:
-            tx.used = tx.used._replace(**{budget: getattr(tx.used, budget) + 1})
-        run(tx, a)
-        if key is not None:
-            return self._remember(w, key, tx.freeze())
-        return tx.freeze()
+        return stepper(w, a)
