@@ -176,7 +176,7 @@ class StateAssignmentOperation(Component):
         old_ranges = [key_group_range(max_p, len(olds), o) for o in range(len(olds))]
         out = []
         for got in reassign_keyed_state(old_ranges, max_p, new_p):
-            mine = []
+            mine: list = []
             for o, (lo, hi) in got:
                 mine.extend(r for r in olds[o].processed if lo <= record_key_group(r[0], r[1], max_p, keys) <= hi)
             out.append(mine)
@@ -189,7 +189,7 @@ class StateAssignmentOperation(Component):
         old = [[(f"h{i}", {"s": (SPLIT_DISTRIBUTE, tuple(range(len(lst))))})] for i, lst in enumerate(lists)]
         out = []
         for handles in repartition_operator_state(old, len(lists), new_p):
-            got = []
+            got: list = []
             for name, states in handles:
                 entries = lists[int(name[1:])]
                 for _, offsets in states.values():
@@ -300,8 +300,8 @@ class StateAssignmentOperation(Component):
         for ek, e in enumerate(job.edges):
             up, down = self.vidx[e.source], self.vidx[e.target]
             up_old, down_old = len(otopo.tasks_of[up]), len(otopo.tasks_of[down])
-            ins = [[] for _ in range(down_old)]  # per old consumer: (old producer, records)
-            outs = [[] for _ in range(up_old)]  # per old producer: (old consumer, records)
+            ins: list[list] = [[] for _ in range(down_old)]  # per old consumer: (old producer, records)
+            outs: list[list] = [[] for _ in range(up_old)]  # per old producer: (old consumer, records)
             for ch in otopo.channels:
                 if ch.edge != ek:
                     continue

@@ -97,6 +97,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         if not awaited:
             tx.files = remove_sorted(tx.files, (cp, t))
             return
+        assert pending is not None and snap is not None  # awaited, and an Ack is enabled only with its acknowledgement in flight
         snap = self.null_state.on_acknowledge(tx, t, snap)
         acked = tuple(sorted(pending.acked + ((t, snap),)))
         put_pending(tx, pending._replace(acked=acked))
@@ -174,7 +175,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         """``PendingCheckpoint.isFullyAcknowledged`` after each response: every task of checkpoint ``cp``'s
         plan acked (or, regionally, acked or declined): complete (``self.complete``), abort or judge it
         regionally.  A variant overrides it to change when a checkpoint completes."""
-        pending = self.pending(tx, cp)
+        pending = pending_checkpoint(tx.coord, cp)
         if pending.completing:  # FLIP-600: judged already, waiting for the coordinators' fallback
             return
         if pending.responded != pending.expected:
@@ -320,13 +321,13 @@ class CheckpointCoordinator(TriggerMixin, Component):
         ``CheckpointFailureManager`` count it; past ``tolerable_failed_checkpoints`` the job
         fails over globally."""
         coord = tx.coord
-        if pending_of(coord, cp).savepoint:
+        if pending_checkpoint(coord, cp).savepoint:
             self.abort_savepoint(tx, cp)
             return
         failed = coord.failed_count + (1 if counted else 0)
         fails_job = self.over_tolerable(failed)
         # the global failover below empties every inbox: its notices would be dropped unread
-        self.notify_aborted(tx, pending_of(coord, cp), skip=self.everyone if fails_job else frozenset())
+        self.notify_aborted(tx, pending_checkpoint(coord, cp), skip=self.everyone if fails_job else frozenset())
         coord = tx.coord  # the notices reopened the readers' gateways (OperatorCoordinatorHolder)
         tx.coord = coord._replace(pending=tuple(p for p in coord.pending if p.id != cp), failed_count=failed)
         if fails_job:
@@ -343,7 +344,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         fail (``StreamTask.notifyCheckpointAbortAsync``: "Stop-with-savepoint failed").
         Either way the model fails the job over globally.  Abstraction: in a job of several
         regions, a timeout may restart only the regions whose tasks had seen the savepoint."""
-        p = pending_of(tx.coord, cp)
+        p = pending_checkpoint(tx.coord, cp)
         tx.files = remove_sorted(tx.files, *((cp, t) for t, _ in p.acked))
         tx.coord = tx.coord._replace(pending=tuple(x for x in tx.coord.pending if x.id != cp))
         self.stop_failed(tx)
@@ -367,7 +368,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         on who declined: the failover cancels every subtask and drops every ack in flight,
         the decliner's too; ``FlinkModel.step`` computes such declines once per world."""
         if self.design.regional_checkpoints and (self.design.forced_checkpoint_waits
-                                                 or not pending_of(w.coord, cp).global_only):
+                                                 or not pending_checkpoint(w.coord, cp).global_only):
             return False
         return self.over_tolerable(w.coord.failed_count + 1)
 
@@ -375,7 +376,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
     def on_timeout(self, tx: Tx, cp: int) -> None:
         """Pending checkpoint ``cp``'s timer fires (``CHECKPOINT_EXPIRED``): abort, counted, unless
         FLIP-600's handler takes it (``RegionalCheckpointHandler.on_timeout``)."""
-        if not pending_of(tx.coord, cp).savepoint and self.regional.on_timeout(tx, cp):
+        if not pending_checkpoint(tx.coord, cp).savepoint and self.regional.on_timeout(tx, cp):
             return
         self.abort(tx, cp, counted=True)
 
@@ -432,6 +433,14 @@ def pending_of(coord: Coordinator, cp: int) -> Pending | None:
         if p.id == cp:
             return p
     return None
+
+
+def pending_checkpoint(coord: Coordinator, cp: int) -> Pending:
+    """The pending checkpoint ``cp``, where the rule that asks runs only while it is pending."""
+    for p in coord.pending:
+        if p.id == cp:
+            return p
+    raise ValueError(f"checkpoint {cp} is not pending")
 
 
 def enqueue(tx: Tx, t: int, msg: tuple) -> None:

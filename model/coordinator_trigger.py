@@ -13,6 +13,8 @@ abstractions are stated in ``model.coordinator``.
 from __future__ import annotations
 
 from functools import cached_property
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .actions import StopWithSavepoint, TriggerCheckpoint, handles
 from .component import Component
@@ -25,6 +27,15 @@ class TriggerMixin(Component):
     """``CheckpointCoordinator``'s trigger (``triggerCheckpoint``, the plan of
     ``DefaultCheckpointPlanCalculator``) and stop-with-savepoint.  A mixin of
     ``CheckpointCoordinator``."""
+
+    if TYPE_CHECKING:  # the rules of the other parts of the class it is part of
+        def partly_finished_union_vertex(self, tx: Tx, pending: Pending, grafted: dict[int, int] | None = None) -> int | None: ...
+
+        def send_trigger(self, tx: Tx, t: int, cp: int, savepoint: int) -> None: ...
+
+        def receive_decline(self, tx: Tx, t: int, cp: int, counted: bool = True) -> None: ...
+
+        def notify_aborted(self, tx: Tx, pending: Pending, skip: frozenset[int] = frozenset()) -> None: ...
 
     # the trigger plan ---------------------------------------------------------------------------
     @cached_property
@@ -50,7 +61,7 @@ class TriggerMixin(Component):
             out.append((tuple(sorted(a2a)), tuple(sorted(pw))))
         return tuple(out)
 
-    def tasks_to_trigger(self, tasks: tuple) -> tuple[list[int], int, int]:
+    def tasks_to_trigger(self, tasks: Sequence) -> tuple[list[int], int, int]:
         """``DefaultCheckpointPlanCalculator.calculateCheckpointPlan``: the tasks to trigger by
         RPC, and the bitmasks of tasks to wait for (every task not FINISHED) and of finished
         tasks (FLIP-147: their state is a ``FinishedOperatorSubtaskState``).

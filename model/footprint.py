@@ -234,7 +234,7 @@ class Footprints:
     def own_keys(self, t: int) -> list:
         """The keys of the actions subtask ``t`` takes itself (a snapshot among them)."""
         topo = self.model.topo
-        keys = [(k, c) for k in CHANNEL_KINDS for c in topo.inputs[t]]
+        keys: list[tuple] = [(k, c) for k in CHANNEL_KINDS for c in topo.inputs[t]]
         keys += [(k, t) for k in TASK_KINDS]
         if t in topo.sources and not self.model.scope.staggered_triggers:
             keys.append((TriggerCheckpoint,))

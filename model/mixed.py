@@ -124,7 +124,7 @@ def redistribute(c: Checkpoint, new_p: int, kind: str) -> list[tuple[tuple[int, 
     old = [[(f"h{i}", {"s": (mode, tuple(range(len(st.entries))))})] for i, st in enumerate(c.subtasks)]
     out = []
     for handles in repartition_operator_state(old, c.parallelism, new_p):
-        got = []
+        got: list = []
         for name, states in handles:
             entries = c.subtasks[int(name[1:])].entries
             for _, offsets in states.values():

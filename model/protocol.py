@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, ClassVar
 
 from .actions import Action
 from .design import COMPONENTS, Design
@@ -187,6 +187,9 @@ class FlinkModel(EnabledMixin):
 
     Its components are attributes named after their design fields (``model.coordinator``,
     ``model.store`` ...), each an instance of the class the design names."""
+
+    if TYPE_CHECKING:  # set in __post_init__: the successors of the last world for one fault's effect
+        _fail_memo: ClassVar[tuple]
 
     design: Design
     scope: Scope

@@ -13,7 +13,7 @@ task's inbox); faults are offered within the scope's budget.
 from __future__ import annotations
 
 from functools import cached_property, partial
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .actions import (Ack, Action, AlignmentTimeout, CoordinatorsFellBack, Decline, DeleteSnapshot, Deliver, EndOfRecovery, FailTask, JobManagerFailover,
                       FinishReported, LastAck, LoseNotification, Notify, ReadHead, Rescale, Restore, ResumeFromSavepoint, StopWithSavepoint, Timeout,
@@ -21,6 +21,12 @@ from .actions import (Ack, Action, AlignmentTimeout, CoordinatorsFellBack, Decli
 from .component import Peers
 from .task import priority_index
 from .world import FAILED, FINISHED, NOTIFY_NAMES, NOTIFY_TRIGGER, REC, RECOVERED_INPUT, RUNNING, World, is_recovered
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .design import Design
+    from .protocol import FlinkModel
+    from .scope import Scope
+    from .topology import Expanded
 
 
 def overtaking(inbox: tuple) -> int:
@@ -47,6 +53,27 @@ class EnabledMixin(Peers):
     unaligned checkpoints), the coordinator's trigger, the acknowledgements, each subtask's
     inbox, recovery, then each fault kind.  An engine may compute each group once per distinct
     value of what it reads (``checks.engine.memo``); the order is the list's order."""
+
+    if TYPE_CHECKING:  # what it reads of the model it is part of (``FlinkModel``)
+        design: Design
+        scope: Scope
+        config: int
+
+        @property
+        def topo(self) -> Expanded: ...
+
+        @property
+        def unaligned(self) -> bool: ...
+
+        @property
+        def timeoutable(self) -> tuple[bool, ...]: ...
+
+        @property
+        def handled_kinds(self) -> tuple[type[Action], ...]: ...
+
+        def at(self, w: World) -> "FlinkModel": ...
+
+        def has_room(self, w: World, t: int) -> bool: ...
 
     def enabled(self, w: World) -> list[Action]:
         """Every action enabled in ``w``, in a fixed order: progress first, then faults."""

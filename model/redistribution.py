@@ -336,7 +336,7 @@ def java_hashmap_order(names: list[str], *, compute_if_absent: bool = False) -> 
     unique: list[str] = []
     seen: set[str] = set()
     cap = 16
-    spread = {}
+    spread: dict = {}
     treeify_at = 8 if compute_if_absent else 9
 
     def bucket(name: str) -> int:

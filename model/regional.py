@@ -35,9 +35,11 @@ deployed only after its producers finished, and a checkpoint waits for no FINISH
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .actions import CoordinatorsFellBack, handles
 from .component import Component
-from .coordinator import pending_of, put_pending
+from .coordinator import pending_checkpoint, put_pending
 from .tx import Tx
 from .world import (
     EMPTY_SNAPSHOT,
@@ -98,7 +100,7 @@ class RegionalCheckpointHandler(Component):
         too_many = len(regions) <= 1 or 100 * len(failed) > self.design.max_failed_region_percent * len(regions)
         return regions, failed, too_many
 
-    def sources_done(self, tasks: tuple) -> bool:
+    def sources_done(self, tasks: Sequence) -> bool:
         """Has every source reached the end of its input, as ``end_of_input_rule`` reads it: ended
         (EndOfData emitted) or FINISHED (the thread), or FINISHED only (PR #28964's
         ``allSourcesFinishedChecker``, ExecutionState FINISHED, review row B8)?"""
@@ -140,7 +142,7 @@ class RegionalCheckpointHandler(Component):
         Otherwise the checkpoint waits until every task acked or declined (``recordDecline``,
         then ``areAllTasksResponded``: PR #28963 ``CheckpointCoordinator.receiveDeclineMessage``,
         review row B1)."""
-        pending = pending_of(tx.coord, cp)
+        pending = pending_checkpoint(tx.coord, cp)
         if self.forced(tx, pending) and not self.design.forced_checkpoint_waits:
             self.tier2(tx, pending)
             return
@@ -161,7 +163,7 @@ class RegionalCheckpointHandler(Component):
         (otherwise the coordinator aborts, counted)."""
         if not (self.design.regional_checkpoints and self.design.timeouts_complete_regionally):
             return False
-        pending = pending_of(tx.coord, cp)
+        pending = pending_checkpoint(tx.coord, cp)
         acked = 0
         for t, _ in pending.acked:
             acked |= 1 << t
@@ -305,7 +307,7 @@ class RegionalCheckpointHandler(Component):
         modelled; and where the PR keeps a grafted subtask's refCheckpointId apart from its
         state, the model's "no refCheckpointId" hides a checkpoint that refers to the fallback
         for state it no longer holds (retention keeps more, never less)."""
-        pending = pending_of(tx.coord, cp)
+        pending = pending_checkpoint(tx.coord, cp)
         fallback_id, failed_mask, acked_before = pending.completing
         fallback = next(c for c in tx.coord.store if c.id == fallback_id)
         late = {t for t, _ in pending.acked if failed_mask >> t & 1 and not acked_before >> t & 1}
@@ -320,7 +322,7 @@ class RegionalCheckpointHandler(Component):
         self.finish(tx, pending._replace(completing=()), in_failed - late, fallback, pending.enum, assignments, late)
 
     def finish(self, tx: Tx, pending: Pending, in_failed: set, fallback: Completed, enum: tuple, assignments: tuple,
-               late: set = frozenset()) -> None:
+               late: set[int] | frozenset[int] = frozenset()) -> None:
         """The regional completion after the coordinators' fallback: FLIP-147's check where the
         PR runs it, the checkpoint's content, the store, the counters and the notices.
         ``late``: failed-region tasks whose own late acknowledgement replaced their graft
@@ -411,7 +413,9 @@ class RegionalCheckpointHandler(Component):
         state it was restored with); its own acked snapshot is not part of the checkpoint and is
         discarded."""
         acked = dict(pending.acked)
-        snaps, refs, files = [], [], set()
+        snaps: list = []
+        refs: list = []
+        files: set = set()
         for t in range(self.topo.n_tasks):
             if pending.finished >> t & 1:
                 snaps.append(self.task.finished_snapshot(tx.tasks[t]))

@@ -264,13 +264,13 @@ class Canonical:
     __slots__ = ("perms", "limit")
 
     def __init__(self, perms: list[Perm], limit: int = 100_000) -> None:
-        self.perms = []
+        self.perms: list = []
         for perm in perms:
             task_map, chan_map, split_map, roles = perm
             inv_task = tuple(task_map.index(k) for k in range(len(task_map)))
             inv_chan = tuple(chan_map.index(k) for k in range(len(chan_map)))
             # a task's renaming depends on its Sink V2 role: one memo per role, looked up by subtask
-            by_role = {r: {} for r in roles}
+            by_role: dict = {r: {} for r in roles}
             task_memos = tuple(by_role[r] for r in roles)
             self.perms.append((perm, inv_task, inv_chan, task_memos, ({}, {}, {})))
         self.limit = limit

@@ -11,6 +11,9 @@ recovered state first).  The abstractions are stated in ``model.task``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 from .actions import Deliver, ReadHead, handles
 from .component import Component
 from .sinkv2 import WRITER
@@ -37,6 +40,17 @@ class InputMixin(Component):
     """``StreamTask``'s input: ``StreamOneInputProcessor`` / ``StreamTaskNetworkInput``,
     ``CheckpointedInputGate``, ``ChannelStatePersister``, ``UpstreamRecoveryTracker``.  A mixin of
     ``StreamTask`` (its peers, ``self.barriers`` ..., are the task's)."""
+
+    if TYPE_CHECKING:  # the rules of the other parts of the class it is part of
+        def maybe_sent(self, tx: Tx, t: int) -> None: ...
+
+        def sink_v2_part(self, part: str) -> Any: ...
+
+        def on_end_of_data(self, tx: Tx, t: int, bit: int, stop: bool = False) -> None: ...
+
+        def maybe_finish(self, tx: Tx, t: int) -> None: ...
+
+        def on_end_of_partition(self, tx: Tx, t: int, bit: int) -> None: ...
 
     @handles(Deliver, "channel")
     def deliver(self, tx: Tx, c: int) -> None:
@@ -132,7 +146,7 @@ class InputMixin(Component):
                         phase = RECOVERED_OUTPUT
         return phase
 
-    def is_recovering(self, channels: tuple, t: int) -> bool:
+    def is_recovering(self, channels: Sequence, t: int) -> bool:
         """Does subtask ``t`` still have recovered input channel state to read?"""
         return self.recovery_phase(channels, t) == RECOVERED_INPUT
 

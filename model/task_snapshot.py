@@ -12,16 +12,23 @@ FLINK-27251).  The abstractions are stated in ``model.task``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .actions import AlignmentTimeout, Decline, handles
 from .component import Component
 from .sinkv2 import WRITER
 from .tx import Tx, consumer_end
-from .world import BARRIER, CANCEL, PART_HEAD, PART_TAIL, REC, Snapshot, add_sorted, is_head_read
+from .world import BARRIER, CANCEL, PART_HEAD, PART_TAIL, REC, Snapshot, TaskState, add_sorted, is_head_read
 
 
 class SnapshotMixin(Component):
     """``StreamTask`` / ``SubtaskCheckpointCoordinatorImpl``: trigger, snapshot, barriers,
     output channel state, acknowledgement.  A mixin of ``StreamTask``."""
+
+    if TYPE_CHECKING:  # the rules of the other parts of the class it is part of
+        def finished_snapshot(self, ts: TaskState) -> Snapshot: ...
+
+        def sink_v2_part(self, part: str) -> Any: ...
 
     def operator_snapshot(self, tx: Tx, t: int, cp: int) -> Snapshot | None:
         """The synchronous part of ``SubtaskCheckpointCoordinatorImpl.checkpointState`` for

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
 
-import networkx as nx
+import networkx as nx  # type: ignore[import-untyped]
 
 from .redistribution import UPPER_BOUND_MAX_PARALLELISM, default_max_parallelism, pointwise_inputs
 

@@ -8,6 +8,7 @@ Nothing outside a ``step`` ever sees a ``Tx``; the world stays one immutable val
 from __future__ import annotations
 
 from operator import is_
+from typing import Any, cast
 
 from .world import REC, RECOVERED_INPUT, Txn, World, is_head_read
 
@@ -59,7 +60,7 @@ class Tx:
 def edit(w: World) -> Tx:
     """The ``Tx`` a step edits ``w`` through: ``Tx(w)``, or, where ``w`` is an engine's stand-in
     for a world that records what the step reads (``checks.engine.memo``), the stand-in's own."""
-    return Tx(w) if type(w) is World else w.edit()
+    return Tx(w) if type(w) is World else cast(Any, w).edit()
 
 
 def consumer_end(items: tuple, buffers: int) -> int:
