@@ -85,7 +85,7 @@ def main() -> None:
     if memo is not None:
         local["memo, compiled loop"] = t_memo
     print(f"{args.scope} ({design.name}): {n:,} states, {one.transitions:,} transitions, depth {one.depth}")
-    print(f"local engines: reference 1 process {t_one:.1f}s, 2 workers {t_two:.1f}s; memo compiled loop "
+    print(f"local engines: mechanics note 1 process {t_one:.1f}s, 2 workers {t_two:.1f}s; memo compiled loop "
           + (f"{t_memo:.1f}s" if memo is not None else "not built") + f", Python loop {t_memo_py:.1f}s")
     print("local core time a state: " + ", ".join(f"{k} {1e6 * v / n:.0f} us" for k, v in local.items()))
     for v, (out, wall, nlev, fixed, core) in runs.items():

@@ -7,7 +7,9 @@ when a committed page differs from what the code generates.  The tables: ``catal
 entry of ``specs.catalog``), ``designs`` (every preset's knobs that differ from
 ``flink-baseline`` and the components it replaces), ``default-scopes`` (every preset's default
 scopes and the figures measured for them, ``specs.scopes.KNOWN_FIGURES``), ``properties``
-(every property and witness of ``specs.properties``) and ``conform`` (the conform families).
+(every property and witness of ``specs.properties``), ``conform`` (the conform families),
+``flink-index`` (every Flink method a rule follows, from the rules' ``follows`` tags) and
+``extension-points`` (the methods a variant may override, ``model.surface``).
 """
 
 from __future__ import annotations
@@ -98,9 +100,52 @@ def figures() -> str:
     return "\n".join(rows) + "\n"
 
 
+
+
+def flink_index() -> str:
+    """Every Flink method a rule of the model follows (its ``follows`` tag), and the rules."""
+    from ckptcheck.model.component import flink_tags
+    from ckptcheck.model.design import COMPONENTS
+
+    by_method: dict[str, set[str]] = {}
+    for field, cls in COMPONENTS.items():
+        for rule, tags in flink_tags(cls).items():
+            shown = f"`{cls.__name__}.{rule.split('.', 1)[1]}` (`{field}`)"
+            for tag in tags:
+                by_method.setdefault(tag, set()).add(shown)
+    rows = ["| Flink method | in | model rule (design field) |", "| --- | --- | --- |"]
+    for tag in sorted(by_method, key=lambda t: (t.split(" ")[-1].lower(), t)):
+        pr, _, method = tag.rpartition(" ")
+        where = f"PR {pr}" if pr else "Flink 2.3.0"
+        rows.append(f"| `{method}` | {where} | {', '.join(sorted(by_method[tag]))} |")
+    return "\n".join(rows) + "\n"
+
+
+def extension_points() -> str:
+    """Every extension point (``model.surface.POINTS``): its signature, what it does (its
+    docstring's first sentence) and the signatures it had before."""
+    import inspect
+
+    from ckptcheck.model.assignment import PointwiseStateAssignment
+    from ckptcheck.model.design import COMPONENTS
+    from ckptcheck.model.surface import POINTS
+
+    classes = {k.__name__: k for c in [*COMPONENTS.values(), PointwiseStateAssignment] for k in c.__mro__}
+    rows = ["| extension point | what it does | signatures before |", "| --- | --- | --- |"]
+    for p in POINTS:
+        fn = getattr(classes[p.component], p.method)
+        fn = fn.fget if isinstance(fn, property) else getattr(fn, "func", fn)
+        params = ", ".join(str(x).split(":")[0].split("=")[0].strip() for x in list(inspect.signature(fn).parameters.values())[1:])
+        doc = " ".join((inspect.getdoc(fn) or "").split())
+        first = re.split(r"(?<=[a-z)`])\.\s", doc, maxsplit=1)[0].rstrip(".")
+        was = "; ".join(f"`({', '.join(w.params)})` until {w.until}" for w in p.was) or "none"
+        rows.append(f"| `{p.component}.{p.method}({params})` | {_cell(first)} | {_cell(was)} |")
+    return "\n".join(rows) + "\n"
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "catalog": catalog, "designs": designs, "default-scopes": default_scopes, "properties": properties, "conform": conform,
-    "figures": figures,
+    "figures": figures, "flink-index": flink_index, "extension-points": extension_points,
 }
 
 

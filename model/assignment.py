@@ -1,6 +1,6 @@
 """Restoring a checkpoint at another parallelism: Flink's ``StateAssignmentOperation`` (which
-old state handles each new subtask gets, reference-flink-mechanics.md section 3,
-reference-flink-uc B.2) and the task side of channel-state recovery (B.3:
+old state handles each new subtask gets, mechanics notes 3,
+UC note B.2) and the task side of channel-state recovery (B.3:
 ``SequentialChannelStateReaderImpl`` routing, ``RescalingStreamTaskNetworkInput``'s virtual
 channels and its ``RecordFilter``).
 
@@ -50,7 +50,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .component import Component
+from .component import Component, follows
 from .keygroups import operator_index_for_key_group
 from .partitioner import custom_channel, record_key_group
 from .redistribution import (
@@ -170,6 +170,7 @@ class StateAssignmentOperation(Component):
         ]
 
     @staticmethod
+    @follows("StateAssignmentOperation.reDistributeKeyedStates")
     def keyed(max_p: int, new_p: int, olds: list[Snapshot], keys: int = 0) -> list[list]:
         """``reDistributeKeyedStates``: new subtask i gets, from each old subtask, the records of
         the key groups in the intersection of their ranges."""
@@ -183,6 +184,7 @@ class StateAssignmentOperation(Component):
         return out
 
     @staticmethod
+    @follows("RoundRobinOperatorStateRepartitioner.repartitionState")
     def even_split(lists: list, new_p: int) -> list[list]:
         """``RoundRobinOperatorStateRepartitioner`` for one ``SPLIT_DISTRIBUTE`` list state whose
         old subtasks wrote ``lists``: new subtask i gets its slice of the concatenation."""
@@ -214,7 +216,7 @@ class StateAssignmentOperation(Component):
     # -- channel state --------------------------------------------------------------------------
     def channel_state(self, c: Completed) -> dict[int, tuple]:
         """Per channel of this parallelism, what a restore of ``c`` puts into it before any new
-        data (reference-flink-uc B.1): the consumer's recovered input state (marked
+        data (UC note B.1): the consumer's recovered input state (marked
         ``RECOVERED_INPUT``, read first), then the producer's recovered output state (marked
         ``RECOVERED_OUTPUT``, which ends the gate's recovery once read on every channel)."""
         return self._channels(c)[0]
@@ -348,7 +350,7 @@ class StateAssignmentOperation(Component):
         up_map = self.mapping(up_mapper, up_old, up_new)
         # FLINK-35351: a consumer at unchanged parallelism that still redistributes its input
         # state gets the FULL mapping, virtual channels and the filter on that gate
-        # (``TaskStateAssignment.getInputMapping``; reference-flink-uc B.2)
+        # (``TaskStateAssignment.getInputMapping``; UC note B.2)
         redistributes = self.input_redistributes(down, old)
         full = down_old == down_new and redistributes
         down_map = rescale_mappings(down_mapper, down_old, down_new)[0] if full else self.mapping(down_mapper, down_old, down_new)
@@ -388,6 +390,7 @@ class StateAssignmentOperation(Component):
                 into.append((u2, d2, kept))
         return routed[0], routed[1], dropped
 
+    @follows("StateAssignmentOperation.reDistributeInputChannelStates")
     def input_state_assignment(self, handles: list, mapper: str, old_p: int, new_p: int, up_new: int,
                                redistribute: bool | None = None) -> list:
         """Which old consumers' input-state handles each new consumer gets
@@ -445,12 +448,13 @@ class StateAssignmentOperation(Component):
     def has_rescaling_descriptor(self, k: int, c: Completed, old: "FlinkModel") -> bool:
         """Is rescaled vertex ``k`` reassigned, so that its subtasks get an
         ``InflightDataRescalingDescriptor`` (virtual channels and the ``RecordFilter``)?  Since
-        FLINK-31963 (apache/flink#22584, reference-flink-uc B.2) every vertex with state of its
+        FLINK-31963 (apache/flink#22584, UC note B.2) every vertex with state of its
         own, or whose upstream has output state or downstream input state, is: here, every
         rescaled vertex that reads channel state."""
         return True
 
     @staticmethod
+    @follows("SubtaskStateMapper.getNewToOldSubtasksMapping")
     def mapping(mapper: str, old_p: int, new_p: int) -> list[list[int]]:
         """New subtask -> the old subtasks it reads (``getNewToOldSubtasksMapping``); identity
         when the parallelism is unchanged (``RescaleMappings.identity``)."""
@@ -459,6 +463,7 @@ class StateAssignmentOperation(Component):
         m, _ = rescale_mappings(mapper, old_p, new_p)
         return m + [[] for _ in range(new_p - len(m))]
 
+    @follows("InflightDataRescalingDescriptor.isAmbiguous")
     def keeps(self, e: "Edge", ambiguous: bool, consumer_index: int, r: tuple, *, old_consumer: int | None = None,
               old_producer: int | None = None) -> bool:
         """``RecordFilter`` (made per virtual channel by ``DemultiplexingRecordDeserializer.create``

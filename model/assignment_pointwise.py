@@ -1,4 +1,4 @@
-"""The open PR apache/flink#28523's ``TaskStateAssignment`` (seed 003): the restore of channel
+"""The open PR apache/flink#28523's ``TaskStateAssignment`` (the pointwise-UC thread): the restore of channel
 state on POINTWISE edges, a ``StateAssignmentOperation`` whose routing of such an edge follows
 the rules of ``model.pointwise``.  It lives in a module of its own to keep ``model.assignment``
 under 500 lines, and keeps the name it had there,
@@ -20,10 +20,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class PointwiseStateAssignment(StateAssignmentOperation):
-    """``TaskStateAssignment`` as the open PR apache/flink#28523 (seed 003, FLINK-39680 /
+    """``TaskStateAssignment`` as the open PR apache/flink#28523 (the pointwise-UC thread, FLINK-39680 /
     FLINK-21378) changes it: the channel state of an edge that is POINTWISE before or after the
     restore is redistributed by the edge's topology instead of failing
-    (reference-flink-uc C.2-C.4; the rules are ``model.pointwise``'s, proved in
+    (UC note C.2-C.4; the rules are ``model.pointwise``'s, proved in
     ``checks.proofs.theorems``).  An edge ALL_TO_ALL on both sides keeps Flink's mappers.
 
     - The old pattern is the one ``EdgeDistributionPatternHook`` recorded in the checkpoint:

@@ -1,7 +1,7 @@
 """Barrier handling: Flink's ``CheckpointBarrierHandler`` (``SingleCheckpointBarrierHandler``
 with its ``BarrierHandlerState``s), as run by the task's ``CheckpointedInputGate``.
 
-Three modes (the design's ``checkpoint_mode``; reference-flink-uc A.1-A.4):
+Three modes (the design's ``checkpoint_mode``; UC note A.1-A.4):
 
 - ``aligned`` (unaligned checkpoints off; ``WaitingForFirstBarrier`` / ``CollectingBarriers``):
   a channel that delivered the barrier being aligned is blocked until every live input (one
@@ -46,7 +46,7 @@ the newer barrier is read, so the newer checkpoint switches later, never earlier
 
 from __future__ import annotations
 
-from .component import Component
+from .component import Component, follows
 from .task_input import priority_index
 from .tx import Tx, consumer_end
 from .world import BARRIER, CANCEL, TaskState
@@ -61,6 +61,7 @@ class CheckpointBarrierHandler(Component):
         false`` is the flawed handler that keeps reading it (catalog ``no-alignment-block``)."""
         return self.design.alignment_blocks_channels and not ts.uc and bool(ts.blocked >> input_index & 1)
 
+    @follows("SingleCheckpointBarrierHandler.processBarrier")
     def on_barrier(self, tx: Tx, t: int, cp: int, bit: int, priority: bool = False, ahead: tuple = ()) -> None:
         """``processBarrier``.  An unaligned checkpoint being collected takes the channel's
         barrier and records ``ahead`` (the records the priority barrier overtook on this
@@ -94,6 +95,7 @@ class CheckpointBarrierHandler(Component):
             self.task.record_input(tx, t, bit, ahead)
         self.maybe_complete_alignment(tx, t)
 
+    @follows("SingleCheckpointBarrierHandler.processBarrierAnnouncement")
     def announced(self, channels: tuple, t: int, ts: TaskState) -> int:
         """The checkpoint whose barrier subtask ``t``'s gate has seen announced but not read, or 0.
 
@@ -113,6 +115,7 @@ class CheckpointBarrierHandler(Component):
         cps = [channels[c][j][1] for c, j in zip(self.topo.inputs[t], found) if j >= 0]
         return min(cps, default=0)
 
+    @follows("SingleCheckpointBarrierHandler.processBarrierAnnouncement")
     def announced_index(self, items: tuple, newer_than: int, cp: int = 0) -> int:
         """Where the first aligned barrier newer than ``newer_than`` (of ``cp`` if given) waits in
         a channel's input-channel part (before ``tx.consumer_end``), or -1; an older one is
@@ -122,6 +125,7 @@ class CheckpointBarrierHandler(Component):
                 return j if not cp or x[1] == cp else -1
         return -1
 
+    @follows("AlternatingCollectingBarriers.alignedCheckpointTimeout")
     def on_alignment_timeout(self, tx: Tx, t: int, cp: int) -> None:
         """The alignment timer of ``cp`` fires.  Flink counts it from the checkpoint's start
         (the barrier's timestamp), so it may fire as soon as the subtask knows of ``cp``: while
@@ -145,6 +149,7 @@ class CheckpointBarrierHandler(Component):
             self.prioritize_announcements(tx, t, cp)
         self.maybe_complete_alignment(tx, t)
 
+    @follows("ChannelState.prioritizeAllAnnouncements")
     def prioritize_announcements(self, tx: Tx, t: int, cp: int) -> None:
         """``prioritizeAllAnnouncements``: each barrier of ``cp`` waiting in one of ``t``'s input
         channels becomes a priority barrier where it is, and the gate takes it
@@ -158,6 +163,7 @@ class CheckpointBarrierHandler(Component):
                 tx.channels[c] = items[:j] + ((BARRIER, cp, 1),) + items[j + 1:]
                 self.task.deliver(tx, c)
 
+    @follows("SingleCheckpointBarrierHandler.processCancellationBarrier")
     def on_cancel(self, tx: Tx, t: int, cp: int) -> None:
         """``processCancellationBarrier``: a marker for a newer checkpoint, or for the one
         being collected, aborts it; any other is ignored."""
@@ -165,6 +171,7 @@ class CheckpointBarrierHandler(Component):
         if cp > max(ts.last_barrier, ts.aligning) or cp == ts.aligning:
             self.abort(tx, t, cp)
 
+    @follows("SingleCheckpointBarrierHandler.abortInternal")
     def abort(self, tx: Tx, t: int, cp: int) -> None:
         """``abortInternal``: forget checkpoint ``cp`` (its channel state is discarded), decline
         it (uncounted) and forward a ``CancelCheckpointMarker``."""
@@ -173,6 +180,7 @@ class CheckpointBarrierHandler(Component):
         self.coordinator.receive_decline(tx, t, cp, counted=False)
         tx.push(self.model.all_out[t], (CANCEL, cp))
 
+    @follows("SingleCheckpointBarrierHandler.processEndOfPartition")
     def on_end_of_partition(self, tx: Tx, t: int) -> None:
         """``processEndOfPartition``: an input that ended no longer needs to deliver the barrier
         (it counts as that channel's barrier, FLINK-21086).  Without checkpoints after tasks
@@ -185,6 +193,7 @@ class CheckpointBarrierHandler(Component):
             return
         self.maybe_complete_alignment(tx, t)
 
+    @follows("CheckpointBarrierHandler.notifyCheckpoint")
     def maybe_complete_alignment(self, tx: Tx, t: int) -> None:
         """Every live input delivered the barrier: an aligned task snapshots
         (``triggerCheckpointOnBarrier``); an unaligned one has its channel state complete and

@@ -21,7 +21,7 @@ changes lives in the world, so a component is a set of pure rules over ``(world,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
     from .assignment import StateAssignmentOperation
@@ -99,6 +99,9 @@ class Component(Peers):
         return f"{type(self).__qualname__}({self.design.name})"
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
 def peer_names() -> tuple[str, ...]:
     """The peers every component (and the model) declares."""
     return tuple(Peers.__annotations__)
@@ -108,3 +111,29 @@ def declares_alike(cls: type) -> bool:
     """Does component class ``cls`` itself (not a class it inherits from) declare
     ``treats_subtasks_alike``?"""
     return bool(cls.__dict__.get("treats_subtasks_alike", False))
+
+
+def follows(*methods: str) -> Callable[[F], F]:
+    """Tag a rule with the Flink method(s) it follows, as ``Class.method`` (Flink 2.3.0), or
+    ``#PR Class.method`` for a pull request's code that is not in a release.  The tags are
+    data: ``checks.docgen`` builds the "Flink method -> model rule" page from them, and
+    ``tests/test_flink_index.py`` checks each 2.3.0 tag against Flink's jar."""
+
+    def tag(fn: F) -> F:
+        fn.__flink__ = methods  # type: ignore[attr-defined]
+        return fn
+
+    return tag
+
+
+def flink_tags(cls: type) -> dict[str, tuple[str, ...]]:
+    """The tagged rules of component class ``cls`` and the classes it derives from, by name
+    (``Class.rule`` of the class that defines it)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for klass in reversed(cls.__mro__):
+        for attr, fn in vars(klass).items():
+            target = fn.fget if isinstance(fn, property) else getattr(fn, "func", fn)
+            tags = getattr(target, "__flink__", None)
+            if tags:
+                out[f"{klass.__name__}.{attr}"] = tags
+    return out

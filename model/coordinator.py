@@ -7,7 +7,7 @@ Abstractions (each keeps the behaviour the properties can observe):
 - A trigger reaches every task of the plan at once (``triggerTasks`` is one RPC per task; the
   snapshots of different sources commute with each other's emissions, so taking them together
   loses no observable ordering).  Barriers are then carried by the channels, FIFO behind data.
-- The checkpoint id, the trigger plan and the failure counter are exact (ref §5, §6); timers
+- The checkpoint id, the trigger plan and the failure counter are exact (mechanics note 5, §6); timers
   are not modelled: a timeout is a fault action that may fire while a checkpoint is pending.
 - ``max-concurrent-checkpoints`` is the design's ``max_concurrent_checkpoints`` (Flink's default
   1); ``min-pause`` is 0 (no clocks).  With more than one, a completion aborts every older
@@ -39,7 +39,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from .actions import Ack, LastAck, Timeout, handles
-from .component import Component
+from .component import Component, follows
 from .coordinator_trigger import TriggerMixin
 from .topology import StateKind
 from .tx import Tx
@@ -81,11 +81,12 @@ class CheckpointCoordinator(TriggerMixin, Component):
         return snap
 
     @handles(Ack, "task", "checkpoint")
+    @follows("CheckpointCoordinator.receiveAcknowledgeMessage")
     def receive_acknowledge(self, tx: Tx, t: int, cp: int) -> None:
         """``receiveAcknowledgeMessage``: with incremental checkpoints the registry first
         registers the snapshot's shared files, and an acknowledgement it refuses (a placeholder
         whose entry is gone) goes no further (``SharedStateRegistry.register_acknowledged``); an
-        ack for an unknown or aborted checkpoint discards its state (ref §6); the last ack
+        ack for an unknown or aborted checkpoint discards its state (mechanics note 6); the last ack
         completes the checkpoint."""
         snap = self.drop_ack(tx, t, cp, keep_file=True)
         if self.registry.active and tx.tasks[t].inflight:
@@ -103,6 +104,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         put_pending(tx, pending._replace(acked=acked))
         self.maybe_finalize(tx, cp)
 
+    @follows("PendingCheckpoint.acknowledgeTask")
     def acknowledge_at_once(self, tx: Tx, t: int, cp: int, snap: Snapshot) -> None:
         """The scope's instant acks: task ``t``'s acknowledgement of ``cp`` counts in the step
         that took the snapshot; the coordinator completes the checkpoint in a step of its own
@@ -136,11 +138,12 @@ class CheckpointCoordinator(TriggerMixin, Component):
         put_pending(tx, pending._replace(acked=tuple(sorted(pending.acked + ((t, snap),)))))
         tx.files = add_sorted(tx.files, (cp, t))
 
+    @follows("CheckpointCoordinator.receiveDeclineMessage")
     def receive_decline(self, tx: Tx, t: int, cp: int, counted: bool = True) -> None:
         """``receiveDeclineMessage``: the pending checkpoint aborts, unless regional checkpoints
         are on: then FLIP-600's handler decides.  The ``CheckpointFailureManager`` counts a
         failed snapshot (``counted``), not a decline on a cancellation marker, a subsumed
-        checkpoint or a task not ready (ref §6).  A decline of a checkpoint no longer pending
+        checkpoint or a task not ready (mechanics note 6).  A decline of a checkpoint no longer pending
         is ignored."""
         pending = pending_of(tx.coord, cp)
         if pending is None or not pending.waiting >> t & 1:
@@ -154,12 +157,13 @@ class CheckpointCoordinator(TriggerMixin, Component):
         else:
             self.abort(tx, cp, counted=counted)
 
+    @follows("CheckpointCoordinator.onTriggerFailure")
     def on_trigger_failure(self, tx: Tx, cp: int) -> None:
         """A trigger RPC of ``cp`` failed (``TaskExecutor.triggerCheckpoint`` no longer knows the
         task: TASK_CHECKPOINT_FAILURE): ``triggerTasks``' future fails and ``onTriggerFailure``
         calls ``abortPendingCheckpoint`` on the whole checkpoint, which the failure manager does
         not count (``CheckpointFailureManager.checkFailureCounter``), with or without FLIP-600:
-        the decline path and its regional handler are not on this path (review row T7; PR
+        the decline path and its regional handler are not on this path (row T7; PR
         #28963's ``CheckpointCoordinator`` is not indexed, so a PR that routes it to the handler
         is not modelled)."""
         if pending_of(tx.coord, cp) is not None:
@@ -171,6 +175,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         return pending_of(tx.coord, cp)
 
     @handles(LastAck, "checkpoint")
+    @follows("PendingCheckpoint.isFullyAcknowledged")
     def maybe_finalize(self, tx: Tx, cp: int) -> None:
         """``PendingCheckpoint.isFullyAcknowledged`` after each response: every task of checkpoint ``cp``'s
         plan acked (or, regionally, acked or declined): complete (``self.complete``), abort or judge it
@@ -192,9 +197,10 @@ class CheckpointCoordinator(TriggerMixin, Component):
         """Vertices with operator union list state."""
         return tuple(v for v, x in enumerate(self.topo.job.vertices) if StateKind.UNION in x.state)
 
+    @follows("DefaultCheckpointPlan.fulfillFinishedTaskStatus")
     def partly_finished_union_vertex(self, tx: Tx, pending: Pending, grafted: dict[int, int] | None = None) -> int | None:
         """``DefaultCheckpointPlan.fulfillFinishedTaskStatus`` at ``finalizeCheckpoint``
-        (reference-flink-uc D.3): a vertex with union list state may not be partly finished in
+        (UC note D.3): a vertex with union list state may not be partly finished in
         a checkpoint.  Check A: some of its subtasks FINISHED, not all.  Check B: some acked
         with their operators finished (``isTaskFinished``: ended before their snapshot), not
         all.  Returns the offending vertex (the checkpoint then aborts, TASK_CLOSING, not
@@ -221,8 +227,9 @@ class CheckpointCoordinator(TriggerMixin, Component):
         return None
 
     # completion and abort -----------------------------------------------------------------------
+    @follows("CheckpointCoordinator.completePendingCheckpoint")
     def complete(self, tx: Tx, pending: Pending) -> None:
-        """``completePendingCheckpoint`` (ref §6): store, subsume, reset the failure counter,
+        """``completePendingCheckpoint`` (mechanics note 6): store, subsume, reset the failure counter,
         abort the older pending checkpoints (``dropSubsumedCheckpoints``: CHECKPOINT_SUBSUMED,
         not counted, their tasks told), then ``notifyCheckpointComplete`` to every task of the
         plan."""
@@ -283,9 +290,10 @@ class CheckpointCoordinator(TriggerMixin, Component):
             c = by_id[c.refs[t]]
         return c.refs[t] if c.refs and c.refs[t] else c.id
 
+    @follows("CheckpointCoordinator.sendAbortedMessages")
     def notify_aborted(self, tx: Tx, pending: Pending, skip=frozenset()) -> None:
         """Discard the pending checkpoint's collected state and send ``notifyCheckpointAborted``
-        (with the latest completed id, ref §6) to every running task of its plan not in ``skip``."""
+        (with the latest completed id, mechanics note 6) to every running task of its plan not in ``skip``."""
         tx.files = remove_sorted(tx.files, *((pending.id, t) for t, _ in pending.acked))
         self.gateways.on_checkpoint_done(tx, pending.id)  # OperatorCoordinatorHolder.notifyCheckpointAborted
         store = tx.coord.store
@@ -294,11 +302,13 @@ class CheckpointCoordinator(TriggerMixin, Component):
                 self.send_abort(tx, t, pending.id, self.latest_completed_for(store, t))
 
     # notices: the coordinator's RPCs to one task, queued in its inbox (FIFO; ``StreamTask.notify`` takes the head)
+    @follows("Execution.notifyCheckpointOnComplete")
     def send_complete(self, tx: Tx, t: int, cp: int, subsumed: int) -> None:
         """``Execution.notifyCheckpointOnComplete(cp, timestamp, lastSubsumedCheckpointId)`` to task
         ``t``; ``subsumed`` is FLIP-306's ``lastSubsumedCheckpointId`` (0: none)."""
         enqueue(tx, t, (NOTIFY_COMPLETE, cp, 0, subsumed))
 
+    @follows("Execution.notifyCheckpointAborted")
     def send_abort(self, tx: Tx, t: int, cp: int, latest: int) -> None:
         """``Execution.notifyCheckpointAborted(cp, latestCompletedCheckpointId, timestamp)`` to
         task ``t``, carrying the latest completed id ``latest`` the task may commit up to."""
@@ -310,12 +320,14 @@ class CheckpointCoordinator(TriggerMixin, Component):
         ``fallback`` the task commits up to (``RegionalCheckpointHandler.fallback_notice_id``)."""
         enqueue(tx, t, (NOTIFY_FALLBACK, cp, fallback, subsumed))
 
+    @follows("Execution.triggerCheckpoint", "Execution.triggerSynchronousSavepoint")
     def send_trigger(self, tx: Tx, t: int, cp: int, savepoint: int) -> None:
         """``Execution.triggerCheckpoint`` (or ``triggerSynchronousSavepoint``: ``savepoint`` a
         stop's DRAIN or NO_DRAIN, else 0) to task ``t``, queued when the scope staggers triggers
         (``TriggerMixin.trigger_tasks``)."""
         enqueue(tx, t, (NOTIFY_TRIGGER, cp, savepoint, 0))
 
+    @follows("CheckpointCoordinator.abortPendingCheckpoint")
     def abort(self, tx: Tx, cp: int, counted: bool) -> None:
         """``abortPendingCheckpoint`` of ``cp``: tell the tasks, and let the
         ``CheckpointFailureManager`` count it; past ``tolerable_failed_checkpoints`` the job
@@ -336,6 +348,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
             self.failover.fail(tx, self.everyone)
         self.store.retain(tx)
 
+    @follows("CheckpointFailureManager.handleTaskLevelCheckpointException")
     def abort_savepoint(self, tx: Tx, cp: int) -> None:
         """The stop's synchronous savepoint aborts (a decline, or its timeout).  A task-level
         failure fails the job (``CheckpointFailureManager.handleTaskLevelCheckpointException``:
@@ -356,6 +369,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         """Every subtask: what a global failover cancels."""
         return frozenset(range(self.topo.n_tasks))
 
+    @follows("CheckpointFailureManager.checkFailureCounter")
     def over_tolerable(self, failed: int) -> bool:
         """``CheckpointFailureManager``: do ``failed`` continuous failures exceed
         ``tolerable_failed_checkpoints`` (the job then fails over globally)?"""
@@ -373,6 +387,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         return self.over_tolerable(w.coord.failed_count + 1)
 
     @handles(Timeout, "checkpoint")
+    @follows("CheckpointCoordinator.CheckpointCanceller.run")
     def on_timeout(self, tx: Tx, cp: int) -> None:
         """Pending checkpoint ``cp``'s timer fires (``CHECKPOINT_EXPIRED``): abort, counted, unless
         FLIP-600's handler takes it (``RegionalCheckpointHandler.on_timeout``)."""
@@ -380,6 +395,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
             return
         self.abort(tx, cp, counted=True)
 
+    @follows("CheckpointCoordinator.abortPendingCheckpoints")
     def abort_for_failover(self, tx: Tx, victims: frozenset[int]) -> None:
         """``abortPendingCheckpoints(JOB_FAILOVER_REGION)`` on a failover: every pending
         checkpoint, not counted by the failure manager; the cancelled tasks are not told."""
@@ -394,6 +410,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         if tx.coord.pending:
             tx.coord = tx.coord._replace(pending=())
 
+    @follows("DefaultCompletedCheckpointStoreUtils.retrieveCompletedCheckpoints")
     def recover(self, tx: Tx) -> None:
         """A new ``CheckpointCoordinator`` after a JobManager failover
         (``DefaultExecutionGraphBuilder.buildGraph`` with the recovered
@@ -408,6 +425,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         self.registry.recovered(tx)
         self.regional.recovered(tx)
 
+    @follows("CheckpointCoordinator.stopCheckpointScheduler")
     def suspend(self, tx: Tx) -> None:
         """``Scope.suspend_on_failure``: the JobManager processes a task failure.  Flink 2.3's
         ``ExecutionTrackingCheckpointCoordinatorDeActivator.onStateUpdate`` sees an execution

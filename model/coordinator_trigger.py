@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .actions import StopWithSavepoint, TriggerCheckpoint, handles
-from .component import Component
+from .component import Component, follows
 from .topology import Pattern
 from .tx import Tx
 from .world import DRAIN, FAILED, FINISHED, NO_DRAIN, RUNNING, Pending, World
@@ -42,7 +42,7 @@ class TriggerMixin(Component):
     def trigger_rule(self) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
         """Per task: (ALL_TO_ALL upstream subtasks, POINTWISE-connected producer subtasks).
 
-        ``DefaultCheckpointPlanCalculator`` (ref §5): a running task is triggered iff every
+        ``DefaultCheckpointPlanCalculator`` (mechanics note 5): a running task is triggered iff every
         ALL_TO_ALL upstream vertex is fully finished and no pointwise-connected producer
         subtask is running.  Sources always qualify.
         """
@@ -61,6 +61,7 @@ class TriggerMixin(Component):
             out.append((tuple(sorted(a2a)), tuple(sorted(pw))))
         return tuple(out)
 
+    @follows("DefaultCheckpointPlanCalculator.calculateCheckpointPlan")
     def tasks_to_trigger(self, tasks: Sequence) -> tuple[list[int], int, int]:
         """``DefaultCheckpointPlanCalculator.calculateCheckpointPlan``: the tasks to trigger by
         RPC, and the bitmasks of tasks to wait for (every task not FINISHED) and of finished
@@ -83,8 +84,9 @@ class TriggerMixin(Component):
                 to_trigger.append(t)
         return to_trigger, waiting, finished
 
+    @follows("CheckpointRequestDecider.chooseRequestToExecute")
     def can_trigger(self, w: World) -> bool:
-        """Trigger preconditions (ref §5, §6) plus the scope budget.
+        """Trigger preconditions (mechanics note 5, §6) plus the scope budget.
 
         The budget (``max_checkpoints``) stops applying once every source reached end of
         input and some running task still needs its final checkpoint: FLIP-147's final
@@ -157,6 +159,7 @@ class TriggerMixin(Component):
             return any(0 < ts.final_cp <= latest and ts.notified < latest for ts in needy)
         return bool(needy)
 
+    @follows("StreamTask.restoreStateAndGates")
     def initializing(self, w: World) -> int | None:
         """A restored subtask still INITIALIZING, or ``None``: ``Task.restoreAndInvoke`` reports
         RUNNING only once ``StreamTask.restoreInternal`` returned, after its mailbox loop ran
@@ -172,6 +175,7 @@ class TriggerMixin(Component):
                 return t
         return None
 
+    @follows("CheckpointCoordinator.createActivatorDeactivator", "CheckpointCoordinatorDeActivator.alwaysStopping")
     def periodic_scheduler_running(self, w: World) -> bool:
         """FLINK-34371: the periodic checkpoint scheduler stays stopped while any subtask with
         a BLOCKING output is alive.  In the Flink 2.3.0 jar (read with javap):
@@ -207,6 +211,7 @@ class TriggerMixin(Component):
         return self.partly_finished_union_vertex(w, Pending(w.coord.next_id, 0, finished, ()))
 
     @handles(TriggerCheckpoint)
+    @follows("CheckpointCoordinator.triggerCheckpoint")
     def trigger(self, tx: Tx) -> None:
         """``triggerCheckpoint``: a new pending checkpoint; the operator coordinators snapshot
         first (their checkpoint futures), then the tasks of the plan.
@@ -245,6 +250,7 @@ class TriggerMixin(Component):
         self.trigger_tasks(tx, to_trigger, cp, 0)
         self.store.retain(tx)
 
+    @follows("CheckpointCoordinator.triggerTasks")
     def trigger_tasks(self, tx: Tx, to_trigger: list[int], cp: int, savepoint: int) -> None:
         """``triggerTasks``: the trigger RPC to each task of the plan, carrying the checkpoint
         type (``savepoint``: 0, or a stop's DRAIN or NO_DRAIN); queued when staggered."""
@@ -262,6 +268,7 @@ class TriggerMixin(Component):
             self.receive_decline(tx, t, cp, counted=False)  # CHECKPOINT_DECLINED_TASK_NOT_READY
 
     # stop-with-savepoint ------------------------------------------------------------------------
+    @follows("DefaultCheckpointPlanCalculator.checkTasksStarted")
     def can_stop(self, w: World) -> bool:
         """May the user stop the job with a savepoint now?  Once per scope that allows it, with
         every task that has not finished RUNNING (``checkTasksStarted``) and one running."""
@@ -275,6 +282,7 @@ class TriggerMixin(Component):
         return running
 
     @handles(StopWithSavepoint)
+    @follows("SchedulerBase.stopWithSavepoint")
     def stop_with_savepoint(self, tx: Tx) -> None:
         """``SchedulerBase.stopWithSavepoint``: stop the checkpoint scheduler, which aborts every
         pending checkpoint (``CHECKPOINT_COORDINATOR_SUSPEND``, not counted, the tasks told),
@@ -299,6 +307,7 @@ class TriggerMixin(Component):
         self.trigger_tasks(tx, to_trigger, cp, mode)
         self.store.retain(tx)
 
+    @follows("StopWithSavepointTerminationHandlerImpl.terminateExceptionally")
     def stop_failed(self, tx: Tx) -> None:
         """The stop's savepoint was aborted: ``StopWithSavepointTerminationHandlerImpl``
         restarts the checkpoint scheduler (``terminateExceptionally``) and the job runs on;

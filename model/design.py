@@ -29,6 +29,7 @@ from .sinks import TwoPhaseCommitSink
 from .sinkv2 import CommitterOperator, GlobalCommitterOperator, SinkWriterOperator
 from .sources import SourceReader, SplitEnumerator
 from .store import CompletedCheckpointStore, FileMergingSnapshotManager
+from .surface import checked_variant
 from .task import StreamTask
 
 
@@ -56,7 +57,7 @@ KNOBS: tuple[Knob, ...] = (
         "unaligned_pointwise",
         bool,
         False,
-        "FORCE_UNALIGNED on POINTWISE (forward/rescale) edges, as seed 003 and apache/flink#28523 propose: their "
+        "FORCE_UNALIGNED on POINTWISE (forward/rescale) edges, as the pointwise-UC thread and apache/flink#28523 propose: their "
         "consumers take unaligned barriers instead of aligning (FLINK-21945's fallback, the default); with Flink 2.3's "
         "redistribution a restore that rescales such an edge with in-flight data fails",
     ),
@@ -145,9 +146,9 @@ KNOBS: tuple[Knob, ...] = (
         "without completing finalCheckpointCompleted; final: takes it as a completion in full, its final "
         "checkpoint included (the proposal); replayed-after-restart: as final, and a task that restarts before "
         "it processed the notice gets it again after its restore (PR #28966's documentation: the notice 'survives "
-        "task restarts and is applied after the task recovers', review row PR3). PR #28963 says the notice is "
+        "task restarts and is applied after the task recovers', row PR3). PR #28963 says the notice is "
         "'delivered via the same task-side checkpoint-complete RPC path'; its StreamTask change is not indexed "
-        "(review row N4), so the findings report searches every reading",
+        "(row N4), so the findings report searches every reading",
         ("none", "latest-reported", "final", "replayed-after-restart"),
     ),
     Knob(
@@ -191,7 +192,7 @@ KNOBS: tuple[Knob, ...] = (
         "FLIP-600 with operator coordinators (split enumerators) in a failed region: the coordinator "
         "corrects the checkpoint's copy of its state for the fallback (fallback: the thread's state correction), "
         "puts the failed readers' later splits back into the live enumerator while those readers keep reading "
-        "them (add-back-live: PR #28963's SourceCoordinator.checkpointCoordinatorForRegionFallback, review row "
+        "them (add-back-live: PR #28963's SourceCoordinator.checkpointCoordinatorForRegionFallback, row "
         "B12), the regional checkpoint aborts (a coordinator without support), or the state is taken as is",
         ("fallback", "add-back-live", "abort", "ignore"),
     ),
@@ -203,11 +204,11 @@ KNOBS: tuple[Knob, ...] = (
         "restored-share: the state it was restored with, its redistributed share (Roman, 29 Jun 2026); by-index: "
         "the fallback's state of the subtask with the same index, whatever parallelism the fallback had (PR "
         "#28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint step 11, lastState.getState(subtaskIdx) "
-        "at 4e12013, review row N1), where an index the fallback does not have throws (OperatorState.getState: "
+        "at 4e12013, row N1), where an index the fallback does not have throws (OperatorState.getState: "
         "IndexOutOfBoundsException) and the checkpoint aborts, counted; by-index-stuck: the same, but the throw is "
         "caught nowhere (tryCompleteRegionalCheckpoint at 4e12013; ExecutionGraphHandler only logs an exception of "
         "the decline path) and the checkpoint stays pending: a later decline, or the canceller at its timeout, "
-        "re-enters and throws again, and only a failover's restore aborts it (review row PR2); by-index-empty: the "
+        "re-enters and throws again, and only a failover's restore aborts it (row PR2); by-index-empty: the "
         "same as by-index, but nothing is grafted for such an index (the subtask's state in the checkpoint is empty)",
         ("restored-share", "by-index", "by-index-stuck", "by-index-empty"),
     ),
@@ -220,7 +221,7 @@ KNOBS: tuple[Knob, ...] = (
         "still registered, so an acknowledgement from a task a timeout marked declined can arrive meanwhile; it "
         "replaces the task's grafted fallback state, as PR #28963's PendingCheckpoint.acknowledgeTask (which does "
         "not consult declinedTasks) lets it (futures-late-ack-overwrites: RegionalCheckpointHandler step 13, "
-        "FutureUtils.combineAll, review row N5), or is discarded (futures-late-ack-discarded)",
+        "FutureUtils.combineAll, row N5), or is discarded (futures-late-ack-discarded)",
         ("atomic", "futures-late-ack-overwrites", "futures-late-ack-discarded"),
     ),
     Knob(
@@ -231,7 +232,7 @@ KNOBS: tuple[Knob, ...] = (
         "regional completion waits for the coordinators' fallback. none: nothing (the timer is not offered); "
         "timeout-reevaluates: the canceller marks the tasks that have not acknowledged declined and runs "
         "tryCompleteRegionalCheckpoint again, the coordinators' fallback a second time (PR #28964's canceller is "
-        "not indexed; the pending checkpoint is neither removed nor disposed during the wait: review row T5)",
+        "not indexed; the pending checkpoint is neither removed nor disposed during the wait: row T5)",
         ("none", "timeout-reevaluates"),
     ),
     Knob(
@@ -242,7 +243,7 @@ KNOBS: tuple[Knob, ...] = (
         "finished (DefaultCheckpointPlan.fulfillFinishedTaskStatus), as-global: it aborts before the fallback "
         "changes anything, uncounted, as a global one does (TASK_CLOSING); after-fallback-counted: it aborts "
         "counted (FINALIZE_CHECKPOINT_FAILURE) after the coordinators' fallback already ran, as PR #28963's "
-        "PendingCheckpoint.finalizeRegionalCheckpoint does (review row N3)",
+        "PendingCheckpoint.finalizeRegionalCheckpoint does (row N3)",
         ("as-global", "after-fallback-counted"),
     ),
     Knob(
@@ -261,7 +262,7 @@ KNOBS: tuple[Knob, ...] = (
         bool,
         False,
         "FLIP-600: the regions counted (for the single-region check and the failure ratio) are those of "
-        "the tasks the checkpoint waits for (PR #28963: regionIdProvider over tasksToWaitFor, review row B3), "
+        "the tasks the checkpoint waits for (PR #28963: regionIdProvider over tasksToWaitFor, row B3), "
         "not every pipelined region of the job",
     ),
     Knob(
@@ -270,7 +271,7 @@ KNOBS: tuple[Knob, ...] = (
         False,
         "FLIP-600: a forced global checkpoint buffers declines like any other and is judged once every task "
         "responded, after the single-region and ratio checks, so a ratio abort keeps the force flag and the "
-        "counter (PR #28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint, review rows B1, B5, B6); "
+        "counter (PR #28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint, rows B1, B5, B6); "
         "false: it aborts at its first decline",
     ),
     Knob(
@@ -280,12 +281,12 @@ KNOBS: tuple[Knob, ...] = (
         "FLIP-600 with global_checkpoint_at_end_of_input: a checkpoint triggered once every source ended (or "
         "finished) is global-only (ended: the thread, 23 Jun 2026); or, once every source is FINISHED, the "
         "evaluation of a declined checkpoint sets the tier-1 force flag, which tier 2 then resets "
-        "(finished-sets-force: an earlier reading of PR #28964 checkAllSourcesFinishedAndForceGlobal, review rows B6, B8); "
+        "(finished-sets-force: an earlier reading of PR #28964 checkAllSourcesFinishedAndForceGlobal, rows B6, B8); "
         "or, once every source is FINISHED, the trigger of a checkpoint sets that flag, so a checkpoint triggered "
         "before the last source finished is judged regional however late its declines come (finished-forces-at-"
         "trigger: PR #28964 checkAllSourcesFinishedAndForceGlobal(CheckpointProperties), which skips savepoints, "
         "and RegionalCheckpointBoundedSourceTest's 'may be re-set by allSourcesFinishedChecker during the next "
-        "trigger'; its call site is not indexed; review row N2)",
+        "trigger'; its call site is not indexed; row N2)",
         ("ended", "finished-sets-force", "finished-forces-at-trigger"),
     ),
     Knob(
@@ -294,7 +295,7 @@ KNOBS: tuple[Knob, ...] = (
         False,
         "FLIP-600: a pending checkpoint's timeout marks every task that has not acknowledged as declined "
         "and evaluates it like a decline (PR #28964 CheckpointCanceller, RegionalCheckpointTimeoutTest, "
-        "review row B9); false: a timeout aborts, counted",
+        "row B9); false: a timeout aborts, counted",
     ),
     Knob(
         "fallback_notice_reaches_operators",
@@ -303,7 +304,7 @@ KNOBS: tuple[Knob, ...] = (
         "FLIP-600: a failed-region task's operators act on the fallback notice: they commit what the "
         "fallback state covers (fallback_notice_at_task says what the task does); false: the notice goes to "
         "CheckpointListener.notifyRegionalCheckpointFallback, a no-op by "
-        "default, so the operators commit nothing (PR #28963, review row B13)",
+        "default, so the operators commit nothing (PR #28963, row B13)",
     ),
     Knob(
         "incremental_checkpoints",
@@ -393,7 +394,7 @@ KNOBS: tuple[Knob, ...] = (
         str,
         "latest",
         "what a restart restores: the latest completed checkpoint (Flink), or FLINK-4120's null-state recovery "
-        "(seed 001): recomputable operators' state is not persisted, the sources restart from the latest "
+        "(FLINK-4120): recomputable operators' state is not persisted, the sources restart from the latest "
         "checkpoint's null-state checkpoint and re-insert its barriers, sinks discard until they pass "
         "(``model.nullstate``). Needs failover_strategy 'full'; not with aligned-timeout, FLIP-600, file merging or a NO_CLAIM start",
         ("latest", "null-state"),
@@ -538,6 +539,7 @@ class Design:
                     f"design {self.name!r}: {name} must be {base.__name__} or a subclass of it"
                     f" (from {base.__module__}), got {cls!r}"
                 )
+            checked_variant(cls, base)
         problem = knob_conflict(self.knobs())
         if problem:
             raise ValueError(f"design {self.name!r}: {problem}")

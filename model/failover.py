@@ -26,7 +26,7 @@ from functools import cached_property
 
 from .actions import FailTask, FinishReported, JobManagerFailover, Rescale, Restore, ResumeFromSavepoint, handles
 from .assignment import RestoreFailure
-from .component import Component
+from .component import Component, follows
 from .finished_state import validate_operators_finished_state, vertex_finished_states
 from .sinkv2 import COMMITTER, GLOBAL_COMMITTER
 from .topology import Role
@@ -39,7 +39,7 @@ class FailoverStrategy(Component):
 
     @cached_property
     def failover_sets(self) -> tuple[frozenset[int], ...]:
-        """Per task: the subtasks a failure of it cancels (ref §6 failover): its pipelined
+        """Per task: the subtasks a failure of it cancels (mechanics note 6 failover): its pipelined
         region, or everything with ``failover_strategy = "full"``."""
         topo = self.topo
         everyone = frozenset(range(topo.n_tasks))
@@ -47,6 +47,7 @@ class FailoverStrategy(Component):
             return tuple(everyone for _ in range(topo.n_tasks))
         return tuple(topo.regions[topo.region_of[t]] for t in range(topo.n_tasks))
 
+    @follows("PipelinedRegionSchedulingStrategy.isDownstreamConsumedPartitionGroupSchedulable")
     def deployed(self, w: World, t: int) -> bool:
         """Is subtask ``t`` deployed?  The scheduler (``PipelinedRegionSchedulingStrategy``)
         deploys the consumer region of a BLOCKING result only once every partition it consumes
@@ -61,29 +62,33 @@ class FailoverStrategy(Component):
         producers = self.topo.blocking_producers[t]
         return not producers or all(w.tasks[p].status == FINISHED for p in producers)
 
+    @follows("RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart")
     def tasks_to_restart(self, t: int) -> frozenset[int]:
         """``getTasksNeedingRestart`` for a failure of subtask ``t``."""
         return self.failover_sets[t]
 
     @handles(FailTask, "task")
+    @follows("SchedulerBase.updateTaskExecutionState")
     def on_task_failure(self, tx: Tx, t: int) -> None:
         """Subtask ``t`` fails (``SchedulerBase.updateTaskExecutionState`` -> the failover
         strategy): the tasks ``tasks_to_restart`` names are cancelled (``fail``)."""
         self.fail(tx, self.tasks_to_restart(t))
 
     @handles(FinishReported, "task")
+    @follows("Execution.markFinished")
     def mark_finished(self, tx: Tx, t: int) -> None:
         """The JobManager processes subtask ``t``'s switch to FINISHED (``Execution.markFinished``):
         from now on the checkpoint plan leaves it out (``Scope.late_finish_reports``)."""
         tx.tasks[t] = tx.tasks[t]._replace(unreported=False)
 
+    @follows("SchedulerBase.restoreState")
     def fail(self, tx: Tx, victims: frozenset[int]) -> None:
         """Cancel ``victims``: their channels are cleared and RPCs to them are lost.  The pending
         checkpoint is not aborted here (unless the scope's ``suspend_on_failure`` has Flink 2.3's
         deactivator abort it, ``CheckpointCoordinator.suspend``) but at the restore
         (``SchedulerBase.restoreState`` calls
-        ``abortPendingCheckpoints(JOB_FAILOVER_REGION)``, reference-flink-mechanics section 6,
-        review row 24): acknowledgements a victim sent before it failed still arrive and count
+        ``abortPendingCheckpoints(JOB_FAILOVER_REGION)``, mechanics note 6,
+        row A24): acknowledgements a victim sent before it failed still arrive and count
         (the pending checkpoint waits for that execution attempt), so a checkpoint may complete
         between a failure and its restore, and the restore then uses it.  A victim's acks of a
         checkpoint no longer pending, which the coordinator would discard, are dropped with it.
@@ -139,11 +144,12 @@ class FailoverStrategy(Component):
         store = w.coord.store
         return store[-1].id if store else 0
 
+    @follows("CheckpointCoordinator.restoreLatestCheckpointedStateToSubtasks")
     def restore(self, tx: Tx, user_restore: bool = False) -> None:
         """Redeploy every failed task with the latest completed checkpoint's state.
 
         A vertex whose every subtask is FINISHED in that checkpoint is deployed
-        ``FINISHED_ON_RESTORE`` (``TaskStateAssignment.isFullyFinished``, reference-flink-uc
+        ``FINISHED_ON_RESTORE`` (``TaskStateAssignment.isFullyFinished``, UC note
         D.4): each subtask emits EndOfData at once, still runs (``FinishedOperatorChain``),
         takes part in the next checkpoints as finished, and emits EndOfPartition once one of
         them completed (``StreamTask.finished_on_restore``).  A finished subtask of a partly
@@ -237,6 +243,7 @@ class FailoverStrategy(Component):
         return not w.coord.savepoint and any(ts.status != FINISHED for ts in w.tasks)
 
     @handles(JobManagerFailover)
+    @follows("DefaultExecutionGraphFactory.createAndRestoreExecutionGraph")
     def jobmanager_failover(self, tx: Tx) -> None:
         """``JobManagerFailover``: the JobManager fails; with high availability a new leader
         recovers the job.  Every subtask is cancelled (their TaskManagers lose the leader), the
@@ -252,6 +259,7 @@ class FailoverStrategy(Component):
         self.fail(tx, frozenset(range(self.topo.n_tasks)))
         self.new_execution_graph(tx)
 
+    @follows("CheckpointCoordinator.restoreInitialCheckpointIfPresent")
     def new_execution_graph(self, tx: Tx) -> None:
         """Every subtask cancelled: a new execution graph and ``CheckpointCoordinator``
         (``DefaultExecutionGraphFactory.createAndRestoreExecutionGraph``) restore the latest
@@ -293,6 +301,7 @@ class FailoverStrategy(Component):
         names = {name for name, _ in self.scope.rescale}
         return frozenset(k for k, v in enumerate(self.topo.job.vertices) if v.name in names)
 
+    @follows("VertexFinishedStateChecker.validateOperatorsFinishedState")
     def check_finished_state(self, latest) -> None:
         """``VertexFinishedStateChecker.validateOperatorsFinishedState`` on ``latest``'s finished
         subtasks (at the parallelism it was taken at) against this job's edges: raise
@@ -303,6 +312,7 @@ class FailoverStrategy(Component):
         if refused:
             raise RestoreFailure(refused)
 
+    @follows("OperatorState.isFullyFinished")
     def fully_finished(self, snaps: tuple) -> tuple[bool, ...]:
         """Per vertex: is every subtask of it finished in the checkpoint
         (``TaskStateAssignment.isFullyFinished``)?"""
@@ -310,7 +320,7 @@ class FailoverStrategy(Component):
 
     def finished_subtask_state(self, t: int, snap: Snapshot) -> Snapshot:
         """The state a finished subtask of a partly finished vertex restarts with: the empty
-        ``FinishedOperatorSubtaskState`` (reference-flink-uc D.4).  A source reader gets no
+        ``FinishedOperatorSubtaskState`` (UC note D.4).  A source reader gets no
         split back: a fixed split's reader resumes where ``SourceReader.finished_split_position``
         says (a FLIP-27 reader: at the end), and an enumerator's reader holds none.  The ghost
         ``discarded`` of ``snap`` goes along: the records whose effect was in the finished
@@ -320,7 +330,7 @@ class FailoverStrategy(Component):
         return EMPTY_SNAPSHOT._replace(discarded=snap.discarded)
 
     def restore_channel_state(self, tx: Tx, latest, victims: set[int]) -> None:
-        """Unaligned checkpoints (reference-flink-uc B.1): each restored channel holds, in this
+        """Unaligned checkpoints (UC note B.1): each restored channel holds, in this
         order, the consumer's recovered input state (``RecoveredInputChannel``, read before any
         new data), then the producer's recovered output state (written into its subpartition
         before its operators open), then what the restored producer emits.  Both kinds of

@@ -6,7 +6,7 @@ snapshots the operator coordinators first, then triggers the tasks).  An ``AddSp
 reached a reader between the two would be in both snapshots: the enumerator's as an unassigned
 split and the reader's as a held one.  Flink closes the gateways when the coordinator's
 checkpoint is taken and holds every event sent meanwhile until the reader has taken its own
-snapshot, so the two halves of the checkpoint agree (review row N6; with staggered trigger RPCs
+snapshot, so the two halves of the checkpoint agree (row N6; with staggered trigger RPCs
 the model without this rule shows a split owned twice in eight steps, catalog
 ``no-operator-event-gateway``).
 
@@ -48,7 +48,7 @@ way, or that never snapshots the checkpoint (a FLIP-600 failed region: see
 
 from __future__ import annotations
 
-from .component import Component
+from .component import Component, follows
 from .tx import Tx
 from .world import RUNNING, World, add_sorted, remove_sorted
 
@@ -56,6 +56,7 @@ from .world import RUNNING, World, add_sorted, remove_sorted
 class OperatorCoordinatorHolder(Component):
     """``OperatorCoordinatorHolder`` / ``SubtaskGatewayImpl``: the readers' event gateways."""
 
+    @follows("OperatorCoordinatorHolder.closeGateways")
     def close_gateways(self, tx: Tx, cp: int) -> None:
         """``closeGateways(cp)`` at the coordinator's checkpoint: mark every running reader's
         gateway for ``cp``."""
@@ -66,6 +67,7 @@ class OperatorCoordinatorHolder(Component):
         if marks:
             tx.coord = tx.coord._replace(gateways=add_sorted(tx.coord.gateways, *marks))
 
+    @follows("SubtaskGatewayImpl.sendEvent")
     def send_add_split(self, tx: Tx, t: int, split: int) -> None:
         """``SubtaskGatewayImpl.sendEvent(AddSplitEvent)``: delivered now, or held while the
         reader's gateway is closed (under the latest checkpoint it is closed for)."""
@@ -75,6 +77,7 @@ class OperatorCoordinatorHolder(Component):
             return
         self.deliver(tx, t, split)
 
+    @follows("SourceOperator.handleOperatorEvent")
     def deliver(self, tx: Tx, t: int, split: int) -> None:
         """The reader receives its ``AddSplitEvent`` (``SourceOperator.handleOperatorEvent``):
         it reads ``split`` from its start."""
@@ -85,6 +88,7 @@ class OperatorCoordinatorHolder(Component):
         split it asked for, neither asks again nor ends.)"""
         return any(h[0] == t for h in w.coord.held)
 
+    @follows("SubtaskGatewayImpl.openGatewayAndUnmarkCheckpoint")
     def open_gateway(self, tx: Tx, t: int, cp: int) -> None:
         """``openGatewayAndUnmarkCheckpoint(cp)`` of reader ``t``'s gateway: nothing unless it is
         marked for ``cp``; the events held for ``cp`` are released if ``cp`` is the oldest mark,
@@ -108,6 +112,7 @@ class OperatorCoordinatorHolder(Component):
         if tx.coord.gateways:
             self.open_gateway(tx, t, cp)
 
+    @follows("OperatorCoordinatorHolder.notifyCheckpointComplete", "OperatorCoordinatorHolder.notifyCheckpointAborted")
     def on_checkpoint_done(self, tx: Tx, cp: int, readers=None) -> None:
         """``notifyCheckpointComplete(cp)`` / ``notifyCheckpointAborted(cp)`` reach the holder:
         every gateway (of ``readers``, when given) marked for ``cp`` opens."""
@@ -117,6 +122,7 @@ class OperatorCoordinatorHolder(Component):
             if c == cp and (readers is None or t in readers):
                 self.open_gateway(tx, t, cp)
 
+    @follows("OperatorCoordinatorHolder.subtaskReset")
     def on_failure(self, tx: Tx, victims) -> None:
         """Failed readers lose their gateways and the events held in them (the tracker keeps the
         assignment; the restore gives the split back to the enumerator)."""

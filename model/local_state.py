@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from .component import Component
+from .component import Component, follows
 from .tx import Tx
 from .world import Snapshot
 
@@ -47,17 +47,20 @@ class TaskLocalStateStore(Component):
     def active(self) -> bool:
         return self.design.local_recovery
 
+    @follows("TaskLocalStateStoreImpl.storeLocalState")
     def keep(self, tx: Tx, t: int, cp: int, snap: Snapshot) -> None:
         """``storeLocalState(cp, snapshot)``, as the acknowledgement leaves."""
         ts = tx.tasks[t]
         tx.tasks[t] = ts._replace(local=tuple(x for x in ts.local if x[0] != cp) + ((cp, snap),))
 
+    @follows("TaskLocalStateStoreImpl.confirmCheckpoint")
     def confirm(self, tx: Tx, t: int, cp: int) -> None:
         """``confirmCheckpoint(cp)``: the copies older than ``cp`` go."""
         ts = tx.tasks[t]
         if any(c < cp for c, _ in ts.local):
             tx.tasks[t] = ts._replace(local=tuple(x for x in ts.local if x[0] >= cp))
 
+    @follows("TaskLocalStateStoreImpl.abortCheckpoint")
     def abort(self, tx: Tx, t: int, cp: int) -> None:
         """``abortCheckpoint(cp)``: the copy of ``cp`` goes."""
         ts = tx.tasks[t]
@@ -70,6 +73,7 @@ class TaskLocalStateStore(Component):
         if self.design.local_recovery_rule == "fallback-drops-copy":
             self.abort(tx, t, cp)
 
+    @follows("TaskStateManagerImpl.prioritizedOperatorState")
     def restored(self, ts, cp: int, snap: Snapshot, ref: int) -> tuple[Snapshot, tuple]:
         """A restore of checkpoint ``cp`` whose job-manager state for the subtask is ``snap`` (grafted
         from checkpoint ``ref`` by FLIP-600, 0: its own): the state it restores and the copies its

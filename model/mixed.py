@@ -1,6 +1,6 @@
 """Rescaling from a mixed (regional) checkpoint, with the project's redistribution functions.
 
-Seed 000 argues about what happens when a regional checkpoint, whose subtasks carry state from
+the FLIP-600 thread argues about what happens when a regional checkpoint, whose subtasks carry state from
 different checkpoints (``refCheckpointId``), is restored at another parallelism, maybe several
 times in a row.  This module is that question as an exact, small state machine over one
 operator:
@@ -19,7 +19,7 @@ operator:
   redistributed with ``reassign_channel_state``.
 - Checkpoint ``c`` is global (every subtask's current state) or regional: the subtasks of the
   failed set take a *fallback* state tagged with the fallback's id.  Which fallback is the
-  question: the fallback checkpoint's subtask state at the same index (reference 8.1, step 6),
+  question: the fallback checkpoint's subtask state at the same index (mechanics note 8.1, step 6),
   or, after a rescale, the state the subtask was restored with (Roman, 29 Jun 2026: "the
   restored (redistributed) assignment has to be retained until the first checkpoint completes
   at the new parallelism").

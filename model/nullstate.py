@@ -1,7 +1,7 @@
-"""FLINK-4120, "lightweight fault tolerance through recomputing lost state" (seed 001): the
+"""FLINK-4120, "lightweight fault tolerance through recomputing lost state": the
 null-state checkpoint as a recovery strategy (design knob ``recovery = "null-state"``).
 
-Nothing in Flink implements it (reference-flink-uc E: only the JIRA text exists), so every rule
+Nothing in Flink implements it (UC note E: only the JIRA text exists), so every rule
 here is the seed's, read as literally as the model allows, and every place where the seed is
 silent is named below as a choice of this model.
 
@@ -211,7 +211,7 @@ class NullStateRecovery(Component):
         return self.in_flight(c, t)
 
     def restored_state(self, t: int, snap: Snapshot, plan, null_checkpoint: Completed | None = None) -> Snapshot:
-        """The state task ``t`` restarts with (seed 001, FLINK-4120: "restarting the pipeline
+        """The state task ``t`` restarts with (FLINK-4120: "restarting the pipeline
         from a checkpoint taken before the pipeline ingested any of the records required"): a
         source at the null-state checkpoint's position, a recomputable operator empty, any other
         task its state in the latest checkpoint, ``snap`` (empty where it had finished).

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .component import Component
+from .component import Component, follows
 from .keygroups import assign_to_key_group, operator_index_for_key_group
 from .topology import Pattern
 
@@ -44,6 +44,7 @@ def custom_channel(split: int, offset: int, channels: int, keys: int = 0) -> int
 class StreamPartitioner(Component):
     """``StreamPartitioner.selectChannel`` for every output edge of a subtask."""
 
+    @follows("ChannelSelector.selectChannel")
     def route(self, t: int, rec: tuple, rr: tuple) -> tuple[list[int], tuple]:
         """Channels that record ``rec`` goes to from task ``t``, and the new round-robin state."""
         topo = self.topo

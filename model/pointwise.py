@@ -1,8 +1,8 @@
-"""Output channel state on POINTWISE edges at a restore: the proposal of seed 003 as the open
+"""Output channel state on POINTWISE edges at a restore: the proposal of the pointwise-UC thread as the open
 PR apache/flink#28523 (FLINK-39680 / FLINK-21378) implements it.
 
 Pure functions over parallelisms, with S/T the upstream/downstream parallelism and patterns
-``POINTWISE`` or ``ALL_TO_ALL`` (reference-flink-uc C.2-C.4):
+``POINTWISE`` or ``ALL_TO_ALL`` (UC note C.2-C.4):
 
 - ``producers_of`` / ``consumers_of``: ``PointwiseChannelMappingUtils.producersOf`` /
   ``consumersOf``, the wiring of ``computeVertexInputInfoForPointwise`` (``keygroups``).
@@ -22,7 +22,7 @@ Input channel state: new downstream d takes the input state of the old downstrea
 ROUND_ROBIN(d), exactly once (the ``round-robin-once`` theorem); ``input_buffer_channel`` is the
 channel a recovered input buffer is put on (``computePrimaryUpstreamMapping``: the channel of
 the first new producer that inherited the buffer's old upstream, so that the recovered input and
-output of one old upstream share a channel, input first; reference-flink-uc C.4; the task
+output of one old upstream share a channel, input first; UC note C.4; the task
 manager's code, ``RecoveredChannelStateHandler``'s ``recoverPointwise`` at apache/flink 081b131,
 was read since: it calls it for a new POINTWISE edge, and for a new ALL_TO_ALL one puts the
 buffer on the channel of ``u mod newUpP``, the same channel).  Abstraction: a buffer is one unit; the PR's
@@ -100,7 +100,7 @@ def heirs(old_pattern: str, new_pattern: str, old_up: int, old_down: int, new_up
 
 def new_consumer_of(old_consumer: int, new_down: int) -> int:
     """The new downstream that takes old downstream ``old_consumer``'s channel state, as the PR
-    routes it (reference-flink-uc C.3-C.4): the output buffers written for it (old (U, D) to
+    routes it (UC note C.3-C.4): the output buffers written for it (old (U, D) to
     ``D mod newDownP``) and its input state (``SubtaskStateMapper.ROUND_ROBIN``, exactly once:
     the ``round-robin-once`` theorem)."""
     return old_consumer % new_down

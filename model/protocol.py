@@ -20,7 +20,7 @@ composed of the components that hold its rules, one module per Flink component:
 | ``failover``           | ``FailoverStrategy``         | ``failover.py``   | failover strategy, restore              |
 | ``partitioner``        | ``StreamPartitioner``        | ``partitioner.py``| StreamPartitioner / ChannelSelector     |
 | ``assignment``         | ``StateAssignmentOperation`` | ``assignment.py`` | state and channel state at a new parallelism |
-| ``null_state``         | ``NullStateRecovery``        | ``nullstate.py``  | FLINK-4120 (seed 001; not in Flink)     |
+| ``null_state``         | ``NullStateRecovery``        | ``nullstate.py``  | FLINK-4120 (not in Flink)     |
 | ``local_state``        | ``TaskLocalStateStore``      | ``local_state.py``| TaskLocalStateStoreImpl (local recovery)|
 
 The design names the class of each component (a variant subclasses one and overrides one
@@ -312,8 +312,8 @@ class FlinkModel(EnabledMixin):
         vertex supports them (``StreamPartitioner.isSupportsUnalignedCheckpoint``: not
         POINTWISE, not broadcast; and PIPELINED), else the whole node aligns (FLINK-21945).
         A Sink V2 committer's and global committer's inputs never do (sink-internal edges,
-        reference-flink-uc A.10).
-        The design knob ``unaligned_pointwise`` (seed 003's FORCE_UNALIGNED opt-in) lets
+        UC note A.10).
+        The design knob ``unaligned_pointwise`` (the pointwise-UC thread's FORCE_UNALIGNED opt-in) lets
         POINTWISE edges take them too."""
         topo = self.topo
         pointwise_ok = self.design.unaligned_pointwise

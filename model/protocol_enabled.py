@@ -195,7 +195,7 @@ class EnabledMixin(Peers):
         regional completion waits for the coordinators, unless ``regional_wait_reentry`` says)."""
         pending = w.coord.pending
         if pending and w.used.timeouts < self.scope.max_timeouts:
-            reentry = self.design.regional_wait_reentry == "timeout-reevaluates"  # review row T5
+            reentry = self.design.regional_wait_reentry == "timeout-reevaluates"  # row T5
             out.extend(Timeout(p.id) for p in pending if not p.completing or reentry and p.falling_back)
 
     def _failures(self, w: World, out: list[Action]) -> None:

@@ -1,6 +1,6 @@
 """Flink's state-redistribution arithmetic, exact down to Java ``int`` semantics.
 
-Every function mirrors a named Flink method (reference-flink-mechanics.md sections 2-4):
+Every function mirrors a named Flink method (mechanics notes 2-4):
 ``SubtaskStateMapper`` and ``RescaleMappings``, ``StateAssignmentOperation`` for keyed and
 channel state, and ``RoundRobinOperatorStateRepartitioner`` for operator state.  Key groups and
 pointwise wiring are in ``keygroups.py`` and re-exported here, so that one import names every
@@ -261,7 +261,7 @@ def reassign_channel_state(
     mapper is FULL and some upstream vertex's *new* parallelism (``upstream_new_ps``) differs
     from this vertex's *old* parallelism: Flink compares those two, not an upstream's old and new
     parallelism, so a FULL edge from an unchanged upstream of another parallelism redistributes
-    too (review-fidelity.md, differential check, item 4).  Flink decides that for the whole
+    too (``ckptcheck conform`` against Flink 2.3.0's jar finds it).  Flink decides that for the whole
     vertex (``input_side_redistributes``): a caller that knows the vertex passes
     ``redistribute``, and a redistributed gate is mapped by its mapper also at an unchanged
     parallelism.

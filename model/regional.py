@@ -1,5 +1,5 @@
 """FLIP-600 regional checkpoints: the coordinator's ``RegionalCheckpointHandler`` as the thread
-(seed 000) and PR #28963 describe it (reference 8.1, ``tryCompleteRegionalCheckpoint``).
+(the FLIP-600 thread) and PR #28963 describe it (mechanics note 8.1, ``tryCompleteRegionalCheckpoint``).
 
 A checkpoint declined in some pipelined regions waits until every task acked or declined;
 then, if few enough regions failed and a completed checkpoint exists, every subtask of a failed
@@ -10,7 +10,7 @@ source is exhausted the next checkpoint must be global.
 
 The pull request as it stands (preset ``flip600-pr``) differs from the thread in rules each
 behind a knob, so that either reading can be checked: the regions counted are those of the
-running tasks (``regions_of_running_tasks``, review row B3); a forced checkpoint is judged after
+running tasks (``regions_of_running_tasks``, row B3); a forced checkpoint is judged after
 every response, past the region and ratio checks (``forced_checkpoint_waits``, B1, B5, B6); end
 of input sets the shared force flag (``end_of_input_rule``, B6, B8, N2); a timeout marks the silent
 tasks declined (``timeouts_complete_regionally``, B9); the fallback state is taken by subtask
@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .actions import CoordinatorsFellBack, handles
-from .component import Component
+from .component import Component, follows
 from .coordinator import pending_checkpoint, put_pending
 from .tx import Tx
 from .world import (
@@ -71,8 +71,9 @@ def ref_chain(by_id: dict, c: Completed, t: int) -> list[int]:
 class RegionalCheckpointHandler(Component):
     """FLIP-600's handler of declines and regional completion."""
 
+    @follows("#28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint")
     def regions(self, waiting: int | None = None) -> list[frozenset[int]]:
-        """The regions a regional checkpoint may treat independently (seed 000).
+        """The regions a regional checkpoint may treat independently (the FLIP-600 thread).
 
         The pipelined regions, but only when no BLOCKING or HYBRID edge joins them ("BLOCKING/
         HYBRID edges between Regions -> Auto-disable at runtime"): otherwise the whole job is one
@@ -80,7 +81,7 @@ class RegionalCheckpointHandler(Component):
         ``regions_of_running_tasks`` and the checkpoint's ``waiting`` mask, only the regions of
         the tasks it waits for, each cut to those tasks (PR #28963,
         ``RegionalCheckpointHandler.tryCompleteRegionalCheckpoint`` steps 3-6: ``regionIdProvider``
-        over ``tasksToWaitFor``; review row B3): a region whose tasks all finished is not counted.
+        over ``tasksToWaitFor``; row B3): a region whose tasks all finished is not counted.
         """
         topo = self.topo
         if not topo.all_pipelined:
@@ -90,6 +91,7 @@ class RegionalCheckpointHandler(Component):
         cut = (frozenset(t for t in r if waiting >> t & 1) for r in topo.regions)
         return [r for r in cut if r]
 
+    @follows("#28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint")
     def judged_regions(self, pending: Pending) -> tuple[list[frozenset[int]], list[frozenset[int]], bool]:
         """The regions a declined checkpoint is judged over, the failed ones among them, and
         whether that already aborts it: one region or fewer, or more failed than
@@ -100,10 +102,11 @@ class RegionalCheckpointHandler(Component):
         too_many = len(regions) <= 1 or 100 * len(failed) > self.design.max_failed_region_percent * len(regions)
         return regions, failed, too_many
 
+    @follows("#28963 RegionalCheckpointHandler.allSourcesFinishedChecker")
     def sources_done(self, tasks: Sequence) -> bool:
         """Has every source reached the end of its input, as ``end_of_input_rule`` reads it: ended
         (EndOfData emitted) or FINISHED (the thread), or FINISHED only (PR #28964's
-        ``allSourcesFinishedChecker``, ExecutionState FINISHED, review row B8)?"""
+        ``allSourcesFinishedChecker``, ExecutionState FINISHED, row B8)?"""
         if self.design.end_of_input_rule == "ended":
             return all(tasks[t].ended or tasks[t].status == FINISHED for t in self.topo.sources)
         return all(tasks[t].status == FINISHED for t in self.topo.sources)
@@ -121,11 +124,12 @@ class RegionalCheckpointHandler(Component):
         return (self.design.global_checkpoint_at_end_of_input and self.design.end_of_input_rule == "ended"
                 and self.sources_done(tx.tasks))
 
+    @follows("#28964 RegionalCheckpointHandler.checkAllSourcesFinishedAndForceGlobal")
     def on_trigger(self, tx: Tx) -> None:
         """A periodic checkpoint is being triggered.  Under ``end_of_input_rule =
         "finished-forces-at-trigger"``, every source FINISHED sets the shared force flag
         (PR #28964 ``checkAllSourcesFinishedAndForceGlobal(CheckpointProperties)``: it takes the
-        triggering checkpoint's properties and skips savepoints; review row N2), so the
+        triggering checkpoint's properties and skips savepoints; row N2), so the
         checkpoint being triggered is judged forced global.  The PR's call site is not indexed:
         if it were at the evaluation instead (``"finished-sets-force"``, searchable), a checkpoint
         triggered before the last source finished and declined after would abort where this
@@ -135,13 +139,14 @@ class RegionalCheckpointHandler(Component):
                 and not tx.coord.force_global and self.sources_done(tx.tasks)):
             tx.coord = tx.coord._replace(force_global=True)
 
+    @follows("#28963 PendingCheckpoint.recordDecline")
     def on_decline(self, tx: Tx, t: int, cp: int) -> None:
         """A decline in regional mode.  Without ``forced_checkpoint_waits`` a forced global
-        checkpoint aborts at once; tier 2 (seed 000: "the checkpoint is aborted normally ... The
+        checkpoint aborts at once; tier 2 (the FLIP-600 thread: "the checkpoint is aborted normally ... The
         counter is then reset") resets the counter when ``forced_global_failure_resets_counter``.
         Otherwise the checkpoint waits until every task acked or declined (``recordDecline``,
         then ``areAllTasksResponded``: PR #28963 ``CheckpointCoordinator.receiveDeclineMessage``,
-        review row B1)."""
+        row B1)."""
         pending = pending_checkpoint(tx.coord, cp)
         if self.forced(tx, pending) and not self.design.forced_checkpoint_waits:
             self.tier2(tx, pending)
@@ -151,14 +156,15 @@ class RegionalCheckpointHandler(Component):
             return
         self.coordinator.maybe_finalize(tx, cp)
 
+    @follows("#28964 PendingCheckpoint.markUnacknowledgedTasksAsDeclined")
     def on_timeout(self, tx: Tx, cp: int) -> bool:
         """A pending checkpoint's timer fires.  With ``timeouts_complete_regionally`` every task of
         its plan that has not acknowledged is marked declined and the checkpoint is evaluated
         as after a decline (PR #28964: ``CheckpointCanceller`` -> ``tryCompleteRegionalCheckpoint``;
-        ``RegionalCheckpointTimeoutTest``; review row B9); a task marked so may still take its
+        ``RegionalCheckpointTimeoutTest``; row B9); a task marked so may still take its
         snapshot, and its late acknowledgement is discarded.  Under ``regional_wait_reentry =
         "timeout-reevaluates"`` the timer also fires while the completion waits for the
-        coordinators' fallback: the checkpoint is judged again from the start (review row T5), so
+        coordinators' fallback: the checkpoint is judged again from the start (row T5), so
         the coordinators fall back a second time.  Returns whether it handled the timeout
         (otherwise the coordinator aborts, counted)."""
         if not (self.design.regional_checkpoints and self.design.timeouts_complete_regionally):
@@ -185,12 +191,13 @@ class RegionalCheckpointHandler(Component):
         after it (catalog F5)."""
         return pending.global_only or (self.design.regional_limit_checked_at == "evaluation" and tx.coord.force_global)
 
+    @follows("#28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint")
     def forced_at_evaluation(self, tx: Tx | World, pending: Pending) -> bool:
         """PR #28963 step 7: is the checkpoint being evaluated forced global (read from a step's
         ``Tx`` or, for a witness, a ``World``: only ``coord`` and ``tasks``)?  The shared flag
         ``forceGlobalNextCheckpoint`` (tier 1), or, under ``end_of_input_rule =
         "finished-sets-force"``, every source FINISHED, which sets that same flag
-        (``checkAllSourcesFinishedAndForceGlobal``, review row B6).  Without
+        (``checkAllSourcesFinishedAndForceGlobal``, row B6).  Without
         ``forced_checkpoint_waits`` (the thread) the checkpoint's own mark at its trigger counts
         too; with it (the PR) only the flag as it is now."""
         waits = self.design.forced_checkpoint_waits
@@ -220,12 +227,13 @@ class RegionalCheckpointHandler(Component):
             tx.coord = coord._replace(consecutive_regional=0, force_global=False)
         self.coordinator.abort(tx, pending.id, counted=True)
 
+    @follows("#28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint")
     def try_complete(self, tx: Tx, pending: Pending) -> None:
-        """``tryCompleteRegionalCheckpoint`` (reference 8.1).
+        """``tryCompleteRegionalCheckpoint`` (mechanics note 8.1).
 
         Aborts (counted) with one region or fewer, when too many regions failed, when it is a
         forced global one (tier 2, ``tier2``; PR #28963 checks this after the region count and
-        the ratio, review row B5), without a completed checkpoint to fall back to, or when a
+        the ratio, row B5), without a completed checkpoint to fall back to, or when a
         split enumerator in a failed region does not support the fallback
         (``coordinator_region_fallback = "abort"``, PR step 5).
         FLIP-147's union-state check (``finished_check``) aborts it uncounted here, before the
@@ -293,6 +301,7 @@ class RegionalCheckpointHandler(Component):
         return pending.completing == STUCK
 
     @handles(CoordinatorsFellBack, "checkpoint")
+    @follows("#28963 RegionalCheckpointHandler.completeRegionalCheckpoint")
     def after_coordinators(self, tx: Tx, cp: int) -> None:
         """The futures of the coordinators' fallback for ``cp`` completed (PR #28963
         ``tryCompleteRegionalCheckpoint`` step 13: ``FutureUtils.combineAll(...)`` then
@@ -358,6 +367,7 @@ class RegionalCheckpointHandler(Component):
                 else:
                     self.coordinator.send_complete(tx, t, pending.id, subsumed)
 
+    @follows("#28963 PendingCheckpoint.finalizeRegionalCheckpoint")
     def finished_check(self, tx: Tx, pending: Pending, in_failed: set, fallback: Completed) -> bool:
         """FLIP-147's check on a regional checkpoint's content (``DefaultCheckpointPlan.fulfillFinishedTaskStatus``,
         ``CheckpointCoordinator.partly_finished_union_vertex``): would a vertex with union list
@@ -365,7 +375,7 @@ class RegionalCheckpointHandler(Component):
         take from ``fallback``?  ``regional_finished_check`` says when it runs and what its
         failure costs: ``as-global``, before the fallback changes anything, an uncounted abort
         as on the global path (TASK_CLOSING); ``after-fallback-counted``, as PR #28963 does
-        (review row N3): ``PendingCheckpoint.finalizeRegionalCheckpoint`` calls
+        (row N3): ``PendingCheckpoint.finalizeRegionalCheckpoint`` calls
         ``checkpointPlan.fulfillFinishedTaskStatus(operatorStates)`` after step 12 already ran
         ``checkpointCoordinatorForRegionFallback`` (a live add-back stays), and the
         ``PartialFinishingNotSupportedByStateException`` reaches ``completeRegionalCheckpoint``'s
@@ -375,6 +385,7 @@ class RegionalCheckpointHandler(Component):
         grafted = {t: fallback.id for t in in_failed if not pending.finished >> t & 1}
         return self.coordinator.partly_finished_union_vertex(tx, pending, grafted) is not None
 
+    @follows("#28963 OperatorCoordinatorHolder.notifyRegionalCheckpointFallback")
     def open_gateways(self, tx: Tx, cp: int, in_failed: set) -> None:
         """The operator-event gateways at a regional completion (``model.gateway``).
         ``reopened``: every coordinator is told the checkpoint completed, as on the global path
@@ -435,6 +446,7 @@ class RegionalCheckpointHandler(Component):
                 tx.files = remove_sorted(tx.files, (pending.id, t))
         return snaps, refs, files
 
+    @follows("#28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint")
     def fallback_state(self, fallback: Completed, t: int) -> tuple[Snapshot, set] | None:
         """What failed-region subtask ``t`` takes from ``fallback``: its snapshot and the files it
         refers to, or None where the PR's rule throws.  At the fallback's own parallelism every
@@ -442,7 +454,7 @@ class RegionalCheckpointHandler(Component):
         the state ``t`` was restored with (``StateAssignmentOperation.fallback_state``, the
         thread's rule), or the fallback's subtask with ``t``'s index (PR #28963
         ``tryCompleteRegionalCheckpoint`` step 11: ``lastState.getState(subtaskIdx)``, no
-        parallelism check, review row N1): after a scale-down the old subtask's state, covering
+        parallelism check, row N1): after a scale-down the old subtask's state, covering
         other key groups and splits than ``t`` now owns; after a scale-up an index the fallback
         lacks, for which Flink's ``OperatorState.getState`` throws (``by-index``) or, in the
         reading that nothing is grafted, an empty state (``by-index-empty``).  Abstraction: the

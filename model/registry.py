@@ -63,7 +63,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from .component import Component
+from .component import Component, follows
 from .tx import Tx
 from .world import Completed, Snapshot
 
@@ -81,6 +81,7 @@ class SharedStateRegistry(Component):
         return tuple(self.active and s for s in self.model.stateful)
 
     # the backend (task side) ------------------------------------------------------------------
+    @follows("RocksDBSnapshotStrategyBase.PreviousSnapshot.getUploaded")
     def confirmed_upload(self, ts, t: int) -> dict:
         """``PreviousSnapshot.confirmedSstFiles``: local file -> remote file in the upload of the
         last checkpoint the backend saw confirmed (empty if none, or if that upload is gone),
@@ -134,6 +135,7 @@ class SharedStateRegistry(Component):
             tx.tasks[t] = ts._replace(uploaded=uploaded, dbfiles=dbfiles)
         return snap._replace(shared=placeholders, reuploaded=again)
 
+    @follows("RocksIncrementalSnapshotStrategy.RocksDBIncrementalSnapshotOperation.get")
     def upload_done(self, tx: Tx, t: int, cp: int) -> None:
         """The asynchronous part of ``t``'s snapshot of ``cp`` ended (``uploadedSstFiles.put``, in
         ``RocksDBIncrementalSnapshotOperation.get``, before the acknowledgement is sent): from now
@@ -157,6 +159,7 @@ class SharedStateRegistry(Component):
         up to)."""
         return upto
 
+    @follows("RocksIncrementalSnapshotStrategy.notifyCheckpointComplete")
     def on_complete(self, tx: Tx, t: int, cp: int, upto: int) -> None:
         """``notifyCheckpointComplete`` reaches the backend: a checkpoint newer than its last
         confirmed one, for which it has an upload, becomes the confirmed one, and older uploads
@@ -168,6 +171,7 @@ class SharedStateRegistry(Component):
         if c > ts.confirmed and any(i == c for i, _ in ts.uploaded):
             tx.tasks[t] = ts._replace(confirmed=c, uploaded=tuple(x for x in ts.uploaded if x[0] >= c))
 
+    @follows("RocksIncrementalSnapshotStrategy.notifyCheckpointAborted")
     def on_abort(self, tx: Tx, t: int, cp: int) -> None:
         """``notifyCheckpointAborted(cp)`` reaches the backend: its upload for ``cp`` is forgotten
         (one still in flight is put afterwards in Flink, and never confirmed; the model drops it)."""
@@ -203,6 +207,7 @@ class SharedStateRegistry(Component):
         gone), or None."""
         return next((f for f in snap.shared if f not in files), None)
 
+    @follows("SharedStateRegistryImpl.registerReference")
     def register_acknowledged(self, tx: Tx, t: int, cp: int, snap: Snapshot | None, awaited: bool) -> bool:
         """``receiveAcknowledgeMessage`` registers the acknowledged subtask state's shared files
         (``registerSharedStates``), pending checkpoint or not: every placeholder's last use
@@ -222,6 +227,7 @@ class SharedStateRegistry(Component):
         self.advance(tx, snap.shared, cp)
         return True
 
+    @follows("SharedStateRegistryImpl.SharedStateEntry.advanceLastUsingCheckpointID")
     def advance(self, tx: Tx, files, cp: int) -> None:
         """``SharedStateEntry.advanceLastUsingCheckpointID(cp)`` for each shared file of ``files``
         older than ``cp``."""
@@ -241,6 +247,7 @@ class SharedStateRegistry(Component):
         if c.refs:
             self.advance(tx, tuple(f for f in c.files if c.refs[f[1]]), c.id)
 
+    @follows("SharedStateRegistryImpl.registerAllAfterRestored")
     def recovered(self, tx: Tx) -> None:
         """The registry of a new JobManager: ``registerAllAfterRestored`` registers the shared
         files of every retained checkpoint under that checkpoint's id, so a file's last use is
@@ -256,6 +263,7 @@ class SharedStateRegistry(Component):
                     used[f] = max(used.get(f, 0), c.id)
         tx.reused = tuple(sorted(used.items()))
 
+    @follows("SharedStateRegistryImpl.unregisterUnusedState")
     def unregister_unused(self, tx: Tx, lowest: int) -> None:
         """``unregisterUnusedState(lowest)``: delete every shared file last used before the oldest
         retained checkpoint, ``lowest``."""

@@ -53,7 +53,7 @@ class Scope:
     # stops while an execution is not RUNNING or FINISHED, so a task failure aborts the pending
     # checkpoints (CHECKPOINT_COORDINATOR_SUSPEND, uncounted) and nothing is triggered until every
     # restored subtask read its recovered input channel state (INITIALIZING until then); otherwise
-    # a pending checkpoint survives a failure until the restore aborts it (review rows N7, N8)
+    # a pending checkpoint survives a failure until the restore aborts it (rows N7, N8)
     suspend_on_failure: bool = False
 
     def __post_init__(self) -> None:
@@ -118,7 +118,7 @@ class Scope:
 
     def _check_repattern(self) -> None:
         """``repattern`` names edges of the job, each once, and comes with a rescale: a pattern
-        change is a restore at another parallelism (seed 003's four pattern changes)."""
+        change is a restore at another parallelism (the pointwise-UC thread's four pattern changes)."""
         if not isinstance(self.repattern, tuple) or not all(isinstance(x, str) for x in self.repattern):
             raise ValueError(f"scope.repattern: expected a tuple of edge names like 'source->sink', got {self.repattern!r}")
         names = [edge_name(e) for e in self.job.edges]

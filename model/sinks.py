@@ -24,7 +24,7 @@ outlives its transaction.
 
 from __future__ import annotations
 
-from .component import Component
+from .component import Component, follows
 from .tx import Tx
 from .world import COMMITTED, OPEN, Snapshot, TaskState, Txn
 
@@ -32,6 +32,7 @@ from .world import COMMITTED, OPEN, Snapshot, TaskState, Txn
 class TwoPhaseCommitSink(Component):
     """``TwoPhaseCommitSinkFunction`` (and a non-transactional sink)."""
 
+    @follows("TwoPhaseCommitSinkFunction.invoke")
     def invoke(self, tx: Tx, t: int, ts: TaskState, r: tuple[int, int]) -> None:
         """``invoke``: record ``r`` goes into the open transaction (a plain sink's write is
         committed at once)."""
@@ -41,6 +42,7 @@ class TwoPhaseCommitSink(Component):
         records = (old.records if old else ()) + (r,)
         tx.set_txn(Txn(g, ts.txn, status, records))
 
+    @follows("TwoPhaseCommitSinkFunction.snapshotState")
     def snapshot_state(self, tx: Tx, t: int, ts: TaskState, cp: int) -> tuple[tuple, int]:
         """``snapshotState`` for checkpoint ``cp``: pre-commit the open transaction (if it holds
         records) and open the next.  Returns the new pending list and open transaction (an
@@ -56,6 +58,7 @@ class TwoPhaseCommitSink(Component):
             pending = pending + ((cp, txn),)
         return pending, txn + 1
 
+    @follows("TwoPhaseCommitSinkFunction.notifyCheckpointComplete")
     def commit_up_to(self, tx: Tx, t: int, upto: int) -> None:
         """``notifyCheckpointComplete``: commit the pending transactions of checkpoints <= ``upto``."""
         ts = tx.tasks[t]
@@ -85,6 +88,7 @@ class TwoPhaseCommitSink(Component):
         ``close()`` aborts the open transaction (the data loss FLIP-147 was written to fix)."""
         self.abort(tx, t, ts.txn)
 
+    @follows("TwoPhaseCommitSinkFunction.initializeState")
     def initialize_state(self, tx: Tx, t: int, snap: Snapshot) -> int:
         """``initializeState`` on restore: recover-and-commit the pending transactions in the
         restored state, abort every other open transaction of the subtasks whose state it got

@@ -1,7 +1,7 @@
 """Sink V2 (FLIP-143/FLIP-191/FLIP-372), as every connector of Flink 2.x writes: a writer
 operator that turns records into committables at each checkpoint, a committer operator that
 commits them once the checkpoint completed, and optionally a global committer behind it
-(reference-flink-uc D.5-D.6).  The legacy ``TwoPhaseCommitSinkFunction`` is ``model.sinks``.
+(UC note D.5-D.6).  The legacy ``TwoPhaseCommitSinkFunction`` is ``model.sinks``.
 
 ``SinkWriterOperator`` (working state ``(lastKnownCheckpointId, endOfInput, in-progress
 records)``; snapshot ``(endOfInput,)``, its ``end_of_input_state``):
@@ -35,7 +35,7 @@ a checkpoint's committables once every committer subtask's message for it arrive
 (``hasGloballyReceivedAll``), in ascending order, stopping at the first incomplete one; the
 restored collector is committed at restore.
 
-The committer task and EndOfData (FLINK-38614, ``apache/flink#28476``, reference-flink-uc D.6):
+The committer task and EndOfData (FLINK-38614, ``apache/flink#28476``, UC note D.6):
 released Flink finishes the committer's operators and broadcasts EndOfData as soon as its
 input ended, before the final checkpoint completes; the committables it emits on that
 completion then reach a global committer that has seen EndOfData on every input and drops
@@ -57,12 +57,12 @@ Abstractions:
   at or below the table's highest committed checkpoint id.  The model's external system adds
   its records to the committed transaction, which shows a re-emitted committable as records
   committed twice; a committer of the second kind would drop them instead, a loss the model
-  shows as a duplicate (review row N10: reachable only by re-emitting under a committed id).
+  shows as a duplicate (row N10: reachable only by re-emitting under a committed id).
 - ``CheckpointCommittableManagerImpl.commit`` checks that every committable a writer subtask
   announced in its summary arrived (FLINK-36287) and fails the task if not; the model's
   committer commits what its collector holds.  In the model a checkpoint's summary and
   committables are one item (below) on an aligned internal edge, so they arrive whole before
-  the checkpoint's barrier and the check cannot fail (review row N11); it could with a
+  the checkpoint's barrier and the check cannot fail (row N11); it could with a
   rescaled Sink V2, which ``Scope`` refuses.
 - With a global committer the committer's own commit has no visible effect; the global
   committer's does (as a data-lake sink that writes files in the writer and commits a table
@@ -70,14 +70,14 @@ Abstractions:
 - A writer always emits a summary, even of no committable, as Flink does; one item per
   checkpoint carries the summary and its committables together.
 - Committables travel on the sink's internal edges, which never take unaligned barriers
-  (reference-flink-uc A.10): all committables of checkpoint n reach the committer before
+  (UC note A.10): all committables of checkpoint n reach the committer before
   barrier n.
 - Rescaling a Sink V2 sink is not modelled (the scope refuses it).
 """
 
 from __future__ import annotations
 
-from .component import Component
+from .component import Component, follows
 from .tx import Tx
 from .world import COMMITTABLE, COMMITTED, Snapshot, TaskState, Txn, add_sorted
 
@@ -101,23 +101,27 @@ def commit_committable(tx: Tx, writer: int, cp: int, records: tuple) -> None:
 class SinkWriterOperator(Component):
     """``SinkWriterOperator``: records into committables, per checkpoint and at end of input."""
 
+    @follows("SinkWriterOperator.initializeState")
     def state(self, snap: Snapshot, restored_from: int) -> tuple:
         """``initializeState``: ``(lastKnownCheckpointId, endOfInput, in-progress records)``;
         ``endOfInput`` holds when the restored ``end_of_input_state`` says so."""
         return (restored_from, bool(snap.sink and snap.sink[0]), ())
 
+    @follows("SinkWriterOperator.processElement")
     def write(self, tx: Tx, t: int, r: tuple[int, int]) -> None:
         """``processElement``: the record goes into the in-progress output."""
         ts = tx.tasks[t]
         last, eoi, written = ts.sink
         tx.tasks[t] = ts._replace(sink=(last, eoi, add_sorted(written, r)))
 
+    @follows("SinkWriterOperator.prepareSnapshotPreBarrier")
     def prepare_snapshot_pre_barrier(self, tx: Tx, t: int, cp: int) -> None:
         """``prepareSnapshotPreBarrier(cp)``: unless end of input was reached, the committables
         of ``cp``, ahead of the barrier."""
         if not tx.tasks[t].sink[1]:
             self.emit(tx, t, cp)
 
+    @follows("SinkWriterOperator.endInput")
     def end_input(self, tx: Tx, t: int) -> None:
         """``endInput``: the remaining committables, tagged ``lastKnownCheckpointId + 1``
         (FLINK-37605), once."""
@@ -132,6 +136,7 @@ class SinkWriterOperator(Component):
         """The checkpoint id the writer gives its end-of-input committables (FLINK-37605)."""
         return last_known + 1
 
+    @follows("SinkWriterOperator.emitCommittables")
     def emit(self, tx: Tx, t: int, cp: int) -> None:
         """``emitCommittables(cp)``: ``prepareCommit`` and one message to the committer."""
         ts = tx.tasks[t]
@@ -139,6 +144,7 @@ class SinkWriterOperator(Component):
         tx.push(self.model.all_out[t], (COMMITTABLE, cp, (self.model.gid[t], written)))
         tx.tasks[t] = ts._replace(sink=(cp, eoi, ()))
 
+    @follows("SinkWriterOperator.snapshotState")
     def snapshot_state(self, ts: TaskState) -> tuple:
         """``snapshotState``: the ``end_of_input_state``."""
         return (ts.sink[1],)
@@ -147,10 +153,12 @@ class SinkWriterOperator(Component):
 class CommitterOperator(Component):
     """``CommitterOperator``: commits the committables of completed checkpoints."""
 
+    @follows("CommitterOperator.initializeState")
     def state(self, snap: Snapshot, restored_from: int) -> tuple:
         """``initializeState``: the restored collector, EndOfData not held."""
         return (snap.sink[0] if snap.sink else (), False)
 
+    @follows("CommitterOperator.processElement")
     def receive(self, tx: Tx, t: int, item: tuple) -> None:
         """``processElement``: a writer's committables of one checkpoint into the collector.
         The committer's logical state (``processed``) is every record whose committable it
@@ -164,6 +172,7 @@ class CommitterOperator(Component):
             processed=add_sorted(ts.processed, *records),
         )
 
+    @follows("CommitterOperator.commitAndEmitCheckpoints")
     def commit_and_emit(self, tx: Tx, t: int, upto: int) -> None:
         """Commit every committable of a checkpoint <= ``upto``, ascending, emitting each
         checkpoint's to the global committer when there is one; then the EndOfData held
@@ -207,6 +216,7 @@ class CommitterOperator(Component):
         """Is EndOfData held back (the task may not finish: its consumers would never get it)?"""
         return bool(ts.sink) and ts.sink[1]
 
+    @follows("CommitterOperator.snapshotState")
     def snapshot_state(self, ts: TaskState) -> tuple:
         """``snapshotState``: a copy of the collector."""
         return (ts.sink[0],)
@@ -215,10 +225,12 @@ class CommitterOperator(Component):
 class GlobalCommitterOperator(Component):
     """``GlobalCommitterOperator`` behind a committer: commits on input."""
 
+    @follows("GlobalCommitterOperator.initializeState")
     def state(self, snap: Snapshot, restored_from: int) -> tuple:
         """``initializeState``: ``(lastCompletedCheckpointId, collector)``."""
         return (restored_from, snap.sink[0] if snap.sink else ())
 
+    @follows("GlobalCommitterOperator.processElement")
     def receive(self, tx: Tx, t: int, item: tuple) -> None:
         """``processElement``: a committer subtask's message of one checkpoint, then
         ``commit`` up to that checkpoint (``commitOnInput``)."""
@@ -227,6 +239,7 @@ class GlobalCommitterOperator(Component):
         tx.tasks[t] = ts._replace(sink=(last, add_sorted(collector, (item[1],) + item[2])))
         self.commit(tx, t, item[1])
 
+    @follows("GlobalCommitterOperator.commit")
     def commit(self, tx: Tx, t: int, cp: int) -> None:
         """``commit``: ``lastCompletedCheckpointId = max(it, cp)``; then, for each checkpoint up
         to it in ascending order, commit once every committer subtask's message arrived
@@ -246,6 +259,7 @@ class GlobalCommitterOperator(Component):
             keep = [x for x in keep if x[0] != c]
         tx.tasks[t] = ts._replace(sink=(last, tuple(keep)))
 
+    @follows("GlobalCommitterOperator.snapshotState")
     def snapshot_state(self, ts: TaskState) -> tuple:
         """``snapshotState``: a copy of the collector."""
         return (ts.sink[1],)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from .actions import Action, AssignSplit, EmitRecord, EndOfInput, handles
-from .component import Component
+from .component import Component, follows
 from .topology import Role
 from .tx import Tx
 from .world import DRAIN, EOD, EOD_NO_DRAIN, REC, RUNNING, Completed, Coordinator, Pending, World, add_sorted, remove_sorted
@@ -58,6 +58,7 @@ class SourceReader(Component):
                 out.append(EndOfInput(t))
 
     @handles(EmitRecord, "task")
+    @follows("SourceReader.pollNext")
     def emit(self, tx: Tx, t: int) -> None:
         """``SourceReader.pollNext``: the next record of the split goes downstream."""
         ts = tx.tasks[t]
@@ -69,16 +70,18 @@ class SourceReader(Component):
             self.null_state.maybe_reinsert(tx, t)
 
     @handles(EndOfInput, "task")
+    @follows("SourceOperator.emitNext")
     def end_of_input(self, tx: Tx, t: int) -> None:
         """A bounded source ends: it emits EndOfData and waits for its final checkpoint.
 
-        FLIP-147 (seed 004): "Emit EndOfData[finished = true]" then wait until a checkpoint
+        FLIP-147: "Emit EndOfData[finished = true]" then wait until a checkpoint
         triggered after finish() completes.  Without FLIP-147 the task finishes at once.
         """
         tx.push(self.model.all_out[t], EOD)
         tx.tasks[t] = tx.tasks[t]._replace(ended=True)
         self.task.maybe_finish(tx, t)
 
+    @follows("SourceOperatorStreamTask.triggerStopWithSavepointAsync", "SourceOperator.stop")
     def stop(self, tx: Tx, t: int, mode: int) -> None:
         """A stop-with-savepoint's trigger reaches a source that still reads
         (``SourceOperatorStreamTask.triggerStopWithSavepointAsync`` -> ``SourceOperator.stop``):
@@ -110,7 +113,7 @@ class SourceReader(Component):
         """Where the split of a source subtask that had finished resumes when its vertex is
         restored partly finished (the subtask restarts with the empty
         ``FinishedOperatorSubtaskState``): a FLIP-27 reader has no split left, the enumerator
-        having recorded the split as done, so at its end.  Seed 004: a legacy
+        having recorded the split as done, so at its end.  FLIP-147: a legacy
         ``SourceFunction`` keeps each split's progress in union list state, which FLIP-147
         discards with the finished subtask, so it would read the split again from the start
         (catalog ``LegacySourceFunction``)."""
@@ -163,6 +166,7 @@ class SplitEnumerator(Component):
         return tuple(sorted({s for ss in self.readers.values() for s in ss}))
 
     @handles(AssignSplit, "task", "split")
+    @follows("SplitEnumerator.handleSplitRequest")
     def assign(self, tx: Tx, t: int, split: int) -> None:
         """``handleSplitRequest``: assign ``split`` to reader ``t`` (``AddSplitEvent``); the
         ``SplitAssignmentTracker`` records it under the epoch of the next checkpoint, so the
@@ -174,6 +178,7 @@ class SplitEnumerator(Component):
         )
         self.gateways.send_add_split(tx, t, split)
 
+    @follows("SourceCoordinator.checkpointCoordinator", "#28963 SourceCoordinator.checkpointCoordinatorForRegionFallback")
     def state_in_checkpoint(self, coord: Coordinator, pending: Pending, failed_readers: set, fallback_id: int):
         """The enumerator's state in checkpoint ``pending.id`` and its tracker after completion.
 
@@ -182,10 +187,10 @@ class SplitEnumerator(Component):
         failed reader's state is the fallback's, which lacks the splits assigned to it after
         the fallback checkpoint: ``checkpointCoordinatorForRegionFallback`` puts those back
         among the unassigned splits of this checkpoint and keeps them as not yet checkpointed,
-        so that a reset of that reader to this checkpoint adds them back (seed 000, "State
+        so that a reset of that reader to this checkpoint adds them back (the FLIP-600 thread, "State
         Correction ... for OperatorCoordinators to produce consistent snapshots against the
         mixed view").  With ``add-back-live`` (PR #28963,
-        ``SourceCoordinator.checkpointCoordinatorForRegionFallback``, review row B12) the tracker
+        ``SourceCoordinator.checkpointCoordinatorForRegionFallback``, row B12) the tracker
         gives those assignments up instead (``add_back_live`` puts the splits back into the live
         enumerator).  With ``ignore`` the coordinator's own snapshot is taken as is.
         """
@@ -202,19 +207,21 @@ class SplitEnumerator(Component):
                 enum.add(s)
         return tuple(sorted(enum)), tuple(sorted(keep))
 
+    @follows("#28963 SourceCoordinator.checkpointCoordinatorForRegionFallback")
     def add_back_live(self, tx: Tx, coord: Coordinator, pending: Pending, failed_readers: set, fallback_id: int) -> None:
         """PR #28963's ``checkpointCoordinatorForRegionFallback``: the splits assigned to a
         failed-region reader after the fallback checkpoint go back to the live enumerator's
         unassigned splits (``SourceCoordinatorRegionalCheckpointTest``: ``getUnassignedSplits()``
         grows), while the reader, which only declined, keeps its split and reads on (review row
         B12).  The enumerator may then hand the split to another reader that asks.  The tracker
-        gives those assignments up at once: if the checkpoint then aborts (review row N3), the
+        gives those assignments up at once: if the checkpoint then aborts (row N3), the
         live coordinator stays as the fallback left it."""
         back = [x for x in coord.assignments if x[0] <= pending.id and x[1] in failed_readers and x[0] > fallback_id]
         if back:
             tx.coord = tx.coord._replace(unassigned=add_sorted(tx.coord.unassigned, *(s for _, _, s in back)),
                                          assignments=remove_sorted(tx.coord.assignments, *back))
 
+    @follows("SourceCoordinator.resetToCheckpoint", "SourceCoordinator.subtaskReset", "SplitEnumerator.addSplitsBack")
     def on_restore(self, tx: Tx, latest: Completed | None, victims: list[int]) -> None:
         """The enumerator on restore.  A global failover resets it to the checkpoint's state
         (``resetToCheckpoint``; the initial state without one).  A regional failover keeps it

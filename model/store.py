@@ -24,14 +24,14 @@ import inspect
 from functools import cached_property
 
 from .actions import DeleteSnapshot, handles
-from .component import Component
+from .component import Component, follows
 from .tx import Tx
 from .world import EMPTY_SNAPSHOT, Completed, World, remove_sorted
 
 
 def ref_closure(store: tuple, ids) -> set[int]:
     """``ids`` and every checkpoint of ``store`` they reach through refCheckpointIds
-    (``DefaultCompletedCheckpointStore.computeReferencedCheckpointIds``, reference 8.1).  The
+    (``DefaultCompletedCheckpointStore.computeReferencedCheckpointIds``, mechanics note 8.1).  The
     store's own rule is ``CompletedCheckpointStore.referenced``, which a variant may replace."""
     by_id = {c.id: c for c in store}
     todo, closure = list(ids), set(ids)
@@ -73,13 +73,15 @@ class CompletedCheckpointStore(Component):
         n = max(1, num_retained)
         return tuple(completed[-n:])
 
+    @follows("#28963 DefaultCompletedCheckpointStore.computeReferencedCheckpointIds")
     def referenced(self, store: tuple, ids) -> set[int]:
         """``ids`` and every checkpoint of ``store`` they reach through refCheckpointIds: what a
         FLIP-600 store keeps for them (``DefaultCompletedCheckpointStore.computeReferencedCheckpointIds``,
-        reference 8.1; ``ref_closure``).  ``retain`` asks it under ``retention_follows_refs`` and
+        mechanics note 8.1; ``ref_closure``).  ``retain`` asks it under ``retention_follows_refs`` and
         for ``discard``, ``may_delete_snapshot`` for the NO_CLAIM snapshot."""
         return ref_closure(store, ids)
 
+    @follows("CheckpointsCleaner.cleanSubsumedCheckpoints")
     def discard(self, subsumed: tuple[int, ...], retained: tuple[int, ...], pending: tuple[int, ...],
                 referenced: frozenset[int] = frozenset()) -> tuple[int, ...]:
         """Whose files the cleaner deletes (``CheckpointsCleaner.cleanSubsumedCheckpoints``).
@@ -100,6 +102,7 @@ class CompletedCheckpointStore(Component):
             return False
         return "referenced" in inspect.signature(self.discard).parameters
 
+    @follows("CheckpointSubsumeHelper.subsume")
     def retain(self, tx: Tx) -> int:
         """After an add (or abort): keep what ``retained_ids`` says, plus the latest
         checkpoint's null-state checkpoint (FLINK-4120,
@@ -146,7 +149,7 @@ class CompletedCheckpointStore(Component):
         """The user may delete the NO_CLAIM snapshot (its files still exist): after the first
         completed checkpoint (Flink's documentation: "once a checkpoint succeeds you can
         manually delete the original snapshot"), or only once the latest completed checkpoint
-        no longer refers to it through refCheckpointIds (seed 000: "NO_CLAIM restore mode ->
+        no longer refers to it through refCheckpointIds (the FLIP-600 thread: "NO_CLAIM restore mode ->
         Warn (require global checkpoint before snapshot deletion)")."""
         if not any(f[0] == 1 for f in w.files):
             return False
@@ -164,7 +167,7 @@ class CompletedCheckpointStore(Component):
 
 
 class FileMergingSnapshotManager(Component):
-    """FLIP-306 ``FileMergingSnapshotManager`` at task-manager level (reference 8.2)."""
+    """FLIP-306 ``FileMergingSnapshotManager`` at task-manager level (mechanics note 8.2)."""
 
     @cached_property
     def task_manager(self) -> tuple[int, ...]:
@@ -202,7 +205,7 @@ class FileMergingSnapshotManager(Component):
 
     def keep_alive(self, tx: Tx, files, cp: int) -> None:
         """A regional checkpoint ``cp`` re-registers the failed subtasks' fallback segments under
-        its own id (reference 8.1 step 6; seed 000, Zakelly: "keep previous checkpoint files
+        its own id (mechanics note 8.1 step 6; the FLIP-600 thread, Zakelly: "keep previous checkpoint files
         alive when a region checkpoint occurs"), so a subsumed notice for an older checkpoint
         does not discard them."""
         used = dict(tx.reused)
@@ -211,6 +214,7 @@ class FileMergingSnapshotManager(Component):
                 used[f] = max(used.get(f, f[0]), cp)
         tx.reused = tuple(sorted(used.items()))
 
+    @follows("FileMergingSnapshotManagerBase.notifyCheckpointSubsumed")
     def notify_subsumed(self, tx: Tx, t: int, subsumed: int) -> None:
         """``notifyCheckpointSubsumed(subtask, subsumed)``: discard the subtask's segments of
         checkpoints <= ``subsumed`` whose lastUsed <= ``subsumed`` (ref 8.2).  A physical file

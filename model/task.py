@@ -12,7 +12,7 @@ Abstractions:
 - A snapshot is synchronous and atomic with the barrier's forwarding; its asynchronous part
   fails only as a ``Decline`` fault (the barrier has already gone downstream).
 - Notifications are coordinator RPCs queued in the task's inbox, FIFO; a lost one is a fault.
-- Unaligned checkpoints (reference-flink-uc A.5-A.6): the operator snapshot, the output channel
+- Unaligned checkpoints (UC note A.5-A.6): the operator snapshot, the output channel
   state (the records still in each subpartition, which the priority barrier overtakes) and the
   barriers are one step at the task's first barrier; the input channel state is what the task
   reads from a channel after that and before the channel's barrier, plus what the barrier
@@ -22,7 +22,7 @@ Abstractions:
 - Spanning records (``Scope.spanning_records``): a consumer may read the head of a record
   whose tail is still in the subpartition (``ReadHead``).  Its deserializer's partial record is
   the first input-state entry of that channel (``StreamTaskNetworkInput.prepareSnapshot`` writes
-  ``getUnconsumedBuffer`` first, reference-flink-uc A.6 step 1), and a priority barrier that
+  ``getUnconsumedBuffer`` first, UC note A.6 step 1), and a priority barrier that
   overtakes the tail makes the tail output state: the record is then split between the two
   sides of the checkpoint, which a restore must put back together.  A record straddles at most
   two buffers, and only the next record of a channel can be partly read (the deserializer
@@ -68,7 +68,7 @@ method of it), its methods grouped by concern in mixins, a module each:
 from __future__ import annotations
 
 from .actions import EndOfRecovery, LoseNotification, Notify, handles
-from .component import Component
+from .component import Component, follows
 from .sinkv2 import COMMITTER, GLOBAL_COMMITTER, WRITER
 from .task_finish import FinishMixin
 from .task_input import InputMixin, priority_index  # noqa: F401  (priority_index re-exported)
@@ -117,7 +117,7 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
 
     def finished_on_restore(self, t: int, snap: Snapshot, restored_from: int) -> TaskState:
         """A subtask of a fully finished vertex, deployed ``FINISHED_ON_RESTORE``
-        (reference-flink-uc D.4): it runs ``FinishedOperatorChain``, whose operators are never
+        (UC note D.4): it runs ``FinishedOperatorChain``, whose operators are never
         opened; its inputs end at once and it broadcasts EndOfData; it takes part in
         checkpoints, acknowledging them as finished, and finishes (EndOfPartition) like any
         task once a checkpoint after its end completed."""
@@ -142,6 +142,7 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
         return {WRITER: self.writer, COMMITTER: self.committer, GLOBAL_COMMITTER: self.global_committer}[part]
 
     @handles(EndOfRecovery, "task")
+    @follows("RescalingStreamTaskNetworkInput.finishRecovery")
     def finish_recovery(self, tx: Tx, t: int) -> None:
         """Subtask ``t``, restored at a new parallelism, has read every channel's
         ``EndOfChannelStateEvent`` (``RescalingStreamTaskNetworkInput.finishRecovery``): it takes
@@ -156,13 +157,14 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
 
     # notifications ----------------------------------------------------------------------------
     @handles(Notify, "task")
+    @follows("StreamTask.notifyCheckpointCompleteAsync", "StreamTask.notifyCheckpointAbortAsync")
     def notify(self, tx: Tx, t: int) -> None:
         """The coordinator RPC at the head of the inbox reaches the task.
 
         ``complete``: ``notifyCheckpointComplete``.  ``fallback`` (FLIP-600): complete, but this
         task's state in it is the fallback checkpoint's.  ``abort``:
         ``notifyCheckpointAborted``, which first replays the completion of the latest completed
-        checkpoint it carries (``notifyCheckpointAbortAsync``, ref §6).  A notice may carry
+        checkpoint it carries (``notifyCheckpointAbortAsync``, mechanics note 6).  A notice may carry
         FLIP-306's ``lastSubsumedCheckpointId``.
         """
         ts = tx.tasks[t]
@@ -192,6 +194,7 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
                 self.local_state.abort(tx, t, cp)
         self.maybe_finish(tx, t)
 
+    @follows("Task.triggerCheckpointBarrier")
     def on_trigger_rpc(self, tx: Tx, t: int, cp: int, savepoint: int = 0) -> None:
         """A staggered trigger RPC arrives (``Task.triggerCheckpointBarrier``): a subtask not
         ready for it declines it, uncounted (``not_ready_for_trigger``); otherwise it is
@@ -207,7 +210,7 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
         this task's state taken from checkpoint ``own``.
 
         Two questions, a knob each.  What the task's ``StreamTask`` does with ``cp``
-        (``fallback_notice_at_task``, review row N4): nothing; record it as
+        (``fallback_notice_at_task``, row N4): nothing; record it as
         ``latestReportCheckpointId``, so that a later completion or abort replay of an id up to
         ``cp`` is ignored (``notifyCheckpointComplete``'s early return), without completing
         ``finalCheckpointCompleted``; or take it as a completion in full, the final checkpoint
@@ -220,7 +223,7 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
         (``specs.findings``).  And whether the operators act on it
         (``fallback_notice_reaches_operators``): they commit what the fallback state covers, up
         to ``own``; in the PR the notice reaches ``CheckpointListener.notifyRegionalCheckpointFallback``,
-        a no-op unless an operator overrides it (review row B13)."""
+        a no-op unless an operator overrides it (row B13)."""
         reading = self.design.fallback_notice_at_task
         operators = self.design.fallback_notice_reaches_operators
         if self.local_state.active:
@@ -233,6 +236,7 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
             return
         self.on_complete(tx, t, cp, commit_upto=own, final=reading != "latest-reported", operators=operators)
 
+    @follows("StreamTask.notifyCheckpointComplete")
     def on_complete(self, tx: Tx, t: int, cp: int, commit_upto: int | None = None, final: bool = True,
                     operators: bool = True) -> None:
         """``StreamTask.notifyCheckpointComplete(cp)``: ignored unless ``cp`` is above

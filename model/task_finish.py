@@ -13,7 +13,7 @@ stated in ``model.task``.
 from __future__ import annotations
 
 from .actions import TriggerAfterClose, handles
-from .component import Component
+from .component import Component, follows
 from .sinkv2 import COMMITTER, WRITER
 from .tx import Tx
 from .world import EOD, EOD_NO_DRAIN, EOP, FINISHED, NOTIFY_ABORT, NOTIFY_COMPLETE, NOTIFY_TRIGGER, RUNNING, TaskState, World
@@ -23,6 +23,7 @@ class FinishMixin(Component):
     """``StreamTask``'s end of input and finishing (FLIP-147): ``endData``, the final
     checkpoint, ``afterInvoke``.  A mixin of ``StreamTask``."""
 
+    @follows("StreamTask.endData", "StreamOperatorWrapper.finish")
     def on_end_of_data(self, tx: Tx, t: int, bit: int, stop: bool = False) -> None:
         """EndOfData on one input; once every input delivered it, the operators ``finish()``
         (a Sink V2 writer's ``endInput`` emits its last committables) and the task forwards
@@ -89,10 +90,11 @@ class FinishMixin(Component):
         checkpoint) completed, as far as the task knows?"""
         return ts.final_done
 
+    @follows("ResultPartition.getAllDataProcessedFuture")
     def all_data_processed(self, tx: Tx, t: int) -> bool:
         """``ResultPartition.getAllDataProcessedFuture``: every consumer polled this task's
         EndOfData (``CheckpointedInputGate.handleEvent`` -> ``acknowledgeAllRecordsProcessed``),
-        so every record before it was processed (reference-flink-uc A.9 items 2-3).  With
+        so every record before it was processed (UC note A.9 items 2-3).  With
         unaligned checkpoints this matters: a final checkpoint can complete while records the
         task sent are still in flight, as channel state.  A BLOCKING result's future is done at
         once (``TieredResultPartition.getAllDataProcessedFuture``: "Nothing to do"): its
@@ -101,6 +103,7 @@ class FinishMixin(Component):
         blocking = self.topo.blocking_channels
         return not any((EOD in channels[c] or EOD_NO_DRAIN in channels[c]) and c not in blocking for c in self.model.all_out[t])
 
+    @follows("StreamTask.afterInvoke")
     def ready_to_finish(self, tx: Tx | World, t: int) -> bool:
         """Would the task finish now, but for a trigger RPC queued for it?  It ended, every
         input delivered EndOfPartition, a Sink V2 committer no longer holds EndOfData back, and
@@ -115,10 +118,11 @@ class FinishMixin(Component):
             return self.final_checkpoint_done(ts) and self.all_data_processed(tx, t)
         return True
 
+    @follows("StreamTask.afterInvoke")
     def maybe_finish(self, tx: Tx, t: int) -> None:
         """A task finishes once ``ready_to_finish``: then it emits EndOfPartition.
 
-        Seed 004: "shutdown the task immediately after seeing first notifyCheckpointComplete(X),
+        FLIP-147: "shutdown the task immediately after seeing first notifyCheckpointComplete(X),
         where X is any triggered checkpoint AFTER finish()".  Without FLIP-147 the task
         finishes as soon as its input ends, and a 2PC sink aborts its open transaction on
         close().  A trigger RPC queued for the task is served first: ``afterInvoke`` drains the
@@ -142,6 +146,7 @@ class FinishMixin(Component):
         tx.tasks[t] = ts._replace(status=FINISHED, inbox=(), unreported=self.scope.late_finish_reports)
         tx.push(self.model.all_out[t], EOP)
 
+    @follows("TaskExecutor.triggerCheckpoint", "CheckpointCoordinator.onTriggerFailure")
     def trigger_at_finished(self, tx: Tx, t: int, cp: int) -> None:
         """A trigger RPC reaches a task that already FINISHED (``Scope.late_finish_reports``: the
         JobManager's plan was computed before it processed the finish).  The task manager no
@@ -152,19 +157,20 @@ class FinishMixin(Component):
         checkpoint, and the next checkpoint's trigger still reaches it.  The failed RPC is no
         decline: ``CheckpointCoordinator.triggerTasks``' future fails and ``onTriggerFailure``
         aborts the whole checkpoint (``CheckpointCoordinator.on_trigger_failure``), so FLIP-600's
-        handler never sees it (review row T7).  A completion or abort notice is never sent to a
+        handler never sees it (row T7).  A completion or abort notice is never sent to a
         FINISHED task (the coordinator sends them to running ones), so it would be ignored on
         arrival in any case."""
         self.coordinator.on_trigger_failure(tx, cp)
 
     @handles(TriggerAfterClose, "task")
+    @follows("Task.triggerCheckpointBarrier")
     def trigger_after_close(self, tx: Tx, t: int) -> None:
         """The task's mailbox closed (``StreamTask.afterInvoke``: the task finishes) before the
         trigger RPC at the head of its inbox arrived.  The RPC is declined, uncounted:
         ``CHECKPOINT_DECLINED_TASK_CLOSING`` (``Task.triggerCheckpointBarrier``: the mailbox
         rejects the mail), or ``TASK_CHECKPOINT_FAILURE`` once the task manager no longer knows
         the task (``TaskExecutor.triggerCheckpoint``); either way the pending checkpoint aborts
-        and the failure manager does not count it (reference-flink-mechanics section 6,
+        and the failure manager does not count it (mechanics note 6,
         "Task finishing while a checkpoint is pending").  The plan was computed while the task
         ran: its status changed between the plan and the trigger.  Every trigger RPC queued
         behind it arrives later still, and is declined the same way."""

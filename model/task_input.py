@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .actions import Deliver, ReadHead, handles
-from .component import Component
+from .component import Component, follows
 from .sinkv2 import WRITER
 from .topology import Role
 from .tx import Tx
@@ -53,6 +53,7 @@ class InputMixin(Component):
         def on_end_of_partition(self, tx: Tx, t: int, bit: int) -> None: ...
 
     @handles(Deliver, "channel")
+    @follows("AbstractStreamTaskNetworkInput.emitNext")
     def deliver(self, tx: Tx, c: int) -> None:
         """The next item of channel ``c`` reaches its consumer (``StreamOneInputProcessor``): a
         priority (unaligned) barrier in the channel first (``CheckpointedInputGate`` handles
@@ -96,6 +97,7 @@ class InputMixin(Component):
             self.on_end_of_partition(tx, t, bit)
 
     @handles(ReadHead, "channel")
+    @follows("ChannelStatePersister.maybePersist")
     def read_head(self, tx: Tx, c: int) -> None:
         """``ReadHead``: the consumer of ``c`` polls the buffer with the head of the channel's
         next record; its deserializer holds the partial record until the tail's buffer arrives.
@@ -109,6 +111,7 @@ class InputMixin(Component):
         if self.persists_on_poll(tx.tasks[ch.consumer], bit, (r[1], r[2])):
             self.record_input(tx, ch.consumer, bit, ((r[1], r[2], PART_HEAD),))
 
+    @follows("ChannelStatePersister.maybePersist")
     def persists_on_poll(self, ts: TaskState, bit: int, r: tuple) -> bool:
         """Does the task persist record ``r`` as input channel state when it reads it from the
         input ``bit`` names (``ChannelStatePersister.maybePersist``)?  While an unaligned
@@ -117,6 +120,7 @@ class InputMixin(Component):
         (``checkpointStarted``), and are not persisted again."""
         return bool(ts.uc) and not (ts.blocked | ts.eop) & bit
 
+    @follows("ChannelStatePersister.maybePersist")
     def record_input(self, tx: Tx, t: int, bit: int, records: tuple) -> None:
         """Append ``records`` to the input channel state of the unaligned checkpoint in progress,
         on the input ``bit`` names (``ChannelStatePersister.maybePersist``)."""
@@ -156,6 +160,7 @@ class InputMixin(Component):
         state?"""
         return self.model.unaligned and self.is_recovering(tx.channels, t)
 
+    @follows("Input.processElement")
     def process(self, tx: Tx, t: int, rec: tuple) -> None:
         """``processElement``: a stateful subtask records the record's effect; a sink writes it,
         any other subtask forwards it."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .actions import AlignmentTimeout, Decline, handles
-from .component import Component
+from .component import Component, follows
 from .sinkv2 import WRITER
 from .tx import Tx, consumer_end
 from .world import BARRIER, CANCEL, PART_HEAD, PART_TAIL, REC, Snapshot, TaskState, add_sorted, is_head_read
@@ -30,6 +30,7 @@ class SnapshotMixin(Component):
 
         def sink_v2_part(self, part: str) -> Any: ...
 
+    @follows("SubtaskCheckpointCoordinatorImpl.checkpointState")
     def operator_snapshot(self, tx: Tx, t: int, cp: int) -> Snapshot | None:
         """The synchronous part of ``SubtaskCheckpointCoordinatorImpl.checkpointState`` for
         ``cp``: the operators' state, or ``None`` for a checkpoint the task was already told is
@@ -62,6 +63,7 @@ class SnapshotMixin(Component):
             self.gateways.on_subtask_snapshot(tx, t, cp)
         return snap
 
+    @follows("TaskStateManagerImpl.reportTaskStateSnapshots")
     def acknowledge(self, tx: Tx, t: int, cp: int, snap: Snapshot) -> None:
         """The snapshot is written: its acknowledgement goes to the coordinator (with the scope's
         instant acks it counts at once, ``CheckpointCoordinator.acknowledge_at_once``); with local
@@ -74,6 +76,7 @@ class SnapshotMixin(Component):
         tx.acks = tuple(sorted(tx.acks + ((t, cp, snap),)))  # in flight: a set, see World.acks
         tx.files = add_sorted(tx.files, (cp, t))
 
+    @follows("SubtaskCheckpointCoordinatorImpl.checkpointState")
     def snapshot(self, tx: Tx, t: int, cp: int) -> None:
         """An aligned snapshot of ``cp`` (every input delivered the barrier, or a trigger RPC),
         then the barrier downstream, FIFO behind the data, and the acknowledgement.  With
@@ -83,7 +86,7 @@ class SnapshotMixin(Component):
         With aligned-checkpoint-timeout 0 a node that had to align (FORCED_ALIGNED, a
         POINTWISE input) sends unaligned barriers again on its outputs that take them
         (``SubtaskCheckpointCoordinatorImpl.checkpointState``: ``withUnalignedSupported``,
-        reference-flink-uc A.5 step 3), and what they overtake is its output channel state."""
+        UC note A.5 step 3), and what they overtake is its output channel state."""
         snap = self.operator_snapshot(tx, t, cp)
         tx.tasks[t] = tx.tasks[t]._replace(aligning=0, blocked=0)
         if snap is None:
@@ -105,6 +108,7 @@ class SnapshotMixin(Component):
                 return j if j >= consumer_end(items, self.scope.input_buffers) else -1
         return -1
 
+    @follows("PipelinedSubpartition.completeTimeoutableCheckpointBarrier")
     def maybe_sent(self, tx: Tx, t: int) -> None:
         """Acknowledge the snapshot ``sending`` waits for once no timeoutable barrier of it is
         queued in a subpartition any more (``completeTimeoutableCheckpointBarrier``)."""
@@ -127,6 +131,7 @@ class SnapshotMixin(Component):
             self.barriers.on_alignment_timeout(tx, t, cp)
 
     @handles(Decline, "task", "checkpoint")
+    @follows("AsyncCheckpointRunnable.handleExecutionException")
     def decline_checkpoint(self, tx: Tx, t: int, cp: int) -> None:
         """The asynchronous part of the snapshot of ``cp`` fails
         (``AsyncCheckpointRunnable.handleExecutionException``): ``reportTaskStateSnapshots``
@@ -136,6 +141,7 @@ class SnapshotMixin(Component):
             self.local_state.abort(tx, t, cp)
         self.coordinator.receive_decline(tx, t, cp)
 
+    @follows("PipelinedSubpartition.alignedBarrierTimeout")
     def on_sender_timeout(self, tx: Tx, t: int) -> None:
         """The sender's alignment timer fires (``alignedBarrierTimeout`` on every subpartition):
         each timeoutable barrier still queued jumps to the head of its subpartition as an
@@ -150,6 +156,7 @@ class SnapshotMixin(Component):
         tx.tasks[t] = tx.tasks[t]._replace(sending=(cp, snap._replace(outputs=tuple(outputs))))
         self.maybe_sent(tx, t)
 
+    @follows("StreamTask.triggerCheckpointAsync")
     def trigger(self, tx: Tx, t: int, cp: int, savepoint: int = 0) -> None:
         """The coordinator's trigger RPC (``triggerCheckpointAsync``): sources, and tasks whose
         upstreams all finished (FLIP-147), snapshot at once; in ``unaligned`` mode the barriers
@@ -201,6 +208,7 @@ class SnapshotMixin(Component):
                 tx.push((c,), (BARRIER, cp))
         return tuple(outputs)
 
+    @follows("PipelinedSubpartition.processPriorityBuffer")
     def put_priority_barrier(self, tx: Tx, c: int, cp: int, queued_at: int | None = None) -> tuple:
         """An unaligned barrier of ``cp`` at the head of subpartition ``c``, behind what the
         input channel already holds (``PipelinedSubpartition.processPriorityBuffer``); what it
@@ -215,6 +223,7 @@ class SnapshotMixin(Component):
         tx.channels[c] = items[:k] + ((BARRIER, cp, 1),) + items[k:end] + items[end + (queued_at is not None):]
         return state
 
+    @follows("ChannelStateWriter.addOutputData")
     def output_state(self, queued: tuple) -> tuple:
         """What the task persists of the records a priority barrier overtook in one of its
         subpartitions (``ChannelStateWriter.addOutputData``): all of them."""

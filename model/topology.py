@@ -53,7 +53,7 @@ class StateKind(str, Enum):
     UNION = "union"  # operator union list state
     # union list state whose entry per subtask is the id of the checkpoint it last snapshotted
     # (bumped in snapshotState, as an epoch an operator agrees on across subtasks): its value does
-    # not follow from the records consumed (Roman, dev@ 3 Jul 2026; review row B18).  Needs UNION.
+    # not follow from the records consumed (Roman, dev@ 3 Jul 2026; row B18).  Needs UNION.
     EPOCH = "epoch"
 
 
@@ -261,7 +261,7 @@ class JobGraph:
     def repatterned(self, names: tuple[str, ...]) -> "JobGraph":
         """This job with the named edges' distribution pattern flipped: a POINTWISE edge
         (``forward()``/``rescale()``) becomes ALL_TO_ALL with ``rebalance()``, an ALL_TO_ALL edge
-        becomes POINTWISE (seed 003: a job upgraded with another partitioner on the edge)."""
+        becomes POINTWISE (the pointwise-UC thread: a job upgraded with another partitioner on the edge)."""
         flip = set(names)
 
         def flipped(e: Edge) -> Edge:

@@ -67,7 +67,7 @@ def consumer_end(items: tuple, buffers: int) -> int:
     """How many items at the head of a channel have reached the consumer's input channel; the
     rest is still in the producer's subpartition.
 
-    Abstraction (unaligned checkpoints, reference-flink-uc A.5-A.6): the network is fast and
+    Abstraction (unaligned checkpoints, UC note A.5-A.6): the network is fast and
     the input channel has credit for ``buffers`` records (the scope's ``input_buffers``).  Its
     end holds any recovered input state, the next ``buffers`` records and the events right
     behind them; every later record waits in the subpartition.  With 0 the consumer reads

@@ -145,7 +145,7 @@ BASELINE_CATALOG: tuple[Entry, ...] = (
         ),
         "exactly-once-output",
         _scope(checkpoints=1, failures=1),
-        "TwoPhaseCommitSinkFunction contract: commit only in notifyCheckpointComplete (seed 004, "
+        "TwoPhaseCommitSinkFunction contract: commit only in notifyCheckpointComplete (FLIP-147, "
         "'operators writing data to the external systems in 2pc style')",
     ),
     Entry(
@@ -187,7 +187,7 @@ BASELINE_CATALOG: tuple[Entry, ...] = (
         "checkpoints-consistent",
         _scope(checkpoints=1, failures=0),
         "aligned checkpoints: a channel is blocked after its barrier until every input delivered it "
-        "(seed 002: barriers 'block' the other channels until aligned)",
+        "(the FLIP-76 thread: barriers 'block' the other channels until aligned)",
     ),
     Entry(
         "no-checkpoints-after-finish",
@@ -200,7 +200,7 @@ BASELINE_CATALOG: tuple[Entry, ...] = (
         ),
         "bounded-job-completes",
         _scope(checkpoints=0, failures=0),
-        "seed 004 (FLIP-147): 'the data sent after the last checkpoint would always not be able to "
+        "FLIP-147: 'the data sent after the last checkpoint would always not be able to "
         "be committed'",
     ),
     Entry(
@@ -216,7 +216,7 @@ BASELINE_CATALOG: tuple[Entry, ...] = (
         scope("enumerator-and-side", records_per_split=1, bounded=True, max_checkpoints=1, max_failures=0,
               max_declines=0, max_timeouts=0, max_lost_notifications=0, staggered_triggers=True),
         "OperatorCoordinatorHolder.closeGateways at the coordinator's checkpoint, SubtaskGatewayImpl holding "
-        "events until the subtask's AcknowledgeCheckpointEvent (review row N6)",
+        "events until the subtask's AcknowledgeCheckpointEvent (row N6)",
     ),
     Entry(
         "scheduler-waits-for-finished-tasks",
@@ -231,7 +231,7 @@ BASELINE_CATALOG: tuple[Entry, ...] = (
         scope("keyed-2x1", records_per_split=0, max_checkpoints=1, max_failures=0, max_declines=0, max_timeouts=0,
               max_lost_notifications=0, suspend_on_failure=True),
         "ExecutionTrackingCheckpointCoordinatorDeActivator (Flink 2.3.0, DefaultExecutionGraph.enableCheckpointing): "
-        "the scheduler restarts once every execution is RUNNING or FINISHED (review rows N7, N8)",
+        "the scheduler restarts once every execution is RUNNING or FINISHED (rows N7, N8)",
     ),
     Entry(
         "FLINK-40482-failed-task-planned-as-finished",
@@ -284,7 +284,7 @@ BASELINE_CATALOG: tuple[Entry, ...] = (
         "RocksDBSnapshotStrategyBase.PreviousSnapshot in the 2.0 source (b48ccce) and in 2.3.0 (pruneFirstCheckpointSstFiles, "
         "whose comment gives this path), SharedStateRegistryKey.forStreamStateHandle (FLINK-29913), "
         "CheckpointCoordinator.receiveAcknowledgeMessage (registers at the ack), SharedStateRegistryImpl.registerReference "
-        "(review rows T1, T2); the validate configuration incremental-late-confirmation-p2 runs the path on Flink 2.3.0",
+        "(rows T1, T2); the validate configuration incremental-late-confirmation-p2 runs the path on Flink 2.3.0",
         correct=INCREMENTAL,
     ),
 )

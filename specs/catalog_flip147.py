@@ -28,7 +28,7 @@ class EndOfDataBeforeCommittables(CommitterOperator):
     """FLINK-38614 as released (before apache/flink#28476): the committer task finishes its
     operators and broadcasts EndOfData as soon as its input ended; the final checkpoint's
     committables, emitted on ``notifyCheckpointComplete`` after it, reach a global committer
-    that has already seen EndOfData and drops them (reference-flink-uc D.6)."""
+    that has already seen EndOfData and drops them (UC note D.6)."""
 
     def forwards_end_of_data(self, tx, t: int) -> bool:
         return True
@@ -94,7 +94,7 @@ def flip147_scope(job: str = "sink-v2-global", checkpoints: int = 0, failures: i
 
 @catalog_class
 class LegacySourceFunction(SourceReader):
-    """Seed 004: a legacy ``SourceFunction`` keeps each split's progress in union list state;
+    """FLIP-147: a legacy ``SourceFunction`` keeps each split's progress in union list state;
     FLIP-147 discards a finished subtask's state, so when its vertex is restored partly
     finished the split is read again from the start."""
 
@@ -124,7 +124,7 @@ FLIP147_CATALOG: tuple[Entry, ...] = (
         ),
         "exactly-once-output",
         flip147_scope("keyed-2x1", checkpoints=1, failures=1),
-        "seed 004: 'with this pattern if we discard the state for the finished splits, we would re-read "
+        "FLIP-147: 'with this pattern if we discard the state for the finished splits, we would re-read "
         "them after failover'; FLIP-27 sources keep split state in the OperatorCoordinator",
     ),
     Entry(
@@ -138,8 +138,8 @@ FLIP147_CATALOG: tuple[Entry, ...] = (
         ),
         "checkpoints-consistent",
         flip147_scope("union-2x2", checkpoints=1),
-        "seed 004, 'UnionListState': 'if an operator checkpoints UnionListState, it can only finish all "
-        "at once'; PartialFinishingNotSupportedByStateException, reference-flink-uc D.3",
+        "FLIP-147, 'UnionListState': 'if an operator checkpoints UnionListState, it can only finish all "
+        "at once'; PartialFinishingNotSupportedByStateException, UC note D.3",
     ),
     Entry(
         "FLINK-38614-end-of-data-before-committables",
@@ -153,7 +153,7 @@ FLIP147_CATALOG: tuple[Entry, ...] = (
         "no-data-after-end-of-data",
         flip147_scope(),
         "FLINK-38614 (apache/flink#28476, open: 'Defer EndOfData until final checkpoint committables are "
-        "emitted'); reference-flink-uc D.6",
+        "emitted'); UC note D.6",
     ),
     Entry(
         "blocking-output-waits-for-final-checkpoint",

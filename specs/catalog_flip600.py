@@ -80,7 +80,7 @@ class RegionsBySubtaskIndex(RegionalCheckpointHandler):
 @catalog_class
 class SkipsFinishedCheck(RegionalCheckpointHandler):
     """Flawed regional completion: FLIP-147's union-state check (``fulfillFinishedTaskStatus``)
-    is left out of the regional path, as the model had it before review row N3."""
+    is left out of the regional path, as the model had it before row N3."""
 
     treats_subtasks_alike = True
 
@@ -102,7 +102,7 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
         ),
         "finished-sinks-committed",
         _flip600_scope(records=1, checkpoints=1, bounded=True),
-        "seed 000, Roman (19 Jun 2026): 'the job might complete with some subtasks/regions failing "
+        "the FLIP-600 thread, Roman (19 Jun 2026): 'the job might complete with some subtasks/regions failing "
         "the final checkpoint ... This is essentially data loss'",
         FLIP600,
     ),
@@ -117,7 +117,7 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
         ),
         "checkpoints-consistent",
         _flip600_scope(job="keyed-2x2", records=1, checkpoints=2),
-        "seed 000: 'Our current scope is limited to embarrassingly parallel regions'; "
+        "the FLIP-600 thread: 'Our current scope is limited to embarrassingly parallel regions'; "
         "'BLOCKING/HYBRID edges between Regions -> Auto-disable at runtime'",
         FLIP600,
     ),
@@ -133,7 +133,7 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
         ),
         "split-ownership-consistent",
         _flip600_scope(job="enumerator-and-side", records=1, checkpoints=2),
-        "seed 000: 'State Correction — New checkpointCoordinatorForRegionFallback interface for "
+        "the FLIP-600 thread: 'State Correction — New checkpointCoordinatorForRegionFallback interface for "
         "OperatorCoordinators to produce consistent snapshots against the mixed view'",
         FLIP600,
     ),
@@ -147,7 +147,7 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
         ),
         "checkpoints-restorable",
         _flip600_scope(),
-        "seed 000: 'Track ref_checkpoint_id in metadata to prevent premature cleanup of referenced "
+        "the FLIP-600 thread: 'Track ref_checkpoint_id in metadata to prevent premature cleanup of referenced "
         "historical checkpoints'",
         FLIP600,
     ),
@@ -161,7 +161,7 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
         ),
         "ref-chain-bounded",
         _flip600_scope(job="sources-2", checkpoints=4, declines=3),
-        "seed 000, Tier 1: 'When consecutiveRegionalCount >= maxConsecutiveFailures, the next "
+        "the FLIP-600 thread, Tier 1: 'When consecutiveRegionalCount >= maxConsecutiveFailures, the next "
         "checkpoint is forced to be global'",
         FLIP600,
     ),
@@ -177,7 +177,7 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
         ),
         "checkpoints-restorable",
         _flip600_scope(),
-        "seed 000, Zakelly (23 Jun 2026): 'The only thing we should do is to keep previous checkpoint "
+        "the FLIP-600 thread, Zakelly (23 Jun 2026): 'The only thing we should do is to keep previous checkpoint "
         "files alive when a region checkpoint occurs'",
         FLIP600_FILE_MERGING,
     ),
@@ -192,7 +192,7 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
         ),
         "checkpoints-restorable",
         _flip600_scope(),
-        "seed 000: 'NO_CLAIM mode warning ... After restoring from a Regional Checkpoint, only a "
+        "the FLIP-600 thread: 'NO_CLAIM mode warning ... After restoring from a Regional Checkpoint, only a "
         "successful global checkpoint guarantees independence from the old state'",
         FLIP600_NO_CLAIM,
     ),
@@ -209,8 +209,8 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
         ),
         "bounded-job-completes",
         _flip600_scope(job="union-sources-2", bounded=True),
-        "reference-flink-uc D.3 (DefaultCheckpointPlan.fulfillFinishedTaskStatus at finalizeCheckpoint); "
-        "PR #28963 PendingCheckpoint.finalizeRegionalCheckpoint keeps the check (review row N3)",
+        "UC note D.3 (DefaultCheckpointPlan.fulfillFinishedTaskStatus at finalizeCheckpoint); "
+        "PR #28963 PendingCheckpoint.finalizeRegionalCheckpoint keeps the check (row N3)",
         FLIP600,
     ),
     Entry(
@@ -227,7 +227,7 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
         regional_coordinator_scope(),
         "PR #28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint step 13 (FutureUtils.combineAll of the "
         "coordinators' fallback futures) and PendingCheckpoint.acknowledgeTask, which does not consult "
-        "declinedTasks (review row N5)",
+        "declinedTasks (row N5)",
         FLIP600_AWAITING_COORDINATORS,
     ),
     Entry(
@@ -245,7 +245,7 @@ FLIP600_CATALOG: tuple[Entry, ...] = (
         _flip600_scope(checkpoints=3),
         "RocksIncrementalSnapshotStrategy: placeholders for uploadedSstFiles.get(lastCompletedCheckpointId); "
         "SharedStateRegistryImpl.registerReference; PR #28963 notifies failed-region tasks with the fallback id "
-        "(review-fidelity top 5, item 5)",
+        "(rows A20, B10, B17)",
         FLIP600_INCREMENTAL,
     ),
 )
@@ -265,7 +265,7 @@ FINDINGS: tuple[Entry, ...] = (
         ),
         "finished-sinks-committed",
         _flip600_scope(job="pipeline-and-side", records=1, checkpoints=2, bounded=True),
-        "seed 000, Raorao (23 Jun 2026): 'When all sources are exhausted, the JM will mark the next "
+        "the FLIP-600 thread, Raorao (23 Jun 2026): 'When all sources are exhausted, the JM will mark the next "
         "checkpoint as mandatory global'; refuted when regions end at different times",
         FLIP600,
     ),
@@ -284,7 +284,7 @@ FINDINGS: tuple[Entry, ...] = (
         "committed-output-covered",
         scope("pipeline-and-side", records_per_split=1, bounded=False, max_checkpoints=3, max_failures=1,
               max_declines=1, max_timeouts=0, max_lost_notifications=0),
-        "reference 6 (abort notices replay the latest completion) and 8.1 step 8 (failed-region tasks "
+        "mechanics note 6 (abort notices replay the latest completion) and 8.1 step 8 (failed-region tasks "
         "notified with the fallback id); found by ckptcheck spark generate (40,000 walks)",
         FLIP600,
     ),
@@ -298,7 +298,7 @@ FINDINGS: tuple[Entry, ...] = (
         ),
         "ref-chain-bounded",
         _flip600_scope(job="sources-2", checkpoints=5, declines=4),
-        "seed 000, Raorao (26 Jun 2026): 'The reference chain can only grow as deep as "
+        "the FLIP-600 thread, Raorao (26 Jun 2026): 'The reference chain can only grow as deep as "
         "maxConsecutiveFailures'; Tier 2: 'The counter is then reset'",
         FLIP600,
     ),
@@ -316,7 +316,7 @@ FINDINGS: tuple[Entry, ...] = (
         "PR #28963 RegionalCheckpointHandler at 4e12013 (consecutiveRegionalCheckpointCount = 0, "
         "forceGlobalNextCheckpoint = false: fields of the handler a CheckpointCoordinator creates); "
         "DefaultExecutionGraphFactory.createAndRestoreExecutionGraph builds a new coordinator on every JobManager "
-        "failover (review-fidelity 5.3)",
+        "failover",
         FLIP600,
     ),
     Entry(
@@ -330,8 +330,8 @@ FINDINGS: tuple[Entry, ...] = (
         ),
         "ref-chain-bounded",
         _flip600_scope(job="sources-2", checkpoints=5, declines=3),
-        "seed 000, Raorao (26 Jun 2026): tier 1 forces the next checkpoint global; "
-        "execution.checkpointing.max-concurrent-checkpoints > 1, which PR #28963's own tests run (review-fidelity 5.3)",
+        "the FLIP-600 thread, Raorao (26 Jun 2026): tier 1 forces the next checkpoint global; "
+        "execution.checkpointing.max-concurrent-checkpoints > 1, which PR #28963's own tests run",
         FLIP600_CONCURRENT,
     ),
     Entry(
@@ -348,7 +348,7 @@ FINDINGS: tuple[Entry, ...] = (
               max_timeouts=0, max_lost_notifications=0),
         "TaskStateManagerImpl.prioritizedOperatorState (retrieveLocalState(restoreCheckpointId)), "
         "TaskLocalStateStoreImpl.confirmCheckpoint; PR #28963 grafts the fallback state under the regional id "
-        "(review-fidelity 5.3, local recovery)",
+        "(local recovery)",
         FLIP600_LOCAL,
     ),
 )

@@ -1,4 +1,4 @@
-"""The catalog's entries for FLINK-4120's null-state recovery (seed 001), aligned and unaligned:
+"""The catalog's entries for FLINK-4120's null-state recovery, aligned and unaligned:
 each entry replaces one rule of ``model.nullstate.NullStateRecovery``; with their scopes and
 variant classes."""
 
@@ -33,7 +33,7 @@ class TriggerDuringReplay(NullStateRecovery):
 
 @catalog_class
 class SinksKeepReplayedRecords(NullStateRecovery):
-    """Seed 001 without "Sinks must discard all records until this barrier reaches them"."""
+    """FLINK-4120 without "Sinks must discard all records until this barrier reaches them"."""
 
     def discards(self, t: int) -> bool:
         return False
@@ -105,7 +105,7 @@ NULL_STATE_CATALOG: tuple[Entry, ...] = (
                     "the sink's state from the latest checkpoint already holds them, so they are committed twice."),
         "exactly-once-output",
         null_state_catalog_scope(),
-        "seed 001: 'Sinks must discard all records until this barrier reaches them'",
+        "FLINK-4120: 'Sinks must discard all records until this barrier reaches them'",
         NULL_STATE,
     ),
     Entry(
@@ -115,7 +115,7 @@ NULL_STATE_CATALOG: tuple[Entry, ...] = (
                     "passes the window before the replay rebuilt the state the checkpoint held."),
         "recomputed-state-matches",
         null_state_catalog_scope(),
-        "seed 001: 'the barriers belonging to that checkpoint must be inserted into the source streams in the "
+        "FLINK-4120: 'the barriers belonging to that checkpoint must be inserted into the source streams in the "
         "position they were originally inserted'",
         NULL_STATE,
     ),
@@ -127,7 +127,7 @@ NULL_STATE_CATALOG: tuple[Entry, ...] = (
                     "the checkpoint's state holds, and the null-state checkpoint is too recent to rebuild it."),
         "recomputed-state-matches",
         null_state_catalog_scope(),
-        "seed 001: 'each stateful operator should report its \"current null-state watermark\" as part of "
+        "FLINK-4120: 'each stateful operator should report its \"current null-state watermark\" as part of "
         "acknowledging the ongoing checkpoint'",
         NULL_STATE,
     ),
@@ -138,7 +138,7 @@ NULL_STATE_CATALOG: tuple[Entry, ...] = (
                     "latest checkpoint is subsumed and deleted, and a recovery has nowhere to restart the sources."),
         "null-state-checkpoint-retained",
         null_state_catalog_scope(),
-        "seed 001: 'the pipeline must be restarted from the latter to restore the state at the former' (the older "
+        "FLINK-4120: 'the pipeline must be restarted from the latter to restore the state at the former' (the older "
         "checkpoint must outlive its subsumption); execution.checkpointing.num-retained",
         NULL_STATE,
     ),
@@ -151,7 +151,7 @@ NULL_STATE_CATALOG: tuple[Entry, ...] = (
         "checkpoints-consistent",
         scope("null-state-1x1", records_per_split=2, max_checkpoints=2, max_failures=1, max_declines=0, max_timeouts=0,
               max_lost_notifications=0),
-        "seed 001 is silent on when checkpointing resumes after a recovery; model.nullstate holds triggers back until "
+        "FLINK-4120 is silent on when checkpointing resumes after a recovery; model.nullstate holds triggers back until "
         "every re-inserted barrier has passed (NullStateRecovery.replaying)",
         NULL_STATE,
     ),
@@ -163,7 +163,7 @@ NULL_STATE_CATALOG: tuple[Entry, ...] = (
                     "is one taken after that record and the replay never rebuilds it.", NULL_STATE_UNALIGNED),
         "recomputed-state-matches",
         null_state_unaligned_scope(),
-        "seed 001: 'assuming the pipeline preserves the relative order of barriers and watermarks'; seed 002: the "
+        "FLINK-4120: 'assuming the pipeline preserves the relative order of barriers and watermarks'; the FLIP-76 thread: the "
         "barrier overtakes in-flight data, stored as channel state",
         NULL_STATE_UNALIGNED,
     ),
@@ -176,8 +176,8 @@ NULL_STATE_CATALOG: tuple[Entry, ...] = (
                     NULL_STATE_UNALIGNED),
         "bounded-job-completes",
         null_state_unaligned_scope(),
-        "seed 001: 'Sinks must discard all records until this barrier reaches them' with 'assuming the pipeline "
-        "preserves the relative order of barriers and watermarks'; seed 002",
+        "FLINK-4120: 'Sinks must discard all records until this barrier reaches them' with 'assuming the pipeline "
+        "preserves the relative order of barriers and watermarks'; the FLIP-76 thread",
         NULL_STATE_UNALIGNED,
     ),
 )

@@ -1,7 +1,7 @@
 """The catalog's entries for unaligned checkpoints: ``UNALIGNED_CATALOG`` (what the output
 channel state, the acknowledgement, the restore order and ``StateAssignmentOperation`` must
 get right, with FLINK-40016, FLINK-31963, FLINK-35351 and FLINK-40269) and
-``POINTWISE_CATALOG`` (seed 003's restore of channel state on POINTWISE edges,
+``POINTWISE_CATALOG`` (the pointwise-UC thread's restore of channel state on POINTWISE edges,
 apache/flink#28523), with their scopes and variant classes."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class PersistsQueuedBuffersTwice(StreamTask):
 class NewDataBeforeChannelState(StreamTask):
     """Flawed restore: the task reads new data before its recovered input channel state (its
     gate requests the upstream partitions at once instead of after the recovered buffers are
-    consumed, ``StreamTask.restoreStateAndGates``, reference-flink-uc B.1): the first new
+    consumed, ``StreamTask.restoreStateAndGates``, UC note B.1): the first new
     record in a channel is read ahead of the recovered records in front of it."""
 
     def deliver(self, tx, c: int) -> None:
@@ -193,7 +193,7 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         ),
         "checkpoints-consistent",
         _uc_scope(),
-        "reference-flink-uc A.5-A.6 (PipelinedSubpartition.processPriorityBuffer copies the overtaken "
+        "UC note A.5-A.6 (PipelinedSubpartition.processPriorityBuffer copies the overtaken "
         "buffers to ChannelStateWriter.addOutputData); issue 12's design mistakes",
         UNALIGNED,
     ),
@@ -207,7 +207,7 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         ),
         "checkpoints-consistent",
         _uc_scope(input_buffers=1),
-        "reference-flink-uc A.5 item 7 and 'Things most likely to trip up a modeller' 1: acks wait "
+        "UC note A.5 item 7 and 'Things most likely to trip up a modeller' 1: acks wait "
         "for alignment even in UC (ChannelStatePendingResult completes after completeInput)",
         UNALIGNED,
     ),
@@ -222,7 +222,7 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         ),
         "exactly-once-output",
         _uc_rescale_scope(),
-        "reference-flink-uc B.3 (RescalingStreamTaskNetworkInput's RecordFilter on ambiguous virtual "
+        "UC note B.3 (RescalingStreamTaskNetworkInput's RecordFilter on ambiguous virtual "
         "channels) and 'Things most likely to trip up a modeller' 4; issue 12's design mistakes",
         UNALIGNED,
     ),
@@ -238,7 +238,7 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         "checkpoints-consistent",
         _uc_scope(input_buffers=1, checkpoints=1),
         "FLINK-40016 (apache/flink#28605): LocalInputChannel persisted recovered buffers in "
-        "checkpointStarted and again through maybePersist (reference-flink-uc B.4)",
+        "checkpointStarted and again through maybePersist (UC note B.4)",
         UNALIGNED,
     ),
     Entry(
@@ -253,7 +253,7 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         ),
         "checkpoints-consistent",
         announcement_entry_scope(),
-        "review-fidelity section 4 (barrier announcements: SingleCheckpointBarrierHandler."
+        "Flink's unit tests of barrier announcements (SingleCheckpointBarrierHandler."
         "processBarrierAnnouncement, ChannelState.prioritizeAllAnnouncements, RemoteInputChannel."
         "convertToPriorityEvent and checkpointStarted's in-flight buffers)",
         UNALIGNED_TIMEOUT,
@@ -270,7 +270,7 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         "per-key-order",
         scope("keyed-1x1", records_per_split=2, max_checkpoints=1, max_failures=1, max_declines=0, max_timeouts=0,
               max_lost_notifications=0, input_buffers=1, keys_per_split=1),
-        "reference-flink-uc B.1 (recovered input buffers are consumed before new data: "
+        "UC note B.1 (recovered input buffers are consumed before new data: "
         "StreamTask.restoreStateAndGates, FLINK-19856's UpstreamRecoveryTracker); issue 12's design mistakes",
         UNALIGNED,
     ),
@@ -286,7 +286,7 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         "exactly-once-output",
         _uc_unbounded_rescale_scope("keyed-map", "map", records=1),
         "FLINK-31963 (apache/flink#22584: StateAssignmentOperation skipped stateless operators whose upstream "
-        "has output state or downstream input state; reference-flink-uc B.2)",
+        "has output state or downstream input state; UC note B.2)",
         UNALIGNED,
     ),
     Entry(
@@ -303,7 +303,7 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         _uc_spanning_scope(),
         "FLINK-35351 (apache/flink#24857: StateAssignmentOperation.reDistributeInputChannelStates assigned "
         "input channel state 1:1 behind a FULL-mapped edge whose upstream was rescaled; "
-        "UnalignedCheckpointRescaleITCase Topology.CUSTOM_PARTITIONER); reference-flink-uc B.2",
+        "UnalignedCheckpointRescaleITCase Topology.CUSTOM_PARTITIONER); UC note B.2",
         UNALIGNED,
     ),
     Entry(
@@ -320,7 +320,7 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         _uc_unbounded_rescale_scope("side-outputs", "sink", records=2),
         "FLINK-40269 (apache/flink#28856: TaskStateAssignment resolved the peer gate by position, "
         "so two edges between the same job vertices shared the first one's mapping; "
-        "UnalignedCheckpointRescaleSameUpstreamITCase); reference-flink-uc B.2",
+        "UnalignedCheckpointRescaleSameUpstreamITCase); UC note B.2",
         UNALIGNED,
     ),
 )
@@ -328,7 +328,7 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
 
 @catalog_class
 class NoPrimaryProducerRule(PointwiseStateAssignment):
-    """Seed 003 without its dedup: every new upstream that inherited an old upstream's output
+    """the pointwise-UC thread without its dedup: every new upstream that inherited an old upstream's output
     state writes it to each connected downstream (``computeNewLocalSubpartitionIndex`` without
     the lowest-producer check)."""
 
@@ -338,7 +338,7 @@ class NoPrimaryProducerRule(PointwiseStateAssignment):
 
 @catalog_class
 class NoRecoveryFilter(PointwiseStateAssignment):
-    """Seed 003 without "filters at recovery time": every new upstream writes all the output
+    """the pointwise-UC thread without "filters at recovery time": every new upstream writes all the output
     state it inherited, connected or not."""
 
     def writes_recovered_output(self, u: int, d: int, pattern: str, new_up: int, new_down: int) -> bool:
@@ -358,7 +358,7 @@ class NoUpstreamRecoveryTracker(StreamTask):
 
 @catalog_class
 class UnrecordedPattern(PointwiseStateAssignment):
-    """Seed 003 without the pattern hook's record: the restore reads the new job's pattern as
+    """the pointwise-UC thread without the pattern hook's record: the restore reads the new job's pattern as
     the old one (``resolveOldDistributionPattern`` given the new pattern instead of the recorded
     one, or ALL_TO_ALL)."""
 
@@ -399,8 +399,8 @@ POINTWISE_CATALOG: tuple[Entry, ...] = (
         ),
         "exactly-once-output",
         pointwise_fan_in_scope(),
-        "seed 003 ('When multiple new upstreams trace to the same old upstream, a primary-producer rule "
-        "deduplicates'); apache/flink#28523 computeNewLocalSubpartitionIndex; reference-flink-uc C.4",
+        "the pointwise-UC thread ('When multiple new upstreams trace to the same old upstream, a primary-producer rule "
+        "deduplicates'); apache/flink#28523 computeNewLocalSubpartitionIndex; UC note C.4",
         UNALIGNED_POINTWISE,
     ),
     Entry(
@@ -413,8 +413,8 @@ POINTWISE_CATALOG: tuple[Entry, ...] = (
         ),
         "exactly-once-output",
         pointwise_fan_in_scope(),
-        "seed 003 ('then filters at recovery time to only write buffers destined for its actually connected "
-        "downstreams'); reference-flink-uc C.4",
+        "the pointwise-UC thread ('then filters at recovery time to only write buffers destined for its actually connected "
+        "downstreams'); UC note C.4",
         UNALIGNED_POINTWISE,
     ),
     Entry(
@@ -428,9 +428,9 @@ POINTWISE_CATALOG: tuple[Entry, ...] = (
         ),
         "rescaled-channel-state-exact",
         pointwise_pattern_change_scope(),
-        "seed 003 ('the computation requires knowing the distribution pattern of edges in both old and new job "
+        "the pointwise-UC thread ('the computation requires knowing the distribution pattern of edges in both old and new job "
         "versions. We leverage the MasterHook mechanism to record each edge's pattern'); apache/flink#28523 "
-        "EdgeDistributionPatternHook; reference-flink-uc C.2",
+        "EdgeDistributionPatternHook; UC note C.2",
         UNALIGNED_POINTWISE,
     ),
     Entry(
@@ -467,7 +467,7 @@ POINTWISE_CATALOG: tuple[Entry, ...] = (
         "per-key-order",
         pointwise_keyed_order_scope(),
         "FLINK-19856 (UpstreamRecoveryTracker: a gate resumes its channels only once every one delivered "
-        "EndOfChannelStateEvent); FLINK-21936's keyed-order concern; reference-flink-uc B.1, C.4",
+        "EndOfChannelStateEvent); FLINK-21936's keyed-order concern; UC note B.1, C.4",
         UNALIGNED_POINTWISE,
     ),
 )

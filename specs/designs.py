@@ -45,13 +45,13 @@ BASELINE = Design(
         "notifyCheckpointComplete, num-retained = 1, tolerable failed checkpoints = 0, region "
         "failover, checkpoints after tasks finish (FLIP-147)."
     ),
-    origin="reference-flink-mechanics.md sections 5-6 (Flink 2.0 CheckpointCoordinator)",
+    origin="mechanics notes 5-6 (Flink 2.0 CheckpointCoordinator)",
 )
 
 FLIP600_PROPOSED = BASELINE.with_(
     name="flip600-proposed",
     description=(
-        "FLIP-600 regional checkpoints as the design thread (seed 000) describes them: a checkpoint "
+        "FLIP-600 regional checkpoints as the design thread (the FLIP-600 thread) describes them: a checkpoint "
         "declined in some pipelined regions completes with their last completed state "
         "(refCheckpointId), at most max_consecutive_regional = 2 in a row (tier 1 forces a global "
         "one; tier 2 aborts a failed forced one and resets the counter), a global checkpoint once "
@@ -60,7 +60,7 @@ FLIP600_PROPOSED = BASELINE.with_(
         "across BLOCKING/HYBRID edges, a failure ratio of 50 %.  Expected to FAIL: catalog entries F1-F3 (and F4 across a JobManager failover).  The "
         "pull requests differ in several rules: that is flip600-pr."
     ),
-    origin="seed 000 (FLIP-600 thread, May-July 2026); reference 8.1 (an early reading of PR #28963)",
+    origin="the FLIP-600 thread (FLIP-600 thread, May-July 2026); mechanics note 8.1 (an early reading of PR #28963)",
     regional_checkpoints=True,
     max_failed_region_percent=50,
 )
@@ -78,13 +78,13 @@ FLIP600_PR = FLIP600_PROPOSED.with_(
         "reader reads on, and the completion waits for it, taking a late acknowledgement meanwhile; FLIP-147's "
         "union-state check after that fallback, its failure counted; a coordinator with a reader in a failed "
         "region is told of the fallback only, which leaves that reader's event gateway closed.  Each knob's text in ckptcheck designs "
-        "cites the PR method or review row it follows.  "
+        "cites the PR method or row it follows.  "
         "The FLIP-306 (file merging) integration is left out: the FLIP deferred it on 7 Jul 2026, so with file "
         "merging on nothing keeps the fallback's segments alive (findings scope file-merging)."
     ),
     origin="apache/flink PR #28963 and #28964 (RegionalCheckpointHandler, CheckpointCoordinator."
     "receiveDeclineMessage, CheckpointCanceller, SourceCoordinator.checkpointCoordinatorForRegionFallback); "
-    "review-fidelity section B, 'Changes after July 2026'",
+    "the rows B1-B18 and PR1-PR4 of the sources page",
     max_failed_region_percent=30,  # B4: region.max-failure-ratio 0.3 (RegionalCheckpointConfigTest)
     max_consecutive_regional=2,  # B4: region.max-consecutive-failures 2
     regions_of_running_tasks=True,  # B3
@@ -114,7 +114,7 @@ FLIP600 = FLIP600_PROPOSED.with_(
         "checkpoint judged while the count is at the maximum is forced global; with local recovery, a "
         "grafted subtask restores the local copy of the checkpoint its state comes from."
     ),
-    origin="seed 000 and PR #28963, corrected: Roman (19 Jun 2026) 'the final checkpoint must always "
+    origin="the FLIP-600 thread and PR #28963, corrected: Roman (19 Jun 2026) 'the final checkpoint must always "
     "be acked by all subtasks/regions' and 'we would not allow this particular failed region to fail "
     "the checkpoint again'; the commit bound is this model's finding",
     fallback_notice_at_task="none",
@@ -131,8 +131,8 @@ FLIP600_FILE_MERGING = FLIP600.with_(
     "(one physical file per task manager and checkpoint); regional checkpoints keep their "
     "fallback segments alive.  The FLIP deferred its FLIP-306 integration (wiki page, 7 Jul 2026), so "
     "this models a design the FLIP does not contain.",
-    origin="seed 000, Zakelly (23 Jun 2026): TM-level merging, 'keep previous checkpoint files alive "
-    "when a region checkpoint occurs'; reference 8.2",
+    origin="the FLIP-600 thread, Zakelly (23 Jun 2026): TM-level merging, 'keep previous checkpoint files alive "
+    "when a region checkpoint occurs'; mechanics note 8.2",
     file_merging=True,
 )
 
@@ -140,8 +140,8 @@ FLIP600_NO_CLAIM = FLIP600.with_(
     name="flip600-regional-no-claim",
     description="flip600-regional on a job started from a snapshot in NO_CLAIM mode; the user "
     "deletes the snapshot only once the latest checkpoint no longer refers to it.",
-    origin="seed 000, limitations: 'NO_CLAIM restore mode -> Warn (require global checkpoint before "
-    "snapshot deletion)'; reference 8.3",
+    origin="the FLIP-600 thread, limitations: 'NO_CLAIM restore mode -> Warn (require global checkpoint before "
+    "snapshot deletion)'; mechanics note 8.3",
     no_claim_restore=True,
     no_claim_delete_after="independent-checkpoint",
 )
@@ -151,8 +151,8 @@ FLIP600_INCREMENTAL = FLIP600.with_(
     description="flip600-regional with incremental checkpoints (RocksDB): a regional checkpoint registers "
     "the failed subtasks' grafted fallback files under its own id, and a failed-region subtask's backend "
     "confirms only the fallback checkpoint, whose state it has.",
-    origin="seed 000 (Zakelly, 23 Jun 2026: keep the fallback's files alive); PR #28963 "
-    "registerSharedStates(..., checkpointId); review-fidelity top 5, item 5 (rows A20, B10, B17)",
+    origin="the FLIP-600 thread (Zakelly, 23 Jun 2026: keep the fallback's files alive); PR #28963 "
+    "registerSharedStates(..., checkpointId); (rows A20, B10, B17)",
     incremental_checkpoints=True,
 )
 
@@ -176,7 +176,7 @@ UNALIGNED = BASELINE.with_(
         "overtakes the records queued in front of it, which become channel state (the producer's "
         "output, the consumer's input); channel state is restored before new data."
     ),
-    origin="seed 002 (FLIP-76); reference-flink-uc.md A.1-A.10, B.1 (SingleCheckpointBarrierHandler, "
+    origin="the FLIP-76 thread; UC notes A.1-A.10, B.1 (SingleCheckpointBarrierHandler, "
     "SubtaskCheckpointCoordinatorImpl, PipelinedSubpartition, StreamTask.restoreInternal)",
     checkpoint_mode="unaligned",
 )
@@ -188,21 +188,21 @@ UNALIGNED_TIMEOUT = UNALIGNED.with_(
         "starts aligned; a subtask whose alignment times out, or that receives an unaligned "
         "barrier from an upstream that switched, continues it unaligned."
     ),
-    origin="reference-flink-uc.md A.4, A.7 (AlternatingWaitingForFirstBarrier, AlternatingCollectingBarriers)",
+    origin="UC notes A.4, A.7 (AlternatingWaitingForFirstBarrier, AlternatingCollectingBarriers)",
     checkpoint_mode="aligned-timeout",
 )
 
 UNALIGNED_POINTWISE = UNALIGNED.with_(
     name="flink-unaligned-pointwise",
     description=(
-        "Unaligned checkpoints on POINTWISE (forward/rescale) edges as seed 003 proposes and the open PR "
+        "Unaligned checkpoints on POINTWISE (forward/rescale) edges as the pointwise-UC thread proposes and the open PR "
         "apache/flink#28523 implements: consumers of a pointwise edge take unaligned barriers (FORCE_UNALIGNED), "
         "each checkpoint records every edge's pattern, and a restore at another parallelism or pattern "
         "redistributes the edge's channel state by its topology (upstream tracing, recovery filter, "
         "primary-producer rule)."
     ),
-    origin="seed 003; apache/flink#28523 (PointwiseChannelMappingUtils, TaskStateAssignment, "
-    "EdgeDistributionPatternHook); reference-flink-uc.md C.1-C.5",
+    origin="the pointwise-UC thread; apache/flink#28523 (PointwiseChannelMappingUtils, TaskStateAssignment, "
+    "EdgeDistributionPatternHook); UC notes C.1-C.5",
     unaligned_pointwise=True,
     assignment=PointwiseStateAssignment,
 )
@@ -215,7 +215,7 @@ FLIP147 = BASELINE.with_(
         "another is pending, a later one may complete first and subsume it, and a finished task ends on "
         "the first completion of any checkpoint triggered after its finish()."
     ),
-    origin="seed 004 (FLIP-147, the 42/43/44 scenario); reference-flink-uc.md D; CheckpointRequestDecider, "
+    origin="FLIP-147 (the 42/43/44 scenario); UC notes D; CheckpointRequestDecider, "
     "CheckpointCoordinator.completePendingCheckpoint (CHECKPOINT_SUBSUMED)",
     max_concurrent_checkpoints=2,
 )
@@ -223,13 +223,13 @@ FLIP147 = BASELINE.with_(
 NULL_STATE = BASELINE.with_(
     name="flink-null-state",
     description=(
-        "FLINK-4120's null-state recovery (seed 001), which Flink never built: a recomputable operator's "
+        "FLINK-4120's null-state recovery, which Flink never built: a recomputable operator's "
         "state is not persisted; it reports its null-state watermark with each acknowledgement, the "
         "coordinator computes each checkpoint's null-state checkpoint and the store keeps it; a restart "
         "resumes the sources there, re-inserts the latest checkpoint's barrier at its original positions "
         "and the sinks discard every record until it reaches them. The whole job restarts."
     ),
-    origin="seed 001 (FLINK-4120); reference-flink-uc.md E (no later design or code)",
+    origin="FLINK-4120; UC note E (no later design or code)",
     recovery="null-state",
     failover_strategy="full",
 )
@@ -242,7 +242,7 @@ NULL_STATE_UNALIGNED = NULL_STATE.with_(
         "the seed does not have: a recomputable operator's null-state watermark reaches back to the records in "
         "flight to it, and a sink takes the replayed records the barrier overtook on their way to it."
     ),
-    origin="seed 001 (FLINK-4120) with seed 002 (FLIP-76); model.nullstate",
+    origin="FLINK-4120 with the FLIP-76 thread; model.nullstate",
     checkpoint_mode="unaligned",
 )
 

@@ -104,7 +104,7 @@ def abort_replay_scope() -> Scope:
     """A pipeline with a 2PC sink and a separate source (two regions), one record, three
     checkpoints, a decline, a failure and a lost notification: a regional checkpoint, then an
     abort whose notice carries its id.  The lost notification is there for the readings of the
-    fallback notice (review row N4): a task that records the fallback id as reported ignores
+    fallback notice (row N4): a task that records the fallback id as reported ignores
     the abort's replay of it, unless the fallback notice was lost.  Two regions complete regionally only with a failure ratio of 0.5 or more:
     with the default 0.3 the same path needs four regions, which this engine cannot search to
     the end (8.4 million states without a regional checkpoint completing)."""
@@ -116,7 +116,7 @@ def closing_scope() -> Scope:
     """Four one-record sources that end (bounded), trigger RPCs one task at a time, one
     checkpoint before end of input, a decline and a failure: a source finishes between the plan
     and its trigger RPC and declines it (TASK_CLOSING), and the PR turns that decline, like any
-    other, into a regional fallback (review row B1); end of input is every source FINISHED (B8)."""
+    other, into a regional fallback (row B1); end of input is every source FINISHED (B8)."""
     return scope("sources-4", records_per_split=1, bounded=True, max_checkpoints=1, max_failures=1, max_declines=1,
                  max_timeouts=0, max_lost_notifications=0, staggered_triggers=True)
 
@@ -126,7 +126,7 @@ def rescale_fallback_scope() -> Scope:
     record, unbounded, two checkpoints, a decline and a failure, instant acks: a checkpoint
     completes at parallelism 2, the job restarts from it at 1, and the next checkpoint, declined
     by the pipeline, completes regionally with the sink's state taken from the checkpoint at 2
-    (review row N1).  Two regions complete regionally only with a ratio of 0.5 or more."""
+    (row N1).  Two regions complete regionally only with a ratio of 0.5 or more."""
     return scope("keyed-pipeline-and-side", records_per_split=1, bounded=False, max_checkpoints=2, max_failures=1,
                  max_declines=1, max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 1),), max_rescales=1,
                  instant_acks=True)
@@ -134,7 +134,7 @@ def rescale_fallback_scope() -> Scope:
 
 def rescale_up_scope() -> Scope:
     """``rescale_fallback_scope`` with the sink scaled up from 2 to 3: the next regional
-    checkpoint's fallback has no state for the new sink[2] (review row PR2)."""
+    checkpoint's fallback has no state for the new sink[2] (row PR2)."""
     return rescale_fallback_scope().with_(rescale=(("sink", 3),))
 
 
@@ -153,13 +153,13 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
     FindingScope(
         "live-enumerator-add-back",
         enumerator_scope(),
-        "a reader in a failed region keeps reading after the fallback (review row B12)",
+        "a reader in a failed region keeps reading after the fallback (row B12)",
         (
             Fix(
                 "split-read-once",
                 "SourceCoordinator.checkpointCoordinatorForRegionFallback puts the splits a failed-region reader "
                 "was given after the fallback checkpoint back into the live enumerator, while that reader, which "
-                "only declined, keeps them (PR #28963; SourceCoordinatorRegionalCheckpointTest; review row B12)",
+                "only declined, keeps them (PR #28963; SourceCoordinatorRegionalCheckpointTest; row B12)",
                 FLIP600_PR.with_(name="flip600-pr-fix-B12", coordinator_region_fallback="fallback"),
                 "correct only the checkpoint's copy of the enumerator state: the splits are unassigned in the "
                 "regional checkpoint and stay assigned to the live reader, whose reset (subtaskReset) adds them back",
@@ -169,7 +169,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
     FindingScope(
         "tier-2-reset",
         chain_scope(),
-        "regional checkpoints in a row, and a forced global one that a region declines (review rows B6, B7)",
+        "regional checkpoints in a row, and a forced global one that a region declines (rows B6, B7)",
         (
             Fix(
                 "ref-chain-bounded",
@@ -187,7 +187,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
     FindingScope(
         "jobmanager-failover",
         chain_scope().with_(max_checkpoints=4, max_declines=3, max_jm_failovers=1),
-        "regional checkpoints in a row, then a JobManager failover (review-fidelity 5.3, catalog F4)",
+        "regional checkpoints in a row, then a JobManager failover (catalog F4)",
         (
             Fix(
                 "ref-chain-bounded",
@@ -210,7 +210,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
         "adaptive-scheduler",
         chain_scope().with_(max_checkpoints=4, max_declines=3, max_failures=1),
         "regional checkpoints in a row, then a task failure under the adaptive scheduler, whose every restart builds a "
-        "new execution graph and coordinator (review-fidelity 5.3, catalog F4)",
+        "new execution graph and coordinator (catalog F4)",
         (
             Fix(
                 "ref-chain-bounded",
@@ -230,7 +230,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
         "concurrent-checkpoints",
         scope("pipeline-and-side", records_per_split=1, bounded=False, max_checkpoints=3, max_failures=0,
               max_declines=1, max_timeouts=0, max_lost_notifications=0),
-        "two checkpoints pending at once, as the PR's own tests run them (review-fidelity 5.3)",
+        "two checkpoints pending at once, as the PR's own tests run them",
         (
             Fix(
                 "committed-output-covered",
@@ -250,7 +250,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
     FindingScope(
         "local-recovery",
         two_region_scope().with_(records_per_split=1, max_failures=1),
-        "local recovery (state.backend.local-recovery) beside regional checkpoints (review-fidelity 5.3)",
+        "local recovery (state.backend.local-recovery) beside regional checkpoints",
         (
             Fix(
                 "committed-output-covered",
@@ -272,7 +272,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
         "timeout-during-the-wait",
         regional_coordinator_scope().with_(max_timeouts=2),
         "a second timeout while the regional completion waits for the coordinators' fallback, in the reading that "
-        "the canceller judges the checkpoint again (review row T5)",
+        "the canceller judges the checkpoint again (row T5)",
         (
             Fix(
                 "split-ownership-consistent",
@@ -296,7 +296,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
     FindingScope(
         "abort-replay-commit",
         abort_replay_scope(),
-        "a failed-region sink told of a later abort (review row B13, 'The three corrections vs the PR' 2)",
+        "a failed-region sink told of a later abort (row B13, 'The three corrections vs the PR' 2)",
         (
             Fix(
                 "committed-output-covered",
@@ -315,7 +315,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
     FindingScope(
         "rescale-fallback-by-index",
         rescale_fallback_scope(),
-        "a regional checkpoint after a rescale, its fallback taken at the old parallelism (review row N1)",
+        "a regional checkpoint after a rescale, its fallback taken at the old parallelism (row N1)",
         (
             Fix(
                 "checkpoints-consistent",
@@ -335,7 +335,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
     FindingScope(
         "rescale-up-fallback-stuck",
         rescale_up_scope(),
-        "a regional checkpoint after a scale-up, its fallback taken at the old parallelism (review row PR2)",
+        "a regional checkpoint after a scale-up, its fallback taken at the old parallelism (row PR2)",
         (
             Fix(
                 "pending-checkpoints-resolve",
@@ -357,12 +357,12 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
         "final-checkpoint-fallback",
         end_of_input_scope(),
         "a region whose source ends first while the other region's snapshot of the final checkpoint fails "
-        "(catalog F1, under the readings of review row N4)",
+        "(catalog F1, under the readings of row N4)",
         (
             Fix(
                 "finished-sinks-committed",
                 "the fallback notice counts toward the failed-region task's finalCheckpointCompleted (one reading of "
-                "PR #28963's 'same task-side checkpoint-complete RPC path', review row N4): the sink finishes on a "
+                "PR #28963's 'same task-side checkpoint-complete RPC path', row N4): the sink finishes on a "
                 "checkpoint that holds its fallback state, and its last transaction is never committed",
                 FLIP600_PR.with_(name="flip600-pr-fix-final-own-state", fallback_notice_at_task="latest-reported",
                                  max_failed_region_percent=50),
@@ -388,7 +388,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
         "late-ack-while-coordinators-fall-back",
         regional_coordinator_scope(),
         "a reader the timeout marked declined acknowledges while the regional completion waits for the split "
-        "enumerator's fallback (review rows N5, B9, B12)",
+        "enumerator's fallback (rows N5, B9, B12)",
         (
             Fix(
                 "split-ownership-consistent",
@@ -404,7 +404,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
             Fix(
                 "split-read-once",
                 "SourceCoordinator.checkpointCoordinatorForRegionFallback puts the timed-out reader's split back into "
-                "the live enumerator while the reader keeps it (review row B12, here after a timeout, row B9)",
+                "the live enumerator while the reader keeps it (row B12, here after a timeout, row B9)",
                 LATE_ACK_FIX,
                 "as above",
             ),
@@ -414,7 +414,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
         "standalone-store",
         two_region_scope(),
         "a regional checkpoint on a cluster without high availability, whose store is the "
-        "StandaloneCompletedCheckpointStore (review row B15)",
+        "StandaloneCompletedCheckpointStore (row B15)",
         (
             Fix(
                 "checkpoints-restorable",
@@ -437,7 +437,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
         "no-claim-start",
         two_region_scope(),
         "a job started from a snapshot in NO_CLAIM mode whose user deletes the snapshot once a checkpoint completed, "
-        "as Flink's documentation allows (review row PR4, catalog K7)",
+        "as Flink's documentation allows (row PR4, catalog K7)",
         (
             Fix(
                 "checkpoints-restorable",
@@ -458,7 +458,7 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
     FindingScope(
         "file-merging",
         two_region_scope(),
-        "FLIP-306 task-manager file merging under regional checkpoints (review row PR4, catalog K6)",
+        "FLIP-306 task-manager file merging under regional checkpoints (row PR4, catalog K6)",
         (
             Fix(
                 "checkpoints-restorable",
@@ -478,12 +478,12 @@ FLIP600_PR_FINDINGS: tuple[FindingScope, ...] = (
     FindingScope(
         "trigger-time-declines",
         closing_scope(),
-        "declines at the trigger (TASK_CLOSING) and the end of input of a bounded job (review rows B1, B8)",
+        "declines at the trigger (TASK_CLOSING) and the end of input of a bounded job (rows B1, B8)",
     ),
     FindingScope(
         "epoch-union-state",
         epoch_scope(),
-        "state that does not follow from the records consumed: an epoch in union list state (review row B18)",
+        "state that does not follow from the records consumed: an epoch in union list state (row B18)",
         (
             Fix(
                 "union-epoch-agreed",
@@ -509,7 +509,7 @@ READINGS: dict[str, Readings] = {
         "what a failed-region task's StreamTask does with the fallback notice: PR #28963 delivers it 'via the same "
         "task-side checkpoint-complete RPC path' and calls notifyRegionalCheckpointFallback, a no-op by default, on "
         "the operators; its StreamTask change (latestReportCheckpointId, finalCheckpointCompleted) is not in the "
-        "indexed code (review row N4); PR #28966's documentation adds that the notice survives task restarts and "
-        "is applied after the task recovers, which its code does not do (review row PR3): the fourth reading",
+        "indexed code (row N4); PR #28966's documentation adds that the notice survives task restarts and "
+        "is applied after the task recovers, which its code does not do (row PR3): the fourth reading",
     ),
 }

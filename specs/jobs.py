@@ -96,7 +96,7 @@ def forward_pipeline(p: int = 2) -> JobGraph:
 def pointwise_sides(p: int) -> JobGraph:
     """source(P) -forward()/rescale() (even offsets)-> 2PC sink(1), and -rebalance() (odd
     offsets)-> the same sink: one pointwise and one all-to-all input gate over one upstream
-    (seed 003's pattern changes flip the second)."""
+    (the pointwise-UC thread's pattern changes flip the second)."""
     return JobGraph(
         (
             Vertex("source", p, Role.SOURCE),
@@ -112,7 +112,7 @@ def pointwise_sides(p: int) -> JobGraph:
 def pointwise_sides_map() -> JobGraph:
     """source(1) -forward() (even offsets)-> stateless map(1) and -rebalance() (odd offsets)->
     the same map, then map -rebalance()-> 2PC sink(1): rescaling the map rescales all three
-    edges, one pointwise, one all-to-all that seed 003's pattern changes flip, and one that
+    edges, one pointwise, one all-to-all that the pointwise-UC thread's pattern changes flip, and one that
     stays all-to-all."""
     return JobGraph(
         (

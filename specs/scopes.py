@@ -75,7 +75,7 @@ def end_of_input_scope() -> Scope:
     (unbounded) never reaches.  A pipeline with a 2PC sink and a separate source
     (``pipeline-and-side``, two regions), bounded, one record per split, two checkpoints
     before end of input, one decline: a declined checkpoint is judged over the regions still
-    running, the finished side region left out (review row B3), and a checkpoint triggered
+    running, the finished side region left out (row B3), and a checkpoint triggered
     once every source FINISHED while the sink still runs is forced global at its trigger
     (rows B6, B8, N2).  With sources only (``sources-4``) the second never happens: once every
     source has FINISHED no task is left to trigger."""
@@ -89,7 +89,7 @@ def regional_union_scope() -> Scope:
     no records (each subtask ends when the scheduler says), two checkpoints, one decline.  A
     subtask that ended snapshots its final checkpoint while another, not ended, declines it:
     the regional content would hold the vertex partly finished, and FLIP-147's check aborts it
-    (``RegionalCheckpointHandler.finished_check``, review row N3).  No default scope with a
+    (``RegionalCheckpointHandler.finished_check``, row N3).  No default scope with a
     sink reaches this: the union vertex must have subtasks in different regions."""
     return scope("union-sources-4", records_per_split=0, bounded=True, max_checkpoints=2, max_failures=0, max_declines=1,
                  max_timeouts=0, max_lost_notifications=0)
@@ -102,7 +102,7 @@ def regional_coordinator_scope() -> Scope:
     checkpoints, one timeout.  A reader given its split after the first checkpoint does not
     acknowledge the second in time; the timeout marks it declined, the regional completion
     waits for the coordinators' fallback, and the reader's acknowledgement arrives meanwhile
-    (review row N5)."""
+    (row N5)."""
     return scope("enumerator-2-and-sides", records_per_split=0, bounded=False, max_checkpoints=2, max_failures=0,
                  max_declines=0, max_timeouts=1, max_lost_notifications=0)
 
@@ -151,7 +151,7 @@ def unaligned_scope() -> Scope:
 
 
 def pointwise_scope() -> Scope:
-    """Unaligned checkpoints on pointwise edges (seed 003), with a restore across each of the
+    """Unaligned checkpoints on pointwise edges (the pointwise-UC thread), with a restore across each of the
     four pattern changes at a new parallelism of the edge: job ``pointwise-sides-map``, one
     source feeding a stateless map over a forward edge (even offsets) and a rebalance edge (odd
     offsets), the map feeding a 2PC sink over a rebalance edge.  The rescaled job runs the map

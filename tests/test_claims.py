@@ -1,4 +1,4 @@
-"""The FLIP-600 thread's claims (seed 000), each decided by the model within a stated scope.
+"""The FLIP-600 thread's claims (the FLIP-600 thread), each decided by the model within a stated scope.
 
 Each test quotes the claim and states the verdict.  The claims about the final checkpoint and
 the ref chain are in ``test_flip600.py`` (both refuted, with their counterexample traces).
@@ -39,7 +39,7 @@ def _raorao_run(kind: str):
 
 
 def test_claim_worked_example_P4_2_1_even_split_reproduced():
-    """Seed 000 (Raorao, 26 Jun 2026), even-split: "concatenate: [A0,A1, B0,B1, C0,C1, D0,D1]
+    """the FLIP-600 thread (Raorao, 26 Jun 2026), even-split: "concatenate: [A0,A1, B0,B1, C0,C1, D0,D1]
     ... new subtask 0: [A0, A1, B0, B1] new subtask 1: [C0, C1, D0, D1]"; ckp101 "new-subtask 1
     decline, fallback to ckp100 -> [C0,C1,D0,D1] (ref=100)"; P=2 -> P=1 "[E0,E1,E2,E3, C0,C1,
     D0,D1]".  Verdict: REPRODUCED element for element, and the mixed checkpoint holds every
@@ -64,14 +64,14 @@ def test_claim_worked_example_P4_2_1_even_split_reproduced():
 
 
 def test_claim_union_mixing_adds_no_new_complexity_is_refuted_across_a_rescale():
-    """Seed 000 (Raorao, 26 Jun 2026): "Union is even simpler — each subtask always gets the
+    """the FLIP-600 thread (Raorao, 26 Jun 2026): "Union is even simpler — each subtask always gets the
     complete state, so mixing doesn't add new complexity", with ckp101 = new subtask 0's state
     and subtask 1's fallback "[A0,A1,B0,B1,C0,C1,D0,D1] (ref=100)".  Verdict: REFUTED.  The
     fallback of a union-state subtask after a rescale is the whole list it was restored with,
     so the mixed checkpoint holds the partitions that subtask 0 advanced twice: at their new
     offset and at ckp100's.  Restoring at P=1 keeps one entry per partition; keeping the last
     one rewinds partition 0 to offset 0, and its first record is read and emitted again.
-    Falling back to ckp100's subtask 1 instead (reference 8.1 step 6) loses partitions 2 and 3.
+    Falling back to ckp100's subtask 1 instead (mechanics note 8.1 step 6) loses partitions 2 and 3.
     Without a rescale in between both rules are safe (see the stalled-subtask test)."""
     job = _raorao_run(UNION)
     ckp101 = job.latest
@@ -95,7 +95,7 @@ def _without_origin(assignment):
 
 
 def test_claim_channel_state_redistribution_is_time_agnostic():
-    """Seed 000 (Raorao, 26 Jun 2026): "TaskStateAssignment maps handles by their channel
+    """the FLIP-600 thread (Raorao, 26 Jun 2026): "TaskStateAssignment maps handles by their channel
     metadata — time of origin is irrelevant. Per-subtask channel state and operator state come
     from the same checkpoint snapshot".  Verdict: HOLDS.  For the mixed ckp101 the channel-state
     assignment at every new parallelism is the one a global checkpoint with the same layout
@@ -119,7 +119,7 @@ def test_claim_channel_state_redistribution_is_time_agnostic():
 
 @pytest.mark.claims  # 7.5 s (the default run was 289 s)
 def test_claim_failed_subtask_is_a_stalled_subtask_holds_for_independent_regions_only():
-    """Seed 000 (Gen): "assume the failed subtask simply stopped making progress after the
+    """the FLIP-600 thread (Gen): "assume the failed subtask simply stopped making progress after the
     previous checkpoint instead of failing. The resulting checkpoint would naturally contain
     the latest snapshots from healthy subtasks and the previous snapshot from that subtask".
     Verdict: HOLDS where its premise holds, REFUTED where it does not.
@@ -149,7 +149,7 @@ def test_claim_failed_subtask_is_a_stalled_subtask_holds_for_independent_regions
 def test_claim_failed_subtask_is_a_stalled_subtask_refuted_for_snapshot_epoch_state():
     """Gen's claim again, where its premise does not hold (Roman, dev@ 3 Jul 2026: the
     equivalence holds only for state that is a deterministic function of the data consumed;
-    "globally agreed union state" such as an epoch is the counterexample; review row B18).
+    "globally agreed union state" such as an epoch is the counterexample; row B18).
     The sink keeps in union list state the id of the checkpoint each subtask last snapshotted
     (``StateKind.EPOCH``).  Verdict: REFUTED.  The regional checkpoint gives the union state
     the view {1, 2}: sink[0]'s entry from checkpoint 2, sink[1]'s from its fallback 1, which no

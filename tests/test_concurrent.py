@@ -120,7 +120,7 @@ def test_concurrent_checkpoints_hold_and_reach_every_concurrency_witness():
     """keyed-1x1 with two concurrent checkpoints and one lost notification: every property
     holds exhaustively, and two checkpoints are pending at once, a later one completes first
     and subsumes the older, and a task finishes on a later completion or with a later
-    checkpoint it acknowledged still pending (seed 004's 42/43/44)."""
+    checkpoint it acknowledged still pending (FLIP-147's 42/43/44)."""
     r = check(CONCURRENT, scope("keyed-1x1", records_per_split=1, max_checkpoints=2, max_failures=0, max_declines=0,
                                 max_timeouts=0, max_lost_notifications=1), workers=SEARCH_WORKERS)
     assert r.complete and r.ok, [v.reason for v in r.violated]

@@ -1,4 +1,4 @@
-"""FLIP-147's claims (seed 004), each decided by the model within a stated scope, and the
+"""FLIP-147's claims (FLIP-147), each decided by the model within a stated scope, and the
 FLIP-147 default scope.  Each test quotes the claim and states the verdict; the README's
 FLIP-147 section lists them."""
 
@@ -24,7 +24,7 @@ PARTIAL = ("a-checkpoint-with-a-partly-finished-vertex", "a-finished-subtask-res
 
 
 def test_claim_discarding_finished_state_is_safe_for_flip27_sources_not_for_legacy_ones():
-    """Seed 004: "g(I_F, ΔF) = Ø ... With legacy source API the source operators usually
+    """FLIP-147: "g(I_F, ΔF) = Ø ... With legacy source API the source operators usually
     discover all the splits on startup and record the progress of each split in a union list
     state. ... if we discard the state for the finished splits, we would re-read them after
     failover ... The new source API would overcome this issue".  Verdict: CONFIRMED both ways
@@ -43,12 +43,12 @@ def test_claim_discarding_finished_state_is_safe_for_flip27_sources_not_for_lega
 
 
 def test_claim_union_list_state_vertices_finish_all_at_once():
-    """Seed 004: "if an operator checkpoints UnionListState, it can only finish all at once. We
+    """FLIP-147: "if an operator checkpoints UnionListState, it can only finish all at once. We
     will decline checkpoints if not all of the tasks called finished and received
     notifyCheckpointComplete".  Verdict: NEEDED, and enough as Flink implements it.  Flink does
     not decline literally: ``finalizeCheckpoint`` aborts a checkpoint in which such a vertex
     would be partly finished (``PartialFinishingNotSupportedByStateException``, TASK_CLOSING,
-    not counted; reference-flink-uc D.3), so its fast subtasks wait for a checkpoint taken
+    not counted; UC note D.3), so its fast subtasks wait for a checkpoint taken
     after every subtask ended.  In union-2x2 (one checkpoint, no fault) that passes
     exhaustively with the abort witnessed; without it a checkpoint holds a partly finished
     union vertex and loses the finished subtask's part (22 steps)."""
@@ -60,10 +60,10 @@ def test_claim_union_list_state_vertices_finish_all_at_once():
 
 
 def test_claim_tasks_finishing_do_not_fail_pending_checkpoints():
-    """Seed 004, "Do Not Cancel Pending Checkpoint on Finish": "tasks finish should not fail the
+    """FLIP-147, "Do Not Cancel Pending Checkpoint on Finish": "tasks finish should not fail the
     checkpoints and we would change the behavior to waiting for all the pending checkpoints to
     finish before task get finished".  Verdict: HOLDS in the model's Flink (no rule aborts a
-    pending checkpoint when a task finishes, as in Flink 2.x, reference-flink-uc D.2), and it
+    pending checkpoint when a task finishes, as in Flink 2.x, UC note D.2), and it
     happens: in keyed-2x1 with one checkpoint and one failure a checkpoint completes after a
     task it was triggered with finished (the witness), and every property holds there
     exhaustively (as in the baseline's default scope, test_deep)."""
@@ -73,7 +73,7 @@ def test_claim_tasks_finishing_do_not_fail_pending_checkpoints():
 
 
 def test_a_union_abort_carrying_the_latest_completion_ends_the_wait_for_a_final_checkpoint():
-    """FLINK-21080 (reference-flink-uc D.3): sink[1] lost the completion of its final
+    """FLINK-21080 (UC note D.3): sink[1] lost the completion of its final
     checkpoint while sink[0] finished; every later checkpoint aborts (sink is a partly
     finished union-state vertex), and each abort notice carries the latest completed id, whose
     replay finishes sink[1].  The search is finite only because an abort notice carrying that
@@ -86,7 +86,7 @@ def test_a_union_abort_carrying_the_latest_completion_ends_the_wait_for_a_final_
 
 
 def test_claim_finish_on_the_first_completion_of_any_checkpoint_after_finish_42_43_44():
-    """Seed 004: "shutdown the task immediately after seeing first notifyCheckpointComplete(X),
+    """FLIP-147: "shutdown the task immediately after seeing first notifyCheckpointComplete(X),
     where X is any triggered checkpoint AFTER finish() ... If checkpoint 44 completes
     afterwards, it will still be valid".  Verdict: HOLDS.  The seed's scenario, scripted with
     three concurrent checkpoints: the sink ended before checkpoints 1, 2 and 3 (its final
@@ -116,7 +116,7 @@ def test_claim_finish_on_the_first_completion_of_any_checkpoint_after_finish_42_
 
 
 def test_claim_list_state_is_not_reassigned_without_rescaling():
-    """Seed 004, ListState: "If src 1 finishes its state will be cleared. Than if after a restore
+    """FLIP-147, ListState: "If src 1 finishes its state will be cleared. Than if after a restore
     the state of src 2 is assigned to src 1 ... later records from such partition will
     overtake earlier records".  Verdict: DOES NOT ARISE in Flink 2.x without rescaling: at an
     unchanged parallelism ``RoundRobinOperatorStateRepartitioner.repartitionState`` returns
@@ -139,7 +139,7 @@ def test_claim_list_state_is_not_reassigned_without_rescaling():
 
 
 def test_claim_stop_with_savepoint_drains_only_when_the_job_is_not_resumed():
-    """Seed 004: "for the first two cases [final checkpoint, stop-with-savepoint --drain], the
+    """FLIP-147: "for the first two cases [final checkpoint, stop-with-savepoint --drain], the
     job would not be expected to be restarted, thus we should flush all the records and
     commit all the records.  But for the third case [stop-with-savepoint], the job is expected
     to be re-started from the savepoint, thus in this case we should not flush".  Verdict:

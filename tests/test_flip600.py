@@ -1,4 +1,4 @@
-"""FLIP-600 regional checkpoints (seed 000): the mechanism, and the thread's claims decided."""
+"""FLIP-600 regional checkpoints (the FLIP-600 thread): the mechanism, and the thread's claims decided."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_regional_checkpoint_takes_the_failed_regions_state_from_the_last_checkp
 
 
 def test_K4_retention_that_ignores_refs_deletes_the_referenced_files():
-    """Seed 000: "Track ref_checkpoint_id in metadata to prevent premature cleanup of referenced
+    """the FLIP-600 thread: "Track ref_checkpoint_id in metadata to prevent premature cleanup of referenced
     historical checkpoints."  Without it, checkpoint 1 is subsumed and its files deleted."""
     m, w = _regional_run(FLIP600.with_(name="K4", retention_follows_refs=False))
     assert [c.id for c in w.coord.store] == [2]
@@ -74,7 +74,7 @@ def test_K4_retention_that_ignores_refs_deletes_the_referenced_files():
 
 
 def test_tier1_forces_global_and_tier2_resets():
-    """Seed 000, tier 1: "When consecutiveRegionalCount >= maxConsecutiveFailures, the next
+    """the FLIP-600 thread, tier 1: "When consecutiveRegionalCount >= maxConsecutiveFailures, the next
     checkpoint is forced to be global"; tier 2: "If that forced global checkpoint also fails ...
     aborted normally ... The counter is then reset"."""
     design = FLIP600_PROPOSED.with_(name="max1", max_consecutive_regional=1, tolerable_failed_checkpoints=5)
@@ -100,7 +100,7 @@ def test_regional_mode_is_disabled_across_blocking_edges():
 
 
 def test_claim_global_checkpoint_at_end_of_input_prevents_the_data_loss_is_refuted():
-    """Seed 000 (Raorao, 23 Jun 2026): "force a global checkpoint when the job is about to
+    """the FLIP-600 thread (Raorao, 23 Jun 2026): "force a global checkpoint when the job is about to
     terminate. When all sources are exhausted, the JM will mark the next checkpoint as mandatory
     global".  Verdict: REFUTED when regions exhaust their sources at different times.  Region 0
     ends first; checkpoint 2 is not forced global (source[1] still runs); sink[0] declines it,
@@ -135,7 +135,7 @@ def test_claim_refuted_from_scratch_and_fixed_by_waiting_for_an_own_checkpoint()
 
 
 def test_claim_ref_chain_bounded_by_max_consecutive_failures_is_refuted_by_tier2():
-    """Seed 000 (Raorao, 26 Jun 2026): "The reference chain can only grow as deep as
+    """the FLIP-600 thread (Raorao, 26 Jun 2026): "The reference chain can only grow as deep as
     maxConsecutiveFailures. Once a global checkpoint succeeds, it's a fresh start."  Verdict:
     REFUTED with tier 2 ("If that forced global checkpoint also fails ... The counter is then
     reset").  With maxConsecutiveFailures = 1: checkpoint 1 global, 2 regional (ref 1), 3 forced

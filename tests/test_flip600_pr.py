@@ -1,5 +1,5 @@
 """FLIP-600 as PR #28963/#28964 implement it (preset ``flip600-pr``): each rule of
-review-fidelity section B that the preset takes, against the thread's reading
+the sources page's rows B1-B18 that the preset takes, against the thread's reading
 (``flip600-proposed``) in the same run, and the PR's live enumerator add-back (row B12)."""
 
 from __future__ import annotations
@@ -221,7 +221,7 @@ def test_second_default_scope_reaches_the_prs_end_of_input_rules():
     exhaustively, and both end-of-input rules of the PR are reached: a declined checkpoint
     judged over the one region still running (the finished side region not counted, so a
     single region: it aborts), and a checkpoint triggered once every source FINISHED while the
-    sink still runs, which the trigger forces global (review row N2).  The thread's reading
+    sink still runs, which the trigger forces global (row N2).  The thread's reading
     (``flip600-regional``) has neither rule: not applicable there; the PR's rule read at the
     evaluation instead never reaches the second here."""
     from ckptcheck.checks.run.results import HIT, NOT_APPLICABLE, NOT_REACHED

@@ -1,5 +1,5 @@
 """FLIP-600 on two runtime paths outside the decline handler: a trigger RPC that reaches a task its
-task manager no longer has (review row T7), and a timeout while a regional completion waits for
+task manager no longer has (row T7), and a timeout while a regional completion waits for
 the coordinators' fallback (row T5, a reading)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The operator-event gateway between a split enumerator and its readers (``model.gateway``,
-review row N6): events sent between the coordinator's checkpoint and a reader's own wait in the
+row N6): events sent between the coordinator's checkpoint and a reader's own wait in the
 reader's closed gateway; the reader's snapshot, the checkpoint's end or the reader's failure
 release or drop them; FLIP-600 PR #28963 leaves a failed-region reader's gateway closed."""
 

@@ -1,4 +1,4 @@
-"""FLINK-4120's null-state checkpoint (seed 001) as a recovery strategy: the rules, a scripted
+"""FLINK-4120's null-state checkpoint (FLINK-4120) as a recovery strategy: the rules, a scripted
 recovery, the preset's scopes, what the model refuses, and the seed's claims with verdicts.
 The catalog entries built from the seed's conditions are checked with the others
 (``tests/test_catalog.py``)."""
@@ -96,7 +96,7 @@ def test_catalog_scope_holds_exhaustively_with_every_null_state_witness():
 
 
 def test_a_sink_v2_writer_discards_until_the_reinserted_barrier():
-    """Seed 001's sinks include Sink V2's: the writer restored from the latest checkpoint drops
+    """FLINK-4120's sinks include Sink V2's: the writer restored from the latest checkpoint drops
     the replayed records (its committables for them are in the committer's state), holds
     exhaustively; a writer that keeps them commits a record twice."""
     sc = scope("null-state-sink-v2", records_per_split=2, max_checkpoints=1, max_failures=1, max_declines=0,
@@ -161,7 +161,7 @@ def _variant(rules):
 
 
 def test_claim_the_pipeline_must_restart_from_the_null_state_checkpoint():
-    """Seed 001: "the pipeline must be restarted from the latter [the null-state checkpoint] to
+    """FLINK-4120: "the pipeline must be restarted from the latter [the null-state checkpoint] to
     restore the state at the former [the latest]".  Verdict: CONFIRMED in the catalog scope,
     exhaustively: restarting from the latest checkpoint leaves the window without the records
     it held (the state is not persisted), while the preset holds the same scope."""
@@ -174,7 +174,7 @@ def test_claim_the_pipeline_must_restart_from_the_null_state_checkpoint():
 
 
 def test_claim_the_null_state_checkpoint_is_the_most_recent_one_preceding_every_watermark():
-    """Seed 001: "The null-state checkpoint of the ongoing checkpoint is the most recent
+    """FLINK-4120: "The null-state checkpoint of the ongoing checkpoint is the most recent
     checkpoint preceding all the received null-state watermarks".  Verdict: CONFIRMED as the
     most recent safe choice, exhaustively in the catalog scope: one checkpoint more recent
     loses the window's oldest record, an older one (the job's start) is safe, it only replays
@@ -187,7 +187,7 @@ def test_claim_the_null_state_checkpoint_is_the_most_recent_one_preceding_every_
 
 
 def test_claim_the_order_of_barriers_and_watermarks_is_assumed():
-    """Seed 001: "assuming the pipeline preserves the relative order of barriers and
+    """FLINK-4120: "assuming the pipeline preserves the relative order of barriers and
     watermarks".  Verdict: the assumption is NEEDED.  With unaligned checkpoints a barrier
     overtakes a record: a watermark from the operator's state alone gives a null-state
     checkpoint after that record (the window is wrongly recomputed), and sinks that discard

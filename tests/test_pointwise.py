@@ -1,4 +1,4 @@
-"""Output channel state on POINTWISE edges at a restore (seed 003, the open PR
+"""Output channel state on POINTWISE edges at a restore (the pointwise-UC thread, the open PR
 apache/flink#28523): the PR's worked examples element for element, and every old buffer
 restored exactly once, to a downstream connected to its new producer, for every pattern change
 and every parallelism up to 6 at both ends; each wrong rule a reviewer would try loses or
@@ -60,7 +60,7 @@ def test_an_unchanged_edge_in_a_task_whose_descriptor_changed_loses_the_buffers_
 
 
 def test_the_prs_worked_examples():
-    # reference-flink-uc C.5; (T): values from the PR's PointwiseChannelMappingUtilsTest
+    # UC note C.5; (T): values from the PR's PointwiseChannelMappingUtilsTest
     assert inherited(PW, PW, 3, 3, 4, 3) == [[0], [1], [2], [2]]  # (T) for U0 and U3
     assert restored_output_buffers(PW, PW, 3, 3, 4, 3) == {(0, 0): [(0, 0)], (1, 1): [(1, 1)], (2, 2): [(2, 2)]}
     assert inherited(PW, PW, 4, 2, 2, 4) == [[0, 1, 2, 3], []]
@@ -122,7 +122,7 @@ def test_the_wrong_rules_a_reviewer_would_try_lose_or_duplicate_buffers():
 
 
 def test_claim_downstream_needs_only_round_robin_holds_for_the_assignment_not_for_the_channels():
-    """Seed 003: "Downstream: standard ROUND_ROBIN assignment, no special handling needed."
+    """the pointwise-UC thread: "Downstream: standard ROUND_ROBIN assignment, no special handling needed."
     Verdict: holds for which new subtask gets an old downstream's input state (ROUND_ROBIN,
     exactly once: the ``round-robin-once`` theorem), refuted for the channels.  A recovered
     input buffer must go to the channel of the new producer that writes its old upstream's
@@ -192,7 +192,7 @@ def test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes
 @pytest.mark.claims
 def test_claim_flink_21936_keyed_order_holds_in_its_scope_and_breaks_without_the_gate_wide_recovery():
     """FLINK-21936 ("UC recovery with parallelism changes may redistribute data ... breaking
-    ordering assumptions on KeyedStreams"), as seed 003 repeats it.  In ``pointwise_keyed_order_scope``
+    ordering assumptions on KeyedStreams"), as the pointwise-UC thread repeats it.  In ``pointwise_keyed_order_scope``
     (the map behind a forward edge rescaled 2 -> 1, two records of one key per split) the
     proposal keeps the per-key order, exhaustively, and so does today's aligned fallback.  The
     order rests on FLINK-19856: without the gate-wide recovery the primary-producer rule's

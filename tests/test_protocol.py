@@ -207,7 +207,7 @@ def test_flip147_plan_triggers_a_task_whose_pointwise_producer_finished():
 
 
 def test_a_finished_subtask_of_a_partly_finished_vertex_restarts_as_a_regular_task():
-    """reference-flink-uc D.4: only a fully finished vertex is deployed FINISHED_ON_RESTORE.
+    """UC note D.4: only a fully finished vertex is deployed FINISHED_ON_RESTORE.
     source[0] finished before checkpoint 2, source[1] did not: after a failure, source[0]
     restarts RUNNING with the empty ``FinishedOperatorSubtaskState`` (a FLIP-27 reader whose
     split is done: at its end) and ends its input again; the vertex is not finished at once."""

@@ -176,7 +176,7 @@ def test_hashmap_order_examples():
     assert java_hashmap_order(["a", "b"]) == ["a", "b"]
     assert java_hashmap_order(["State-1", "State-10"]) == ["State-10", "State-1"]
     # "Aa" and "BB" share Java hash 2112, so one bucket: put keeps insertion order,
-    # computeIfAbsent links at the head (review-fidelity.md, differential check, item 3)
+    # computeIfAbsent links at the head (``ckptcheck conform`` against Flink 2.3.0's jar)
     assert java_hashmap_order(["Aa", "BB"]) == ["Aa", "BB"]
     assert java_hashmap_order(["Aa", "BB"], compute_if_absent=True) == ["BB", "Aa"]
     # computeIfAbsent resizes before a call: 13 names stay in 16 buckets until one more call (of
@@ -245,7 +245,7 @@ def _elements(subtask):
 
 
 def test_seed_example_even_split_4_2_1():
-    """Seed 000 (Raorao, 26 Jun 2026): ckp100 P=4 [A0,A1],[B0,B1],[C0,C1],[D0,D1] -> P=2 gives
+    """the FLIP-600 thread (Raorao, 26 Jun 2026): ckp100 P=4 [A0,A1],[B0,B1],[C0,C1],[D0,D1] -> P=2 gives
     [A0,A1,B0,B1] and [C0,C1,D0,D1]; ckp101 mixes subtask 0's new [E0..E3] with subtask 1's
     fallback [C0,C1,D0,D1] (ref 100); P=2 -> 1 gives [E0,E1,E2,E3,C0,C1,D0,D1]."""
     ckp100 = [[_split(h, "s", [0, 1])] for h in "ABCD"]
@@ -257,7 +257,7 @@ def test_seed_example_even_split_4_2_1():
 
 
 def test_seed_example_union_4_2_1():
-    """Seed 000: the union variant: P=4 -> 2 gives everyone [A0..D1]; ckp101 = new [E0..E7] and
+    """the FLIP-600 thread: the union variant: P=4 -> 2 gives everyone [A0..D1]; ckp101 = new [E0..E7] and
     fallback [A0..D1]; P=2 -> 1 gives [E0..E7, A0..D1], the complete set."""
     ckp100 = [[(h, {"u": (UNION, (0, 1))})] for h in "ABCD"]
     p2 = repartition_operator_state(ckp100, 4, 2)
@@ -306,7 +306,7 @@ def test_channel_state_reassignment():
 
 
 def test_full_mapper_at_unchanged_parallelism_follows_flink_2_3():
-    """FLINK-35351 as Flink 2.3 has it (review-fidelity.md, differential check, item 4): A 1->1,
+    """FLINK-35351 as Flink 2.3 has it (``ckptcheck conform`` against Flink 2.3.0's jar): A 1->1,
     B 2->2, edge A->B with a FULL downstream mapper.  Flink compares B's *old* parallelism (2)
     with A's *new* one (1), so both B subtasks get [b0, b1] (and filter); an upstream that
     changed parallelism is not what decides it."""

@@ -226,7 +226,7 @@ def test_two_edges_between_one_pair_of_vertices_must_be_disjoint_side_outputs():
 
 
 def test_unaligned_pointwise_edges_with_flinks_redistribution_fail_a_rescaled_restore():
-    """Seed 003's opt-in (``unaligned_pointwise``) without the proposal's redistribution: the
+    """the pointwise-UC thread's opt-in (``unaligned_pointwise``) without the proposal's redistribution: the
     forward edge's in-flight data cannot be redistributed when the sink is rescaled, and the
     restore fails with Flink's ``UnsupportedOperationException``; Flink's default (the node
     aligns, FLINK-21945) has no channel state there, and the same scope holds."""

@@ -1,6 +1,6 @@
-"""The usability review's table of bad input (review-usability.md section 7): one test per case
+"""The usability review's table of bad input: one test per case
 that had no test of its own, parametrized by the case's id (``r002`` is row 2 of section 7.1, the
-previous audit's cases; ``N01`` is row N01 of section 7.2, the new ones).
+previous audit's cases; ``N01`` is case N01, the new ones).
 
 Each case runs the command of the table in a folder of its own, with its input files rebuilt
 there, and asserts the promise the re-run of the table saw kept: a refusal is exit 2 and exactly

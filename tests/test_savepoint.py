@@ -1,4 +1,4 @@
-"""Stop-with-savepoint (seed 004's "Stop with Savepoint [with Drain]" columns), with and without
+"""Stop-with-savepoint (FLIP-147's "Stop with Savepoint [with Drain]" columns), with and without
 ``--drain``, and resuming from the savepoint: scripted runs that pin each rule, and searches
 that reach every stop witness.  A stop that kept checkpoints running, put the savepoint into
 the store, let a no-drain stop ``endInput`` the operators, or dropped data after a no-drain

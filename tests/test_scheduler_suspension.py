@@ -1,7 +1,7 @@
 """``Scope.suspend_on_failure``: Flink 2.3's checkpoint scheduler, which stops while an execution
 is not RUNNING (``ExecutionTrackingCheckpointCoordinatorDeActivator``): a failure aborts the
 pending checkpoints at once, uncounted, and nothing is triggered while a restored subtask still
-reads its recovered input channel state (review rows N7 and N8)."""
+reads its recovered input channel state (rows N7 and N8)."""
 
 from __future__ import annotations
 

@@ -134,7 +134,7 @@ def settle(r: Run) -> Run:
 
 
 def test_a_fully_finished_vertex_runs_finished_on_restore_until_a_checkpoint_completes():
-    """reference-flink-uc D.4: the global committer's final checkpoint (2) comes after the
+    """UC note D.4: the global committer's final checkpoint (2) comes after the
     others finished; it fails before it learns that 2 completed.  The restore deploys source,
     writer and committer FINISHED_ON_RESTORE: running, input ended, EndOfData sent; they
     acknowledge checkpoint 3 as finished and finish only once it completed."""

@@ -1,6 +1,6 @@
 """Records that straddle two buffers (``Scope.spanning_records``): a consumer's deserializer holds
 a record's head while its tail is still queued, so a checkpoint can hold the record in two parts
-(reference-flink-uc A.6 step 1) that a restore must put back together.  Each scripted run fails
+(UC note A.6 step 1) that a restore must put back together.  Each scripted run fails
 on a model that records the parts on the wrong side, counts them twice, or joins them across
 virtual channels; the search tests fail on one that cannot tell FLINK-35351 from the fix."""
 

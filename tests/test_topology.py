@@ -38,7 +38,7 @@ def subpartitions(job: JobGraph) -> list[list[int]]:
 
 def test_pointwise_subpartition_index_follows_flink_when_upstream_is_smaller():
     """``computeVertexInputInfoForPointwise``: consumer c of a partition with k consumers reads
-    subpartition c % k (review-fidelity.md, differential check against Flink 2.3, item 1).
+    subpartition c % k (``ckptcheck conform`` against Flink 2.3.0's jar).
     S=2, T=5: partition 0 feeds 0, 1, 2 (subpartitions 0, 1, 2); partition 1 feeds 3 and 4,
     and Flink has 3 read subpartition 1 and 4 read subpartition 0, so a round-robin (rescale)
     producer sends its first record to consumer 4.  A rank-based index would give [3, 4]."""

@@ -414,7 +414,7 @@ INCREMENTAL_RUN = RUNS / "incremental-late-confirmation-p2.jsonl"
 
 
 def _the_registry_path(run) -> dict:
-    """The recording's own account of review rows T1/T2's path: the sink's snapshot of 2 before the
+    """The recording's own account of rows T1/T2's path: the sink's snapshot of 2 before the
     completion of 1 (so before its notice), the notice of 1 before its snapshot of 3, checkpoint
     2 completed before 3, the snapshot of 3's base pruned of checkpoint 1's re-uploaded files, and
     no acknowledgement refused."""

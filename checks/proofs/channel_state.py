@@ -1,6 +1,6 @@
 """Z3 proofs about the restore of channel state: the ``SubtaskStateMapper`` rules (ROUND_ROBIN
 and ARBITRARY, RANGE with its ambiguous subtasks, FULL and FIRST), the wiring of POINTWISE
-edges (``VertexInputInfoComputationUtils.computeVertexInputInfoForPointwise``) and seed 003's
+edges (``VertexInputInfoComputationUtils.computeVertexInputInfoForPointwise``) and the pointwise-UC thread's
 restore of output channel state on POINTWISE edges (``model.pointwise``, apache/flink#28523:
 each old buffer written exactly once, only to a connected downstream)."""
 

@@ -144,7 +144,7 @@ THEOREMS: tuple[Theorem, ...] = (
     ),
     Theorem(
         "pointwise-output-state-exactly-once",
-        "seed 003 / apache/flink#28523, for each pattern change A2A<->A2A, A2A<->PW, PW<->A2A, "
+        "the pointwise-UC thread / apache/flink#28523, for each pattern change A2A<->A2A, A2A<->PW, PW<->A2A, "
         "PW<->PW and all parallelisms 1..32768 at both ends, old and new: an old output buffer "
         "(u, d) goes to new downstream d mod newT and is written by exactly one new upstream "
         "(one that inherited u; on a new POINTWISE edge the lowest producer of that downstream; "

@@ -230,12 +230,12 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              "the job is started again from its stop's savepoint (without --drain, or after a failure ended it)",
              w_resumed_from_savepoint, lambda d, s: s.stop_with_savepoint == "no-drain" or (bool(s.stop_with_savepoint) and s.max_failures > 0)),
     Property("a-task-finishes-on-a-later-completion", SOMETIMES,
-             "FLIP-147: a task finishes on the completion of a checkpoint later than its final one (seed 004)",
+             "FLIP-147: a task finishes on the completion of a checkpoint later than its final one (FLIP-147)",
              w_finishes_on_later_completion,
              lambda d, s: s.bounded and d.checkpoints_after_tasks_finish
              and (s.max_lost_notifications > 0 or (s.max_declines or s.max_timeouts) > 0 and d.tolerable_failed_checkpoints > 0)),
     Property("a-task-finishes-with-a-checkpoint-pending", SOMETIMES,
-             "FLIP-147: a task finishes while a later checkpoint it acknowledged is pending (seed 004's 42/43/44)",
+             "FLIP-147: a task finishes while a later checkpoint it acknowledged is pending (FLIP-147's 42/43/44)",
              w_finishes_with_checkpoint_pending,
              lambda d, s: s.bounded and d.checkpoints_after_tasks_finish and d.max_concurrent_checkpoints > 1),
     Property("end-of-input-committables-committed", SOMETIMES,
@@ -304,7 +304,7 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              " while a newer one triggered forced is pending", w_force_flag_cleared_under_a_newer_checkpoint,
              lambda d, s: d.regional_checkpoints and d.max_concurrent_checkpoints > 1),
     Property("a-timeout-while-coordinators-fall-back", SOMETIMES,
-             "FLIP-600 (reading timeout-reevaluates, review row T5): a checkpoint times out while its regional completion waits"
+             "FLIP-600 (reading timeout-reevaluates, row T5): a checkpoint times out while its regional completion waits"
              " for the coordinators' fallback, and is judged again", w_timeout_while_coordinators_fall_back,
              lambda d, s: d.regional_wait_reentry == "timeout-reevaluates" and s.max_timeouts > 0),
     Property("a-new-coordinator-after-regional-checkpoints", SOMETIMES,
@@ -422,7 +422,7 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              "a restore at a new parallelism drops a replicated channel-state record the new partitioner sends elsewhere",
              w_replica_filtered, lambda d, s: _unaligned(d, s) and _rescales(d, s) and _filterable_keyed_edge(s)),
     *(Property(f"pointwise-restore-{short[was]}-to-{short[now]}", SOMETIMES,
-               f"seed 003: a rescaled restore puts back channel state of an edge that was {was} and is {now}",
+               f"the pointwise-UC thread: a rescaled restore puts back channel state of an edge that was {was} and is {now}",
                _w_pattern_change(was, now),
                lambda d, s, pair=(was, now): d.unaligned_pointwise and _unaligned(d, s) and pair in _pattern_changes(s))
       for short in ({"POINTWISE": "pw", "ALL_TO_ALL": "a2a"},)

@@ -77,7 +77,7 @@ def restorable(m: FlinkModel, w: World) -> str | None:
 def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
     """A record before its source's restore position has its effect in exactly one place on
     the way to each stateful vertex: the vertex's state, or the channel state of a channel
-    into the vertex or into a vertex between the source and it (reference-flink-uc A.6); a
+    into the vertex or into a vertex between the source and it (UC note A.6); a
     record at or after the position is in none of them (the source replays it).  A finished
     subtask's state is empty in Flink (FLIP-147 discards it), and a subtask of a partly
     finished vertex restarts from that empty state: the record's effect then counts as held
@@ -97,7 +97,7 @@ def _cut_verdict(m: FlinkModel, c: Completed) -> str | None:
         snaps = [c.snapshots[t] for t in tasks]
         partly_finished = any(s.finished for s in snaps)
         # union list state is a global view: a finished subtask's part of it is lost with the
-        # discarded state (seed 004, "UnionListState"), which is why Flink does not let such a
+        # discarded state (FLIP-147, "UnionListState"), which is why Flink does not let such a
         # vertex finish partly (CheckpointCoordinator.partly_finished_union_vertex)
         union = StateKind.UNION in topo.job.vertices[v].state
         window = topo.job.vertices[v].window
@@ -214,7 +214,7 @@ def shared_state_registered(m: FlinkModel, w: World) -> str | None:
 
 
 def per_key_order(m: FlinkModel, w: World) -> str | None:
-    """Records of one key reach the keyed operator in source order (seed 003, FLINK-21936: the
+    """Records of one key reach the keyed operator in source order (the pointwise-UC thread, FLINK-21936: the
     guarantee that unaligned checkpoints with rescaling can break).  A source emits a key's
     records in offset order over one channel, so in every run that keeps the order the keyed
     state holds, per key, a prefix of that key's records; a later record held while an earlier

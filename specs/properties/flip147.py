@@ -42,7 +42,7 @@ def describe_item(m: FlinkModel, producer: int, x: tuple) -> str:
 
 def no_data_after_end_of_data(m: FlinkModel, w: World) -> str | None:
     """No record or committable travels behind EndOfData: a task that has seen EndOfData on
-    every input drops whatever still arrives (``FinishedDataOutput``, reference-flink-uc A.9
+    every input drops whatever still arrives (``FinishedDataOutput``, UC note A.9
     item 4), silently.  Checked on the channel, before the drop: an item behind EndOfData in
     a channel, or in a channel whose EndOfData its consumer already took."""
     topo = m.topo
@@ -66,7 +66,7 @@ def no_data_after_end_of_data(m: FlinkModel, w: World) -> str | None:
 
 def writer_input_before_end_of_input(m: FlinkModel, w: World) -> str | None:
     """A Sink V2 writer takes no record once it reached end of input: ``processElement`` then
-    throws ``IllegalStateException`` (reference-flink-uc D.5).  A writer restores its end of
+    throws ``IllegalStateException`` (UC note D.5).  A writer restores its end of
     input from ``end_of_input_state`` (``initializeState``), so this catches a restore that
     gives a writer that ended more input: a job resumed from a stop's ``--drain`` savepoint
     whose sources had not read everything.  A record a writer discards during a FLINK-4120
@@ -229,7 +229,7 @@ def w_finished_subtask_restarts(m, prev: World, a, nxt: World) -> str | None:
 
 
 def w_checkpoint_survives_a_finish(m, prev: World, a, nxt: World) -> str | None:
-    """Seed 004, "Do Not Cancel Pending Checkpoint on Finish": a checkpoint completes although a
+    """FLIP-147, "Do Not Cancel Pending Checkpoint on Finish": a checkpoint completes although a
     task it was triggered with finished while it was pending."""
     if nxt.coord.completed_count <= prev.coord.completed_count:
         return None
@@ -250,7 +250,7 @@ def _finishing(prev: World, nxt: World):
 
 
 def w_finishes_on_later_completion(m, prev: World, a, nxt: World) -> str | None:
-    """Seed 004: a task finishes on the completion of a checkpoint later than its final one
+    """FLIP-147: a task finishes on the completion of a checkpoint later than its final one
     ("the first notifyCheckpointComplete(X), where X is any triggered checkpoint AFTER
     finish()"): its final checkpoint was aborted or its completion notice lost."""
     for t in _finishing(prev, nxt):
@@ -262,7 +262,7 @@ def w_finishes_on_later_completion(m, prev: World, a, nxt: World) -> str | None:
 
 
 def w_finishes_with_checkpoint_pending(m, prev: World, a, nxt: World) -> str | None:
-    """Seed 004's 42/43/44 scenario: a task finishes on a completion while a later checkpoint
+    """FLIP-147's 42/43/44 scenario: a task finishes on a completion while a later checkpoint
     it acknowledged is still pending ("If checkpoint 44 completes afterwards, it will still be
     valid")."""
     for t in _finishing(prev, nxt):

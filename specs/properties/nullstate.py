@@ -17,7 +17,7 @@ def _null_state(design, scope) -> bool:
 
 # -- always ------------------------------------------------------------------------------------
 def recomputed_state_matches(m: FlinkModel, w: World) -> str | None:
-    """Seed 001: "the pipeline must be restarted from the latter to restore the state at the
+    """FLINK-4120: "the pipeline must be restarted from the latter to restore the state at the
     former": when the re-inserted barrier of checkpoint L passed a recomputable operator, its
     rebuilt state is the one L held (the ghost ``TaskState.recomputed`` keeps a difference)."""
     for t, ts in enumerate(w.tasks):

@@ -3,7 +3,7 @@ bounded refCheckpointId chain, and the split enumerator's and union state's prop
 failed region's fallback puts at risk (each split held once, read once, one epoch per union
 state; they apply to every design whose job has a split enumerator or epoch state); then the
 witnesses of regional completions, forced global checkpoints, timeouts that complete regionally,
-and a split returned to the live enumerator (the review rows each docstring cites)."""
+and a split returned to the live enumerator (the rows each docstring cites)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from .base import _first_over_store, rec
 def split_ownership(m: FlinkModel, w: World) -> str | None:
     """In every retained checkpoint each enumerator split is in exactly one place: unassigned in
     the enumerator's state or held by one reader; or nowhere once read to the end, which needs
-    its records in the downstream state (seed 000: checkpointCoordinatorForRegionFallback "to
+    its records in the downstream state (the FLIP-600 thread: checkpointCoordinatorForRegionFallback "to
     produce consistent snapshots against the mixed view")."""
     return _first_over_store(m, w, _ownership_verdict) if m.enumerator.readers else None
 
@@ -54,7 +54,7 @@ def union_epoch_agreed(m: FlinkModel, w: World) -> str | None:
     list entry is the id of the checkpoint it snapshotted (``StateKind.EPOCH``), so in a
     checkpoint every task took part in they are all equal, and a restore shows each subtask the
     same agreed value.  A regional checkpoint whose failed region falls back composes a view no
-    run of global checkpoints has (Roman, dev@ 3 Jul 2026: "{100, 101}"; review row B18)."""
+    run of global checkpoints has (Roman, dev@ 3 Jul 2026: "{100, 101}"; row B18)."""
     store = w.coord.store
     for c in store:
         why = _epoch_verdict(m.model_of(c), c, store)
@@ -99,7 +99,7 @@ def split_read_once(m: FlinkModel, w: World) -> str | None:
     until it asks for the next one, so a second holder means the enumerator handed the split
     out again while (or after) the first reader read it: its records are read twice.  Every
     path by which a split returns to the enumerator in Flink restarts its reader first
-    (``subtaskReset`` -> ``addSplitsBack``); PR #28963's fallback does not (review row B12)."""
+    (``subtaskReset`` -> ``addSplitsBack``); PR #28963's fallback does not (row B12)."""
     readers = m.enumerator.readers
     if not readers:
         return None
@@ -122,7 +122,7 @@ def w_event_held_by_gateway(m: FlinkModel, prev: World, a, nxt: World) -> str | 
     """A reader's operator-event gateway, closed at the coordinator's checkpoint, held the
     ``AddSplitEvent`` of a split the enumerator assigned meanwhile, and releases it now: after
     the reader's own snapshot, or when the checkpoint completed or aborted (``model.gateway``,
-    review row N6).  So the enumerator's snapshot had the split unassigned and the reader's had
+    row N6).  So the enumerator's snapshot had the split unassigned and the reader's had
     none: the checkpoint holds it once."""
     if not prev.coord.held:
         return None
@@ -153,7 +153,7 @@ def w_gateway_left_closed(m: FlinkModel, prev: World, a, nxt: World) -> str | No
 
 
 def w_fallback_notice_survives_restart(m, prev: World, a, nxt: World) -> str | None:
-    """FLIP-600's reading ``replayed-after-restart`` (review row PR3): a restore hands a restarted
+    """FLIP-600's reading ``replayed-after-restart`` (row PR3): a restore hands a restarted
     task the fallback notice its failed attempt had not processed."""
     if type(a) is not Restore:
         return None
@@ -194,7 +194,7 @@ def w_force_flag_cleared_under_a_newer_checkpoint(m, prev: World, a, nxt: World)
 
 
 def w_timeout_while_coordinators_fall_back(m, prev: World, a, nxt: World) -> str | None:
-    """FLIP-600 (``regional_wait_reentry = "timeout-reevaluates"``, review row T5): a checkpoint's
+    """FLIP-600 (``regional_wait_reentry = "timeout-reevaluates"``, row T5): a checkpoint's
     timer fires while its regional completion waits for the coordinators' fallback."""
     if type(a) is Timeout:
         p = pending_of(prev.coord, a.checkpoint)
@@ -221,7 +221,7 @@ def pending_checkpoints_resolve(m: FlinkModel, w: World) -> str | None:
 
 def ref_chain_bounded(m: FlinkModel, w: World) -> str | None:
     """FLIP-600: following refCheckpointId from any retained checkpoint takes at most
-    max_consecutive_regional hops (seed 000: "The reference chain can only grow as deep as
+    max_consecutive_regional hops (the FLIP-600 thread: "The reference chain can only grow as deep as
     maxConsecutiveFailures")."""
     limit = m.design.max_consecutive_regional
     by_id = {c.id: c for c in w.coord.store}
@@ -267,7 +267,7 @@ def w_forced_global(m, prev: World, a, nxt: World) -> str | None:
 
 def w_timeout_completes_regionally(m, prev: World, a, nxt: World) -> str | None:
     """PR #28964: a timeout marks the silent tasks declined and the checkpoint completes
-    regionally (review row B9)."""
+    regionally (row B9)."""
     if type(a) is Timeout and nxt.coord.completed_count > prev.coord.completed_count and any(nxt.coord.store[-1].refs):
         c = nxt.coord.store[-1]
         who = ", ".join(m.topo.names[t] for t, r in enumerate(c.refs) if r)
@@ -277,8 +277,8 @@ def w_timeout_completes_regionally(m, prev: World, a, nxt: World) -> str | None:
 
 def w_split_returns_live(m, prev: World, a, nxt: World) -> str | None:
     """PR #28963: a regional completion puts a failed reader's split back into the live
-    enumerator while the reader keeps it (review row B12), in the step that completes it or,
-    when the completion waits for the coordinators (review row N5), in the step that judges it.
+    enumerator while the reader keeps it (row B12), in the step that completes it or,
+    when the completion waits for the coordinators (row N5), in the step that judges it.
     (A failover's add-back returns the splits of readers it restarted: none of them holds one.)"""
     back = sorted(set(nxt.coord.unassigned) - set(prev.coord.unassigned))
     held = [s for s in back if any(ts.split == s and ts.status == RUNNING for ts in nxt.tasks)]
@@ -312,7 +312,7 @@ def _evaluated_declined(prev: World, nxt: World):
 
 
 def w_finished_region_not_counted(m, prev: World, a, nxt: World) -> str | None:
-    """PR #28963 (``regions_of_running_tasks``, review row B3): a declined checkpoint is judged
+    """PR #28963 (``regions_of_running_tasks``, row B3): a declined checkpoint is judged
     over the regions of the tasks it waited for (``regionIdProvider`` over
     ``tasksToWaitFor``), so a region whose tasks had all finished is not counted in the
     failure ratio.  (A job with a BLOCKING or HYBRID edge is one region here: nothing to leave
@@ -331,11 +331,11 @@ def w_finished_region_not_counted(m, prev: World, a, nxt: World) -> str | None:
 
 
 def w_finished_sources_force_global(m, prev: World, a, nxt: World) -> str | None:
-    """PR #28964 (``end_of_input_rule = "finished-sets-force"``, review rows B6 and B8): a
+    """PR #28964 (``end_of_input_rule = "finished-sets-force"``, rows B6 and B8): a
     declined checkpoint that was triggered as a regional one, and whose failed regions are
     within the ratio, is judged forced global because every source is FINISHED at its
     evaluation (``checkAllSourcesFinishedAndForceGlobal`` sets the shared flag), so it aborts
-    instead of completing regionally.  Under ``"finished-forces-at-trigger"`` (review row N2):
+    instead of completing regionally.  Under ``"finished-forces-at-trigger"`` (row N2):
     a checkpoint triggered once every source FINISHED, whose trigger set the flag."""
     if m.design.end_of_input_rule == "finished-forces-at-trigger":
         if (not prev.coord.force_global and nxt.coord.force_global and len(nxt.coord.pending) > len(prev.coord.pending)
@@ -361,7 +361,7 @@ def w_finished_sources_force_global(m, prev: World, a, nxt: World) -> str | None
 def w_closing_task_falls_back(m, prev: World, a, nxt: World) -> str | None:
     """A regional checkpoint completes with a failed region whose declining task had finished
     before its trigger arrived (TASK_CLOSING): the PR treats every decline reason alike
-    (review row B1), so that task's state is its fallback's, not a finished state."""
+    (row B1), so that task's state is its fallback's, not a finished state."""
     if nxt.coord.completed_count > prev.coord.completed_count and any(nxt.coord.store[-1].refs):
         c = nxt.coord.store[-1]
         done = [t for t, r in enumerate(c.refs) if r and nxt.tasks[t].status == FINISHED]
@@ -418,7 +418,7 @@ def w_regional_union_state_abort(m, prev: World, a, nxt: World) -> str | None:
 
 
 def w_late_ack_while_coordinators_fall_back(m, prev: World, a, nxt: World) -> str | None:
-    """PR #28963 (``regional_completion`` waiting for the coordinators, review row N5): an
+    """PR #28963 (``regional_completion`` waiting for the coordinators, row N5): an
     acknowledgement from a task the timeout marked declined reaches a checkpoint that was judged
     regional and waits for the coordinators' fallback; it replaces the task's grafted state
     (``futures-late-ack-overwrites``) or is discarded at the completion."""

@@ -1,9 +1,9 @@
 """The properties and witnesses of unaligned checkpoints and of rescaling: channel state (input
 and output, a record spanning both), its exact redistribution to another parallelism
-(``StateAssignmentOperation``, seed 003), barriers overtaking records, the switch from aligned to
+(``StateAssignmentOperation``, the pointwise-UC thread), barriers overtaking records, the switch from aligned to
 unaligned (aligned-checkpoint-timeout, FLINK-27251), recovered output re-sent before new records
 (FLINK-19856), a finishing task waiting for its consumers (``getAllDataProcessedFuture``),
-rescales with the ``RecordFilter``, and seed 003's four POINTWISE/ALL_TO_ALL pattern changes."""
+rescales with the ``RecordFilter``, and the pointwise-UC thread's four POINTWISE/ALL_TO_ALL pattern changes."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def channel_state(m: FlinkModel, c: Completed) -> tuple[tuple[int, str, tuple], 
 def rescaled_channel_state_exact(m: FlinkModel, w: World) -> str | None:
     """Every retained checkpoint's channel state, redistributed to each other parallelism the
     scope may restart the job at (``StateAssignmentOperation.channel_state`` of that
-    configuration), puts every record of it back exactly once: seed 003's "no buffer is lost or
+    configuration), puts every record of it back exactly once: the pointwise-UC thread's "no buffer is lost or
     restored twice", checked on the checkpoint before any restart needs it.  A restore Flink
     refuses is ``restores-succeed``'s verdict, not this one's."""
     configs = m.configs
@@ -407,7 +407,7 @@ def _pattern_changes(scope) -> set[tuple[str, str]]:
 
 def _w_pattern_change(was: str, now: str) -> Callable:
     """Witness: a restore at a new parallelism across the pattern change ``was`` -> ``now``
-    (seed 003's four cases) put channel state of such an edge back, the edge itself rescaled
+    (the pointwise-UC thread's four cases) put channel state of such an edge back, the edge itself rescaled
     (one of its ends at a new parallelism)."""
 
     def check(m, prev: World, a, nxt: World) -> str | None:

@@ -1,0 +1,158 @@
+"""The extension points: the component methods a design variant may override, kept stable.
+
+A FLIP author keeps a variant in a repository of their own and runs it again when the PR
+changes, so a model that learns something must not break it.  Each point below is a method a
+variant may override; the docs list them with their signatures and what each does
+(``docs/pages/designs.md``, generated).  When a point's signature changes, the old one goes into
+``was`` with an adapter: a variant written against it still loads (``Design`` adapts its
+override, with a warning naming the change), and one that fits neither is refused in one line
+naming the method and today's signature (``VariantSignatureError``).  The changelog
+(``docs/pages/changelog.md``) lists every change.  Other methods may change without notice.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+class VariantSignatureError(TypeError):
+    """A variant overrides an extension point with a signature the model cannot call."""
+
+
+@dataclass(frozen=True)
+class Was:
+    """A signature an extension point had before: its parameters after ``self``, the change that
+    ended it, and how an override of that signature is called today."""
+
+    params: tuple[str, ...]
+    until: str
+    adapt: Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+@dataclass(frozen=True)
+class ExtensionPoint:
+    component: str  # the model's component class a variant subclasses (the method may sit in a part of it)
+    method: str
+    was: tuple[Was, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return f"{self.component}.{self.method}"
+
+
+def _drop_cp(old):
+    return lambda self, tx, t, cp: old(self, tx, t)
+
+
+def _drop_null_checkpoint(old):
+    return lambda self, t, snap, plan, null_checkpoint=None: old(self, t, snap, plan)
+
+
+def _drop_old_side(old):
+    return lambda self, e, ambiguous, consumer_index, r, *, old_consumer=None, old_producer=None: old(
+        self, e, ambiguous, consumer_index, r)
+
+
+_POINTS = {
+    "CheckpointCoordinator": ("maybe_finalize", "complete", "abort", "tasks_to_trigger", "can_trigger", "periodic_scheduler_running",
+                              "partly_finished_union_vertex", "send_complete", "send_abort", "send_fallback", "send_trigger",
+                              "receive_decline", "latest_completed_for"),
+    "RegionalCheckpointHandler": ("regions", "notice_for_failed_region", "fallback_state", "try_complete"),
+    "CompletedCheckpointStore": ("retained_ids", "referenced", "discard"),
+    "SharedStateRegistry": ("unregister_unused",),
+    "CheckpointBarrierHandler": ("on_barrier", "is_blocked", "on_alignment_timeout"),
+    "StreamTask": ("deliver", "output_state", "persists_on_poll", "ready_to_finish", "recovery_phase", "start_unaligned",
+                   "final_checkpoint_done", "needs_final_checkpoint", "on_fallback", "on_complete"),
+    "TwoPhaseCommitSink": ("commit_up_to",),
+    "SinkWriterOperator": ("prepare_snapshot_pre_barrier",),
+    "CommitterOperator": ("state", "forwards_end_of_data"),
+    "SourceReader": ("restore_position", "finished_split_position"),
+    "OperatorCoordinatorHolder": ("close_gateways",),
+    "FailoverStrategy": ("tasks_to_restart",),
+    "StateAssignmentOperation": ("input_state_assignment", "keeps", "keyed", "state_mappers", "route_edge", "peer_edge",
+                                 "has_rescaling_descriptor"),
+    "PointwiseStateAssignment": ("new_consumer_of", "primary_upstream"),
+    "NullStateRecovery": ("restored_state", "reported_watermark", "null_state_checkpoint", "retained_for_recovery", "replaying",
+                          "reinsert_position", "discards", "kept_in_replay", "in_flight_watermark"),
+    "TaskLocalStateStore": ("restored",),
+}
+
+_WAS = {
+    "CheckpointBarrierHandler.on_alignment_timeout": (
+        Was(("tx", "t"), "2026-11-22: the timer names its checkpoint (cp)", _drop_cp),),
+    "NullStateRecovery.restored_state": (
+        Was(("t", "snap", "plan"), "2026-11-25: the null-state checkpoint is passed in (null_checkpoint)", _drop_null_checkpoint),),
+    "StateAssignmentOperation.keeps": (
+        Was(("e", "ambiguous", "consumer_index", "r"), "2026-11-25: the old side of the virtual channel is passed in"
+            " (old_consumer, old_producer)", _drop_old_side),),
+}
+
+POINTS: tuple[ExtensionPoint, ...] = tuple(
+    ExtensionPoint(component, method, _WAS.get(f"{component}.{method}", ()))
+    for component, methods in _POINTS.items() for method in methods)
+
+
+def _binds(fn: Callable[..., Any], like: inspect.Signature, required_only: bool = False) -> bool:
+    """Can ``fn`` be called as a method with every parameter of ``like`` (after ``self``; with
+    ``required_only``, those without a default), the positional ones by position and the
+    keyword-only ones by name?"""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # pragma: no cover - a builtin: nothing to check
+        return True
+    params = [p for p in list(like.parameters.values())[1:] if not (required_only and p.default is not p.empty)]
+    args = [None for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    kwargs = {p.name: None for p in params if p.kind is p.KEYWORD_ONLY}
+    try:
+        sig.bind(None, *args, **kwargs)
+    except TypeError:
+        return False
+    return True
+
+
+def _old(params: tuple[str, ...]) -> inspect.Signature:
+    names = ("self",) + params
+    return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
+
+
+def checked_variant(cls: type, base: type) -> None:
+    """Check the overrides of extension points in component class ``cls`` (a subclass of
+    ``base``): one written against a previous signature is adapted in place (a warning says
+    which); one that fits no signature raises ``VariantSignatureError`` in one line."""
+    if cls is base:
+        return
+    model_classes = [k for k in cls.__mro__ if k.__module__.startswith(base.__module__.rpartition(".")[0] + ".")]
+    named = {k.__name__ for k in model_classes}
+    for point in POINTS:
+        if point.component not in named:
+            continue
+        owner = next((k for k in model_classes if point.method in vars(k)), None)
+        if owner is None:  # pragma: no cover - tests/test_variant_api.py checks every point exists
+            continue
+        today = vars(owner)[point.method]
+        for klass in cls.__mro__:
+            if klass is owner:
+                break
+            fn = vars(klass).get(point.method)
+            if fn is None or not callable(fn) or getattr(fn, "__adapted_from__", None) is not None:
+                continue
+            now = inspect.signature(today)
+            if _binds(fn, now):
+                break
+            was = next((w for w in point.was if _binds(fn, _old(w.params))), None)
+            if was is None and _binds(fn, now, required_only=True):
+                break  # it leaves out optional parameters, which the model passes only where an override takes them
+            if was is None:
+                raise VariantSignatureError(
+                    f"{klass.__qualname__}.{point.method}{inspect.signature(fn)}: {point.name} is called as"
+                    f" {point.method}{now} (docs/pages/changelog.md)")
+            adapted = functools.wraps(fn)(was.adapt(fn))
+            adapted.__adapted_from__ = fn  # type: ignore[attr-defined]
+            setattr(klass, point.method, adapted)
+            warnings.warn(f"{klass.__qualname__}.{point.method}: written for {point.method}(self, {', '.join(was.params)}),"
+                          f" the signature until {was.until}; adapted (today: {point.method}{now})", stacklevel=2)
+            break
