@@ -8,8 +8,9 @@ entry of ``specs.catalog``), ``designs`` (every preset's knobs that differ from
 ``flink-baseline`` and the components it replaces), ``default-scopes`` (every preset's default
 scopes and the figures measured for them, ``specs.scopes.KNOWN_FIGURES``), ``properties``
 (every property and witness of ``specs.properties``), ``conform`` (the conform families),
-``flink-index`` (every Flink method a rule follows, from the rules' ``follows`` tags) and
-``extension-points`` (the methods a variant may override, ``model.surface``).
+``flink-index`` (every Flink method a rule follows, from the rules' ``follows`` tags),
+``extension-points`` (the methods a variant may override, ``model.surface``) and ``readings``
+(every reading a knob value selects, ``model.reading``).
 """
 
 from __future__ import annotations
@@ -121,6 +122,23 @@ def flink_index() -> str:
     return "\n".join(rows) + "\n"
 
 
+def readings() -> str:
+    """Every reading (``model.reading.READINGS``): the knob value that selects it, the component it
+    changes, the methods it overrides and what it follows."""
+    from ckptcheck.model.design import COMPONENTS
+    from ckptcheck.model.reading import READINGS
+
+    rows = ["| knob = value | reading | component | overrides | follows |", "| --- | --- | --- | --- | --- |"]
+    for (knob, value), classes in sorted(READINGS.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+        for cls in classes:
+            field = next(n for n, c in COMPONENTS.items() if issubclass(cls, c))
+            methods = sorted({m for k in cls.__mro__ if k.__module__ == cls.__module__ and k is not COMPONENTS[field]
+                              for m, fn in vars(k).items() if callable(fn) and not m.startswith("__")})
+            rows.append(f"| `{knob} = {value!r}` | `{cls.__name__}` | `{field}` | {', '.join(f'`{m}`' for m in methods)} |"
+                        f" {_cell(cls.follows)} |")
+    return "\n".join(rows) + "\n"
+
+
 def extension_points() -> str:
     """Every extension point (``model.surface.POINTS``): its signature, what it does (its
     docstring's first sentence) and the signatures it had before."""
@@ -145,7 +163,7 @@ def extension_points() -> str:
 
 TABLES: dict[str, Callable[[], str]] = {
     "catalog": catalog, "designs": designs, "default-scopes": default_scopes, "properties": properties, "conform": conform,
-    "figures": figures, "flink-index": flink_index, "extension-points": extension_points,
+    "figures": figures, "flink-index": flink_index, "extension-points": extension_points, "readings": readings,
 }
 
 

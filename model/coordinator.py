@@ -279,16 +279,8 @@ class CheckpointCoordinator(TriggerMixin, Component):
         failed-region task is told the checkpoint its state really comes from: refs are
         followed, since a fallback may itself be a fallback, and committing a transaction that
         the task pre-committed for a checkpoint that does not hold its state commits records a
-        restore of that checkpoint replays."""
-        if not store:
-            return 0
-        c = store[-1]
-        if not self.design.own_state_commit_bound:
-            return c.id
-        by_id = {x.id: x for x in store}
-        while c.refs and c.refs[t] and c.refs[t] in by_id:
-            c = by_id[c.refs[t]]
-        return c.refs[t] if c.refs and c.refs[t] else c.id
+        restore of that checkpoint replays (``model.flip600.OwnStateCommitBound``)."""
+        return store[-1].id if store else 0
 
     @follows("CheckpointCoordinator.sendAbortedMessages")
     def notify_aborted(self, tx: Tx, pending: Pending, skip=frozenset()) -> None:
@@ -381,8 +373,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         abort goes over ``tolerable_failed_checkpoints``.  Then the successor does not depend
         on who declined: the failover cancels every subtask and drops every ack in flight,
         the decliner's too; ``FlinkModel.step`` computes such declines once per world."""
-        if self.design.regional_checkpoints and (self.design.forced_checkpoint_waits
-                                                 or not pending_checkpoint(w.coord, cp).global_only):
+        if self.design.regional_checkpoints and not self.regional.decline_aborts(w, cp):
             return False
         return self.over_tolerable(w.coord.failed_count + 1)
 

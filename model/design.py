@@ -30,6 +30,8 @@ from .sinkv2 import CommitterOperator, GlobalCommitterOperator, SinkWriterOperat
 from .sources import SourceReader, SplitEnumerator
 from .store import CompletedCheckpointStore, FileMergingSnapshotManager
 from .surface import checked_variant
+from .reading import READINGS, composed
+from . import flip600  # noqa: F401  (registers FLIP-600's readings)
 from .task import StreamTask
 
 
@@ -540,6 +542,18 @@ class Design:
                     f" (from {base.__module__}), got {cls!r}"
                 )
             checked_variant(cls, base)
+        read = {k for k, _ in READINGS}
+        overridden: dict[str, type] = {}
+        for r in self.readings():
+            for method in (m for m in vars(r) if callable(vars(r)[m]) and not m.startswith("__")):
+                other = overridden.setdefault(f"{next(n for n, c in COMPONENTS.items() if issubclass(r, c))}.{method}", r)
+                if other is not r and not issubclass(r, other) and not issubclass(other, r):
+                    raise ValueError(f"design {self.name!r}: readings {other.__name__} ({getattr(other, 'knob', '')}) and"
+                                     f" {r.__name__} ({getattr(r, 'knob', '')}) both change {method}")
+        for k in KNOBS:
+            value = getattr(self, k.name)
+            if k.name in read and value != k.default and (k.name, value) not in READINGS:  # pragma: no cover - a knob's choices
+                raise ValueError(f"design {self.name!r}: {k.name} = {value!r} has no reading (model.flip600)")
         problem = knob_conflict(self.knobs())
         if problem:
             raise ValueError(f"design {self.name!r}: {problem}")
@@ -549,6 +563,16 @@ class Design:
 
     def knobs(self) -> dict[str, Any]:
         return {k.name: getattr(self, k.name) for k in KNOBS}
+
+    def readings(self) -> tuple[type, ...]:
+        """The readings this design's knob values select (``model.reading``), in knob order."""
+        return tuple(r for k in KNOBS for r in READINGS.get((k.name, getattr(self, k.name)), ()))
+
+    def component_class(self, name: str) -> type[Component]:
+        """The class the model runs for design field ``name``: the design's class, with the
+        readings for that component its knob values select mixed in after it."""
+        base = COMPONENTS[name]
+        return composed(getattr(self, name), tuple(r for r in self.readings() if issubclass(r, base)))
 
     def components(self) -> dict[str, str]:
         """Design field -> the qualified name of its class (for reports and traces)."""

@@ -68,17 +68,22 @@ class TaskLocalStateStore(Component):
             tx.tasks[t] = ts._replace(local=tuple(x for x in ts.local if x[0] != cp))
 
     def on_fallback(self, tx: Tx, t: int, cp: int) -> None:
-        """FLIP-600's fallback notice of regional checkpoint ``cp`` reaches the task manager: under
-        ``fallback-drops-copy`` the copy of ``cp``, which ``cp`` does not hold, goes."""
-        if self.design.local_recovery_rule == "fallback-drops-copy":
-            self.abort(tx, t, cp)
+        """FLIP-600's fallback notice of regional checkpoint ``cp`` reaches the task manager:
+        nothing happens to the store (``as-flink``; ``model.flip600.FallbackDropsCopy`` reads it
+        otherwise)."""
 
     @follows("TaskStateManagerImpl.prioritizedOperatorState")
     def restored(self, ts, cp: int, snap: Snapshot, ref: int) -> tuple[Snapshot, tuple]:
         """A restore of checkpoint ``cp`` whose job-manager state for the subtask is ``snap`` (grafted
         from checkpoint ``ref`` by FLIP-600, 0: its own): the state it restores and the copies its
-        store keeps.  The copy asked for is that of ``cp`` (``restore-by-ref``: of ``ref`` when
-        grafted); it replaces ``snap`` when present, and every other copy goes."""
-        want = ref if ref and self.design.local_recovery_rule == "restore-by-ref" else cp
+        store keeps.  The copy asked for (``copy_asked_for``) replaces ``snap`` when present, and
+        every other copy goes."""
+        want = self.copy_asked_for(cp, ref)
         kept = tuple(x for x in ts.local if x[0] == want)
         return (kept[0][1] if kept else snap), kept
+
+    def copy_asked_for(self, cp: int, ref: int) -> int:
+        """The checkpoint whose copy a restore of ``cp`` asks the store for
+        (``retrieveLocalState(restoreCheckpointId)``): ``cp`` itself, whatever checkpoint its
+        state was grafted from (``ref``; ``model.flip600.RestoreByRef`` reads it otherwise)."""
+        return cp

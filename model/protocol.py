@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Callable, ClassVar
 from .actions import Action
 from .design import COMPONENTS, Design
 from .nullstate import NullStateRecovery
+from .reading import is_stock
 from .protocol_enabled import EnabledMixin
 from .scope import Scope
 from .sinkv2 import COMMITTER, GLOBAL_COMMITTER
@@ -204,7 +205,7 @@ class FlinkModel(EnabledMixin):
         problem = scope_conflict(self.design, self.scope)
         if problem:
             raise ValueError(problem)
-        parts = {name: getattr(self.design, name)(self) for name in COMPONENTS}
+        parts = {name: self.design.component_class(name)(self) for name in COMPONENTS}
         for part in parts.values():
             for name, peer in parts.items():
                 setattr(part, name, peer)
@@ -409,7 +410,7 @@ class FlinkModel(EnabledMixin):
                  (self.failover, FailoverStrategy, ("fail",)))
         if self.local_state.active:  # the decliner's local copy goes: the successor depends on who declined
             return False
-        return all(getattr(type(part), name) is getattr(base, name) for part, base, names in stock for name in names)
+        return all(is_stock(type(part), base, name) for part, base, names in stock for name in names)
 
     @cached_property
     def _steps(self) -> dict[type, Callable[[World, Action], World]]:

@@ -195,8 +195,8 @@ class EnabledMixin(Peers):
         regional completion waits for the coordinators, unless ``regional_wait_reentry`` says)."""
         pending = w.coord.pending
         if pending and w.used.timeouts < self.scope.max_timeouts:
-            reentry = self.design.regional_wait_reentry == "timeout-reevaluates"  # row T5
-            out.extend(Timeout(p.id) for p in pending if not p.completing or reentry and p.falling_back)
+            may = self.regional.may_time_out
+            out.extend(Timeout(p.id) for p in pending if may(p))
 
     def _failures(self, w: World, out: list[Action]) -> None:
         """Fault: a running (deployed) subtask fails, while none is failed, within the budget."""

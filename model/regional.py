@@ -86,10 +86,7 @@ class RegionalCheckpointHandler(Component):
         topo = self.topo
         if not topo.all_pipelined:
             return [frozenset(range(topo.n_tasks))]
-        if waiting is None or not self.design.regions_of_running_tasks:
-            return list(topo.regions)
-        cut = (frozenset(t for t in r if waiting >> t & 1) for r in topo.regions)
-        return [r for r in cut if r]
+        return list(topo.regions)
 
     @follows("#28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint")
     def judged_regions(self, pending: Pending) -> tuple[list[frozenset[int]], list[frozenset[int]], bool]:
@@ -99,17 +96,43 @@ class RegionalCheckpointHandler(Component):
         steps 3-6)."""
         regions = self.regions(pending.waiting)
         failed = [r for r in regions if any(pending.declined >> t & 1 for t in r)]
-        too_many = len(regions) <= 1 or 100 * len(failed) > self.design.max_failed_region_percent * len(regions)
-        return regions, failed, too_many
+        return regions, failed, self.too_many_failed(len(failed), len(regions))
+
+    def too_many_failed(self, failed: int, regions: int) -> bool:
+        """Does a checkpoint with ``failed`` of its ``regions`` failed abort: one region or fewer, or
+        a failed share that exceeds ``region.max-failure-ratio`` (``max_failed_region_percent``;
+        PR #28963 steps 4-6)?"""
+        return regions <= 1 or 100 * failed > self.design.max_failed_region_percent * regions
 
     @follows("#28963 RegionalCheckpointHandler.allSourcesFinishedChecker")
     def sources_done(self, tasks: Sequence) -> bool:
-        """Has every source reached the end of its input, as ``end_of_input_rule`` reads it: ended
-        (EndOfData emitted) or FINISHED (the thread), or FINISHED only (PR #28964's
-        ``allSourcesFinishedChecker``, ExecutionState FINISHED, row B8)?"""
-        if self.design.end_of_input_rule == "ended":
-            return all(tasks[t].ended or tasks[t].status == FINISHED for t in self.topo.sources)
-        return all(tasks[t].status == FINISHED for t in self.topo.sources)
+        """Has every source reached the end of its input: ended (EndOfData emitted) or FINISHED
+        (the thread; PR #28964's ``allSourcesFinishedChecker`` asks for FINISHED only, row B8,
+        ``model.flip600.SourcesFinished``)?"""
+        return all(tasks[t].ended or tasks[t].status == FINISHED for t in self.topo.sources)
+
+    def end_of_input_forces(self) -> bool:
+        """Does every source exhausted force a checkpoint global (``global_checkpoint_at_end_of_input``;
+        Raorao, 23 Jun 2026)?  Here it does."""
+        return True
+
+    def end_of_input_moment(self) -> str:
+        """When end of input forces a checkpoint global (``end_of_input_rule``): ``"trigger"``, a
+        bit the checkpoint gets at its trigger (the thread); ``"flag-at-trigger"``, the shared force
+        flag set at a trigger (PR #28964); ``"evaluation"``, decided when a declined checkpoint is
+        evaluated (an earlier reading of the PR)."""
+        return "trigger"
+
+    def forces_global_after(self, count: int) -> bool:
+        """Does ``count`` regional checkpoints in a row force the next one global (tier 1,
+        ``force_global_after_max``)?  At ``max_consecutive_regional``."""
+        return count >= self.design.max_consecutive_regional
+
+    def tier2_resets(self) -> bool:
+        """Does a forced global checkpoint that aborts reset the counter (tier 2,
+        ``forced_global_failure_resets_counter``; the thread: "the checkpoint is aborted normally ...
+        The counter is then reset")?  Here it does."""
+        return True
 
     def must_be_global(self, tx: Tx) -> bool:
         """Is the checkpoint being triggered forced global?  Tier 1 (``force_global``), or
@@ -121,8 +144,7 @@ class RegionalCheckpointHandler(Component):
             return False
         if tx.coord.force_global:
             return True
-        return (self.design.global_checkpoint_at_end_of_input and self.design.end_of_input_rule == "ended"
-                and self.sources_done(tx.tasks))
+        return self.end_of_input_forces() and self.end_of_input_moment() == "trigger" and self.sources_done(tx.tasks)
 
     @follows("#28964 RegionalCheckpointHandler.checkAllSourcesFinishedAndForceGlobal")
     def on_trigger(self, tx: Tx) -> None:
@@ -134,8 +156,7 @@ class RegionalCheckpointHandler(Component):
         if it were at the evaluation instead (``"finished-sets-force"``, searchable), a checkpoint
         triggered before the last source finished and declined after would abort where this
         reading completes it regionally."""
-        d = self.design
-        if (d.regional_checkpoints and d.global_checkpoint_at_end_of_input and d.end_of_input_rule == "finished-forces-at-trigger"
+        if (self.design.regional_checkpoints and self.end_of_input_forces() and self.end_of_input_moment() == "flag-at-trigger"
                 and not tx.coord.force_global and self.sources_done(tx.tasks)):
             tx.coord = tx.coord._replace(force_global=True)
 
@@ -148,7 +169,7 @@ class RegionalCheckpointHandler(Component):
         then ``areAllTasksResponded``: PR #28963 ``CheckpointCoordinator.receiveDeclineMessage``,
         row B1)."""
         pending = pending_checkpoint(tx.coord, cp)
-        if self.forced(tx, pending) and not self.design.forced_checkpoint_waits:
+        if self.forced_before_judging(tx, pending):
             self.tier2(tx, pending)
             return
         put_pending(tx, pending._replace(declined=pending.declined | 1 << t))
@@ -156,32 +177,11 @@ class RegionalCheckpointHandler(Component):
             return
         self.coordinator.maybe_finalize(tx, cp)
 
-    @follows("#28964 PendingCheckpoint.markUnacknowledgedTasksAsDeclined")
     def on_timeout(self, tx: Tx, cp: int) -> bool:
-        """A pending checkpoint's timer fires.  With ``timeouts_complete_regionally`` every task of
-        its plan that has not acknowledged is marked declined and the checkpoint is evaluated
-        as after a decline (PR #28964: ``CheckpointCanceller`` -> ``tryCompleteRegionalCheckpoint``;
-        ``RegionalCheckpointTimeoutTest``; row B9); a task marked so may still take its
-        snapshot, and its late acknowledgement is discarded.  Under ``regional_wait_reentry =
-        "timeout-reevaluates"`` the timer also fires while the completion waits for the
-        coordinators' fallback: the checkpoint is judged again from the start (row T5), so
-        the coordinators fall back a second time.  Returns whether it handled the timeout
-        (otherwise the coordinator aborts, counted)."""
-        if not (self.design.regional_checkpoints and self.design.timeouts_complete_regionally):
-            return False
-        pending = pending_checkpoint(tx.coord, cp)
-        acked = 0
-        for t, _ in pending.acked:
-            acked |= 1 << t
-        if pending.falling_back:  # ``regional_wait_reentry = "timeout-reevaluates"``: judged again from the start, with
-            # every task declined so far (``PendingCheckpoint.declinedTasks`` keeps a late-acknowledged one) and the silent ones
-            again = pending._replace(declined=pending.declined | pending.waiting & ~acked, completing=())
-            put_pending(tx, again)
-            self.try_complete(tx, again)
-            return True
-        put_pending(tx, pending._replace(declined=pending.waiting & ~acked))
-        self.coordinator.maybe_finalize(tx, cp)
-        return True
+        """A pending checkpoint's timer fires: the handler leaves it to the coordinator, which
+        aborts it, counted (the thread; ``model.flip600.TimeoutsCompleteRegionally`` reads PR
+        #28964, row B9).  Returns whether it handled the timeout."""
+        return False
 
     def forced(self, tx: Tx, pending: Pending) -> bool:
         """The thread's rule (without ``forced_checkpoint_waits``): may ``pending`` not complete
@@ -189,7 +189,7 @@ class RegionalCheckpointHandler(Component):
         ``regional_limit_checked_at = "evaluation"``, the count at the maximum now: with
         concurrent checkpoints, one triggered before the count reached the maximum is judged
         after it (catalog F5)."""
-        return pending.global_only or (self.design.regional_limit_checked_at == "evaluation" and tx.coord.force_global)
+        return pending.global_only
 
     @follows("#28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint")
     def forced_at_evaluation(self, tx: Tx | World, pending: Pending) -> bool:
@@ -200,15 +200,27 @@ class RegionalCheckpointHandler(Component):
         (``checkAllSourcesFinishedAndForceGlobal``, row B6).  Without
         ``forced_checkpoint_waits`` (the thread) the checkpoint's own mark at its trigger counts
         too; with it (the PR) only the flag as it is now."""
-        waits = self.design.forced_checkpoint_waits
-        if tx.coord.force_global or (pending.global_only and not waits):
+        if tx.coord.force_global or pending.global_only:
             return True
-        if self.design.global_checkpoint_at_end_of_input and self.design.end_of_input_rule == "finished-sets-force":
+        if self.end_of_input_forces() and self.end_of_input_moment() == "evaluation":
             return self.sources_done(tx.tasks)
-        # the PR reads the shared flag alone (step 7), so a checkpoint triggered forced whose flag an
-        # older checkpoint cleared meanwhile is judged as not forced; the thread's end-of-input bit
-        # (``end_of_input_rule = "ended"``) belongs to the checkpoint
-        return waits and pending.global_only and self.design.end_of_input_rule == "ended" and self.sources_done(tx.tasks)
+        return False
+
+    def forced_before_judging(self, tx: Tx, pending: Pending) -> bool:
+        """Does ``pending`` abort as a forced global one before its regions are judged: at a decline,
+        or at its evaluation (the thread: ``forced``)?  PR #28963 checks it after the region
+        count and the ratio (``forced_after_judging``, ``model.flip600.ForcedCheckpointWaits``)."""
+        return self.forced(tx, pending)
+
+    def forced_after_judging(self, tx: Tx, pending: Pending) -> bool:
+        """Does ``pending`` abort as a forced global one once its regions are judged?  Not here:
+        the thread decides it before (``forced_before_judging``)."""
+        return False
+
+    def decline_aborts(self, w: World, cp: int) -> bool:
+        """Does a decline abort pending checkpoint ``cp`` at once (``CheckpointCoordinator.decline_fails_job``
+        asks)?  Here a forced global one does."""
+        return pending_checkpoint(w.coord, cp).global_only
 
     def tier2(self, tx: Tx, pending: Pending) -> None:
         """A forced global checkpoint that some region declined aborts (counted).  Tier 2 (seed
@@ -219,11 +231,7 @@ class RegionalCheckpointHandler(Component):
         otherwise the thread's end-of-input rule is a bit of its own that leaves the counter
         alone."""
         coord = tx.coord
-        if self.design.forced_checkpoint_waits:
-            resets = self.design.forced_global_failure_resets_counter
-            tx.coord = coord._replace(consecutive_regional=0 if resets else coord.consecutive_regional,
-                                      force_global=not resets)
-        elif coord.force_global and self.design.forced_global_failure_resets_counter:
+        if coord.force_global and self.tier2_resets():
             tx.coord = coord._replace(consecutive_regional=0, force_global=False)
         self.coordinator.abort(tx, pending.id, counted=True)
 
@@ -247,8 +255,7 @@ class RegionalCheckpointHandler(Component):
         ``notice_for_failed_region`` says (the completion with the fallback id,
         ``fallback_notice_id``).
         """
-        waits = self.design.forced_checkpoint_waits
-        if self.forced(tx, pending) and not waits:  # only a timeout brings a forced one here (or, judged at the
+        if self.forced_before_judging(tx, pending):  # only a timeout brings a forced one here (or, judged at the
             # evaluation, a checkpoint the count reached the maximum for since its trigger)
             self.tier2(tx, pending)
             return
@@ -257,7 +264,7 @@ class RegionalCheckpointHandler(Component):
         if too_many:
             self.coordinator.abort(tx, pending.id, counted=True)
             return
-        if waits and self.forced_at_evaluation(tx, pending):
+        if self.forced_after_judging(tx, pending):
             self.tier2(tx, pending)
             return
         if not store:
@@ -265,25 +272,20 @@ class RegionalCheckpointHandler(Component):
             return
         in_failed = set().union(*failed)
         failed_readers = in_failed.intersection(self.enumerator.readers)
-        if failed_readers and self.design.coordinator_region_fallback == "abort":
+        if failed_readers and not self.coordinators_support_fallback():
             self.coordinator.abort(tx, pending.id, counted=True)
             return
         fallback = store[-1]
-        pr_check = self.design.regional_finished_check == "after-fallback-counted"
-        if not pr_check and self.finished_check(tx, pending, in_failed, fallback):
+        if not self.finished_check_after_fallback() and self.finished_check(tx, pending, in_failed, fallback):
             self.coordinator.abort(tx, pending.id, counted=False)  # as the global path: TASK_CLOSING
             return
         if any(self.fallback_state(fallback, t) is None for t in in_failed if not pending.finished >> t & 1):
             # PR step 11 throws (IndexOutOfBoundsException) before step 12's coordinator fallback
-            if self.design.fallback_state_rule == "by-index-stuck":  # caught nowhere: the checkpoint stays pending
-                put_pending(tx, pending._replace(completing=STUCK))
-                return
-            self.coordinator.abort(tx, pending.id, counted=True)
+            self.on_fallback_state_missing(tx, pending)
             return
         enum, assignments = self.enumerator.state_in_checkpoint(tx.coord, pending, failed_readers, fallback.id)
-        if self.design.coordinator_region_fallback == "add-back-live":
-            self.enumerator.add_back_live(tx, tx.coord, pending, failed_readers, fallback.id)
-        if failed_readers and self.design.regional_completion != "atomic":
+        self.enumerator.on_region_fallback(tx, tx.coord, pending, failed_readers, fallback.id)
+        if failed_readers and self.waits_for_coordinators():
             acked = 0
             for t, _ in pending.acked:
                 acked |= 1 << t
@@ -291,6 +293,44 @@ class RegionalCheckpointHandler(Component):
             put_pending(tx, pending._replace(enum=enum, completing=(fallback.id, failed_mask, acked)))
             return
         self.finish(tx, pending, in_failed, fallback, enum, assignments)
+
+    def keep_fallback_alive(self, tx: Tx, files: set, cp: int) -> None:
+        """With file merging, the fallback's segments a regional checkpoint refers to are kept
+        alive (``file_merging_keeps_fallback_alive``; the FLIP deferred it on 7 Jul 2026)."""
+        self.file_merging_manager.keep_alive(tx, files, cp)
+
+    def finished_check_after_fallback(self) -> bool:
+        """Does FLIP-147's union-state check run after the coordinators' fallback, its failure
+        counted (``regional_finished_check = "after-fallback-counted"``)?  Here it runs before
+        the fallback, uncounted, as on the global path (``as-global``)."""
+        return False
+
+    def waits_for_coordinators(self) -> bool:
+        """Does a regional completion with a failed reader wait for the operator coordinators'
+        fallback (``CoordinatorsFellBack``)?  Not here: it completes atomically with the
+        evaluation (``regional_completion = "atomic"``; ``model.flip600`` holds the PR's futures)."""
+        return False
+
+    def late_acks(self, tx: Tx, pending: Pending, late: set[int]) -> tuple[Pending, set[int]]:
+        """Acknowledgements that arrived during the wait from failed-region tasks (``late``): they
+        replace the grafted fallback state (``futures-late-ack-overwrites``)."""
+        return pending, late
+
+    def on_fallback_state_missing(self, tx: Tx, pending: Pending) -> None:
+        """Taking a failed subtask's fallback state threw (PR step 11, before step 12's coordinator
+        fallback): the checkpoint aborts, counted (the exception's path past the handler is not
+        indexed; ``model.flip600.FallbackStateStuck`` reads it as caught nowhere)."""
+        self.coordinator.abort(tx, pending.id, counted=True)
+
+    def may_time_out(self, pending: Pending) -> bool:
+        """May ``pending``'s timer fire?  Not while its regional completion waits for the
+        coordinators' fallback (``regional_wait_reentry = "none"``; row T5)."""
+        return not pending.completing
+
+    def coordinators_support_fallback(self) -> bool:
+        """Do the operator coordinators of a failed region support the fallback
+        (``supportsRegionCheckpoint``, PR step 5)?  Here they do."""
+        return True
 
     @staticmethod
     def stuck(pending: Pending) -> bool:
@@ -320,11 +360,8 @@ class RegionalCheckpointHandler(Component):
         fallback_id, failed_mask, acked_before = pending.completing
         fallback = next(c for c in tx.coord.store if c.id == fallback_id)
         late = {t for t, _ in pending.acked if failed_mask >> t & 1 and not acked_before >> t & 1}
-        if late and self.design.regional_completion == "futures-late-ack-discarded":
-            for t in late:
-                tx.files = remove_sorted(tx.files, (cp, t))
-            pending = pending._replace(acked=tuple(x for x in pending.acked if x[0] not in late))
-            late = set()
+        if late:
+            pending, late = self.late_acks(tx, pending, late)
         in_failed = {t for t in range(self.topo.n_tasks) if failed_mask >> t & 1}
         failed_readers = in_failed.intersection(self.enumerator.readers)
         _, assignments = self.enumerator.state_in_checkpoint(tx.coord, pending, failed_readers, fallback_id)
@@ -337,13 +374,13 @@ class RegionalCheckpointHandler(Component):
         ``late``: failed-region tasks whose own late acknowledgement replaced their graft
         (``after_coordinators``); they are notified as failed-region tasks all the same (the PR
         picks the notice by the region judged at step 8)."""
-        if self.design.regional_finished_check == "after-fallback-counted" and self.finished_check(tx, pending, in_failed, fallback):
+        if self.finished_check_after_fallback() and self.finished_check(tx, pending, in_failed, fallback):
             # PendingCheckpoint.finalizeRegionalCheckpoint throws; FINALIZE_CHECKPOINT_FAILURE, counted
             self.coordinator.abort(tx, pending.id, counted=True)
             return
         snaps, refs, files = self.mixed_state(tx, pending, in_failed, fallback)
-        if self.design.file_merging and self.design.file_merging_keeps_fallback_alive:
-            self.file_merging_manager.keep_alive(tx, files, pending.id)
+        if self.design.file_merging:
+            self.keep_fallback_alive(tx, files, pending.id)
         coord = tx.coord
         count = coord.consecutive_regional + 1
         tx.coord = coord._replace(
@@ -353,7 +390,7 @@ class RegionalCheckpointHandler(Component):
             failed_count=0,
             completed_count=coord.completed_count + 1,
             consecutive_regional=count,
-            force_global=self.design.force_global_after_max and count >= self.design.max_consecutive_regional,
+            force_global=self.forces_global_after(count),
         )
         for older in coord.pending:  # dropSubsumedCheckpoints: CHECKPOINT_SUBSUMED, not counted, their tasks told
             if older.id < pending.id:
@@ -401,12 +438,6 @@ class RegionalCheckpointHandler(Component):
         modelled), so the gateway stays closed until that RPC arrives, or until the reader fails
         over and gets a new one: what the PR's rule can hide is a reader that never takes that
         snapshot."""
-        if self.design.regional_gateway_on_fallback == "left-closed":
-            readers = self.enumerator.readers
-            vertex_of = self.topo.vertex_of
-            failed = {vertex_of[t] for t in in_failed if t in readers}
-            self.gateways.on_checkpoint_done(tx, cp, {t for t in readers if vertex_of[t] not in failed})
-            return
         self.gateways.on_checkpoint_done(tx, cp)
 
     def notice_for_failed_region(self, tx: Tx, t: int, pending: Pending, fallback: Completed, subsumed: int) -> None:
@@ -461,15 +492,7 @@ class RegionalCheckpointHandler(Component):
         exception's path past the handler (the PR's ``CheckpointCoordinator`` is not indexed) is
         modelled as a counted abort of the checkpoint; if the PR instead fails the job over, or
         the checkpoint hangs, the model hides that failover or that hang."""
-        rule = self.design.fallback_state_rule
-        old = self.model.model_of(fallback)
-        if rule == "restored-share" or old is self.model:
-            return self.assignment.fallback_state(fallback, t)
-        olds = old.topo.tasks_of[self.topo.vertex_of[t]]
-        i = self.topo.index_of[t]
-        if i < len(olds):
-            return fallback.snapshots[olds[i]], {f for f in fallback.files if f[1] == olds[i]}
-        return (EMPTY_SNAPSHOT, set()) if rule == "by-index-empty" else None
+        return self.assignment.fallback_state(fallback, t)
 
     def recovered(self, tx: Tx) -> None:
         """The handler of a new ``CheckpointCoordinator`` (a JobManager failover).  PR #28963 keeps
@@ -483,12 +506,15 @@ class RegionalCheckpointHandler(Component):
         maximum."""
         if not self.design.regional_checkpoints:
             return
-        count = 0
-        if self.design.regional_counter_on_recovery == "from-store" and tx.coord.store:
-            count = self.chain_depth(tx.coord.store, tx.coord.store[-1])
+        count = self.recovered_count(tx)
         tx.coord = tx.coord._replace(
             consecutive_regional=count,
-            force_global=self.design.force_global_after_max and count >= self.design.max_consecutive_regional and count > 0)
+            force_global=count > 0 and self.forces_global_after(count))
+
+    def recovered_count(self, tx: Tx) -> int:
+        """The consecutive-regional count of a new handler: 0 (``regional_counter_on_recovery =
+        "reset"``, as PR #28963's fields start; ``model.flip600.CounterFromStore`` reads it back)."""
+        return 0
 
     @staticmethod
     def chain_depth(store: tuple, c: Completed) -> int:
@@ -499,8 +525,5 @@ class RegionalCheckpointHandler(Component):
 
     def fallback_notice_id(self, tx: Tx, t: int, fallback: Completed) -> int:
         """The id a failed-region task's notice carries (PR step 8: the fallback id): the task
-        commits up to it.  With ``own_state_commit_bound``, the checkpoint that really holds the
-        task's state (refs followed, ``CheckpointCoordinator.latest_completed_for``)."""
-        if self.design.own_state_commit_bound:
-            return self.coordinator.latest_completed_for(tx.coord.store, t)
+        commits up to it (``model.flip600.OwnStateCommitBound`` reads it otherwise)."""
         return fallback.id

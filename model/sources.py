@@ -200,12 +200,25 @@ class SplitEnumerator(Component):
         for e, r, s in coord.assignments:
             if e > cp:
                 keep.append((e, r, s))
-            elif r in failed_readers and e > fallback_id and self.design.coordinator_region_fallback == "fallback":
-                enum.add(s)
-                keep.append((cp + 1, r, s))
-            elif r in failed_readers and e > fallback_id and self.design.coordinator_region_fallback == "add-back-live":
-                enum.add(s)
+            elif r in failed_readers and e > fallback_id:
+                unassigned, kept = self.region_fallback_correction(cp, e, r, s)
+                if unassigned:
+                    enum.add(s)
+                if kept is not None:
+                    keep.append(kept)
         return tuple(sorted(enum)), tuple(sorted(keep))
+
+    def region_fallback_correction(self, cp: int, e: int, r: int, s: int) -> tuple[bool, tuple | None]:
+        """The state correction of split ``s``, assigned to failed-region reader ``r`` at epoch ``e``
+        after the fallback checkpoint, in regional checkpoint ``cp``: is it among this
+        checkpoint's unassigned splits, and which assignment does the tracker keep as not yet
+        checkpointed?  The thread's correction: unassigned in ``cp``, kept, so that a reset of
+        the reader to ``cp`` adds it back (``model.flip600`` holds the PR's and the others)."""
+        return True, (cp + 1, r, s)
+
+    def on_region_fallback(self, tx: Tx, coord: Coordinator, pending: Pending, failed_readers: set, fallback_id: int) -> None:
+        """The live enumerator at a regional completion with failed readers: unchanged (the
+        thread's correction touches the checkpoint's copy only)."""
 
     @follows("#28963 SourceCoordinator.checkpointCoordinatorForRegionFallback")
     def add_back_live(self, tx: Tx, coord: Coordinator, pending: Pending, failed_readers: set, fallback_id: int) -> None:

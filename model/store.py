@@ -81,6 +81,13 @@ class CompletedCheckpointStore(Component):
         for ``discard``, ``may_delete_snapshot`` for the NO_CLAIM snapshot."""
         return ref_closure(store, ids)
 
+    def retained_with_refs(self, store: tuple, ids: tuple[int, ...], keep: tuple[int, ...]) -> tuple[int, ...]:
+        """The checkpoints retained once refs count: those ``keep`` names and every one they refer
+        to (``retention_follows_refs``, the refCheckpointId closure; ``model.flip600`` reads it
+        otherwise)."""
+        closure = self.referenced(store, keep)
+        return tuple(i for i in ids if i in closure)
+
     @follows("CheckpointsCleaner.cleanSubsumedCheckpoints")
     def discard(self, subsumed: tuple[int, ...], retained: tuple[int, ...], pending: tuple[int, ...],
                 referenced: frozenset[int] = frozenset()) -> tuple[int, ...]:
@@ -124,9 +131,7 @@ class CompletedCheckpointStore(Component):
         if extra:
             keep = tuple(i for i in ids if i in keep or i in extra)
         last_subsumed = self.file_merging_manager.last_subsumed(ids, keep)
-        if self.design.retention_follows_refs:
-            closure = self.referenced(coord.store, keep)
-            keep = tuple(i for i in ids if i in closure)
+        keep = self.retained_with_refs(coord.store, ids, keep)
         subsumed = tuple(i for i in ids if i not in keep)
         if self._discard_reads_refs:
             gone = set(self.discard(subsumed, keep, pend, referenced=frozenset(self.referenced(coord.store, keep))))

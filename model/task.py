@@ -209,8 +209,9 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
         """FLIP-600's notice to a failed-region task: regional checkpoint ``cp`` completed with
         this task's state taken from checkpoint ``own``.
 
-        Two questions, a knob each.  What the task's ``StreamTask`` does with ``cp``
-        (``fallback_notice_at_task``, row N4): nothing; record it as
+        Two questions, a reading each (``take_fallback_notice``, ``fallback_reaches_operators``).
+        What the task's ``StreamTask`` does with ``cp`` (``fallback_notice_at_task``, row N4):
+        nothing; record it as
         ``latestReportCheckpointId``, so that a later completion or abort replay of an id up to
         ``cp`` is ignored (``notifyCheckpointComplete``'s early return), without completing
         ``finalCheckpointCompleted``; or take it as a completion in full, the final checkpoint
@@ -224,17 +225,21 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
         (``fallback_notice_reaches_operators``): they commit what the fallback state covers, up
         to ``own``; in the PR the notice reaches ``CheckpointListener.notifyRegionalCheckpointFallback``,
         a no-op unless an operator overrides it (row B13)."""
-        reading = self.design.fallback_notice_at_task
-        operators = self.design.fallback_notice_reaches_operators
         if self.local_state.active:
             self.local_state.on_fallback(tx, t, cp)
-        if reading == "none":
-            if operators:
-                self.sink.commit_up_to(tx, t, own)
-                if self.registry.active:  # the keyed state backend is a checkpoint listener too
-                    self.registry.on_complete(tx, t, cp, own)
-            return
-        self.on_complete(tx, t, cp, commit_upto=own, final=reading != "latest-reported", operators=operators)
+        self.take_fallback_notice(tx, t, cp, own)
+
+    def take_fallback_notice(self, tx: Tx, t: int, cp: int, own: int) -> None:
+        """What ``StreamTask`` does with the fallback notice of ``cp`` (``fallback_notice_at_task``):
+        here the proposal's reading, a completion in full, the final checkpoint included (catalog
+        F1), the operators committing up to ``own`` where the notice reaches them
+        (``fallback_reaches_operators``).  ``model.flip600`` holds the other readings."""
+        self.on_complete(tx, t, cp, commit_upto=own, final=True, operators=self.fallback_reaches_operators())
+
+    def fallback_reaches_operators(self) -> bool:
+        """Do the operators act on a fallback notice (``fallback_notice_reaches_operators``)?  Here
+        they do: they commit what the fallback state covers."""
+        return True
 
     @follows("StreamTask.notifyCheckpointComplete")
     def on_complete(self, tx: Tx, t: int, cp: int, commit_upto: int | None = None, final: bool = True,

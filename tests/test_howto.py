@@ -37,6 +37,9 @@ def page_module(page: str) -> types.ModuleType:
 
 
 HOWTO = page_module("howto-action.md")
+READING = page_module("howto-reading.md")
+TWO_REGIONS = scope("forward-2x2", records_per_split=0, bounded=False, max_checkpoints=2, max_failures=0, max_declines=1,
+                    max_timeouts=0, max_lost_notifications=0)
 
 
 def test_the_new_action_is_handled_by_the_new_method_and_read_from_a_trace():
@@ -69,3 +72,13 @@ def test_the_design_holds_with_the_copies_lost():
     assert "a-restore-reads-a-local-copy" in {v.property for v in res.verdicts if v.status == HIT}
     without = check(HOWTO.DESIGN.with_(local_state=HOWTO.TaskLocalStateStore), KEYED_1X1, workers=1)
     assert res.stats["states"] > without.stats["states"], "the new action adds worlds: the search took it"
+
+
+def test_the_ratio_reading_reaches_no_regional_completion_where_the_threads_does():
+    thread = check(READING.FLIP600_PROPOSED, TWO_REGIONS, workers=1)
+    assert READING.FLIP600_PROPOSED.max_failed_region_percent == 50 and thread.holds
+    assert "a-regional-checkpoint-completes" in {v.property for v in thread.verdicts if v.status == HIT}
+    res = check(READING.DESIGN, TWO_REGIONS, workers=1)
+    assert res.holds, res.headline()
+    assert "a-regional-checkpoint-completes" not in {v.property for v in res.verdicts if v.status == HIT}
+    assert READING.RatioReached.follows and issubclass(READING.RatioReached, READING.Reading)

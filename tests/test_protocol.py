@@ -355,7 +355,7 @@ def test_a_variant_that_overrides_a_decline_rule_is_not_computed_once():
 
 
 def test_a_checkpoint_completes_between_a_failure_and_its_restore():
-    """Review row 24: the restore aborts the pending checkpoint (``SchedulerBase.restoreState``),
+    """Row A24: the restore aborts the pending checkpoint (``SchedulerBase.restoreState``),
     not the failure.  source[0] and sink[0] acked checkpoint 1 before source[0] failed; the acks
     still arrive and complete it, and the restore then uses it."""
     r = Run(model(job="keyed-1x1", max_checkpoints=1, max_failures=1))

@@ -1,11 +1,12 @@
-"""``ckptcheck designs``: list the presets, catalog variants, knobs (as TOML to copy), components
-and jobs."""
+"""``ckptcheck designs``: list the presets, catalog variants, knobs (as TOML to copy), components,
+the readings each knob value selects (with what each follows) and jobs."""
 
 from __future__ import annotations
 
 import json
 
-from ckptcheck.model.design import KNOBS
+from ckptcheck.model.design import COMPONENTS, KNOBS
+from ckptcheck.model.reading import READINGS
 from ckptcheck.specs.catalog import CATALOG
 from ckptcheck.specs.designs import PRESETS
 from ckptcheck.specs.jobs import JOBS
@@ -42,6 +43,14 @@ def cmd_designs(args) -> int:
     say("Components (replace from Python with design.with_(name=..., FIELD=MySubclass)):")
     for name, cls in base.components().items():
         say(f"  {name}: {cls}")
+    say("Readings (a knob's value selects each; the component's own rule is the knob's default):")
+    for (knob, value), classes in sorted(READINGS.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+        for cls in classes:
+            base = next(n for n, c in COMPONENTS.items() if issubclass(cls, c))
+            say(f"  {knob} = {_toml_value(value)}: {cls.__name__} ({base}), follows {cls.follows}")
+    uses = {d.name: [r.__name__ for r in d.readings()] for d in PRESETS.values() if d.readings()}
+    for name, readings in uses.items():
+        say(f"  {name} runs {', '.join(readings)}")
     say("Jobs:")
     for name, (_, doc) in JOBS.items():
         say(f"  {name}: {doc}")
@@ -50,5 +59,5 @@ def cmd_designs(args) -> int:
 
 def add_parser(sub) -> None:
     """``ckptcheck designs``."""
-    d = sub.add_parser("designs", help="list presets, catalog variants, knobs, components and jobs")
+    d = sub.add_parser("designs", help="list presets, catalog variants, knobs, components, readings and jobs")
     d.set_defaults(func=cmd_designs)
