@@ -41,20 +41,17 @@ def action_from_json(data: Any, topo: Expanded, where: str = "action") -> Action
         if name not in data:
             raise ActionError(f"{where}.{name}", f"missing for {kind}")
         v = data[name]
-        if name in cls._task_fields:
+        named = ((cls._task_fields, "a subtask name like 'sink[0]'", "subtask", topo.task_id),
+                 (cls._channel_fields, "a channel name like 'src[0]->sink[1]'", "channel", topo.channel_id))
+        by_name = next((x for x in named if name in x[0]), None)
+        if by_name is not None:
+            _, expected, what, lookup = by_name
             if not isinstance(v, str):
-                raise ActionError(f"{where}.{name}", f"expected a subtask name like 'sink[0]', got {v!r}")
+                raise ActionError(f"{where}.{name}", f"expected {expected}, got {v!r}")
             try:
-                v = topo.task_id(v)
+                v = lookup(v)
             except KeyError:
-                raise ActionError(f"{where}.{name}", f"no subtask named {v!r} in this job") from None
-        elif name in cls._channel_fields:
-            if not isinstance(v, str):
-                raise ActionError(f"{where}.{name}", f"expected a channel name like 'src[0]->sink[1]', got {v!r}")
-            try:
-                v = topo.channel_id(v)
-            except KeyError:
-                raise ActionError(f"{where}.{name}", f"no channel named {v!r} in this job") from None
+                raise ActionError(f"{where}.{name}", f"no {what} named {v!r} in this job") from None
         elif name == "kind":
             if v not in NOTIFY_NAMES:
                 raise ActionError(f"{where}.kind", f"expected one of {', '.join(repr(k) for k in NOTIFY_NAMES)}, got {v!r}")

@@ -72,27 +72,21 @@ class Action:
     _task_fields: ClassVar[tuple[str, ...]] = ()
     _channel_fields: ClassVar[tuple[str, ...]] = ()
 
-    def to_json(self, topo: Expanded) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": type(self).__name__}
+    def _shown(self, topo: Expanded):
+        """(field, value) with subtasks and channels by name."""
         for f in fields(self):
             v = getattr(self, f.name)
             if f.name in self._task_fields:
                 v = topo.names[v]
             elif f.name in self._channel_fields:
                 v = topo.channel_name(v)
-            out[f.name] = v
-        return out
+            yield f.name, v
+
+    def to_json(self, topo: Expanded) -> dict[str, Any]:
+        return {"type": type(self).__name__, **dict(self._shown(topo))}
 
     def describe(self, topo: Expanded) -> str:
-        args = []
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.name in self._task_fields:
-                v = topo.names[v]
-            elif f.name in self._channel_fields:
-                v = topo.channel_name(v)
-            args.append(str(v))
-        return f"{type(self).__name__}({', '.join(args)})"
+        return f"{type(self).__name__}({', '.join(str(v) for _, v in self._shown(topo))})"
 
     # -- the step ------------------------------------------------------------------------------
     def memo_key(self, model: "FlinkModel", w: "World") -> Any:
