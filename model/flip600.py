@@ -54,8 +54,8 @@ class FallbackNoticeReplayedAfterRestart(FailoverStrategy, Reading):
     knob, value = "fallback_notice_at_task", "replayed-after-restart"
     follows = "#28966 notifyRegionalCheckpointFallback (documentation)"
 
-    def notices_surviving_restart(self, inbox: tuple) -> tuple:
-        return tuple(m for m in inbox if m[0] == NOTIFY_FALLBACK)
+    def notices_surviving_restart(self, ts) -> tuple:
+        return tuple(m for m in ts.inbox if m[0] == NOTIFY_FALLBACK)
 
 
 class FallbackNoticeStopsAtTask(StreamTask, Reading):
