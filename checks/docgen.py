@@ -144,7 +144,7 @@ def extension_points() -> str:
     docstring's first sentence) and the signatures it had before."""
     import inspect
 
-    from ckptcheck.model.assignment import PointwiseStateAssignment
+    from ckptcheck.model.assignment_pointwise import PointwiseStateAssignment
     from ckptcheck.model.design import COMPONENTS
     from ckptcheck.model.surface import POINTS
 

@@ -484,9 +484,9 @@ class StateAssignmentOperation(Component):
 
 
 def __getattr__(name: str):
-    """``PointwiseStateAssignment`` lives in ``model.assignment_pointwise`` and keeps its name
-    ``ckptcheck.model.assignment.PointwiseStateAssignment`` (traces and results record it): it
-    resolves here, on first use (an import at the top would be circular)."""
+    """``PointwiseStateAssignment`` lives in ``model.assignment_pointwise``; a variant that imports it
+    from here, where it was first, still finds it (on first use: an import at the top would be
+    circular).  Traces name it by its registry id, not by this path."""
     if name == "PointwiseStateAssignment":
         from .assignment_pointwise import PointwiseStateAssignment
 

@@ -1,9 +1,7 @@
 """The open PR apache/flink#28523's ``TaskStateAssignment`` (the pointwise-UC thread): the restore of channel
 state on POINTWISE edges, a ``StateAssignmentOperation`` whose routing of such an edge follows
-the rules of ``model.pointwise``.  It lives in a module of its own to keep ``model.assignment``
-under 500 lines, and keeps the name it had there,
-``ckptcheck.model.assignment.PointwiseStateAssignment``: results and traces record components
-by name, and that name resolves (``model.assignment.__getattr__``)."""
+the rules of ``model.pointwise``.  Traces name it by its registry id, ``PointwiseStateAssignment``
+(``model.component.component_id``), wherever its module is."""
 
 from __future__ import annotations
 
@@ -135,7 +133,3 @@ class PointwiseStateAssignment(StateAssignmentOperation):
         """``computeNewLocalSubpartitionIndex(D, U) != -1``: the recovery filter and the
         primary-producer rule."""
         return pr_writes_recovered_output(u, d, pattern, new_up, new_down)
-
-
-# the name results and traces record (``model.design.qualified_name``); ``model.assignment`` resolves it
-PointwiseStateAssignment.__module__ = "ckptcheck.model.assignment"

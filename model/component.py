@@ -73,6 +73,28 @@ class Peers:
     local_state: "TaskLocalStateStore"
 
 
+#: registry id (the class name) -> the component class: every component class of ckptcheck's own
+#: (the model's components and readings, the catalog's variants), registered as it is defined;
+#: a name defined twice names neither (``component_id`` then falls back to the class's path)
+COMPONENT_IDS: dict[str, type | None] = {}
+
+
+def component_id(cls: type) -> str:
+    """How traces, results and reports name a component class: its registry id (the class name)
+    for a class of ckptcheck's own, else ``module.QualName`` for a class a user wrote."""
+    if COMPONENT_IDS.get(cls.__name__) is cls:
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def names_component(recorded: str, cls: type) -> bool:
+    """Does ``recorded``, a component name a trace or result holds, name ``cls``?  Its id, or the
+    ``ckptcheck.<module>.<Name>`` path that traces recorded before the ids (the same class,
+    wherever its module is now)."""
+    mine = component_id(cls)
+    return recorded == mine or (recorded.startswith("ckptcheck.") and recorded.rpartition(".")[2] == mine)
+
+
 class Component(Peers):
     """One Flink component's rules, bound to a model (a design in a scope).
 
@@ -88,6 +110,13 @@ class Component(Peers):
     (``assert_step_commutes``, which a test of a variant of one's own can call too)."""
 
     treats_subtasks_alike: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("ckptcheck.") and "+" not in cls.__name__:
+            known = COMPONENT_IDS.get(cls.__name__, cls)
+            COMPONENT_IDS[cls.__name__] = cls if known is cls or (known is not None and known.__qualname__ == cls.__qualname__
+                                                                     and known.__module__ == cls.__module__) else None
 
     def __init__(self, model: "FlinkModel"):
         self.model = model

@@ -16,7 +16,7 @@ from typing import Any
 
 from .assignment import StateAssignmentOperation
 from .barriers import CheckpointBarrierHandler
-from .component import Component, declares_alike
+from .component import Component, component_id, declares_alike
 from .coordinator import CheckpointCoordinator
 from .failover import FailoverStrategy
 from .gateway import OperatorCoordinatorHolder
@@ -455,8 +455,8 @@ def knob_conflict(knobs: dict[str, Any]) -> str:
 
 
 def qualified_name(cls: type) -> str:
-    """``module.QualName`` of a class, as traces and reports record it."""
-    return f"{cls.__module__}.{cls.__qualname__}"
+    """How traces and reports record a component class (``model.component.component_id``)."""
+    return component_id(cls)
 
 
 @dataclass(frozen=True)
@@ -575,7 +575,7 @@ class Design:
         return composed(getattr(self, name), tuple(r for r in self.readings() if issubclass(r, base)))
 
     def components(self) -> dict[str, str]:
-        """Design field -> the qualified name of its class (for reports and traces)."""
+        """Design field -> the registry id of its class (``component_id``; for reports and traces)."""
         return {name: qualified_name(getattr(self, name)) for name in COMPONENTS}
 
     def replaced(self) -> dict[str, str]:

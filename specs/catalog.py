@@ -6,7 +6,7 @@ how the harness shows it can tell right from wrong.
 The entries live in one module per feature (``catalog_baseline``, ``catalog_flip600``,
 ``catalog_unaligned`` with the pointwise entries, ``catalog_flip147``, ``catalog_nullstate``);
 this module combines them into :data:`CATALOG` and re-exports their variant classes and scopes,
-which keep their names ``ckptcheck.specs.catalog.<Class>`` (``catalog_entry.catalog_class``).
+which traces name by their class names (``model.component.component_id``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from ckptcheck.model.sources import SourceReader
 from ckptcheck.model.store import CompletedCheckpointStore
 from ckptcheck.model.world import FAILED, FINISHED, RUNNING
 
-from .catalog_entry import Entry, catalog_class
+from .catalog_entry import Entry
 from ckptcheck.model.registry import SharedStateRegistry
 
 from .designs import BASELINE, INCREMENTAL
@@ -26,7 +26,6 @@ def _scope(checkpoints: int = 1, failures: int = 0) -> Scope:
                  max_declines=0, max_timeouts=0, max_lost_notifications=0)
 
 
-@catalog_class
 class BaseNotPruned(SharedStateRegistry):
     """The backend's placeholder base before Flink 2.3's prune (the 2.0 source,
     ``PreviousSnapshot.getUploaded`` on ``uploadedSstFiles.get(lastCompletedCheckpointId)`` as it
@@ -37,7 +36,6 @@ class BaseNotPruned(SharedStateRegistry):
         return self.unpruned_upload(ts)
 
 
-@catalog_class
 class PrunesUploadsInFlight(SharedStateRegistry):
     """A possible fix, not in Flink: the placeholder base is pruned also of the files that a
     newer snapshot still uploading sends again (``PreviousSnapshot.pruneFirstCheckpointSstFiles``
@@ -56,7 +54,6 @@ INCREMENTAL_CONCURRENT = INCREMENTAL.with_(
 )
 
 
-@catalog_class
 class TerminalAsFinished(CheckpointCoordinator):
     """FLINK-40482 before its fix (apache/flink#29031): ``DefaultCheckpointPlanCalculator`` took
     every terminal execution as finished (``Execution.isFinished()`` is ``state.isTerminal()``), so
@@ -87,7 +84,6 @@ class TerminalAsFinished(CheckpointCoordinator):
         return super().trigger_allowed_once_initialized(w)
 
 
-@catalog_class
 class CleanerDeletesOlderThanPending(CompletedCheckpointStore):
     """Flawed cleaner: once a newer checkpoint is triggered, the older ones are garbage."""
 
@@ -96,7 +92,6 @@ class CleanerDeletesOlderThanPending(CompletedCheckpointStore):
         return subsumed + tuple(c for c in retained if c < newest)
 
 
-@catalog_class
 class NoOperatorEventGateway(OperatorCoordinatorHolder):
     """Flawed coordinator holder: the readers' gateways are never closed at the coordinator's
     checkpoint, so an ``AddSplitEvent`` sent before a reader's snapshot reaches it at once."""
@@ -107,7 +102,6 @@ class NoOperatorEventGateway(OperatorCoordinatorHolder):
         return
 
 
-@catalog_class
 class RestartFromInitialOffset(SourceReader):
     """Flawed restore: the split reader starts again at the split's first offset."""
 
@@ -115,7 +109,6 @@ class RestartFromInitialOffset(SourceReader):
         return 0
 
 
-@catalog_class
 class SchedulerWaitsForFinishedTasks(CheckpointCoordinator):
     """Flawed deactivator: the checkpoint scheduler runs only while every execution is RUNNING,
     a FINISHED one counting as stopped, where Flink 2.3's

@@ -18,12 +18,11 @@ from ckptcheck.model.task import StreamTask
 from ckptcheck.model.topology import Exchange
 from ckptcheck.model.world import RUNNING
 
-from .catalog_entry import Entry, catalog_class
+from .catalog_entry import Entry
 from .designs import BASELINE
 from .scopes import scope
 
 
-@catalog_class
 class EndOfDataBeforeCommittables(CommitterOperator):
     """FLINK-38614 as released (before apache/flink#28476): the committer task finishes its
     operators and broadcasts EndOfData as soon as its input ended; the final checkpoint's
@@ -34,7 +33,6 @@ class EndOfDataBeforeCommittables(CommitterOperator):
         return True
 
 
-@catalog_class
 class BatchSideSkipsFinalCheckpoint(StreamTask):
     """A possible fix of the hang of a streaming job with a BLOCKING edge (Flink 2.3 as released,
     catalog ``blocking-output-waits-for-final-checkpoint``): a subtask that runs while the
@@ -58,7 +56,6 @@ class BatchSideSkipsFinalCheckpoint(StreamTask):
         return super().ready_to_finish(tx, t)
 
 
-@catalog_class
 class SchedulerWaitsForBlockingInput(CheckpointCoordinator):
     """The other half of that fix: the periodic checkpoint scheduler starts only once every
     BLOCKING result has also been read whole.  A checkpoint holds no BLOCKING result (the
@@ -92,7 +89,6 @@ def flip147_scope(job: str = "sink-v2-global", checkpoints: int = 0, failures: i
                  max_timeouts=0, max_lost_notifications=0)
 
 
-@catalog_class
 class LegacySourceFunction(SourceReader):
     """FLIP-147: a legacy ``SourceFunction`` keeps each split's progress in union list state;
     FLIP-147 discards a finished subtask's state, so when its vertex is restored partly
@@ -102,7 +98,6 @@ class LegacySourceFunction(SourceReader):
         return 0
 
 
-@catalog_class
 class UnionStateFinishesPartly(CheckpointCoordinator):
     """FLIP-147 without its union-list-state rule: a checkpoint completes while a vertex with
     union list state is partly finished (no ``PartialFinishingNotSupportedByStateException``)."""

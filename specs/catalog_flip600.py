@@ -8,7 +8,7 @@ from ckptcheck.model.regional import RegionalCheckpointHandler
 from ckptcheck.model.registry import SharedStateRegistry
 from ckptcheck.model.scope import Scope
 
-from .catalog_entry import Entry, catalog_class
+from .catalog_entry import Entry
 from .designs import FLIP600, FLIP600_FILE_MERGING, FLIP600_INCREMENTAL, FLIP600_NO_CLAIM
 from .scopes import regional_chain_scope, regional_coordinator_scope, scope
 
@@ -52,7 +52,6 @@ def _flip600_scope(job: str = "forward-2x2", records: int = 0, checkpoints: int 
                  max_declines=declines, max_timeouts=0, max_lost_notifications=0)
 
 
-@catalog_class
 class BackendConfirmsRegionalId(SharedStateRegistry):
     """Flawed backend notification: a failed-region subtask's incremental backend takes the
     regional checkpoint's id as confirmed, not the fallback's whose state it has there."""
@@ -63,7 +62,6 @@ class BackendConfirmsRegionalId(SharedStateRegistry):
         return cp
 
 
-@catalog_class
 class RegionsBySubtaskIndex(RegionalCheckpointHandler):
     """Flawed region rule: subtask i of every vertex forms region i, whatever edge joins them
     (the thread's "each parallelism maps to an independent Region" applied to a keyBy job)."""
@@ -77,7 +75,6 @@ class RegionsBySubtaskIndex(RegionalCheckpointHandler):
         return [frozenset(g) for _, g in sorted(groups.items())]
 
 
-@catalog_class
 class SkipsFinishedCheck(RegionalCheckpointHandler):
     """Flawed regional completion: FLIP-147's union-state check (``fulfillFinishedTaskStatus``)
     is left out of the regional path, as the model had it before row N3."""

@@ -8,7 +8,7 @@ from ckptcheck.model.design import Design
 from ckptcheck.model.nullstate import NullStateRecovery
 from ckptcheck.model.scope import Scope
 
-from .catalog_entry import Entry, catalog_class
+from .catalog_entry import Entry
 from .designs import NULL_STATE, NULL_STATE_UNALIGNED
 from .scopes import scope
 
@@ -22,7 +22,6 @@ def null_state_catalog_scope() -> Scope:
                  max_timeouts=0, max_lost_notifications=0)
 
 
-@catalog_class
 class TriggerDuringReplay(NullStateRecovery):
     """Checkpoints triggered while a re-inserted barrier is still on its way (the seed does not
     say when checkpointing resumes after a null-state recovery)."""
@@ -31,7 +30,6 @@ class TriggerDuringReplay(NullStateRecovery):
         return False
 
 
-@catalog_class
 class SinksKeepReplayedRecords(NullStateRecovery):
     """FLINK-4120 without "Sinks must discard all records until this barrier reaches them"."""
 
@@ -39,7 +37,6 @@ class SinksKeepReplayedRecords(NullStateRecovery):
         return False
 
 
-@catalog_class
 class BarrierAtRestart(NullStateRecovery):
     """The latest checkpoint's barrier re-inserted where the source restarts (the null-state
     checkpoint's position), not "in the position they were originally inserted"."""
@@ -48,7 +45,6 @@ class BarrierAtRestart(NullStateRecovery):
         return start
 
 
-@catalog_class
 class WatermarkAtAcknowledgement(NullStateRecovery):
     """The seed's "current null-state watermark", read when the acknowledgement reaches the
     coordinator instead of at the snapshot: the records that were in flight behind the
@@ -58,7 +54,6 @@ class WatermarkAtAcknowledgement(NullStateRecovery):
         return self.watermark(tx.tasks[t].processed)
 
 
-@catalog_class
 class RetentionIgnoresNullState(NullStateRecovery):
     """The store keeps only its ``num_retained`` newest checkpoints: the null-state checkpoint,
     older, is subsumed and its files deleted."""
@@ -75,7 +70,6 @@ def null_state_unaligned_scope() -> Scope:
                  max_timeouts=0, max_lost_notifications=0)
 
 
-@catalog_class
 class WatermarkIgnoresInFlight(NullStateRecovery):
     """Unaligned checkpoints: the null-state watermark of the operator's own state only, not
     reaching back to the records in flight to it that the checkpoint holds as channel state."""
@@ -84,7 +78,6 @@ class WatermarkIgnoresInFlight(NullStateRecovery):
         return ()
 
 
-@catalog_class
 class SinksDiscardOvertakenRecords(NullStateRecovery):
     """Unaligned checkpoints, the seed's rule as written: a sink discards every replayed record
     before the re-inserted barrier, also the ones the checkpoint's barrier had overtaken."""

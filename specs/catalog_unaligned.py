@@ -6,19 +6,19 @@ apache/flink#28523), with their scopes and variant classes."""
 
 from __future__ import annotations
 
-from ckptcheck.model.assignment import PointwiseStateAssignment, StateAssignmentOperation
+from ckptcheck.model.assignment import StateAssignmentOperation
+from ckptcheck.model.assignment_pointwise import PointwiseStateAssignment
 from ckptcheck.model.barriers import CheckpointBarrierHandler
 from ckptcheck.model.pointwise import ALL_TO_ALL, consumers_of
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.task import StreamTask, priority_index
 from ckptcheck.model.world import BARRIER, REC, RECOVERED_INPUT
 
-from .catalog_entry import Entry, catalog_class
+from .catalog_entry import Entry
 from .designs import UNALIGNED, UNALIGNED_POINTWISE, UNALIGNED_TIMEOUT
 from .scopes import pointwise_fan_in_scope, pointwise_keyed_order_scope, pointwise_pattern_change_scope, scope
 
 
-@catalog_class
 class OutputStateNotPersisted(StreamTask):
     """Flawed unaligned snapshot: only the input side is persisted; the records the priority
     barrier overtakes in the producer's subpartition are not written as output channel state."""
@@ -27,7 +27,6 @@ class OutputStateNotPersisted(StreamTask):
         return ()
 
 
-@catalog_class
 class AckAtFirstBarrier(StreamTask):
     """Flawed unaligned snapshot: the task acknowledges at its first barrier, with the input
     channel state it has so far, instead of waiting for every channel's barrier."""
@@ -38,7 +37,6 @@ class AckAtFirstBarrier(StreamTask):
             self.finish_unaligned(tx, t)
 
 
-@catalog_class
 class PersistsQueuedBuffersTwice(StreamTask):
     """FLINK-40016: a buffer queued in the input channel when the checkpoint started is
     persisted then (``checkpointStarted`` / ``startPersisting``) and again when the task polls
@@ -50,7 +48,6 @@ class PersistsQueuedBuffersTwice(StreamTask):
         return super().persists_on_poll(ts, bit, r) or bool(ts.uc) and r in ts.uc[1][bit.bit_length() - 1]
 
 
-@catalog_class
 class NewDataBeforeChannelState(StreamTask):
     """Flawed restore: the task reads new data before its recovered input channel state (its
     gate requests the upstream partitions at once instead of after the recovered buffers are
@@ -65,7 +62,6 @@ class NewDataBeforeChannelState(StreamTask):
         super().deliver(tx, c)
 
 
-@catalog_class
 class SkipsStatelessVertices(StateAssignmentOperation):
     """FLINK-31963 (before apache/flink#22584): ``StateAssignmentOperation`` reassigns only
     vertices with state of their own (operator state, or channel state of their own subtasks);
@@ -80,7 +76,6 @@ class SkipsStatelessVertices(StateAssignmentOperation):
         return own or any(old.stateful[t] for t in tasks)
 
 
-@catalog_class
 class PeerGateByPosition(StateAssignmentOperation):
     """FLINK-40269 (before apache/flink#28856): ``TaskStateAssignment`` found the peer's gate by
     the position of the peer assignment among those joining the two vertices (``indexOf`` on
@@ -97,7 +92,6 @@ class PeerGateByPosition(StateAssignmentOperation):
         return next(k for k, x in enumerate(self.topo.job.edges) if (x.source, x.target) == (e.source, e.target))
 
 
-@catalog_class
 class InputStateOneToOne(StateAssignmentOperation):
     """FLINK-35351 (before apache/flink#24857, commit 691ce18): ``reDistributeInputChannelStates``
     assigned a vertex's input channel state 1:1 whenever the vertex kept its parallelism, even
@@ -118,7 +112,6 @@ class InputStateOneToOne(StateAssignmentOperation):
         return super().input_state_assignment(handles, mapper, old_p, new_p, up_new, redistribute)
 
 
-@catalog_class
 class NoRecordFilter(StateAssignmentOperation):
     """Flawed restore at a new parallelism: channel state that an ambiguous mapper (RANGE)
     replicated to several new subtasks is kept by all of them (no ``RecordFilter``)."""
@@ -127,7 +120,6 @@ class NoRecordFilter(StateAssignmentOperation):
         return True
 
 
-@catalog_class
 class AnnouncedBarrierSkipsQueued(CheckpointBarrierHandler):
     """Flawed switch on an announcement: the announced barrier is moved to the head of its input
     channel as a priority event, but the buffers queued in front of it are not taken as input
@@ -326,7 +318,6 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
 )
 
 
-@catalog_class
 class NoPrimaryProducerRule(PointwiseStateAssignment):
     """the pointwise-UC thread without its dedup: every new upstream that inherited an old upstream's output
     state writes it to each connected downstream (``computeNewLocalSubpartitionIndex`` without
@@ -336,7 +327,6 @@ class NoPrimaryProducerRule(PointwiseStateAssignment):
         return pattern == ALL_TO_ALL or d in consumers_of(u, new_up, new_down)
 
 
-@catalog_class
 class NoRecoveryFilter(PointwiseStateAssignment):
     """the pointwise-UC thread without "filters at recovery time": every new upstream writes all the output
     state it inherited, connected or not."""
@@ -345,7 +335,6 @@ class NoRecoveryFilter(PointwiseStateAssignment):
         return True
 
 
-@catalog_class
 class NoUpstreamRecoveryTracker(StreamTask):
     """A restored gate without FLINK-19856's ``UpstreamRecoveryTracker``: each channel resumes
     on its own once it delivered its ``EndOfChannelStateEvent``, so a new record on one channel
@@ -356,7 +345,6 @@ class NoUpstreamRecoveryTracker(StreamTask):
         return phase if phase == RECOVERED_INPUT else 0
 
 
-@catalog_class
 class UnrecordedPattern(PointwiseStateAssignment):
     """the pointwise-UC thread without the pattern hook's record: the restore reads the new job's pattern as
     the old one (``resolveOldDistributionPattern`` given the new pattern instead of the recorded
@@ -366,7 +354,6 @@ class UnrecordedPattern(PointwiseStateAssignment):
         return new
 
 
-@catalog_class
 class UnchangedEdgesKeepTheirState(PointwiseStateAssignment):
     """The fix of finding P1: an unchanged edge keeps its channel state where it was even when
     another gate or partition of the same task changed (the task manager's ``recoverPointwise``

@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from ckptcheck.model.assignment import PointwiseStateAssignment
+from ckptcheck.model.assignment_pointwise import PointwiseStateAssignment
 from ckptcheck.model.design import KNOB_BY_NAME, Design, knob_conflict
 
 from .errors import InputError, did_you_mean, read_toml

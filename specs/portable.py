@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ckptcheck.model.component import names_component
 from ckptcheck.model.design import COMPONENTS, Design
 from ckptcheck.model.scope import SCOPE_LIMITS, STOP_MODES, Scope
 
@@ -81,7 +82,7 @@ def design_from_trace(d: Any, source: str, design: Design | None = None) -> Desi
         hint = f"{name!r}" if name in known_designs() else f"{name!r} (not a preset or catalog entry)"
     mine = base.components()
     for comp, qual in recorded.items():
-        if mine[comp] != qual:
+        if not names_component(qual, getattr(base, comp)):
             raise InputError(
                 source, f"design.components.{comp}",
                 f"the trace ran {qual}, but {hint} uses {mine[comp]};"

@@ -94,8 +94,9 @@ def relabelled(d):
 
 
 def old_components(d):
-    """Components named as an older ckptcheck wrote them (top-level package ``model``)."""
-    d["design"]["components"] = {k: v.replace("ckptcheck.model.", "model.") for k, v in d["design"]["components"].items()}
+    """Components named as an older ckptcheck wrote them (top-level package ``model``, the module
+    named after the design field, as ``model.partitioner.StreamPartitioner``)."""
+    d["design"]["components"] = {k: f"model.{k}.{v.rpartition('.')[2]}" for k, v in d["design"]["components"].items()}
 
 
 def a_cycle(d):
@@ -269,7 +270,7 @@ REFUSED = [
       {"ghost2.trace.json": trace(at(("design", "name"), "flip999-imaginary"),
                                   at(("design", "components", "store"), "variant_store.EagerCleaner"))},
       "ghost2.trace.json", "design.components.store", "the trace ran variant_store.EagerCleaner",
-      "'flip999-imaginary' (not a preset or catalog entry) uses ckptcheck.model.store.CompletedCheckpointStore"),
+      "'flip999-imaginary' (not a preset or catalog entry) uses CompletedCheckpointStore"),
     C("r065", "replay knob.trace.json", {"knob.trace.json": trace(at(("design", "knobs", "num_retained"), "1"))},
       "knob.trace.json", "design.knobs", "num_retained", "expected an integer", "got '1'"),
     C("r066", "replay scope.trace.json", {"scope.trace.json": trace(at(("scope", "records_per_split"), -1))},
@@ -292,7 +293,7 @@ REFUSED = [
     C("r083", "itf v2.trace.json", {"v2.trace.json": trace(at(("version",), 2))}, "v2.trace.json", "version", "expected 1", "got 2"),
     C("N43", "replay inj.trace.json", {"inj.trace.json": trace(at(("design", "components", "store"), "os.system"))},
       "inj.trace.json", "design.components.store", "the trace ran os.system",
-      "'commit-at-pre-commit' uses ckptcheck.model.store.CompletedCheckpointStore"),
+      "'commit-at-pre-commit' uses CompletedCheckpointStore"),
     C("N44", "replay vs.trace.json", {"vs.trace.json": trace(at(("version",), "1"))}, "vs.trace.json", "version", "expected 1", "got '1'"),
     C("N45", "replay neg.trace.json", {"neg.trace.json": trace(at(("actions", 2, "checkpoint"), -1))},
       "neg.trace.json", "actions[2].checkpoint", "expected a non-negative integer", "-1"),

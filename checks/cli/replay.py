@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ckptcheck.checks.run.trace import REPORT_SUFFIXES, load_trace_file, replay, traces_in_report
+from ckptcheck.model.component import names_component
+from ckptcheck.model.design import COMPONENTS
 from ckptcheck.specs.catalog import all_designs
 from ckptcheck.specs.portable import design_from_trace
 
@@ -36,7 +38,7 @@ def design_for(doc, designs: list, alone: bool):
     d = doc.get("design") if isinstance(doc, dict) else None
     recorded = d.get("components") if isinstance(d, dict) else None
     recorded = recorded if isinstance(recorded, dict) and all(isinstance(v, str) for v in recorded.values()) else {}
-    fits = [x for x in designs if all(x.components().get(k) == v for k, v in recorded.items())]
+    fits = [x for x in designs if all(k in COMPONENTS and names_component(v, getattr(x, k)) for k, v in recorded.items())]
     if fits:
         same = [x for x in fits if x.name == d.get("name")]
         return (same or fits)[0]

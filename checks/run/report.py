@@ -41,7 +41,8 @@ def design_option(design) -> str:
     what a trace names, so the reader names the module); "" for ckptcheck's own components."""
     if design.name in LOADED_AS:
         return f"--design {LOADED_AS[design.name]} "
-    modules = dict.fromkeys(q.rpartition(".")[0] for q in design.components().values() if not q.startswith("ckptcheck."))
+    # ckptcheck's own classes are named by their registry ids, a user's by module.QualName
+    modules = dict.fromkeys(q.rpartition(".")[0] for q in design.components().values() if "." in q)
     return "".join(f"--design {m}:NAME " for m in modules)
 
 
