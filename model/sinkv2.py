@@ -1,78 +1,9 @@
 """Sink V2 (FLIP-143/FLIP-191/FLIP-372), as every connector of Flink 2.x writes: a writer
 operator that turns records into committables at each checkpoint, a committer operator that
 commits them once the checkpoint completed, and optionally a global committer behind it
-(UC note D.5-D.6).  The legacy ``TwoPhaseCommitSinkFunction`` is ``model.sinks``.
-
-``SinkWriterOperator`` (working state ``(lastKnownCheckpointId, endOfInput, in-progress
-records)``; snapshot ``(endOfInput,)``, its ``end_of_input_state``):
-
-- ``processElement`` writes the record into the in-progress output (a file being written, an
-  open transaction): invisible outside until a committer commits it;
-- ``prepareSnapshotPreBarrier(n)``, unless end of input was reached: ``prepareCommit`` and
-  emit the committables of checkpoint ``n`` (a ``CommittableSummary`` and its
-  ``CommittableWithLineage``s, one item here) ahead of barrier ``n``;
-- ``endInput``: emit the remaining committables tagged ``lastKnownCheckpointId + 1``
-  (FLINK-37605), where ``lastKnownCheckpointId`` is the restored checkpoint id and then the id
-  of the last emission; afterwards ``endOfInput`` is set and stays set in its state, so a
-  writer restored from a checkpoint taken after its end of input emits nothing more
-  (``initializeState``).
-
-``CommitterOperator`` (working state ``(collector, EndOfData held)``; snapshot
-``(collector,)``; the collector holds ``(checkpoint, writer, records)`` per committable):
-
-- ``processElement`` adds a committable to the ``CommittableCollector``;
-- ``notifyCheckpointComplete(n)`` commits every committable of a checkpoint <= n in
-  ascending checkpoint order and, with a post-commit topology (the global committer), emits
-  them downstream, one message per checkpoint; then removes them;
-- ``initializeState`` on restore merges the restored collector and commits (and emits) at
-  once up to the restored checkpoint;
-- ``endInput`` commits nothing with checkpointing enabled: the final checkpoint does.
-
-``GlobalCommitterOperator`` (working state ``(lastCompletedCheckpointId, collector)``;
-snapshot ``(collector,)``; the collector holds ``(checkpoint, committer subtask,
-committables)`` per message): behind a committer it commits on input (``commitOnInput``):
-a checkpoint's committables once every committer subtask's message for it arrived
-(``hasGloballyReceivedAll``), in ascending order, stopping at the first incomplete one; the
-restored collector is committed at restore.
-
-The committer task and EndOfData (FLINK-38614, ``apache/flink#28476``, UC note D.6):
-released Flink finishes the committer's operators and broadcasts EndOfData as soon as its
-input ended, before the final checkpoint completes; the committables it emits on that
-completion then reach a global committer that has seen EndOfData on every input and drops
-them (``FinishedDataOutput``).  The model's ``CommitterOperator`` is the fix, the PR's title:
-EndOfData is held until the final checkpoint's committables were emitted;
-``catalog.EndOfDataBeforeCommittables`` is the released behaviour.
-
-Abstractions:
-
-- The external system is ``World.txns``: committing a committable adds the transaction
-  ``(writer, checkpoint)`` with its records, COMMITTED.  Committing the same committable again
-  changes nothing (Sink V2 committers must be idempotent: a restore re-commits); a different
-  committable with the same writer and checkpoint adds its records to that transaction, so a
-  record committed by both shows as committed twice.  What it can hide: two committables of
-  identical content from two attempts, both committed (a duplicate in Flink, one transaction
-  here); a correct run cannot commit both, since committing one needs its checkpoint complete.
-  Connectors differ on a committable whose (writer, checkpoint) was committed before: Kafka's
-  is a new transaction under a fenced id, an Iceberg-style committer skips every committable
-  at or below the table's highest committed checkpoint id.  The model's external system adds
-  its records to the committed transaction, which shows a re-emitted committable as records
-  committed twice; a committer of the second kind would drop them instead, a loss the model
-  shows as a duplicate (row N10: reachable only by re-emitting under a committed id).
-- ``CheckpointCommittableManagerImpl.commit`` checks that every committable a writer subtask
-  announced in its summary arrived (FLINK-36287) and fails the task if not; the model's
-  committer commits what its collector holds.  In the model a checkpoint's summary and
-  committables are one item (below) on an aligned internal edge, so they arrive whole before
-  the checkpoint's barrier and the check cannot fail (row N11); it could with a
-  rescaled Sink V2, which ``Scope`` refuses.
-- With a global committer the committer's own commit has no visible effect; the global
-  committer's does (as a data-lake sink that writes files in the writer and commits a table
-  snapshot globally).
-- A writer always emits a summary, even of no committable, as Flink does; one item per
-  checkpoint carries the summary and its committables together.
-- Committables travel on the sink's internal edges, which never take unaligned barriers
-  (UC note A.10): all committables of checkpoint n reach the committer before
-  barrier n.
-- Rescaling a Sink V2 sink is not modelled (the scope refuses it).
+(UC note D.5-D.6).  The legacy ``TwoPhaseCommitSinkFunction`` is ``model.sinks``.  Each
+operator's rules and abstractions are on its class; rescaling a Sink V2 sink is not modelled
+(``Scope`` refuses it).
 """
 
 from __future__ import annotations
@@ -88,7 +19,21 @@ GLOBAL_COMMITTER = "global-committer"
 
 def commit_committable(tx: Tx, writer: int, cp: int, records: tuple) -> None:
     """The external system commits the committable of ``writer`` (a global subtask id) for
-    checkpoint ``cp`` holding ``records``: idempotently (see the module docstring)."""
+    checkpoint ``cp`` holding ``records``: idempotently.
+
+    Abstraction: the external system is ``World.txns``: committing a committable adds the transaction
+    ``(writer, checkpoint)`` with its records, COMMITTED.  Committing the same committable again
+    changes nothing (Sink V2 committers must be idempotent: a restore re-commits); a different
+    committable with the same writer and checkpoint adds its records to that transaction, so a
+    record committed by both shows as committed twice.  What it can hide: two committables of
+    identical content from two attempts, both committed (a duplicate in Flink, one transaction
+    here); a correct run cannot commit both, since committing one needs its checkpoint complete.
+    Connectors differ on a committable whose (writer, checkpoint) was committed before: Kafka's
+    is a new transaction under a fenced id, an Iceberg-style committer skips every committable
+    at or below the table's highest committed checkpoint id.  The model's external system adds
+    its records to the committed transaction, which shows a re-emitted committable as records
+    committed twice; a committer of the second kind would drop them instead, a loss the model
+    shows as a duplicate (row N10: reachable only by re-emitting under a committed id)."""
     if not records:
         return
     old = tx.txn(writer, cp)
@@ -99,7 +44,21 @@ def commit_committable(tx: Tx, writer: int, cp: int, records: tuple) -> None:
 
 
 class SinkWriterOperator(Component):
-    """``SinkWriterOperator``: records into committables, per checkpoint and at end of input."""
+    """``SinkWriterOperator``: records into committables, per checkpoint and at end of input.
+
+    ``SinkWriterOperator`` (working state ``(lastKnownCheckpointId, endOfInput, in-progress
+    records)``; snapshot ``(endOfInput,)``, its ``end_of_input_state``):
+
+    - ``processElement`` writes the record into the in-progress output (a file being written, an
+      open transaction): invisible outside until a committer commits it;
+    - ``prepareSnapshotPreBarrier(n)``, unless end of input was reached: ``prepareCommit`` and
+      emit the committables of checkpoint ``n`` (a ``CommittableSummary`` and its
+      ``CommittableWithLineage``s, one item here) ahead of barrier ``n``;
+    - ``endInput``: emit the remaining committables tagged ``lastKnownCheckpointId + 1``
+      (FLINK-37605), where ``lastKnownCheckpointId`` is the restored checkpoint id and then the id
+      of the last emission; afterwards ``endOfInput`` is set and stays set in its state, so a
+      writer restored from a checkpoint taken after its end of input emits nothing more
+      (``initializeState``)."""
 
     @follows("SinkWriterOperator.initializeState")
     def state(self, snap: Snapshot, restored_from: int) -> tuple:
@@ -138,7 +97,10 @@ class SinkWriterOperator(Component):
 
     @follows("SinkWriterOperator.emitCommittables")
     def emit(self, tx: Tx, t: int, cp: int) -> None:
-        """``emitCommittables(cp)``: ``prepareCommit`` and one message to the committer."""
+        """``emitCommittables(cp)``: ``prepareCommit`` and one message to the committer.
+
+    Abstraction: a writer always emits a summary, even of no committable, as Flink does; one item per
+    checkpoint carries the summary and its committables together."""
         ts = tx.tasks[t]
         _, eoi, written = ts.sink
         tx.push(self.model.all_out[t], (COMMITTABLE, cp, (self.model.gid[t], written)))
@@ -151,7 +113,30 @@ class SinkWriterOperator(Component):
 
 
 class CommitterOperator(Component):
-    """``CommitterOperator``: commits the committables of completed checkpoints."""
+    """``CommitterOperator``: commits the committables of completed checkpoints.
+
+    ``CommitterOperator`` (working state ``(collector, EndOfData held)``; snapshot
+    ``(collector,)``; the collector holds ``(checkpoint, writer, records)`` per committable):
+
+    - ``processElement`` adds a committable to the ``CommittableCollector``;
+    - ``notifyCheckpointComplete(n)`` commits every committable of a checkpoint <= n in
+      ascending checkpoint order and, with a post-commit topology (the global committer), emits
+      them downstream, one message per checkpoint; then removes them;
+    - ``initializeState`` on restore merges the restored collector and commits (and emits) at
+      once up to the restored checkpoint;
+    - ``endInput`` commits nothing with checkpointing enabled: the final checkpoint does.
+
+    The committer task and EndOfData (FLINK-38614, ``apache/flink#28476``, UC note D.6):
+    released Flink finishes the committer's operators and broadcasts EndOfData as soon as its
+    input ended, before the final checkpoint completes; the committables it emits on that
+    completion then reach a global committer that has seen EndOfData on every input and drops
+    them (``FinishedDataOutput``).  The model's ``CommitterOperator`` is the fix, the PR's title:
+    EndOfData is held until the final checkpoint's committables were emitted;
+    ``catalog.EndOfDataBeforeCommittables`` is the released behaviour.
+
+    Abstraction: committables travel on the sink's internal edges, which never take unaligned barriers
+    (UC note A.10): all committables of checkpoint n reach the committer before
+    barrier n."""
 
     @follows("CommitterOperator.initializeState")
     def state(self, snap: Snapshot, restored_from: int) -> tuple:
@@ -163,7 +148,14 @@ class CommitterOperator(Component):
         """``processElement``: a writer's committables of one checkpoint into the collector.
         The committer's logical state (``processed``) is every record whose committable it
         received: a checkpoint of it is consistent when that covers exactly the records
-        before the sources' positions."""
+        before the sources' positions.
+
+    Abstraction: ``CheckpointCommittableManagerImpl.commit`` checks that every committable a writer subtask
+    announced in its summary arrived (FLINK-36287) and fails the task if not; the model's
+    committer commits what its collector holds.  In the model a checkpoint's summary and
+    committables are one item (below) on an aligned internal edge, so they arrive whole before
+    the checkpoint's barrier and the check cannot fail (row N11); it could with a
+    rescaled Sink V2, which ``Scope`` refuses."""
         cp, (writer, records) = item[1], item[2]
         ts = tx.tasks[t]
         collector, held = ts.sink
@@ -223,7 +215,18 @@ class CommitterOperator(Component):
 
 
 class GlobalCommitterOperator(Component):
-    """``GlobalCommitterOperator`` behind a committer: commits on input."""
+    """``GlobalCommitterOperator`` behind a committer: commits on input.
+
+    ``GlobalCommitterOperator`` (working state ``(lastCompletedCheckpointId, collector)``;
+    snapshot ``(collector,)``; the collector holds ``(checkpoint, committer subtask,
+    committables)`` per message): behind a committer it commits on input (``commitOnInput``):
+    a checkpoint's committables once every committer subtask's message for it arrived
+    (``hasGloballyReceivedAll``), in ascending order, stopping at the first incomplete one; the
+    restored collector is committed at restore.
+
+    Abstraction: with a global committer the committer's own commit has no visible effect; the global
+    committer's does (as a data-lake sink that writes files in the writer and commits a table
+    snapshot globally)."""
 
     @follows("GlobalCommitterOperator.initializeState")
     def state(self, snap: Snapshot, restored_from: int) -> tuple:
