@@ -1,68 +1,12 @@
 """The task: Flink's ``StreamTask`` with its ``SubtaskCheckpointCoordinatorImpl`` and the
 operator lifecycle of FLIP-147 (EndOfData, ``finish()``, the final checkpoint, EndOfPartition).
-
-What a task does with each input item (record, barrier, EndOfData, EndOfPartition), how it
-snapshots, how it reacts to the coordinator's notifications, and when it finishes.
-
-Abstractions:
-
-- The logical state of a stateful subtask is the set of records whose effect it holds
-  (``processed``): the most precise abstraction of any operator state that depends on every
-  record (a count, a sum, a window).  Keyed state is that set, partitioned by key group.
-- A snapshot is synchronous and atomic with the barrier's forwarding; its asynchronous part
-  fails only as a ``Decline`` fault (the barrier has already gone downstream).
-- Notifications are coordinator RPCs queued in the task's inbox, FIFO; a lost one is a fault.
-- Unaligned checkpoints (UC note A.5-A.6): the operator snapshot, the output channel
-  state (the records still in each subpartition, which the priority barrier overtakes) and the
-  barriers are one step at the task's first barrier; the input channel state is what the task
-  reads from a channel after that and before the channel's barrier, plus what the barrier
-  overtook on it.  Each record is thus in exactly one of the producer's output state, the
-  consumer's input state or the consumer's operator state (A.6).  Records read after the
-  snapshot are processed normally.
-- Spanning records (``Scope.spanning_records``): a consumer may read the head of a record
-  whose tail is still in the subpartition (``ReadHead``).  Its deserializer's partial record is
-  the first input-state entry of that channel (``StreamTaskNetworkInput.prepareSnapshot`` writes
-  ``getUnconsumedBuffer`` first, UC note A.6 step 1), and a priority barrier that
-  overtakes the tail makes the tail output state: the record is then split between the two
-  sides of the checkpoint, which a restore must put back together.  A record straddles at most
-  two buffers, and only the next record of a channel can be partly read (the deserializer
-  finishes one record before it starts the next); without the option records are whole, which
-  hides every restore that separates a record's parts (FLINK-35351).
-- A task's inputs form one gate: after a restore it reads its recovered input channel state
-  before any new item on any channel (``StreamTask.restoreStateAndGates`` requests partitions
-  once every channel's state is consumed), and declines a checkpoint triggered meanwhile
-  (FLINK-20654, TASK_NOT_READY).  Then it reads its upstreams' re-sent output state, and no new
-  item on any channel until every channel delivered its re-sent state: FLINK-19856's
-  ``UpstreamRecoveryTracker`` resumes the subpartitions, which block after their
-  ``EndOfChannelStateEvent``, only once that event arrived on every channel of the gate.  A
-  channel still re-sending delivers its priority barrier first, as any channel does; a
-  blocked one delivers nothing but a priority barrier, which overtakes the channel's
-  ``EndOfChannelStateEvent`` if the event was not read yet (the model reads the event as late
-  as possible, ``FlinkModel._enabled_unaligned``).  A rescaled task
-  (``RescalingStreamTaskNetworkInput.prepareSnapshot``) declines a barrier that arrives
-  before END_OF_RECOVERY as TASK_NOT_READY, uncounted, and the job goes on (real runs show
-  it).  With the scope's ``rescaled_tasks_decline`` the model does so: a subtask restored at
-  a new parallelism is ``rescaled`` until ``EndOfRecovery`` (every channel's
-  ``EndOfChannelStateEvent`` read), declines every barrier until then, and reads nothing else
-  once its re-sent records are read (on in validation's scopes and in the unaligned presets'
-  ``rescaled_recovery_scope``).  Abstraction, in the other preset scopes (the option off): the
-  rescaled task takes the checkpoint, which hides the runs where that checkpoint aborts
-  uncounted (a ``Decline`` fault is counted and fails the job over), and a downstream
-  subtask of a rescaled vertex, which Flink gives a descriptor too, never declines.
-- FLINK-4120's null-state recovery (not in Flink): a recomputable operator trims its state to
-  its window, a re-inserted barrier and the records dropped before it follow
-  ``model.nullstate``'s rules.
-
-Where the rules are: ``StreamTask`` is one class (a variant subclasses it and overrides one
-method of it), its methods grouped by concern in mixins, a module each:
-
-- ``task_input.py`` (``InputMixin``): each item a channel delivers, the order of a restored
-  gate, the input channel state of an unaligned checkpoint;
-- ``task_snapshot.py`` (``SnapshotMixin``): the trigger, the snapshot, the barriers sent
-  downstream, the output channel state and the acknowledgement;
-- ``task_finish.py`` (``FinishMixin``): EndOfData, EndOfPartition, the final checkpoint and
-  finishing;
-- this module: a (re)deployed subtask's state and the coordinator's notifications.
+``StreamTask`` is one class (a variant subclasses it and overrides one method), its methods
+grouped by concern a module each: ``task_input.py`` (each item a channel delivers, a restored
+gate, input channel state), ``task_snapshot.py`` (trigger, snapshot, barriers, output channel
+state, acknowledgement), ``task_finish.py`` (EndOfData, EndOfPartition, the final checkpoint);
+this module: a (re)deployed subtask's state and the coordinator's notifications.  Each
+abstraction is stated on the method that makes it; FLINK-4120's null-state recovery follows
+``model.nullstate``.
 """
 
 from __future__ import annotations
@@ -166,7 +110,10 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
         ``notifyCheckpointAborted``, which first replays the completion of the latest completed
         checkpoint it carries (``notifyCheckpointAbortAsync``, mechanics note 6).  A notice may carry
         FLIP-306's ``lastSubsumedCheckpointId``.
-        """
+        
+
+        Abstraction: notifications are coordinator RPCs queued in the task's inbox, FIFO; a
+        lost one is a fault."""
         ts = tx.tasks[t]
         kind, cp, latest, subsumed = ts.inbox[0]
         tx.tasks[t] = ts._replace(inbox=ts.inbox[1:])

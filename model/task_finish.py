@@ -6,8 +6,8 @@ Flink: ``StreamTask.endData`` and ``StreamOperatorWrapper.finish`` (EndOfData on
 EndOfPartition on an input (``CheckpointedInputGate``), the final checkpoint and
 ``StreamTask.afterInvoke`` (the task closes once a checkpoint taken after its end of data
 completed and ``ResultPartition.getAllDataProcessedFuture`` is done), and a trigger that reaches
-a closed mailbox (``Task.triggerCheckpointBarrier``: TASK_CLOSING).  The abstractions are
-stated in ``model.task``.
+a closed mailbox (``Task.triggerCheckpointBarrier``: TASK_CLOSING).  Each abstraction is stated
+on the method that makes it.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Flink: ``StreamOneInputProcessor`` and ``StreamTaskNetworkInput`` (``processElem
 deserializer's partial record), ``CheckpointedInputGate`` (priority events first; the barrier
 rules are ``model.barriers``), ``ChannelStatePersister`` (``maybePersist``),
 ``UpstreamRecoveryTracker`` and ``StreamTask.restoreStateAndGates`` (a restored gate reads its
-recovered state first).  The abstractions are stated in ``model.task``.
+recovered state first).  Each abstraction is stated on the method that makes it.
 """
 
 from __future__ import annotations
@@ -102,7 +102,18 @@ class InputMixin(Component):
         """``ReadHead``: the consumer of ``c`` polls the buffer with the head of the channel's
         next record; its deserializer holds the partial record until the tail's buffer arrives.
         A buffer polled while an unaligned checkpoint waits for this channel's barrier is
-        persisted (``ChannelStatePersister.maybePersist``): the head becomes input state."""
+        persisted (``ChannelStatePersister.maybePersist``): the head becomes input state.
+
+        Abstraction: spanning records (``Scope.spanning_records``): a consumer may read the
+        head of a record whose tail is still in the subpartition (``ReadHead``).  Its
+        deserializer's partial record is the first input-state entry of that channel
+        (``StreamTaskNetworkInput.prepareSnapshot`` writes ``getUnconsumedBuffer`` first, UC
+        note A.6 step 1), and a priority barrier that overtakes the tail makes the tail
+        output state: the record is then split between the two sides of the checkpoint,
+        which a restore must put back together.  A record straddles at most two buffers, and
+        only the next record of a channel can be partly read (the deserializer finishes one
+        record before it starts the next); without the option records are whole, which hides
+        every restore that separates a record's parts (FLINK-35351)."""
         ch = self.topo.channels[c]
         items = tx.channels[c]
         r = items[0]
@@ -139,7 +150,31 @@ class InputMixin(Component):
         """Where subtask ``t``'s gate is in its recovery: ``RECOVERED_INPUT`` while it still has
         recovered input channel state to read, ``RECOVERED_OUTPUT`` while some channel still
         holds re-sent output state (``UpstreamRecoveryTracker``: not every channel has delivered
-        its ``EndOfChannelStateEvent``), else 0."""
+        its ``EndOfChannelStateEvent``), else 0.
+
+        Abstraction: a task's inputs form one gate: after a restore it reads its recovered
+        input channel state before any new item on any channel
+        (``StreamTask.restoreStateAndGates`` requests partitions once every channel's state
+        is consumed), and declines a checkpoint triggered meanwhile (FLINK-20654,
+        TASK_NOT_READY).  Then it reads its upstreams' re-sent output state, and no new item
+        on any channel until every channel delivered its re-sent state: FLINK-19856's
+        ``UpstreamRecoveryTracker`` resumes the subpartitions, which block after their
+        ``EndOfChannelStateEvent``, only once that event arrived on every channel of the
+        gate.  A channel still re-sending delivers its priority barrier first, as any
+        channel does; a blocked one delivers nothing but a priority barrier, which overtakes
+        the channel's ``EndOfChannelStateEvent`` if the event was not read yet (the model
+        reads the event as late as possible, ``FlinkModel._enabled_unaligned``).  A rescaled
+        task (``RescalingStreamTaskNetworkInput.prepareSnapshot``) declines a barrier that
+        arrives before END_OF_RECOVERY as TASK_NOT_READY, uncounted, and the job goes on
+        (real runs show it).  With the scope's ``rescaled_tasks_decline`` the model does so:
+        a subtask restored at a new parallelism is ``rescaled`` until ``EndOfRecovery``
+        (every channel's ``EndOfChannelStateEvent`` read), declines every barrier until
+        then, and reads nothing else once its re-sent records are read (on in validation's
+        scopes and in the unaligned presets' ``rescaled_recovery_scope``).  Abstraction, in
+        the other preset scopes (the option off): the rescaled task takes the checkpoint,
+        which hides the runs where that checkpoint aborts uncounted (a ``Decline`` fault is
+        counted and fails the job over), and a downstream subtask of a rescaled vertex,
+        which Flink gives a descriptor too, never declines."""
         phase = 0
         for c in self.topo.inputs[t]:
             for x in channels[c]:
@@ -163,7 +198,12 @@ class InputMixin(Component):
     @follows("Input.processElement")
     def process(self, tx: Tx, t: int, rec: tuple) -> None:
         """``processElement``: a stateful subtask records the record's effect; a sink writes it,
-        any other subtask forwards it."""
+        any other subtask forwards it.
+
+        Abstraction: the logical state of a stateful subtask is the set of records whose
+        effect it holds (``processed``): the most precise abstraction of any operator state
+        that depends on every record (a count, a sum, a window).  Keyed state is that set,
+        partitioned by key group."""
         ts = tx.tasks[t]
         r = (rec[1], rec[2])
         if len(rec) == 4:  # recovered channel state, or a record read in two parts: forwarded as an ordinary record

@@ -7,7 +7,7 @@ Flink: ``StreamTask.triggerCheckpointAsync``, ``SubtaskCheckpointCoordinatorImpl
 ``CancelCheckpointMarker``, ``withUnalignedSupported``), ``AsyncCheckpointRunnable`` (the
 acknowledgement), ``ChannelStateWriter.addOutputData`` and ``PipelinedSubpartition`` (priority
 barriers, ``processPriorityBuffer``; timeoutable barriers and the sender's alignment timer,
-FLINK-27251).  The abstractions are stated in ``model.task``.
+FLINK-27251).  Each abstraction is stated on the method that makes it.
 """
 
 from __future__ import annotations
@@ -86,7 +86,11 @@ class SnapshotMixin(Component):
         With aligned-checkpoint-timeout 0 a node that had to align (FORCED_ALIGNED, a
         POINTWISE input) sends unaligned barriers again on its outputs that take them
         (``SubtaskCheckpointCoordinatorImpl.checkpointState``: ``withUnalignedSupported``,
-        UC note A.5 step 3), and what they overtake is its output channel state."""
+        UC note A.5 step 3), and what they overtake is its output channel state.
+
+        Abstraction: a snapshot is synchronous and atomic with the barrier's forwarding; its
+        asynchronous part fails only as a ``Decline`` fault (the barrier has already gone
+        downstream)."""
         snap = self.operator_snapshot(tx, t, cp)
         tx.tasks[t] = tx.tasks[t]._replace(aligning=0, blocked=0)
         if snap is None:
@@ -179,7 +183,16 @@ class SnapshotMixin(Component):
         """The first barrier of an unaligned checkpoint (A.5): the operator snapshot, and on
         every output a priority barrier at the head of the subpartition, overtaking the records
         queued there, which become output channel state.  An output to a node that cannot take
-        unaligned checkpoints gets a FORCED_ALIGNED barrier, FIFO, and no output state (A.10)."""
+        unaligned checkpoints gets a FORCED_ALIGNED barrier, FIFO, and no output state (A.10).
+
+        Abstraction: unaligned checkpoints (UC note A.5-A.6): the operator snapshot, the
+        output channel state (the records still in each subpartition, which the priority
+        barrier overtakes) and the barriers are one step at the task's first barrier; the
+        input channel state is what the task reads from a channel after that and before the
+        channel's barrier, plus what the barrier overtook on it.  Each record is thus in
+        exactly one of the producer's output state, the consumer's input state or the
+        consumer's operator state (A.6).  Records read after the snapshot are processed
+        normally."""
         snap = self.operator_snapshot(tx, t, cp)
         if snap is None:
             return
