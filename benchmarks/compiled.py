@@ -5,7 +5,7 @@ properties, compiled with Cython, against the same Python files, on one scope, i
 
 Needs Cython and a C compiler (neither is a dependency of ckptcheck: ``pip install cython``).
 Copies ``model/``, ``specs/``, ``checks/`` and ``reports/`` into a build folder laid out as the
-``ckptcheck`` namespace, compiles every module of ``model/`` and ``specs/properties/`` there
+``ckptcheck`` namespace, compiles every module of ``model/`` and the properties (``specs/property.py``, ``specs/properties.py`` and each feature's ``properties.py``) there
 (Cython's pure-Python mode: no type declarations, annotations not enforced, so the compiled
 module runs the same code), then times the search in fresh processes, the Python files and the
 compiled ones alternated, ``--rounds`` times each.  Each run's states, transitions and findings
@@ -48,7 +48,7 @@ SETUP = """
 import glob
 from setuptools import setup
 from Cython.Build import cythonize
-mods = [f for f in glob.glob("ckptcheck/model/*.py") + glob.glob("ckptcheck/specs/properties/*.py")
+mods = [f for f in glob.glob("ckptcheck/model/*.py") + glob.glob("ckptcheck/specs/propert*.py") + glob.glob("ckptcheck/specs/*/properties.py")
         if not f.endswith("__init__.py")]
 setup(ext_modules=cythonize(mods, language_level=3, nthreads=2, quiet=True,
                             compiler_directives={"binding": True, "annotation_typing": False}))

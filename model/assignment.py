@@ -2,47 +2,9 @@
 old state handles each new subtask gets, mechanics notes 3,
 UC note B.2) and the task side of channel-state recovery (B.3:
 ``SequentialChannelStateReaderImpl`` routing, ``RescalingStreamTaskNetworkInput``'s virtual
-channels and its ``RecordFilter``).
-
-A checkpoint taken at one parallelism is restored at another after a ``Rescale`` (and after any
-failure before a checkpoint completes at the new parallelism).  Per vertex whose parallelism
-changed:
-
-- keyed state (``StateKind.KEYED``): new subtask i gets, from every old subtask, the records of
-  the key groups where the old and new key-group ranges intersect
-  (``reDistributeKeyedStates`` / ``reassign_keyed_state``);
-- any other state of a stateful subtask is operator list state (``SPLIT_DISTRIBUTE``): the old
-  subtasks' lists are concatenated and split evenly (``RoundRobinOperatorStateRepartitioner``
-  / ``repartition_operator_state``);
-- a 2PC sink's state is ``TwoPhaseCommitSinkFunction``'s operator list state, one entry per old
-  subtask (its pending transactions and its open one): the new subtask that gets an entry
-  commits its pending transactions and aborts the open ones of that old subtask
-  (``initializeState``: ``recoverAndCommitInternal`` / ``recoverAndAbort``).
-
-Channel state (unaligned checkpoints) is redistributed per edge with the edge's mappers
-(``getUpstreamSubtaskStateMapper`` / ``getDownstreamSubtaskStateMapper``): the consumer's input
-state by the downstream mapper, each buffer then on the channel of every new producer that
-inherited its old producer; the producer's output state by the upstream mapper, each buffer then
-on the subpartition of every new consumer that inherited its old consumer (B.3).  A record that
-an ambiguous mapper (RANGE, FULL) replicated is kept only by the consumer the new partitioner
-routes it to (``RecordFilter``).
-
-A restore that Flink cannot carry out raises ``RestoreFailure`` with Flink's exception: a
-rescaled edge with an UNSUPPORTED mapper and in-flight data (``UnsupportedOperationException``),
-or an output buffer routed to a subtask that has no virtual channel for its old subpartition
-(``DemultiplexingRecordDeserializer.select``: "Cannot select SubtaskConnectionDescriptor"), or,
-with spanning records, a record whose head and tail reach different subtasks (``join_parts``);
-``FailoverStrategy.restore`` then deploys nothing and ``restores-succeed`` reports it.
-
-Abstractions: the filter runs when the state is put back into the channels, not when the
-consumer reads it: the same records are kept, since the filter is a function of the record and
-the new parallelism.  Virtual channels are not kept apart: buffers of different old channels are
-concatenated, old consumer by old consumer, so the model reads them in one of the orders Flink
-can (per-key order across old channels is not guaranteed by Flink either); only a record held
-in two parts (spanning records) is put together per virtual channel, where Flink's deserializer
-of that channel would read it (``join_parts``).  Union and broadcast
-state are not redistributed here (``Scope`` refuses to rescale a vertex with union state; the
-redistribution functions themselves are checked on their own).  Sources are not rescaled.
+channels and its ``RecordFilter``).  A checkpoint taken at one parallelism is restored at another
+after a ``Rescale`` (and after any failure before a checkpoint completes at the new parallelism);
+each kind of state's rule and each abstraction is on the method that applies it.
 """
 
 from __future__ import annotations
@@ -82,7 +44,13 @@ CORRUPT_RECORD = "corrupt record stream (a deserializer reads a record's parts a
 
 class RestoreFailure(Exception):
     """A restore that Flink refuses or that fails on the task managers: the job cannot be
-    deployed from the checkpoint at this parallelism.  The message is Flink's exception."""
+    deployed from the checkpoint at this parallelism.  The message is Flink's exception: a
+    rescaled edge with an UNSUPPORTED mapper and in-flight data (``UnsupportedOperationException``,
+    ``StateAssignmentOperation.check_restore``), or an output buffer routed to a subtask that has
+    no virtual channel for its old subpartition (``DemultiplexingRecordDeserializer.select``:
+    "Cannot select SubtaskConnectionDescriptor", ``route_edge``), or, with spanning records, a
+    record whose head and tail reach different subtasks (``join_parts``).
+    ``FailoverStrategy.restore`` then deploys nothing and ``restores-succeed`` reports it."""
 
 
 def edge_mappers(e: "Edge") -> tuple[str, str]:
@@ -140,7 +108,17 @@ class StateAssignmentOperation(Component):
         return tuple(out)
 
     def repartition_vertex(self, k: int, olds: list[Snapshot], old_gids: list[int]) -> list[Snapshot]:
-        """The snapshots of vertex ``k``'s new subtasks from its old subtasks' ``olds``."""
+        """The snapshots of vertex ``k``'s new subtasks from its old subtasks' ``olds``, for a
+        vertex whose parallelism changed: keyed state by key group (``keyed``), any other state of
+        a stateful subtask as operator list state (``even_split``).  A 2PC sink's state is
+        ``TwoPhaseCommitSinkFunction``'s operator list state, one entry per old subtask (its
+        pending transactions and its open one): the new subtask that gets an entry commits its
+        pending transactions and aborts the open ones of that old subtask (``initializeState``:
+        ``recoverAndCommitInternal`` / ``recoverAndAbort``).
+
+        Abstraction: union and broadcast state are not redistributed here (``Scope`` refuses to
+        rescale a vertex with union state; the redistribution functions themselves are checked on
+        their own).  Sources are not rescaled."""
         v = self.topo.job.vertices[k]
         new_p = v.parallelism
         gone = tuple(sorted({r for s in olds for r in s.discarded}))  # the ghost goes along, to the first subtask
@@ -173,7 +151,8 @@ class StateAssignmentOperation(Component):
     @follows("StateAssignmentOperation.reDistributeKeyedStates")
     def keyed(max_p: int, new_p: int, olds: list[Snapshot], keys: int = 0) -> list[list]:
         """``reDistributeKeyedStates``: new subtask i gets, from each old subtask, the records of
-        the key groups in the intersection of their ranges."""
+        the key groups in the intersection of their ranges.  This is the rule of keyed state
+        (``StateKind.KEYED``; ``reassign_keyed_state``)."""
         old_ranges = [key_group_range(max_p, len(olds), o) for o in range(len(olds))]
         out = []
         for got in reassign_keyed_state(old_ranges, max_p, new_p):
@@ -187,7 +166,9 @@ class StateAssignmentOperation(Component):
     @follows("RoundRobinOperatorStateRepartitioner.repartitionState")
     def even_split(lists: list, new_p: int) -> list[list]:
         """``RoundRobinOperatorStateRepartitioner`` for one ``SPLIT_DISTRIBUTE`` list state whose
-        old subtasks wrote ``lists``: new subtask i gets its slice of the concatenation."""
+        old subtasks wrote ``lists``: new subtask i gets its slice of the concatenation
+        (``repartition_operator_state``).  Any state of a stateful subtask that is not keyed is
+        such operator list state."""
         old = [[(f"h{i}", {"s": (SPLIT_DISTRIBUTE, tuple(range(len(lst))))})] for i, lst in enumerate(lists)]
         out = []
         for handles in repartition_operator_state(old, len(lists), new_p):
@@ -339,7 +320,21 @@ class StateAssignmentOperation(Component):
         ``outs[u]`` old producer u's output state per old consumer.  Returns the recovered
         input and the re-sent output as ``(new producer, new consumer, records)`` and how many
         replicated records the ``RecordFilter`` dropped (``TaskStateAssignment``'s mappers, then
-        the task side's virtual channels).  Raises ``RestoreFailure`` where Flink refuses."""
+        the task side's virtual channels).  Raises ``RestoreFailure`` where Flink refuses.
+
+        Channel state (unaligned checkpoints) is redistributed per edge with the edge's mappers
+        (``getUpstreamSubtaskStateMapper`` / ``getDownstreamSubtaskStateMapper``): the consumer's
+        input state by the downstream mapper, each buffer then on the channel of every new
+        producer that inherited its old producer; the producer's output state by the upstream
+        mapper, each buffer then on the subpartition of every new consumer that inherited its old
+        consumer (UC note B.3).  A record that an ambiguous mapper (RANGE, FULL) replicated is kept
+        only by the consumer the new partitioner routes it to (``RecordFilter``, ``keeps``).
+
+        Abstraction: virtual channels are not kept apart: buffers of different old channels are
+        concatenated, old consumer by old consumer, so the model reads them in one of the orders
+        Flink can (per-key order across old channels is not guaranteed by Flink either); only a
+        record held in two parts (spanning records) is put together per virtual channel, where
+        Flink's deserializer of that channel would read it (``join_parts``)."""
         topo, otopo = self.topo, old.topo
         job = topo.job
         e = job.edges[ek]
@@ -474,7 +469,11 @@ class StateAssignmentOperation(Component):
         not say).  A record of a virtual channel whose old consumer is ``ambiguous``
         (``InflightDataRescalingDescriptor.isAmbiguous``) is kept only if the edge's partitioner,
         set up for the new parallelism, routes it here; in Flink the old side chooses only
-        whether the filter runs."""
+        whether the filter runs.
+
+        Abstraction: the filter runs when the state is put back into the channels, not when the
+        consumer reads it: the same records are kept, since the filter is a function of the record
+        and the new parallelism."""
         if not ambiguous:
             return True
         dst = self.topo.job.vertex(e.target)

@@ -1,47 +1,8 @@
 """Barrier handling: Flink's ``CheckpointBarrierHandler`` (``SingleCheckpointBarrierHandler``
-with its ``BarrierHandlerState``s), as run by the task's ``CheckpointedInputGate``.
-
-Three modes (the design's ``checkpoint_mode``; UC note A.1-A.4):
-
-- ``aligned`` (unaligned checkpoints off; ``WaitingForFirstBarrier`` / ``CollectingBarriers``):
-  a channel that delivered the barrier being aligned is blocked until every live input (one
-  that has not delivered EndOfPartition) has delivered it; then the task snapshots and forwards
-  the barrier (``StreamTask.snapshot``).
-- ``unaligned`` (``aligned-checkpoint-timeout`` 0: every barrier is UNALIGNED): a task's first
-  barrier of checkpoint n is a priority event that overtook the records in front of it; the
-  task snapshots at once (``AlternatingWaitingForFirstBarrierUnaligned``), blocks nothing,
-  records as input channel state what it reads from a channel until that channel's barrier n
-  arrives, and acknowledges only once every open channel delivered barrier n or
-  EndOfPartition (A.5, item 7).
-- ``aligned-timeout`` (timeout > 0): every checkpoint starts aligned (``AlternatingWaitingFor
-  FirstBarrier``/``AlternatingCollectingBarriers``) and switches to unaligned when the
-  alignment timer fires (a nondeterministic ``AlignmentTimeout`` event: the model has no
-  clocks) or when an unaligned barrier arrives from an upstream that switched (A.7).  The
-  timer counts from the checkpoint's start (``BarrierAlignmentUtil.getTimerDelay``), so it may
-  fire as soon as the subtask knows of the checkpoint: while it collects barriers, or once a
-  barrier of it was announced in a remote input channel before any was read (``announced``).
-
-A node with an input edge that does not support unaligned checkpoints (POINTWISE, or not
-PIPELINED) aligns on all its inputs (A.10, FLINK-21945): its upstreams send it FORCED_ALIGNED
-barriers, FIFO behind the data.
-
-Cancellation (A.3, A.8): a ``CancelCheckpointMarker`` for the checkpoint being collected, or for
-a newer one, aborts it; so does a barrier of a newer checkpoint (``CHECKPOINT_DECLINED_SUBSUMED``).
-An aborting task declines to the coordinator (a reason the ``CheckpointFailureManager`` does
-not count) and forwards the marker (``SubtaskCheckpointCoordinatorImpl.abortCheckpointOnBarrier``).
-
-Both timers are modelled: the receiver's (here) and the sender's (FLINK-27251,
-``StreamTask.on_sender_timeout``: a timeoutable barrier still queued in the producer's
-subpartition jumps ahead, and the producer's acknowledgement waits until each such barrier has
-left the subpartition or jumped).  Barrier announcements are modelled at the receiver
-(``RemoteInputChannel`` announces a timeoutable barrier it received; a ``LocalInputChannel``
-announces nothing): on a switch every announced barrier is prioritised and jumps the records
-queued in front of it, which are input channel state at once (``prioritizeAllAnnouncements``).
-Abstractions: a barrier still in the producer's subpartition is not announced (the network is
-fast, ``tx.consumer_end``: it has not reached the input channel); the timer of a subtask that
-collects an older checkpoint is not started by an announcement of a newer one (Flink's
-``checkNewCheckpoint`` would abort the older one on the announcement; the model aborts it when
-the newer barrier is read, so the newer checkpoint switches later, never earlier, than Flink's).
+with its ``BarrierHandlerState``s), as run by the task's ``CheckpointedInputGate``: alignment in
+the three modes of the design's ``checkpoint_mode`` (UC note A.1-A.4), cancellation, the
+receiver's alignment timer and barrier announcements.  The modes are on the class; each rule and
+abstraction is on the method that makes it.
 """
 
 from __future__ import annotations
@@ -53,7 +14,32 @@ from .world import BARRIER, CANCEL, TaskState
 
 
 class CheckpointBarrierHandler(Component):
-    """``SingleCheckpointBarrierHandler``: aligned, or alternating (unaligned checkpoints on)."""
+    """``SingleCheckpointBarrierHandler``: aligned, or alternating (unaligned checkpoints on).
+
+    Three modes (the design's ``checkpoint_mode``; UC note A.1-A.4):
+
+    - ``aligned`` (unaligned checkpoints off; ``WaitingForFirstBarrier`` / ``CollectingBarriers``):
+      a channel that delivered the barrier being aligned is blocked until every live input (one
+      that has not delivered EndOfPartition) has delivered it; then the task snapshots and
+      forwards the barrier (``StreamTask.snapshot``).
+    - ``unaligned`` (``aligned-checkpoint-timeout`` 0: every barrier is UNALIGNED): a task's first
+      barrier of checkpoint n is a priority event that overtook the records in front of it; the
+      task snapshots at once (``AlternatingWaitingForFirstBarrierUnaligned``), blocks nothing,
+      records as input channel state what it reads from a channel until that channel's barrier
+      n arrives, and acknowledges only once every open channel delivered barrier n or
+      EndOfPartition (UC note A.5, item 7).
+    - ``aligned-timeout`` (timeout > 0): every checkpoint starts aligned (``AlternatingWaitingFor
+      FirstBarrier``/``AlternatingCollectingBarriers``) and switches to unaligned when the
+      alignment timer fires (a nondeterministic ``AlignmentTimeout`` event: the model has no
+      clocks; ``on_alignment_timeout``) or when an unaligned barrier arrives from an upstream
+      that switched (UC note A.7).
+
+    A node with an input edge that does not support unaligned checkpoints (POINTWISE, or not
+    PIPELINED) aligns on all its inputs (UC note A.10, FLINK-21945): its upstreams send it
+    FORCED_ALIGNED barriers, FIFO behind the data.  Both timers are modelled: the receiver's
+    (here) and the sender's (FLINK-27251, ``StreamTask.on_sender_timeout``: a timeoutable barrier
+    still queued in the producer's subpartition jumps ahead, and the producer's acknowledgement
+    waits until each such barrier has left the subpartition or jumped)."""
 
     def is_blocked(self, ts: TaskState, input_index: int) -> bool:
         """Does the task hold back input ``input_index`` (it delivered the barrier being
@@ -67,8 +53,8 @@ class CheckpointBarrierHandler(Component):
         barrier and records ``ahead`` (the records the priority barrier overtook on this
         channel) as input state.  Otherwise a barrier older than the one being aligned (or
         already handled) is dropped; a newer one aborts the current one (subsumed) and starts
-        its own (``checkNewCheckpoint``).  A priority barrier starts (or switches to) an
-        unaligned checkpoint."""
+        its own (``checkNewCheckpoint``; ``CHECKPOINT_DECLINED_SUBSUMED``).  A priority barrier
+        starts (or switches to) an unaligned checkpoint."""
         ts = tx.tasks[t]
         if ts.uc and ts.aligning == cp:
             self.task.record_input(tx, t, bit, ahead)
@@ -108,7 +94,14 @@ class CheckpointBarrierHandler(Component):
         in the input channel when it is before ``tx.consumer_end``; a ``LocalInputChannel``
         (the scope's ``input_buffers`` 0) announces nothing.  Only a subtask that is not
         collecting a checkpoint is asked (``CheckpointedInputGate``: an announcement of the
-        checkpoint being collected only records the channel, ``announcementReceived``)."""
+        checkpoint being collected only records the channel, ``announcementReceived``).
+
+        Abstraction: a barrier still in the producer's subpartition is not announced (the network
+        is fast, ``tx.consumer_end``: it has not reached the input channel); the timer of a
+        subtask that collects an older checkpoint is not started by an announcement of a newer one
+        (Flink's ``checkNewCheckpoint`` would abort the older one on the announcement; the model
+        aborts it when the newer barrier is read, so the newer checkpoint switches later, never
+        earlier, than Flink's)."""
         if not self.scope.input_buffers:
             return 0
         found = [self.announced_index(channels[c], ts.last_barrier) for c in self.topo.inputs[t]]
@@ -166,7 +159,7 @@ class CheckpointBarrierHandler(Component):
     @follows("SingleCheckpointBarrierHandler.processCancellationBarrier")
     def on_cancel(self, tx: Tx, t: int, cp: int) -> None:
         """``processCancellationBarrier``: a marker for a newer checkpoint, or for the one
-        being collected, aborts it; any other is ignored."""
+        being collected, aborts it; any other is ignored (UC note A.3, A.8)."""
         ts = tx.tasks[t]
         if cp > max(ts.last_barrier, ts.aligning) or cp == ts.aligning:
             self.abort(tx, t, cp)
@@ -174,7 +167,8 @@ class CheckpointBarrierHandler(Component):
     @follows("SingleCheckpointBarrierHandler.abortInternal")
     def abort(self, tx: Tx, t: int, cp: int) -> None:
         """``abortInternal``: forget checkpoint ``cp`` (its channel state is discarded), decline
-        it (uncounted) and forward a ``CancelCheckpointMarker``."""
+        it (a reason the ``CheckpointFailureManager`` does not count) and forward a
+        ``CancelCheckpointMarker`` (``SubtaskCheckpointCoordinatorImpl.abortCheckpointOnBarrier``)."""
         ts = tx.tasks[t]
         tx.tasks[t] = ts._replace(aligning=0, blocked=0, uc=(), last_barrier=max(ts.last_barrier, cp))
         self.coordinator.receive_decline(tx, t, cp, counted=False)

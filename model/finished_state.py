@@ -1,23 +1,6 @@
 """Flink's ``VertexFinishedStateChecker``: the restores it refuses because of the finished state a
-checkpoint holds (FLIP-147).
-
-``CheckpointCoordinator.restoreLatestCheckpointedStateInternal`` runs the check only where its
-``checkForPartiallyFinishedOperators`` is true: a restore the user starts from a savepoint or a
-retained checkpoint (``restoreSavepoint``; in the model ``Rescale`` and ``ResumeFromSavepoint``)
-and a JobManager failover (``restoreInitialCheckpointIfPresent``, not modelled), never a
-failover's restore (``restoreLatestCheckpointedStateToSubtasks`` / ``ToAll``).  The checker
-(``validateOperatorsFinishedState``) gives each vertex a finished state from the checkpoint's
-operator states, then refuses
-
-- a fully finished vertex with a predecessor that is not fully finished
-  (``checkPredecessorsOfFullyFinishedVertex``);
-- a partly finished vertex with an ALL_TO_ALL predecessor that is not fully finished, or a
-  POINTWISE one that is all running (``checkPredecessorsOfPartiallyFinishedVertex``; two edges
-  from one predecessor count as ALL_TO_ALL if either is).
-
-Abstraction: a model vertex is one operator, so the checker's third refusal, a chain whose
-operators differ in finished state ("mixed operator finished state"), cannot arise; and a vertex
-missing from the checkpoint (Flink: ALL_RUNNING) cannot either, the job graph being the same.
+checkpoint holds (FLIP-147).  Which restores run the check, what it refuses and where the model
+differs are on ``validate_operators_finished_state``.
 """
 
 from __future__ import annotations
@@ -46,7 +29,26 @@ def validate_operators_finished_state(job: JobGraph, states: Sequence[str]) -> s
     """``validateOperatorsFinishedState``: ``None`` if Flink restores a checkpoint whose vertices
     have the finished ``states`` (in ``job.vertices`` order), else Flink's message for the first
     vertex it refuses.  Flink walks a set of vertices; the model walks them in the job's order,
-    so where two vertices are refused the message may name another one than Flink's."""
+    so where two vertices are refused the message may name another one than Flink's.
+
+    ``CheckpointCoordinator.restoreLatestCheckpointedStateInternal`` runs the check only where its
+    ``checkForPartiallyFinishedOperators`` is true: a restore the user starts from a savepoint or
+    a retained checkpoint (``restoreSavepoint``; in the model ``Rescale`` and
+    ``ResumeFromSavepoint``) and a JobManager failover (``restoreInitialCheckpointIfPresent``, not
+    modelled), never a failover's restore (``restoreLatestCheckpointedStateToSubtasks`` /
+    ``ToAll``).  The checker gives each vertex a finished state from the checkpoint's operator
+    states (``vertex_finished_states``), then refuses
+
+    - a fully finished vertex with a predecessor that is not fully finished
+      (``checkPredecessorsOfFullyFinishedVertex``);
+    - a partly finished vertex with an ALL_TO_ALL predecessor that is not fully finished, or a
+      POINTWISE one that is all running (``checkPredecessorsOfPartiallyFinishedVertex``; two edges
+      from one predecessor count as ALL_TO_ALL if either is).
+
+    Abstraction: a model vertex is one operator, so the checker's third refusal, a chain whose
+    operators differ in finished state ("mixed operator finished state"), cannot arise; and a
+    vertex missing from the checkpoint (Flink: ALL_RUNNING) cannot either, the job graph being the
+    same."""
     index = {v.name: k for k, v in enumerate(job.vertices)}
     for k, v in enumerate(job.vertices):
         state = states[k]

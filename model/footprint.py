@@ -1,42 +1,7 @@
 """What each action of the model may read or write, as a set of the world's locations: the
-independence relation that partial-order reduction (``checks.engine.por``) is built on.
-
-A location is one bit of an int: a subtask's state (``TaskState`` without its inbox and without
-what the checkpoint plan reads: its status and end of input, ``status``), the head and the tail
-of its inbox, the head and the tail of each channel, a subtask's acknowledgements in flight, its
-external transactions, whether a transaction was committed, aborted or opened empty
-(``COMMIT``), the coordinator's pending state, its completed checkpoints (``STORE``), the fault
-budget, "some subtask failed", the shared-state registry.  Two actions are independent when
-their footprints do not meet: each runs the same whether or not the other ran first.  A FIFO's
-head and tail are different locations: a consumer taking the head of a non-empty channel and a
-producer appending to it commute (``Deliver`` is enabled only on a non-empty channel, and an
-append does not disable it), and so do a task reading its next RPC and the coordinator sending
-it another.  Checkpoint files are no location: a file is named (checkpoint, subtask), a
-snapshot adds its own, and only the coordinator deletes one, after the acknowledgement that
-carries it arrived (or with the checkpoint it belongs to), so the writes to different files
-commute and no rule reads them (the property that does, ``checkpoints-restorable``, reads the
-files of completed checkpoints, which only actions writing ``STORE`` or faults change).
-
-The footprints are over-approximations per action kind and subject (a subtask or a channel), so
-that an action not enabled yet is covered too: a reduction must know what an action that
-becomes enabled later may touch.  For an action enabled in a world they are narrowed to what it
-does there (``touch`` with the world): a record delivered changes neither the plan's view nor a
-transaction's state, a barrier finishes no subtask at Flink's own sink, an acknowledgement that
-is not the last only adds itself to the pending checkpoint.  ``guard`` is what decides whether
-an action is enabled; ``nes`` gives a narrower necessary enabling set where one is known
-(without faults to come, a completion needs every acknowledgement).  Where a design or scope has
-a mechanism whose effects reach further than the table follows (regional checkpoints, the
-FLINK-4120 recovery, file merging, incremental checkpoints, NO_CLAIM restores, a stop with a
-savepoint, RPCs overtaking each other, pattern changes), every action touches everything
-(``EVERY``): no reduction there, rather than a wrong one.  Faults, restores, rescales and the
-coordinators' fallback touch everything: a failover resets its region's tasks and channels.
-
-Abstraction: the table is stated per kind, not traced from the code; ``checks.engine.por`` checks
-that each successor a reduced search computes changed nothing outside its action's footprint
-(a write the table does not list stops the search with an error naming the action), and the
-reduction is compared with the full search (the same verdicts and witnesses,
-``tests/test_por.py``, ``benchmarks/por_bound.py``).  A read the table misses is caught only by
-the second check.
+independence relation that partial-order reduction (``checks.engine.por``) is built on.  The
+locations, and how the table is checked, are on ``Footprints``; the narrowing to a world, the
+enabling sets and the mechanisms the table does not follow are on its methods.
 """
 
 from __future__ import annotations
@@ -53,7 +18,31 @@ CHANNEL_KINDS = tuple(k for k in ACTION_TYPES.values() if issubclass(k, ChannelA
 
 
 class Footprints:
-    """The footprints of one model configuration (one parallelism)."""
+    """The footprints of one model configuration (one parallelism).
+
+    A location is one bit of an int: a subtask's state (``TaskState`` without its inbox and
+    without what the checkpoint plan reads: its status and end of input, ``status``), the head
+    and the tail of its inbox, the head and the tail of each channel, a subtask's
+    acknowledgements in flight, its external transactions, whether a transaction was committed,
+    aborted or opened empty (``COMMIT``), the coordinator's pending state, its completed
+    checkpoints (``STORE``), the fault budget, "some subtask failed", the shared-state registry.
+    Two actions are independent when their footprints do not meet: each runs the same whether
+    or not the other ran first.  A FIFO's head and tail are different locations: a consumer
+    taking the head of a non-empty channel and a producer appending to it commute (``Deliver``
+    is enabled only on a non-empty channel, and an append does not disable it), and so do a task
+    reading its next RPC and the coordinator sending it another.  Checkpoint files are no
+    location: a file is named (checkpoint, subtask), a snapshot adds its own, and only the
+    coordinator deletes one, after the acknowledgement that carries it arrived (or with the
+    checkpoint it belongs to), so the writes to different files commute and no rule reads them
+    (the property that does, ``checkpoints-restorable``, reads the files of completed
+    checkpoints, which only actions writing ``STORE`` or faults change).
+
+    Abstraction: the table is stated per kind, not traced from the code; ``checks.engine.por``
+    checks that each successor a reduced search computes changed nothing outside its action's
+    footprint (a write the table does not list stops the search with an error naming the
+    action), and the reduction is compared with the full search (the same verdicts and
+    witnesses, ``tests/test_por.py``, ``benchmarks/por_bound.py``).  A read the table misses is
+    caught only by the second check."""
 
     def __init__(self, model) -> None:
         self.model = model
@@ -92,7 +81,11 @@ class Footprints:
     @cached_property
     def everything(self) -> bool:
         """Mechanisms whose effects the per-kind table does not follow: every action touches
-        everything (no reduction)."""
+        everything (no reduction).  Where a design or scope has a mechanism whose effects reach
+        further than the table follows (regional checkpoints, the FLINK-4120 recovery, file
+        merging, incremental checkpoints, NO_CLAIM restores, a stop with a savepoint, RPCs
+        overtaking each other, pattern changes), every action touches everything (``EVERY``): no
+        reduction there, rather than a wrong one."""
         d, s = self.model.design, self.model.scope
         return bool(d.regional_checkpoints or d.recovery != "latest" or d.file_merging or d.no_claim_restore or d.incremental_checkpoints
                     or s.stop_with_savepoint or s.rpcs_overtake or s.repattern)
@@ -195,14 +188,21 @@ class Footprints:
         last only adds itself to its pending checkpoint.  With
         ``quiet`` (``quiet(w)`` holds), what ``a`` may touch in a world from which no checkpoint
         activity can come.  The kinds the table does not follow (the faults, restores, rescales,
-        stops, the coordinators' fallback) touch everything (``Action.touch``)."""
+        stops, the coordinators' fallback) touch everything (``Action.touch``): a failover resets
+        its region's tasks and channels.
+
+        The footprints are over-approximations per action kind and subject (a subtask or a
+        channel), so that an action not enabled yet is covered too: a reduction must know what an
+        action that becomes enabled later may touch.  For an action enabled in a world they are
+        narrowed to what it does there."""
         if self.everything:
             return self.EVERY
         return a.touch(self, w, quiet)
 
     def guard(self, a, quiet: bool = False) -> int:
         """What decides whether ``a`` is enabled: an action disabled now needs one of the actions
-        writing there to become enabled."""
+        writing there to become enabled (``nes`` gives a narrower necessary enabling set where one
+        is known)."""
         if self.everything:
             return self.EVERY
         return a.guard(self, quiet)

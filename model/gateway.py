@@ -1,49 +1,8 @@
 """The operator-event gateway between a split enumerator and its readers: Flink's
-``OperatorCoordinatorHolder`` with one ``SubtaskGatewayImpl`` per reader subtask.
-
-Why it matters: the enumerator's checkpoint is taken before the readers' (``CheckpointCoordinator``
-snapshots the operator coordinators first, then triggers the tasks).  An ``AddSplitEvent`` that
-reached a reader between the two would be in both snapshots: the enumerator's as an unassigned
-split and the reader's as a held one.  Flink closes the gateways when the coordinator's
-checkpoint is taken and holds every event sent meanwhile until the reader has taken its own
-snapshot, so the two halves of the checkpoint agree (row N6; with staggered trigger RPCs
-the model without this rule shows a split owned twice in eight steps, catalog
-``no-operator-event-gateway``).
-
-The rules, as Flink 2.x has them:
-
-- ``OperatorCoordinatorHolder.checkpointCoordinator`` -> ``closeGateways(checkpointId)``: every
-  subtask gateway is marked for the checkpoint (``SubtaskGatewayImpl.markForCheckpoint``) and
-  closed (``tryCloseGateway``).  The model marks the gateways of running readers that have not
-  ended (an ended reader asks for no split, so no event is ever sent to it).
-- ``SubtaskGatewayImpl.sendEvent`` while a gateway is closed: the event is held
-  (``blockedEventsMap``, under the latest checkpoint it is closed for).  The enumerator's own
-  state changes at once: ``SourceCoordinatorContext.assignSplits`` records the assignment in
-  the ``SplitAssignmentTracker`` before it sends the event, so the split is neither unassigned
-  in the live enumerator nor held by the reader until the event is released.
-- ``openGatewayAndUnmarkCheckpoint(checkpointId)``: when the subtask has taken its snapshot
-  (``RegularOperatorChain.snapshotState`` -> ``OperatorChain.sendAcknowledgeCheckpointEvent``
-  after the operators' synchronous snapshot, handled by
-  ``OperatorCoordinatorHolder.handleEventFromOperator``; versions with
-  ``OperatorEventDispatcherImpl`` send an ``OpenGatewayEvent`` from
-  ``notifyOperatorSnapshotCreatedIfExists`` at the same point), and for every subtask when the
-  checkpoint completes or aborts (``OperatorCoordinatorHolder.notifyCheckpointComplete`` /
-  ``notifyCheckpointAborted``).  Events held for the oldest checkpoint the gateway is closed
-  for are released; those held for a newer one move to the next older mark.  A trigger the
-  task declines before its snapshot (not ready, or an out-of-order or aborted checkpoint)
-  sends nothing: its gateway opens at the end of the checkpoint.
-- A failed reader's attempt loses its gateway and the events held in it
-  (``SubtaskGatewayImpl``'s futures fail); the split stays in the tracker as assigned after the
-  restored checkpoint, and ``subtaskReset`` gives it back to the enumerator
-  (``SplitEnumerator.on_restore``).  A global failover resets the coordinator and every gateway.
-
-Abstractions: a released event reaches the reader in the step that releases it (the reader
-asked for a split and waits for it: nothing it does in between can be observed); a reader's
-snapshot and the opening of its gateway are one step.  With trigger RPCs in the coordinator's
-step (``Scope.staggered_triggers`` off) every triggered reader snapshots in the step that closed
-its gateway, so the gateway is only ever seen closed by a reader whose trigger is still on its
-way, or that never snapshots the checkpoint (a FLIP-600 failed region: see
-``RegionalCheckpointHandler.open_gateways``).
+``OperatorCoordinatorHolder`` with one ``SubtaskGatewayImpl`` per reader subtask, which keeps the
+enumerator's and the readers' halves of a checkpoint in agreement (row N6).  Why it matters is
+on the class; the rules, as Flink 2.x has them, and the abstractions are on the methods that
+make them.
 """
 
 from __future__ import annotations
@@ -54,12 +13,30 @@ from .world import RUNNING, World, add_sorted, remove_sorted
 
 
 class OperatorCoordinatorHolder(Component):
-    """``OperatorCoordinatorHolder`` / ``SubtaskGatewayImpl``: the readers' event gateways."""
+    """``OperatorCoordinatorHolder`` / ``SubtaskGatewayImpl``: the readers' event gateways.
+
+    Why it matters: the enumerator's checkpoint is taken before the readers' (``CheckpointCoordinator``
+    snapshots the operator coordinators first, then triggers the tasks).  An ``AddSplitEvent`` that
+    reached a reader between the two would be in both snapshots: the enumerator's as an unassigned
+    split and the reader's as a held one.  Flink closes the gateways when the coordinator's
+    checkpoint is taken and holds every event sent meanwhile until the reader has taken its own
+    snapshot, so the two halves of the checkpoint agree (row N6; with staggered trigger RPCs the
+    model without this rule shows a split owned twice in eight steps, catalog
+    ``no-operator-event-gateway``).
+
+    Abstraction: with trigger RPCs in the coordinator's step (``Scope.staggered_triggers`` off)
+    every triggered reader snapshots in the step that closed its gateway, so the gateway is only
+    ever seen closed by a reader whose trigger is still on its way, or that never snapshots the
+    checkpoint (a FLIP-600 failed region: see ``RegionalCheckpointHandler.open_gateways``)."""
 
     @follows("OperatorCoordinatorHolder.closeGateways")
     def close_gateways(self, tx: Tx, cp: int) -> None:
         """``closeGateways(cp)`` at the coordinator's checkpoint: mark every running reader's
-        gateway for ``cp``."""
+        gateway for ``cp``.  ``OperatorCoordinatorHolder.checkpointCoordinator`` ->
+        ``closeGateways(checkpointId)``: every subtask gateway is marked for the checkpoint
+        (``SubtaskGatewayImpl.markForCheckpoint``) and closed (``tryCloseGateway``).  The model
+        marks the gateways of running readers that have not ended (an ended reader asks for no
+        split, so no event is ever sent to it)."""
         readers = self.model.enumerator.readers
         if not readers:
             return
@@ -70,7 +47,11 @@ class OperatorCoordinatorHolder(Component):
     @follows("SubtaskGatewayImpl.sendEvent")
     def send_add_split(self, tx: Tx, t: int, split: int) -> None:
         """``SubtaskGatewayImpl.sendEvent(AddSplitEvent)``: delivered now, or held while the
-        reader's gateway is closed (under the latest checkpoint it is closed for)."""
+        reader's gateway is closed (``blockedEventsMap``, under the latest checkpoint it is closed
+        for).  The enumerator's own state changes at once: ``SourceCoordinatorContext.assignSplits``
+        records the assignment in the ``SplitAssignmentTracker`` before it sends the event, so the
+        split is neither unassigned in the live enumerator nor held by the reader until the event
+        is released."""
         marked = [cp for r, cp in tx.coord.gateways if r == t]
         if marked:
             tx.coord = tx.coord._replace(held=add_sorted(tx.coord.held, (t, max(marked), split)))
@@ -92,7 +73,10 @@ class OperatorCoordinatorHolder(Component):
     def open_gateway(self, tx: Tx, t: int, cp: int) -> None:
         """``openGatewayAndUnmarkCheckpoint(cp)`` of reader ``t``'s gateway: nothing unless it is
         marked for ``cp``; the events held for ``cp`` are released if ``cp`` is the oldest mark,
-        else they wait under the next older one."""
+        else they wait under the next older one.
+
+        Abstraction: a released event reaches the reader in the step that releases it (the reader
+        asked for a split and waits for it: nothing it does in between can be observed)."""
         gateways = tx.coord.gateways
         if (t, cp) not in gateways:
             return
@@ -108,14 +92,22 @@ class OperatorCoordinatorHolder(Component):
 
     def on_subtask_snapshot(self, tx: Tx, t: int, cp: int) -> None:
         """The reader took its snapshot of ``cp`` (its ``AcknowledgeCheckpointEvent``): its
-        gateway opens."""
+        gateway opens (``RegularOperatorChain.snapshotState`` ->
+        ``OperatorChain.sendAcknowledgeCheckpointEvent`` after the operators' synchronous
+        snapshot, handled by ``OperatorCoordinatorHolder.handleEventFromOperator``; versions with
+        ``OperatorEventDispatcherImpl`` send an ``OpenGatewayEvent`` from
+        ``notifyOperatorSnapshotCreatedIfExists`` at the same point).
+
+        Abstraction: a reader's snapshot and the opening of its gateway are one step."""
         if tx.coord.gateways:
             self.open_gateway(tx, t, cp)
 
     @follows("OperatorCoordinatorHolder.notifyCheckpointComplete", "OperatorCoordinatorHolder.notifyCheckpointAborted")
     def on_checkpoint_done(self, tx: Tx, cp: int, readers=None) -> None:
         """``notifyCheckpointComplete(cp)`` / ``notifyCheckpointAborted(cp)`` reach the holder:
-        every gateway (of ``readers``, when given) marked for ``cp`` opens."""
+        every gateway (of ``readers``, when given) marked for ``cp`` opens.  A trigger the task
+        declines before its snapshot (not ready, or an out-of-order or aborted checkpoint) sends
+        nothing: its gateway opens here, at the end of the checkpoint."""
         if not tx.coord.gateways:
             return
         for t, c in tx.coord.gateways:
@@ -124,8 +116,10 @@ class OperatorCoordinatorHolder(Component):
 
     @follows("OperatorCoordinatorHolder.subtaskReset")
     def on_failure(self, tx: Tx, victims) -> None:
-        """Failed readers lose their gateways and the events held in them (the tracker keeps the
-        assignment; the restore gives the split back to the enumerator)."""
+        """Failed readers lose their gateways and the events held in them (``SubtaskGatewayImpl``'s
+        futures fail); the split stays in the tracker as assigned after the restored checkpoint,
+        and ``subtaskReset`` gives it back to the enumerator (``SplitEnumerator.on_restore``).  A
+        global failover resets the coordinator and every gateway."""
         coord = tx.coord
         if not (coord.gateways or coord.held):
             return

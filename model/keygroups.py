@@ -4,16 +4,8 @@
   ``MathUtils.murmurHash`` (``flink-core/.../util/MathUtils.java``);
 - pointwise wiring: ``VertexInputInfoComputationUtils.computeVertexInputInfoForPointwise``.
 
-Java arithmetic is reproduced with explicit 32-bit wrap-around (``_i32``) where Flink computes
-in ``int``; Python's unbounded integers would otherwise hide overflow.  Arguments outside the
-model's domain raise ``ValueError`` naming the argument.  Where Flink checks too
-(``checkParallelismPreconditions`` in ``computeKeyGroupRangeForOperatorIndex`` and
-``computeDefaultMaxParallelism``) both refuse; elsewhere the domain is the model's own and Flink
-answers anyway (a key group of a key hash for a max parallelism outside 1..32768, an operator
-index outside 0..P-1 in ``computeKeyGroupRangeForOperatorIndex``, any argument of
-``computeOperatorIndexForKeyGroup``, which checks nothing): ``ckptcheck conform`` counts those
-cases as refused, and docs/pages/conform.md lists the domains.  Keys are Java Integers, Longs or Strings;
-a String with a lone surrogate is outside the domain (Python cannot encode it as UTF-16).
+How Java's ``int`` arithmetic is reproduced is on ``_i32``; the arguments the model refuses, and
+where that differs from Flink, on ``_check_max_p``.
 """
 
 from __future__ import annotations
@@ -25,7 +17,9 @@ _MASK32 = 0xFFFFFFFF
 
 
 def _i32(x: int) -> int:
-    """Wrap an integer to Java's signed 32-bit ``int``."""
+    """Wrap an integer to Java's signed 32-bit ``int``.  Java arithmetic is reproduced with this
+    explicit 32-bit wrap-around where Flink computes in ``int``; Python's unbounded integers would
+    otherwise hide overflow."""
     x &= _MASK32
     return x - (1 << 32) if x & 0x80000000 else x
 
@@ -41,7 +35,9 @@ def _ushr32(x: int, r: int) -> int:
 
 
 def java_hash(key: int | str, *, as_long: bool = False) -> int:
-    """``key.hashCode()`` of a Java Integer, Long (``as_long=True``) or String."""
+    """``key.hashCode()`` of a Java Integer, Long (``as_long=True``) or String.  Keys are Java
+    Integers, Longs or Strings; a String with a lone surrogate is outside the domain (Python
+    cannot encode it as UTF-16)."""
     if isinstance(key, bool):
         raise ValueError("key: booleans are not modelled keys")
     if isinstance(key, int):
@@ -85,6 +81,16 @@ def murmur_hash(code: int) -> int:
 
 
 def _check_max_p(max_p: int, name: str = "max_parallelism") -> None:
+    """Refuse a max parallelism outside 1..32768.
+
+    Arguments outside the model's domain raise ``ValueError`` naming the argument (here and in
+    ``_check_p`` and the functions' own checks).  Where Flink checks too
+    (``checkParallelismPreconditions`` in ``computeKeyGroupRangeForOperatorIndex`` and
+    ``computeDefaultMaxParallelism``) both refuse; elsewhere the domain is the model's own and
+    Flink answers anyway (a key group of a key hash for a max parallelism outside 1..32768, an
+    operator index outside 0..P-1 in ``computeKeyGroupRangeForOperatorIndex``, any argument of
+    ``computeOperatorIndexForKeyGroup``, which checks nothing): ``ckptcheck conform`` counts
+    those cases as refused, and docs/pages/conform.md lists the domains."""
     if not isinstance(max_p, int) or not 0 < max_p <= UPPER_BOUND_MAX_PARALLELISM:
         raise ValueError(f"{name}: must be in 1..{UPPER_BOUND_MAX_PARALLELISM}, got {max_p!r}")
 

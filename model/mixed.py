@@ -3,33 +3,8 @@
 the FLIP-600 thread argues about what happens when a regional checkpoint, whose subtasks carry state from
 different checkpoints (``refCheckpointId``), is restored at another parallelism, maybe several
 times in a row.  This module is that question as an exact, small state machine over one
-operator:
-
-- The operator reads ``partitions`` partitions (a source's splits, or any state with an owner
-  per key); at any time each partition is owned by one subtask, which holds its offset.
-- Operator state is the list of ``(partition, offset)`` entries of the partitions a subtask
-  owns, written as even-split (``SPLIT_DISTRIBUTE``) or union list state.  This is how Flink's
-  sources and sinks use operator list state: each subtask writes its own entries.  Restoring
-  even-split state gives each new subtask its slice of the concatenated lists
-  (``repartition_operator_state``) and it owns what it got.  Restoring union state gives
-  every subtask the whole list; subtask i owns the partitions p with p mod P = i and takes, for
-  each, the *last* entry of the list (a restore loop that puts entries into a map, as Flink's
-  legacy Kafka consumer does).
-- Each subtask also has in-flight input (channel state, FLIP-76) recorded with its snapshot and
-  redistributed with ``reassign_channel_state``.
-- Checkpoint ``c`` is global (every subtask's current state) or regional: the subtasks of the
-  failed set take a *fallback* state tagged with the fallback's id.  Which fallback is the
-  question: the fallback checkpoint's subtask state at the same index (mechanics note 8.1, step 6),
-  or, after a rescale, the state the subtask was restored with (Roman, 29 Jun 2026: "the
-  restored (redistributed) assignment has to be retained until the first checkpoint completes
-  at the new parallelism").
-
-The property is the one a restore needs: every partition appears in the checkpoint's state with
-the offset its owner had at the (possibly older) snapshot it comes from, once; a partition that
-is missing is lost, one that appears twice with different offsets is rewound or skipped
-depending on which entry the restore keeps.  ``actions``/``step`` are the transition relation;
-``specs.rescaling`` puts it behind the engine surface, and ``checks.run.rescale.search`` runs the
-project's explorer on it.
+operator.  ``actions``/``step`` are the transition relation; ``specs.rescaling`` puts it behind
+the engine surface, and ``checks.run.rescale.search`` runs the project's explorer on it.
 """
 
 from __future__ import annotations
@@ -46,6 +21,12 @@ FALLBACK_RESTORED = "restored-assignment"
 
 @dataclass(frozen=True)
 class SubtaskState:
+    """One subtask's snapshot.  Its operator state is the list of ``(partition, offset)`` entries
+    of the partitions it owns, written as even-split (``SPLIT_DISTRIBUTE``) or union list state.
+    This is how Flink's sources and sinks use operator list state: each subtask writes its own
+    entries.  Each subtask also has in-flight input (channel state, FLIP-76) recorded with its
+    snapshot and redistributed with ``reassign_channel_state`` (``channel_assignment``)."""
+
     entries: tuple[tuple[int, int], ...]  # (partition, offset) written to operator list state
     channel: tuple[tuple[int, int], ...]  # in-flight input: (partition, offset) records
     origin: int  # the checkpoint whose snapshot this is (0: the job's initial assignment)
@@ -61,7 +42,10 @@ class Checkpoint:
 
 @dataclass(frozen=True)
 class Job:
-    """The running operator: parallelism, each subtask's owned offsets, its restored state."""
+    """The running operator: parallelism, each subtask's owned offsets, its restored state.
+
+    The operator reads ``partitions`` partitions (a source's splits, or any state with an owner
+    per key); at any time each partition is owned by one subtask, which holds its offset."""
 
     parallelism: int
     owned: tuple[tuple[tuple[int, int], ...], ...]  # per subtask: sorted (partition, offset)
@@ -94,7 +78,14 @@ def advance(job: Job, i: int) -> Job:
 
 def complete(job: Job, failed: frozenset[int], fallback_rule: str) -> Job:
     """Checkpoint ``job.next_id``: global when ``failed`` is empty, else regional with the
-    failed subtasks' state taken by ``fallback_rule`` from the latest completed checkpoint."""
+    failed subtasks' state taken by ``fallback_rule`` from the latest completed checkpoint.
+
+    A global checkpoint holds every subtask's current state; in a regional one the subtasks of
+    the failed set take a *fallback* state tagged with the fallback's id.  Which fallback is the
+    question: the fallback checkpoint's subtask state at the same index (mechanics note 8.1, step 6),
+    or, after a rescale, the state the subtask was restored with (Roman, 29 Jun 2026: "the
+    restored (redistributed) assignment has to be retained until the first checkpoint completes
+    at the new parallelism")."""
     cp = job.next_id
     subtasks, refs = [], []
     latest = job.latest
@@ -141,7 +132,13 @@ def channel_assignment(c: Checkpoint, new_p: int, mapper: str = "ROUND_ROBIN") -
 
 
 def restore(job: Job, new_p: int, kind: str) -> Job:
-    """Fail over and restore the latest checkpoint at parallelism ``new_p``."""
+    """Fail over and restore the latest checkpoint at parallelism ``new_p``.
+
+    Restoring even-split state gives each new subtask its slice of the concatenated lists
+    (``repartition_operator_state``) and it owns what it got.  Restoring union state gives every
+    subtask the whole list; subtask i owns the partitions p with p mod P = i and takes, for each,
+    the *last* entry of the list (a restore loop that puts entries into a map, as Flink's legacy
+    Kafka consumer does)."""
     c = job.latest
     got = redistribute(c, new_p, kind)
     owned, restored = [], []
@@ -159,7 +156,12 @@ def restore(job: Job, new_p: int, kind: str) -> Job:
 
 
 def violation(c: Checkpoint, partitions: int) -> str | None:
-    """Each partition once in checkpoint ``c``'s operator state, with one offset."""
+    """Each partition once in checkpoint ``c``'s operator state, with one offset.
+
+    The property is the one a restore needs: every partition appears in the checkpoint's state
+    with the offset its owner had at the (possibly older) snapshot it comes from, once; a
+    partition that is missing is lost, one that appears twice with different offsets is rewound
+    or skipped depending on which entry the restore keeps."""
     seen: dict[int, list[tuple[int, int]]] = {}
     for i, st in enumerate(c.subtasks):
         for p, o in st.entries:

@@ -1,59 +1,9 @@
-"""FLINK-4120, "lightweight fault tolerance through recomputing lost state": the
-null-state checkpoint as a recovery strategy (design knob ``recovery = "null-state"``).
+"""FLINK-4120, "lightweight fault tolerance through recomputing lost state": the null-state
+checkpoint as a recovery strategy (design knob ``recovery = "null-state"``).
 
-Nothing in Flink implements it (UC note E: only the JIRA text exists), so every rule
-here is the seed's, read as literally as the model allows, and every place where the seed is
-silent is named below as a choice of this model.
-
-- **Recomputable state.** An operator vertex with ``window = k`` keeps a sliding count window:
-  the last k records of each split it read (``trim``).  Its state is never persisted: the
-  checkpoint keeps it only as a ghost, for ``recomputed-state-matches`` to compare against.
-  Seed: "the operator state can be recomputed from a finite (practically: small) set of source
-  records".
-- **The null-state watermark** (seed: "each stateful operator should report its 'current
-  null-state watermark' as part of acknowledging the ongoing checkpoint"): per split, the
-  lowest offset in the window; a split with no record in it constrains nothing.  A record's
-  offset is its event time.  It is taken from the snapshot's state (``reported_watermark``);
-  the seed's "current" could also mean the state when the acknowledgement leaves, which the
-  catalog entry ``null-state-watermark-at-acknowledgement`` shows is wrong.
-- **The null-state checkpoint** of a completed checkpoint L (seed: "the most recent checkpoint
-  preceding all the received null-state watermarks"): the newest of the retained checkpoints,
-  L itself and the job's start (0, every split at offset 0) whose every source position is at
-  or before every watermark for that split (``null_state_checkpoint``).  The coordinator
-  computes it when L completes (``Completed.null_state``); the store keeps it as long as L is
-  the latest (``retained_for_recovery``).
-- **Recovery** (seed: "restarting the pipeline from a checkpoint taken before the pipeline
-  ingested any of the records required ..."; "the barriers belonging to that checkpoint must
-  be inserted into the source streams in the position they were originally inserted. Sinks
-  must discard all records until this barrier reaches them"): every task restarts
-  (``failover_strategy = "full"``).  Sources resume at N's positions and re-insert L's barrier
-  as ``(REPLAY, L)`` when they reach L's positions (``reinsert_position``); recomputable
-  operators start empty; every other task gets its state from L as in Flink (a 2PC sink
-  recovers and commits L's transactions).  Each non-source task aligns the re-inserted
-  barrier over its inputs as an aligned barrier, then forwards it.  Tasks whose state from L
-  already holds the replayed records' effects (sinks, Sink V2 writers, other stateful
-  operators: ``discards``) drop every record before it; the seed names only sinks, and a
-  stateful operator restored from L must do the same or count a record twice.
-- **Choices the seed leaves open.**  No checkpoint is triggered while a re-inserted barrier is
-  still on its way (``replaying``): a checkpoint taken then would mix L's sink state with
-  sources before L's positions.  Sources and operators restart as running tasks even where
-  they had finished in L (FLIP-147's FINISHED_ON_RESTORE would skip the replay); a task that
-  finished in L restarts with the empty state FLIP-147 keeps for it.
-
-Abstractions: the window is a count window per split (order-insensitive across splits, so the
-replay rebuilds it whatever the interleaving); an operator whose state depends on the
-interleaving of its inputs would not be rebuilt exactly, and the model does not check that.
-- **Unaligned checkpoints** break the seed's stated assumption ("the pipeline preserves the
-  relative order of barriers and watermarks"): a barrier overtakes records, which the
-  checkpoint then holds as channel state.  The replay re-sends them, so a recovery restores no
-  channel state; a recomputable operator's state there is its state plus the records in
-  flight to it (``state_at``), its null-state watermark must reach back to those records
-  (``in_flight_watermark``), and a sink must take the replayed records the barrier overtook
-  on their way to it although they precede the re-inserted barrier (``kept_in_replay``): its
-  state does not hold them.  Neither rule is in the seed; the catalog entries
-  ``null-state-unaligned-*`` show what each prevents.
-The recovery is not modelled with the aligned-timeout mode, FLIP-600, rescaling, split
-enumerators or stop-with-savepoint (``design.knob_conflict``, ``protocol.scope_conflict``).
+Nothing in Flink implements it (UC note E: only the JIRA text exists), so every rule here is the
+seed's, read as literally as the model allows, and every place where the seed is silent is named,
+on the method that decides it, as a choice of this model.
 """
 
 from __future__ import annotations
@@ -69,8 +19,10 @@ NULL_STATE = "null-state"
 
 
 class NullStateRecovery(Component):
-    """FLINK-4120's recovery from a null-state checkpoint: the rules listed in the module
-    docstring, one method each."""
+    """FLINK-4120's recovery from a null-state checkpoint: one method per rule.
+
+    The recovery is not modelled with the aligned-timeout mode, FLIP-600, rescaling, split
+    enumerators or stop-with-savepoint (``design.knob_conflict``, ``protocol.scope_conflict``)."""
 
     @cached_property
     def active(self) -> bool:
@@ -84,7 +36,17 @@ class NullStateRecovery(Component):
     # the operator ------------------------------------------------------------------------------
     def trim(self, t: int, processed: tuple) -> tuple:
         """A recomputable operator's state after a record: the last ``window`` records of each
-        split (``processed`` is sorted, so a split's records are consecutive and in order)."""
+        split (``processed`` is sorted, so a split's records are consecutive and in order).
+
+        An operator vertex with ``window = k`` keeps this sliding count window.  Its state is never
+        persisted: the checkpoint keeps it only as a ghost, for ``recomputed-state-matches`` to
+        compare against.  Seed: "the operator state can be recomputed from a finite (practically:
+        small) set of source records".
+
+        Abstraction: the window is a count window per split (order-insensitive across splits, so
+        the replay rebuilds it whatever the interleaving); an operator whose state depends on the
+        interleaving of its inputs would not be rebuilt exactly, and the model does not check
+        that."""
         k = self.windows[t]
         out = []
         for i, r in enumerate(processed):
@@ -94,7 +56,10 @@ class NullStateRecovery(Component):
         return tuple(out)
 
     def watermark(self, window: tuple) -> tuple:
-        """The null-state watermark of a window: per split, the lowest offset it holds."""
+        """The null-state watermark of a window: per split, the lowest offset it holds; a split with
+        no record in it constrains nothing.  A record's offset is its event time.  Seed: "each
+        stateful operator should report its 'current null-state watermark' as part of
+        acknowledging the ongoing checkpoint"."""
         low: dict[int, int] = {}
         for sp, off in window:
             if sp not in low or off < low[sp]:
@@ -103,7 +68,9 @@ class NullStateRecovery(Component):
 
     def reported_watermark(self, tx: Tx, t: int, snap: Snapshot) -> tuple:
         """The watermark a recomputable operator reports with its acknowledgement: the one of
-        the state it snapshotted."""
+        the state it snapshotted.  The seed's "current" could also mean the state when the
+        acknowledgement leaves, which the catalog entry ``null-state-watermark-at-acknowledgement``
+        shows is wrong."""
         return self.watermark(snap.processed)
 
     def on_acknowledge(self, tx: Tx, t: int, snap: Snapshot) -> Snapshot:
@@ -123,7 +90,17 @@ class NullStateRecovery(Component):
     def in_flight(self, c: Completed, t: int) -> tuple:
         """The records checkpoint ``c`` holds as channel state on their way to task ``t``
         (unaligned checkpoints: on a channel into ``t`` or into a vertex upstream of it), which
-        ``t`` processes only after ``c``'s barrier passed it: none with aligned checkpoints."""
+        ``t`` processes only after ``c``'s barrier passed it: none with aligned checkpoints.
+
+        Unaligned checkpoints break the seed's stated assumption ("the pipeline preserves the
+        relative order of barriers and watermarks"): a barrier overtakes records, which the
+        checkpoint then holds as channel state.  The replay re-sends them, so a recovery restores
+        no channel state; a recomputable operator's state there is its state plus the records in
+        flight to it (``state_at``), its null-state watermark must reach back to those records
+        (``in_flight_watermark``), and a sink must take the replayed records the barrier overtook
+        on their way to it although they precede the re-inserted barrier (``kept_in_replay``): its
+        state does not hold them.  Neither rule is in the seed; the catalog entries
+        ``null-state-unaligned-*`` show what each prevents."""
         if not self.model.unaligned:
             return ()
         topo = self.topo
@@ -144,7 +121,9 @@ class NullStateRecovery(Component):
         of the retained checkpoints, ``cp`` itself and the job's start (0) that precedes every
         reported watermark (and, with unaligned checkpoints, every record in flight to a
         recomputable operator, ``in_flight_watermark``; ``in_flight`` false leaves those out,
-        for the witness that they mattered)."""
+        for the witness that they mattered).  Seed: "the most recent checkpoint preceding all the
+        received null-state watermarks"; the job's start has every split at offset 0.  The
+        coordinator computes it when ``cp`` completes (``Completed.null_state``)."""
         latest = Completed(cp, snaps, ())
         marks = [m for s in snaps if s.watermark for m in s.watermark]
         if self.model.unaligned and in_flight:
@@ -158,13 +137,17 @@ class NullStateRecovery(Component):
 
     def retained_for_recovery(self, store: tuple) -> tuple[int, ...]:
         """The checkpoints the store must keep beyond its own retention: the latest one's
-        null-state checkpoint, which a recovery restarts from."""
+        null-state checkpoint, which a recovery restarts from.  The store keeps it as long as that
+        checkpoint is the latest."""
         if not self.active or not store or not store[-1].null_state:
             return ()
         return (store[-1].null_state,)
 
     def replaying(self, w: World) -> bool:
-        """Is a re-inserted barrier still on its way?  Then no checkpoint is triggered."""
+        """Is a re-inserted barrier still on its way?  Then no checkpoint is triggered.
+
+        A choice of this model (the seed is silent): a checkpoint taken then would mix the latest
+        checkpoint's sink state with sources before its positions."""
         return self.active and any(ts.replay for ts in w.tasks)
 
     # recovery ------------------------------------------------------------------------------------
@@ -178,7 +161,11 @@ class NullStateRecovery(Component):
 
     def plan(self, store: tuple) -> tuple[int, dict[int, int], dict[int, int]] | str:
         """The recovery from the latest checkpoint L: (L, N's positions, L's positions), or why
-        it cannot run (its null-state checkpoint is gone)."""
+        it cannot run (its null-state checkpoint is gone).  Every task restarts
+        (``failover_strategy = "full"``): sources resume at N's positions and re-insert L's
+        barrier as ``(REPLAY, L)`` when they reach L's positions (``reinsert_position``);
+        recomputable operators start empty; every other task gets its state from L as in Flink
+        (a 2PC sink recovers and commits L's transactions)."""
         latest = store[-1]
         n = latest.null_state
         older = self.null_checkpoint(store)
@@ -189,13 +176,16 @@ class NullStateRecovery(Component):
 
     def reinsert_position(self, split: int, start: int, original: int) -> int:
         """Where a source re-inserts the latest checkpoint's barrier: at its original
-        position."""
+        position.  Seed: "the barriers belonging to that checkpoint must be inserted into the source
+        streams in the position they were originally inserted"."""
         return original
 
     def discards(self, t: int) -> bool:
         """Does task ``t`` drop records until the re-inserted barrier reached it?  Every task
         restored from the latest checkpoint whose state holds the replayed records' effects:
-        sinks, Sink V2 writers (their transactions), other stateful operators."""
+        sinks, Sink V2 writers (their transactions), other stateful operators.  The seed names
+        only sinks ("Sinks must discard all records until this barrier reaches them"); a stateful
+        operator restored from the latest checkpoint must do the same or count a record twice."""
         return self.model.stateful[t] and not self.windows[t] or self.model.sink_v2[t] == "writer"
 
     @staticmethod
@@ -216,7 +206,12 @@ class NullStateRecovery(Component):
         source at the null-state checkpoint's position, a recomputable operator empty, any other
         task its state in the latest checkpoint, ``snap`` (empty where it had finished).
         ``null_checkpoint`` is the null-state checkpoint as the store holds it, ``None`` for the
-        job's start (``null_checkpoint``): the default reads only its positions, from ``plan``."""
+        job's start (``null_checkpoint``): the default reads only its positions, from ``plan``.
+
+        A choice of this model (the seed is silent): sources and operators restart as running
+        tasks even where they had finished in the latest checkpoint (FLIP-147's
+        FINISHED_ON_RESTORE would skip the replay); a task that finished there restarts with the
+        empty state FLIP-147 keeps for it."""
         _, start, _ = plan
         if self.model.roles[t] is Role.SOURCE:
             return EMPTY_SNAPSHOT._replace(position=start[self.topo.split_of[t]])
@@ -261,7 +256,8 @@ class NullStateRecovery(Component):
         """The re-inserted barrier on one input: the input blocks until every input delivered
         it; then a recomputable operator's state is what the checkpoint held (else the ghost
         ``recomputed`` records the difference; not for one that had finished in it, whose state
-        FLIP-147 discarded and which only ends again), the task leaves replay and forwards it."""
+        FLIP-147 discarded and which only ends again), the task leaves replay and forwards it.
+        Each non-source task aligns the re-inserted barrier over its inputs as an aligned barrier."""
         ts = tx.tasks[t]
         blocked = ts.blocked | bit
         if (blocked | ts.eop) != self.model.all_inputs_mask[t]:

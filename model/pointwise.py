@@ -2,32 +2,8 @@
 PR apache/flink#28523 (FLINK-39680 / FLINK-21378) implements it.
 
 Pure functions over parallelisms, with S/T the upstream/downstream parallelism and patterns
-``POINTWISE`` or ``ALL_TO_ALL`` (UC note C.2-C.4):
-
-- ``producers_of`` / ``consumers_of``: ``PointwiseChannelMappingUtils.producersOf`` /
-  ``consumersOf``, the wiring of ``computeVertexInputInfoForPointwise`` (``keygroups``).
-- ``inherited_old_upstreams``: ``computeInheritedOldUpstreams(U)``, the old upstream subtasks
-  whose output state new upstream U reads: newUpstream -> consumersOf -> newDownstream ->
-  ROUND_ROBIN -> oldDownstream -> producersOf -> oldUpstream.  For a new ALL_TO_ALL edge the
-  partitioner's own upstream mapper applies instead (ROUND_ROBIN for ARBITRARY).
-- ``writes_recovered_output``: ``computeNewLocalSubpartitionIndex(D, U) != -1``, the recovery
-  filter (D connected to U) and the primary-producer rule (U is the lowest producer of D).
-- ``restored_output_buffers``: where each old output buffer goes: old (u, oldDown) to new
-  downstream ``oldDown mod newDownP``, written by the new upstreams that read it and pass the
-  rule.  The pattern recorded in the checkpoint (the ``EdgeDistributionPatternSnapshot``
-  master-hook state) is ``None`` for a checkpoint taken without the hook: it reads as
-  ALL_TO_ALL (``resolveOldDistributionPattern``).
-
-Input channel state: new downstream d takes the input state of the old downstreams
-ROUND_ROBIN(d), exactly once (the ``round-robin-once`` theorem); ``input_buffer_channel`` is the
-channel a recovered input buffer is put on (``computePrimaryUpstreamMapping``: the channel of
-the first new producer that inherited the buffer's old upstream, so that the recovered input and
-output of one old upstream share a channel, input first; UC note C.4; the task
-manager's code, ``RecoveredChannelStateHandler``'s ``recoverPointwise`` at apache/flink 081b131,
-was read since: it calls it for a new POINTWISE edge, and for a new ALL_TO_ALL one puts the
-buffer on the channel of ``u mod newUpP``, the same channel).  Abstraction: a buffer is one unit; the PR's
-local-index bookkeeping (``D mod |consumersOf(U)|``) names the subpartition it is written to and
-does not change which subtask gets it.
+``POINTWISE`` or ``ALL_TO_ALL`` (UC note C.2-C.4); each names the PR's method it follows, and
+the one abstraction is on ``restored_output_buffers``.
 """
 
 from __future__ import annotations
@@ -41,16 +17,21 @@ PATTERNS = (POINTWISE, ALL_TO_ALL)
 
 
 def resolve_old_pattern(recorded: str | None) -> str:
-    """``resolveOldDistributionPattern``: a checkpoint without the hook's state (or without
-    this edge in it) reads as ALL_TO_ALL."""
+    """``resolveOldDistributionPattern``: a checkpoint without the hook's state (the
+    ``EdgeDistributionPatternSnapshot`` master-hook state; or without this edge in it) reads as
+    ALL_TO_ALL."""
     return ALL_TO_ALL if recorded is None else recorded
 
 
 def producers_of(d: int, s: int, t: int) -> list[int]:
+    """``PointwiseChannelMappingUtils.producersOf``: the wiring of
+    ``computeVertexInputInfoForPointwise`` (``keygroups``)."""
     return pointwise_inputs(s, t)[d]
 
 
 def consumers_of(u: int, s: int, t: int) -> list[int]:
+    """``PointwiseChannelMappingUtils.consumersOf``: the wiring of
+    ``computeVertexInputInfoForPointwise`` (``keygroups``)."""
     return pointwise_outputs(s, t)[u]
 
 
@@ -65,7 +46,9 @@ def is_identity(old_pattern: str, new_pattern: str, old_up: int, old_down: int, 
 def inherited_old_upstreams(u_new: int, old_pattern: str, new_pattern: str, old_up: int, old_down: int,
                             new_up: int, new_down: int, shortcut: bool = True) -> list[int]:
     """The old upstream subtasks whose output state new upstream ``u_new`` reads (sorted; the sets
-    of two new upstreams may overlap): ``computeInheritedOldUpstreams`` on a new POINTWISE edge.
+    of two new upstreams may overlap): ``computeInheritedOldUpstreams`` on a new POINTWISE edge,
+    newUpstream -> consumersOf -> newDownstream -> ROUND_ROBIN -> oldDownstream -> producersOf ->
+    oldUpstream.
     On a new ALL_TO_ALL edge the state handles go by the upstream partitioner's mapper
     (``ARBITRARY``, so ``ROUND_ROBIN``: ``TaskStateAssignment.getOutputMapping`` calls
     ``computeInheritedOldUpstreams`` only for ``SubtaskStateMapper.POINTWISE_UPSTREAM``, which the
@@ -115,8 +98,8 @@ def primary_upstream(u: int, d_new: int, held: list[list[int]], new_pattern: str
 
 def writes_recovered_output(u_new: int, d_new: int, new_pattern: str, new_up: int, new_down: int) -> bool:
     """``computeNewLocalSubpartitionIndex(D, U) != -1``: on a new POINTWISE edge U writes
-    recovered output for D only if D is connected to U and U is D's lowest producer; on a new
-    ALL_TO_ALL edge always."""
+    recovered output for D only if D is connected to U (the recovery filter) and U is D's lowest
+    producer (the primary-producer rule); on a new ALL_TO_ALL edge always."""
     if new_pattern == ALL_TO_ALL:
         return True
     return d_new in consumers_of(u_new, new_up, new_down) and producers_of(d_new, new_up, new_down)[0] == u_new
@@ -134,7 +117,15 @@ def restored_output_buffers(old_pattern: str, new_pattern: str, old_up: int, old
     restores each buffer where it was, unless ``routed``: its producer's descriptor is not
     ``NO_RESCALE`` (another of its partitions changed), so the task manager's
     ``ResultSubpartitionRecoveredStateHandler.recoverPointwise`` applies ``writes`` to it too,
-    with no identity case (the theorems are about one edge and do not cover this)."""
+    with no identity case (the theorems are about one edge and do not cover this).
+
+    Old (u, oldDown) goes to new downstream ``oldDown mod newDownP``, written by the new upstreams
+    that read it and pass the rule.  The pattern recorded in the checkpoint (the
+    ``EdgeDistributionPatternSnapshot`` master-hook state) is ``None`` for a checkpoint taken
+    without the hook: it reads as ALL_TO_ALL (``resolveOldDistributionPattern``).
+
+    Abstraction: a buffer is one unit; the PR's local-index bookkeeping (``D mod |consumersOf(U)|``)
+    names the subpartition it is written to and does not change which subtask gets it."""
     old = resolve(old_pattern if recorded else None)
     identity = is_identity(old, new_pattern, old_up, old_down, new_up, new_down) and not routed
     holders = heirs(old, new_pattern, old_up, old_down, new_up, new_down)
@@ -153,7 +144,15 @@ def input_buffer_channel(o: int, c: int, old_pattern: str, new_pattern: str, old
                          new_down: int) -> tuple[int, int]:
     """An old input buffer (old downstream ``o``, its local channel ``c``) -> (new downstream,
     new upstream whose channel it is put on), or (new downstream, -1) when no new producer
-    inherited its old upstream (``computePrimaryUpstreamMapping`` returns -1)."""
+    inherited its old upstream (``computePrimaryUpstreamMapping`` returns -1).
+
+    New downstream d takes the input state of the old downstreams ROUND_ROBIN(d), exactly once
+    (the ``round-robin-once`` theorem).  The buffer is put on the channel of the first new
+    producer that inherited the buffer's old upstream (``computePrimaryUpstreamMapping``), so that
+    the recovered input and output of one old upstream share a channel, input first; UC note C.4.
+    The task manager's code, ``RecoveredChannelStateHandler``'s ``recoverPointwise`` at
+    apache/flink 081b131, was read since: it calls it for a new POINTWISE edge, and for a new
+    ALL_TO_ALL one puts the buffer on the channel of ``u mod newUpP``, the same channel."""
     u = producers_of(o, old_up, old_down)[c] if old_pattern == POINTWISE else c
     d_new = new_consumer_of(o, new_down)
     held = heirs(old_pattern, new_pattern, old_up, old_down, new_up, new_down)

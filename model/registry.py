@@ -1,62 +1,8 @@
 """Incremental checkpoints and their shared files: Flink's ``SharedStateRegistry``
 (``SharedStateRegistryImpl``) on the job manager, and the part of an incremental state backend
-(RocksDB's ``RocksIncrementalSnapshotStrategy``) that decides how a snapshot refers to them.
-
-The rules, as Flink 2.x has them (design knob ``incremental_checkpoints``):
-
-- A stateful subtask's state lives in local files (RocksDB's sst files).  Its snapshot of
-  checkpoint ``c`` adds one local file and uploads one remote file, ``(c, t)``.  The local files
-  of the upload of the last checkpoint its backend saw confirmed (``lastCompletedCheckpointId``;
-  ``uploadedSstFiles.get(lastCompletedCheckpointId)``, ``PreviousSnapshot.getUploaded``) are sent
-  as placeholders naming that upload's remote files; the others are uploaded again, and an upload
-  again is a new remote file with a registry key of its own (FLINK-29913,
-  ``SharedStateRegistryKey.forStreamStateHandle``): here it goes into the new file ``(c, t)``.
-  A backend that saw no confirmation, or whose confirmed upload is gone, uploads everything.
-- ``notifyCheckpointComplete(c)`` reaches the backend (the operators' notification): if ``c`` is
-  newer than its last confirmed checkpoint and it has an upload for ``c`` (FLINK-23949's guard),
-  ``c`` becomes ``lastCompletedCheckpointId`` and the uploads of older checkpoints are forgotten;
-  otherwise nothing changes.  ``notifyCheckpointAborted(c)`` forgets the upload of ``c``.  A
-  restore makes the restored handle's remote files the backend's files, confirmed, with the
-  handle's checkpoint as the last confirmed one (``RocksDBIncrementalRestoreOperation`` without
-  rescaling).
-- On the job manager every acknowledgement registers its subtask's shared files when it
-  arrives, whether its checkpoint is still pending or not (``CheckpointCoordinator.receiveAcknowledgeMessage``
-  before ``PendingCheckpoint.acknowledgeTask``; ``registerReference``): the new file gets an entry,
-  and each placeholder's entry has its last use advanced to the checkpoint's id.  A placeholder
-  whose entry is gone makes ``registerReference`` throw ("Attempt to reference unknown state");
-  ``ExecutionGraphHandler`` only logs the exception, so the acknowledgement never counts and its
-  checkpoint can complete no more (it waits for its timeout).  A FLIP-600 regional checkpoint
-  registers the failed subtasks' grafted fallback files under its own id when it completes, as
-  PR #28963's ``registerSharedStates(..., checkpointId)`` does.  When the store subsumes
-  checkpoints, their shared files go only through ``unregisterUnusedState(lowestRetainedCheckpointId)``:
-  an entry goes, and its file with it, once its last use is older than the oldest checkpoint
-  the store retains.
-- A declined or aborted snapshot's new file is discarded with it (the coordinator discards the
-  pending checkpoint's state).
-- An upload reaches ``uploadedSstFiles`` when the snapshot's asynchronous part ends; with more
-  than one concurrent checkpoint the model records it when its acknowledgement arrives
-  (``upload_done``), so a snapshot taken meanwhile is not pruned of the files it sends again
-  (catalog ``incremental-prune-misses-a-running-upload``: the registry then refuses an
-  acknowledgement, seen on Flink 2.3.0).
-
-Abstractions: the model's operator state stands for the keyed state a backend keeps (every
-stateful subtask has an incremental backend; a source's offset is written in full, as Flink's
-operator state is); one new local file per snapshot, even when the state did not change, and no
-compaction, so a local file once written stays in the backend's state and every later snapshot
-refers to it (deletion bugs stay visible; files a compaction would drop are never dropped, which
-hides nothing the registry does with them, as the backend would not refer to them either).  The
-files one upload sends again go into one remote file: they are always sent together afterwards
-(every later snapshot refers to all of them), so one entry stands for their entries.  A restored
-backend's local files are named after the remote files they came from, for the same reason.  A
-refused acknowledgement is refused whole, its new file deleted at once: Flink may have
-registered some of its files before the unknown placeholder (their last use advanced, their
-deletion later) and leaves its new file to the registry or to nobody; neither changes which
-file a checkpoint can refer to.  The new file of an acknowledgement that arrives late is deleted
-at once, where Flink's registry deletes it at a later subsumption: no backend can confirm a
-checkpoint that did not complete, so no placeholder names it.  Not with FLIP-306 file merging,
-FLINK-4120's recovery, a NO_CLAIM start (its forced full first snapshot), a rescale or a
-stop-with-savepoint (refused: their rules for shared files are not modelled with these), nor with
-instant acknowledgements (registration happens when an acknowledgement arrives).
+(RocksDB's ``RocksIncrementalSnapshotStrategy``) that decides how a snapshot refers to them
+(design knob ``incremental_checkpoints``).  The rules, as Flink 2.x has them, and where the model
+differs are on the methods that make them.
 """
 
 from __future__ import annotations
@@ -69,7 +15,12 @@ from .world import Completed, Snapshot
 
 
 class SharedStateRegistry(Component):
-    """``SharedStateRegistry`` and how an incremental backend refers to its shared files."""
+    """``SharedStateRegistry`` and how an incremental backend refers to its shared files.
+
+    Not with FLIP-306 file merging, FLINK-4120's recovery, a NO_CLAIM start (its forced full first
+    snapshot), a rescale or a stop-with-savepoint (refused: their rules for shared files are not
+    modelled with these), nor with instant acknowledgements (registration happens when an
+    acknowledgement arrives)."""
 
     @cached_property
     def active(self) -> bool:
@@ -77,7 +28,11 @@ class SharedStateRegistry(Component):
 
     @cached_property
     def incremental(self) -> tuple[bool, ...]:
-        """Per subtask: does its state go into incremental shared files?"""
+        """Per subtask: does its state go into incremental shared files?
+
+        Abstraction: the model's operator state stands for the keyed state a backend keeps: every
+        stateful subtask has an incremental backend; a source's offset is written in full, as
+        Flink's operator state is."""
         return tuple(self.active and s for s in self.model.stateful)
 
     # the backend (task side) ------------------------------------------------------------------
@@ -117,7 +72,24 @@ class SharedStateRegistry(Component):
         """``RocksIncrementalSnapshotStrategy`` for checkpoint ``cp``: a new local file and a new
         remote file ``(cp, t)``; the local files of the confirmed upload are sent as placeholders
         for its remote files, the others go again, into ``(cp, t)``; the upload is remembered
-        until confirmed or aborted."""
+        until confirmed or aborted.
+
+        A stateful subtask's state lives in local files (RocksDB's sst files).  The local files
+        of the upload of the last checkpoint its backend saw confirmed
+        (``lastCompletedCheckpointId``; ``uploadedSstFiles.get(lastCompletedCheckpointId)``,
+        ``PreviousSnapshot.getUploaded``) are sent as placeholders naming that upload's remote
+        files; the others are uploaded again, and an upload again is a new remote file with a
+        registry key of its own (FLINK-29913, ``SharedStateRegistryKey.forStreamStateHandle``):
+        here it goes into the new file ``(cp, t)``.  A backend that saw no confirmation, or whose
+        confirmed upload is gone, uploads everything.
+
+        Abstraction: one new local file per snapshot, even when the state did not change, and no
+        compaction, so a local file once written stays in the backend's state and every later
+        snapshot refers to it (deletion bugs stay visible; files a compaction would drop are never
+        dropped, which hides nothing the registry does with them, as the backend would not refer
+        to them either).  The files one upload sends again go into one remote file: they are
+        always sent together afterwards (every later snapshot refers to all of them), so one entry
+        stands for their entries."""
         if not self.incremental[t]:
             return snap
         ts = tx.tasks[t]
@@ -144,7 +116,10 @@ class SharedStateRegistry(Component):
         as long as its upload takes).  With one checkpoint at most pending the upload is recorded
         at the snapshot instead: no later snapshot of the task can come before that
         acknowledgement unless its checkpoint was aborted, and an aborted upload only prunes more
-        (no file of it is ever a placeholder's base)."""
+        (no file of it is ever a placeholder's base).  With more than one concurrent checkpoint,
+        a snapshot taken before the acknowledgement arrives is therefore not pruned of the files
+        it sends again (catalog ``incremental-prune-misses-a-running-upload``: the registry then
+        refuses an acknowledgement, seen on Flink 2.3.0)."""
         ts = tx.tasks[t]
         done = [x for x in ts.inflight if x[0] == cp]
         if done:
@@ -161,9 +136,10 @@ class SharedStateRegistry(Component):
 
     @follows("RocksIncrementalSnapshotStrategy.notifyCheckpointComplete")
     def on_complete(self, tx: Tx, t: int, cp: int, upto: int) -> None:
-        """``notifyCheckpointComplete`` reaches the backend: a checkpoint newer than its last
-        confirmed one, for which it has an upload, becomes the confirmed one, and older uploads
-        are forgotten; any other id is ignored (FLINK-23949's guard)."""
+        """``notifyCheckpointComplete`` reaches the backend (the operators' notification): a
+        checkpoint newer than its last confirmed one, for which it has an upload, becomes the
+        confirmed one (``lastCompletedCheckpointId``), and older uploads are forgotten; any other
+        id is ignored (FLINK-23949's guard)."""
         if not self.incremental[t]:
             return
         c = self.confirmed_checkpoint(cp, upto)
@@ -183,7 +159,11 @@ class SharedStateRegistry(Component):
     def restore(self, tx: Tx, t: int, latest: Completed | None) -> None:
         """A restored backend: its local files are the restored handle's remote files (this
         subtask's files in the checkpoint), all confirmed, as the upload of the handle's
-        checkpoint (its newest file's: a grafted FLIP-600 handle is the fallback's)."""
+        checkpoint (its newest file's: a grafted FLIP-600 handle is the fallback's), which is the
+        last confirmed one (``RocksDBIncrementalRestoreOperation`` without rescaling).
+
+        Abstraction: a restored backend's local files are named after the remote files they came
+        from, as one remote file stands for the files one upload sent again (``snapshot``)."""
         if not self.incremental[t] or latest is None:
             return
         files = tuple(f for f in latest.files if f[1] == t)
@@ -193,7 +173,9 @@ class SharedStateRegistry(Component):
 
     # the registry (job manager) ---------------------------------------------------------------
     def snapshot_files(self, cp: int, t: int, snap: Snapshot) -> tuple:
-        """Every remote file a subtask's acknowledged snapshot of ``cp`` refers to."""
+        """Every remote file a subtask's acknowledged snapshot of ``cp`` refers to.  A declined or
+        aborted snapshot's new file is discarded with it (the coordinator discards the pending
+        checkpoint's state)."""
         return ((cp, t),) + snap.shared
 
     def is_shared(self, f: tuple[int, int]) -> bool:
@@ -215,7 +197,23 @@ class SharedStateRegistry(Component):
         (``registerReference``'s "Attempt to reference unknown state"): the acknowledgement is
         lost and its new file deleted; where its checkpoint still ``awaited`` it, the
         subtask's ghost ``refused`` records it (a late one only leaks its new file in Flink,
-        which the exception keeps from ``discardSubtaskState``)."""
+        which the exception keeps from ``discardSubtaskState``).
+
+        Flink registers every acknowledgement when it arrives, whether its checkpoint is still
+        pending or not (``CheckpointCoordinator.receiveAcknowledgeMessage`` before
+        ``PendingCheckpoint.acknowledgeTask``; ``registerReference``): the new file gets an
+        entry, and each placeholder's entry has its last use advanced to the checkpoint's id.
+        When ``registerReference`` throws, ``ExecutionGraphHandler`` only logs the exception, so
+        the acknowledgement never counts and its checkpoint can complete no more (it waits for
+        its timeout).
+
+        Abstraction: a refused acknowledgement is refused whole, its new file deleted at once:
+        Flink may have registered some of its files before the unknown placeholder (their last
+        use advanced, their deletion later) and leaves its new file to the registry or to nobody;
+        neither changes which file a checkpoint can refer to.  The new file of an acknowledgement
+        that arrives late is deleted at once, where Flink's registry deletes it at a later
+        subsumption: no backend can confirm a checkpoint that did not complete, so no placeholder
+        names it."""
         if not self.incremental[t] or snap is None or not snap.shared:
             return True
         gone = self.unknown_placeholder(tx.files, snap)
@@ -243,7 +241,8 @@ class SharedStateRegistry(Component):
     def register(self, tx: Tx, c: Completed) -> None:
         """A completed checkpoint ``c``: its own snapshots' files were registered at their
         acknowledgements; a FLIP-600 regional one registers the failed subtasks' grafted
-        fallback files under its own id."""
+        fallback files under its own id when it completes, as PR #28963's
+        ``registerSharedStates(..., checkpointId)`` does."""
         if c.refs:
             self.advance(tx, tuple(f for f in c.files if c.refs[f[1]]), c.id)
 
@@ -266,7 +265,9 @@ class SharedStateRegistry(Component):
     @follows("SharedStateRegistryImpl.unregisterUnusedState")
     def unregister_unused(self, tx: Tx, lowest: int) -> None:
         """``unregisterUnusedState(lowest)``: delete every shared file last used before the oldest
-        retained checkpoint, ``lowest``."""
+        retained checkpoint, ``lowest``.  When the store subsumes checkpoints, their shared files
+        go only through here: an entry goes, and its file with it, once its last use is older
+        than the oldest checkpoint the store retains."""
         used = dict(tx.reused)
         gone = {f for f in tx.files if self.incremental[f[1]] and used.get(f, f[0]) < lowest}
         if gone:

@@ -1,25 +1,7 @@
 """Sinks: Flink's ``TwoPhaseCommitSinkFunction`` (the 2PC sink of the legacy sink API), and a
-plain sink whose writes are visible at once (``two_phase_commit = false``).
-
-A 2PC sink writes records into its open transaction; its snapshot pre-commits that
-transaction and opens the next (``snapshotState``: ``preCommit`` + ``beginTransaction``);
-``notifyCheckpointComplete(c)`` commits every pending transaction of a checkpoint <= c; a
-restore recovers-and-commits the pending transactions in its state and aborts every other
-open transaction of its own (``initializeState``).
-
-Abstractions: an empty transaction is not recorded (committing it changes nothing outside);
-the external system is the set of transactions in ``World.txns`` (an aborted one is gone).
-A transaction names its subtask by global id (``FlinkModel.gid``), which a rescale keeps.
-
-Transaction numbers are identities, not a history.  A number that names nothing (a snapshot
-of an empty transaction, an open transaction aborted at a restore) is taken again by the next
-transaction: a subtask's next number is one past the highest it has in the external system.
-Numbering by a counter instead, as Flink's transactional ids do, would make worlds that differ
-only in how many transactions were ever opened distinct states with the same future (the
-FLIP-600 scope with one checkpoint has half the states this way: 112,875 against 232,300).
-What it can hide: a bug that depends on a transactional id being reused (a producer fenced by
-a later one with the same id, as Kafka's transactional.id does) cannot show, since no id
-outlives its transaction.
+plain sink whose writes are visible at once (``two_phase_commit = false``).  The external system
+and the numbering of transactions are on ``TwoPhaseCommitSink``; each rule and abstraction of
+the sink is on the method that makes it.
 """
 
 from __future__ import annotations
@@ -30,7 +12,25 @@ from .world import COMMITTED, OPEN, Snapshot, TaskState, Txn
 
 
 class TwoPhaseCommitSink(Component):
-    """``TwoPhaseCommitSinkFunction`` (and a non-transactional sink)."""
+    """``TwoPhaseCommitSinkFunction`` (and a non-transactional sink).
+
+    A 2PC sink writes records into its open transaction; its snapshot pre-commits that
+    transaction and opens the next (``snapshotState``: ``preCommit`` + ``beginTransaction``);
+    ``notifyCheckpointComplete(c)`` commits every pending transaction of a checkpoint <= c; a
+    restore recovers-and-commits the pending transactions in its state and aborts every other
+    open transaction of its own (``initializeState``).
+
+    Abstraction: the external system is the set of transactions in ``World.txns`` (an aborted one
+    is gone).  A transaction names its subtask by global id (``FlinkModel.gid``), which a rescale
+    keeps.  Transaction numbers are identities, not a history.  A number that names nothing (a
+    snapshot of an empty transaction, an open transaction aborted at a restore) is taken again
+    by the next transaction: a subtask's next number is one past the highest it has in the
+    external system.  Numbering by a counter instead, as Flink's transactional ids do, would make
+    worlds that differ only in how many transactions were ever opened distinct states with the
+    same future (the FLIP-600 scope with one checkpoint has half the states this way: 112,875
+    against 232,300).  What it can hide: a bug that depends on a transactional id being reused
+    (a producer fenced by a later one with the same id, as Kafka's transactional.id does) cannot
+    show, since no id outlives its transaction."""
 
     @follows("TwoPhaseCommitSinkFunction.invoke")
     def invoke(self, tx: Tx, t: int, ts: TaskState, r: tuple[int, int]) -> None:
@@ -46,9 +46,12 @@ class TwoPhaseCommitSink(Component):
     def snapshot_state(self, tx: Tx, t: int, ts: TaskState, cp: int) -> tuple[tuple, int]:
         """``snapshotState`` for checkpoint ``cp``: pre-commit the open transaction (if it holds
         records) and open the next.  Returns the new pending list and open transaction (an
-        empty one keeps its number, see the module docstring).
+        empty one keeps its number, see the class docstring).
         ``sink_commit = "pre-commit"`` is the flawed sink that commits here (catalog
-        ``commit-at-pre-commit``)."""
+        ``commit-at-pre-commit``).
+
+        Abstraction: an empty transaction is not recorded (committing it changes nothing
+        outside)."""
         pending, txn = ts.pending, ts.txn
         if tx.txn(self.model.gid[t], txn) is None:
             return pending, txn  # nothing written: the next transaction takes the unused number
@@ -94,7 +97,7 @@ class TwoPhaseCommitSink(Component):
         restored state, abort every other open transaction of the subtasks whose state it got
         (its own, or after a rescale the old subtasks in ``snap.owners``, whose pending entries
         name their owner).  Returns the number of the transaction it opens next: one past the
-        highest of its own still in the external system (see the module docstring).
+        highest of its own still in the external system (see the class docstring).
 
         Abstraction: Flink's ``TwoPhaseCommitSinkFunction.initializeState`` aborts only the
         open transaction the restored state names (``recoverAndAbort``), and the failed

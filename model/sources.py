@@ -1,17 +1,6 @@
 """Sources: the reader side (``SourceOperator`` / ``SourceReader``, and the legacy source of
 one fixed split) and the FLIP-27 ``SourceCoordinator`` with its ``SplitEnumerator`` and
-``SplitAssignmentTracker``.
-
-Abstractions:
-
-- A source subtask without an enumerator reads one fixed split (``topo.split_of``) of
-  ``records_per_split`` records; its state is the next offset.  A record is ``(split, offset)``.
-- With an enumerator (a vertex with ``coordinator``) a vertex of parallelism P has P splits,
-  numbered as the fixed splits would be.  The enumerator hands its lowest unassigned split to
-  a reader without one with an ``AddSplitEvent``, which reaches the reader at once unless the
-  reader's operator-event gateway is closed for a checkpoint (``model.gateway``); a reader
-  holds one split at a time.  The enumerator's snapshot is the set of
-  unassigned splits, taken at trigger; the tracker keeps assignments by checkpoint epoch.
+``SplitAssignmentTracker``.  Each abstraction is on the class that makes it.
 """
 
 from __future__ import annotations
@@ -26,7 +15,11 @@ from .world import DRAIN, EOD, EOD_NO_DRAIN, REC, RUNNING, Completed, Coordinato
 
 
 class SourceReader(Component):
-    """A source subtask: reading, end of input (FLIP-147 EndOfData) and where a restore resumes."""
+    """A source subtask: reading, end of input (FLIP-147 EndOfData) and where a restore resumes.
+
+    Abstraction: a source subtask without an enumerator reads one fixed split (``topo.split_of``)
+    of ``records_per_split`` records; its state is the next offset.  A record is
+    ``(split, offset)``."""
 
     def enabled(self, w: World, out: list[Action]) -> None:
         """Append each source subtask's next action: emit, ask the enumerator for a split, or
@@ -146,7 +139,14 @@ class SourceReader(Component):
 
 class SplitEnumerator(Component):
     """``SourceCoordinator`` (the operator coordinator of a FLIP-27 source), its
-    ``SplitEnumerator`` and ``SplitAssignmentTracker``."""
+    ``SplitEnumerator`` and ``SplitAssignmentTracker``.
+
+    Abstraction: with an enumerator (a vertex with ``coordinator``) a vertex of parallelism P has
+    P splits, numbered as the fixed splits would be.  The enumerator hands its lowest unassigned
+    split to a reader without one with an ``AddSplitEvent``, which reaches the reader at once
+    unless the reader's operator-event gateway is closed for a checkpoint (``model.gateway``); a
+    reader holds one split at a time.  The enumerator's snapshot is the set of unassigned splits,
+    taken at trigger; the tracker keeps assignments by checkpoint epoch."""
 
     @cached_property
     def readers(self) -> dict[int, tuple[int, ...]]:

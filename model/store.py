@@ -1,21 +1,8 @@
 """Completed checkpoints and their files: Flink's ``CompletedCheckpointStore``
 (``DefaultCompletedCheckpointStore`` with ``CheckpointSubsumeHelper``), the
 ``CheckpointsCleaner``, FLIP-600's refCheckpointId closure, a NO_CLAIM start, and FLIP-306's
-``FileMergingSnapshotManager`` on the task managers.
-
-Abstractions:
-
-- A file is ``(checkpoint, task)``: one state handle per subtask and checkpoint.  Without
-  ``incremental_checkpoints`` every snapshot is a full one, so NO_CLAIM's "first checkpoint is
-  full" rule changes nothing here; with it a stateful subtask's files are shared between
-  checkpoints and go only through the ``SharedStateRegistry`` (``model.registry``; refused
-  together with a NO_CLAIM start).
-- A NO_CLAIM start is snapshot 1 holding the initial state; checkpoint ids continue at 2.
-- FLIP-306 file merging: one physical file per (checkpoint, task manager), holding that task
-  manager's subtasks' segments; a physical file exists while one of its segments does.  The
-  segments of an aborted checkpoint or a lost ack are discarded at once (Flink does it on the
-  abort notification).  ``lastSubsumedCheckpointId`` is the newest checkpoint outside the last
-  ``num_retained``: the notice carries an id, not the store's refs.
+``FileMergingSnapshotManager`` on the task managers.  Each abstraction is on the class or the
+method that makes it.
 """
 
 from __future__ import annotations
@@ -46,7 +33,13 @@ def ref_closure(store: tuple, ids) -> set[int]:
 
 class CompletedCheckpointStore(Component):
     """``DefaultCompletedCheckpointStore``: what is retained after each completion, and what the
-    ``CheckpointsCleaner`` deletes."""
+    ``CheckpointsCleaner`` deletes.
+
+    Abstraction: a file is ``(checkpoint, task)``: one state handle per subtask and checkpoint.
+    Without ``incremental_checkpoints`` every snapshot is a full one, so NO_CLAIM's "first
+    checkpoint is full" rule changes nothing here; with it a stateful subtask's files are shared
+    between checkpoints and go only through the ``SharedStateRegistry`` (``model.registry``;
+    refused together with a NO_CLAIM start)."""
 
     @cached_property
     def first_checkpoint_id(self) -> int:
@@ -56,7 +49,10 @@ class CompletedCheckpointStore(Component):
 
     def initial(self) -> tuple[tuple, tuple]:
         """The store and files the job starts with: empty, or with ``no_claim_restore`` snapshot
-        1 (the initial state, unclaimed: its files are never deleted by Flink)."""
+        1 (the initial state, unclaimed: its files are never deleted by Flink).
+
+        Abstraction: a NO_CLAIM start is snapshot 1 holding the initial state; checkpoint ids
+        continue at 2 (``first_checkpoint_id``)."""
         if not self.design.no_claim_restore:
             return (), ()
         n = self.topo.n_tasks
@@ -172,7 +168,12 @@ class CompletedCheckpointStore(Component):
 
 
 class FileMergingSnapshotManager(Component):
-    """FLIP-306 ``FileMergingSnapshotManager`` at task-manager level (mechanics note 8.2)."""
+    """FLIP-306 ``FileMergingSnapshotManager`` at task-manager level (mechanics note 8.2).
+
+    Abstraction: one physical file per (checkpoint, task manager), holding that task manager's
+    subtasks' segments; a physical file exists while one of its segments does
+    (``physical_file``, ``file_exists``).  The segments of an aborted checkpoint or a lost ack
+    are discarded at once (Flink does it on the abort notification)."""
 
     @cached_property
     def task_manager(self) -> tuple[int, ...]:
@@ -202,7 +203,7 @@ class FileMergingSnapshotManager(Component):
     def last_subsumed(self, ids: tuple[int, ...], newest: tuple[int, ...]) -> int:
         """The ``lastSubsumedCheckpointId`` the next notifications carry (0 without merging):
         the newest checkpoint outside the last ``num_retained``, as Flink's subsume helper
-        counts it, whatever refs say."""
+        counts it, whatever refs say: the notice carries an id, not the store's refs."""
         if not self.design.file_merging:
             return 0
         older = [i for i in ids if i not in newest]

@@ -1,19 +1,7 @@
 """The job graph and its expansion into subtasks, channels and pipelined regions.
 
-A :class:`JobGraph` is what a Flink user builds (vertices with parallelism, edges with a
-distribution pattern and an exchange type).  :meth:`JobGraph.expand` turns it into the
-execution-level view the protocol runs on: one subtask per (vertex, index) and one FIFO
-channel per (producer subtask, consumer subtask) pair, wired as Flink wires them
-(``EdgeManagerBuildUtil.connectAllToAll`` / ``connectPointwise``; pointwise ranges from
-``VertexInputInfoComputationUtils``, see :func:`model.redistribution.pointwise_inputs`).
-
-Pipelined regions are computed with networkx as Flink's scheduler computes them
-(``DefaultExecutionTopology``, :func:`_scheduling_regions`): logical regions of vertices joined
-by PIPELINED edges first, then inside each the subtasks joined by a PIPELINED channel, BLOCKING
-and HYBRID exchanges splitting regions (a HYBRID result need not be consumed while it is
-produced), regions that the logical region's own non-pipelined results join into a cycle merged
-(``mergeRegionsOnCycles``), and a logical region with an ALL_TO_ALL edge inside one region.
-``ckptcheck conform`` checks this against a real ``DefaultExecutionGraph``.
+What a job graph is and how it is wired are on :class:`JobGraph` and :meth:`JobGraph.expand`;
+how the pipelined regions are computed, and how that is checked, is on ``_scheduling_regions``.
 """
 
 from __future__ import annotations
@@ -135,6 +123,9 @@ class Channel:
 
 @dataclass(frozen=True)
 class JobGraph:
+    """What a Flink user builds: vertices with parallelism, edges with a distribution pattern and
+    an exchange type."""
+
     vertices: tuple[Vertex, ...]
     edges: tuple[Edge, ...] = ()
 
@@ -272,6 +263,11 @@ class JobGraph:
         return JobGraph(self.vertices, tuple(flipped(e) if edge_name(e) in flip else e for e in self.edges))
 
     def expand(self) -> "Expanded":
+        """The execution-level view the protocol runs on: one subtask per (vertex, index) and one
+        FIFO channel per (producer subtask, consumer subtask) pair, wired as Flink wires them
+        (``EdgeManagerBuildUtil.connectAllToAll`` / ``connectPointwise``; pointwise ranges from
+        ``VertexInputInfoComputationUtils``, see :func:`model.redistribution.pointwise_inputs`),
+        and its pipelined regions (``_scheduling_regions``)."""
         return Expanded(self)
 
     def describe(self) -> str:
@@ -323,7 +319,11 @@ def _scheduling_regions(job: "JobGraph", n: int, vertex_of: list, channels) -> l
     ``SchedulingPipelinedRegionComputeUtil.computePipelinedRegions`` on its subtasks: subtasks
     joined by a PIPELINED channel, and regions that the logical region's own BLOCKING or HYBRID
     results join into a cycle merged (``mergeRegionsOnCycles``; a consumer in another logical
-    region is skipped).  Sorted by their lowest subtask."""
+    region is skipped).  Sorted by their lowest subtask.
+
+    Computed with networkx as Flink's scheduler computes them (``DefaultExecutionTopology``):
+    BLOCKING and HYBRID exchanges split regions (a HYBRID result need not be consumed while it is
+    produced).  ``ckptcheck conform`` checks this against a real ``DefaultExecutionGraph``."""
     names = [v.name for v in job.vertices]
     lg = nx.Graph()
     lg.add_nodes_from(names)

@@ -1,32 +1,6 @@
-"""The world: one immutable, hashable value holding everything the protocol knows.
-
-The hot types are ``NamedTuple`` rather than dataclasses on purpose: the explorer hashes and
-compares millions of worlds, and a tuple's hash and equality run in C.  They are still
-immutable, typed records.  Equal worlds are equal tuples: every set is kept as a sorted tuple
-and "none" is the empty tuple, so worlds contain only ints, bools and tuples.  That makes them
-totally ordered (symmetry reduction picks the least permutation) and gives them the same hash
-in every process (no ``None`` or ``str`` inside, whose hashes vary per process in Python 3.11).
-
-Channel items are small tuples: ``(REC, split, offset)``, ``(BARRIER, checkpoint)``,
-``EOD`` (EndOfData), ``EOD_NO_DRAIN`` (EndOfData of a stop-with-savepoint without
-``--drain``), ``EOP`` (EndOfPartition), ``(CANCEL, checkpoint)``
-(``CancelCheckpointMarker``) and, between the operators of a Sink V2 sink,
-``(COMMITTABLE, checkpoint, payload)`` (a ``CommittableSummary`` with its committables).
-With FLINK-4120's null-state recovery (``model.nullstate``) a restored source re-inserts the
-latest checkpoint's barrier at its original position as ``(REPLAY, checkpoint)``.
-With unaligned checkpoints two more appear: a priority
-(unaligned) barrier ``(BARRIER, checkpoint, 1)``, and a recovered record
-``(REC, split, offset, 1)``: input channel state put back into the channel at a restore, which
-the consumer reads before anything new (``RecoveredInputChannel``), and a re-sent record
-``(REC, split, offset, 2)``: the producer's output channel state put back into its subpartition
-at a restore, ahead of its new records.  The marker tells the consumer when its gate has
-delivered all recovered state (``EndOfChannelStateEvent``, FLINK-19856); a snapshot strips it.
-With a scope's ``spanning_records`` a record can straddle two buffers: ``(REC, split, offset,
-HEAD_READ)`` at the head of a channel is a record whose head the consumer's deserializer holds
-while its tail is still in the producer's subpartition.  Channel state then holds parts:
-``(split, offset, PART_HEAD)`` (the deserializer's unconsumed bytes, the first input-state entry
-of that channel) and ``(split, offset, PART_TAIL)`` (the producer's output state), which a restore
-joins when both reach one virtual channel (``StateAssignmentOperation.join_parts``).
+"""The world: one immutable, hashable value holding everything the protocol knows (``World``),
+and the records and channel items it is made of.  Why these types are tuples, and what each
+channel item is, are on ``World``.
 """
 
 from __future__ import annotations
@@ -247,6 +221,37 @@ class Budget(NamedTuple):
 
 
 class World(NamedTuple):
+    """Everything the protocol knows, as one immutable, hashable value.
+
+    The hot types (this one and the records in it) are ``NamedTuple`` rather than dataclasses on
+    purpose: the explorer hashes and compares millions of worlds, and a tuple's hash and equality
+    run in C.  They are still immutable, typed records.  Equal worlds are equal tuples: every set
+    is kept as a sorted tuple and "none" is the empty tuple, so worlds contain only ints, bools
+    and tuples.  That makes them totally ordered (symmetry reduction picks the least
+    permutation) and gives them the same hash in every process (no ``None`` or ``str`` inside,
+    whose hashes vary per process in Python 3.11).
+
+    Channel items are small tuples: ``(REC, split, offset)``, ``(BARRIER, checkpoint)``,
+    ``EOD`` (EndOfData), ``EOD_NO_DRAIN`` (EndOfData of a stop-with-savepoint without
+    ``--drain``), ``EOP`` (EndOfPartition), ``(CANCEL, checkpoint)``
+    (``CancelCheckpointMarker``) and, between the operators of a Sink V2 sink,
+    ``(COMMITTABLE, checkpoint, payload)`` (a ``CommittableSummary`` with its committables).
+    With FLINK-4120's null-state recovery (``model.nullstate``) a restored source re-inserts the
+    latest checkpoint's barrier at its original position as ``(REPLAY, checkpoint)``.
+    With unaligned checkpoints two more appear: a priority
+    (unaligned) barrier ``(BARRIER, checkpoint, 1)``, and a recovered record
+    ``(REC, split, offset, 1)``: input channel state put back into the channel at a restore, which
+    the consumer reads before anything new (``RecoveredInputChannel``), and a re-sent record
+    ``(REC, split, offset, 2)``: the producer's output channel state put back into its subpartition
+    at a restore, ahead of its new records.  The marker tells the consumer when its gate has
+    delivered all recovered state (``EndOfChannelStateEvent``, FLINK-19856); a snapshot strips it.
+    With a scope's ``spanning_records`` a record can straddle two buffers: ``(REC, split, offset,
+    HEAD_READ)`` at the head of a channel is a record whose head the consumer's deserializer holds
+    while its tail is still in the producer's subpartition.  Channel state then holds parts:
+    ``(split, offset, PART_HEAD)`` (the deserializer's unconsumed bytes, the first input-state entry
+    of that channel) and ``(split, offset, PART_TAIL)`` (the producer's output state), which a restore
+    joins when both reach one virtual channel (``StateAssignmentOperation.join_parts``)."""
+
     tasks: tuple  # TaskState per subtask
     channels: tuple  # tuple of items per channel
     coord: Coordinator

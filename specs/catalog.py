@@ -3,8 +3,8 @@ and the scope in which the violation is reachable.  ``ckptcheck catalog`` and th
 that every entry is caught *and* that the correct design passes the very same scope: that is
 how the harness shows it can tell right from wrong.
 
-The entries live in one module per feature (``catalog_baseline``, ``catalog_flip600``,
-``catalog_unaligned`` with the pointwise entries, ``catalog_flip147``, ``catalog_nullstate``);
+The entries live in each feature's folder (``baseline/catalog.py``, ``flip600/catalog.py``,
+``unaligned/catalog.py`` with the pointwise entries, ``flip147/catalog.py``, ``nullstate/catalog.py``);
 this module combines them into :data:`CATALOG` and re-exports their variant classes and scopes,
 which traces name by their class names (``model.component.component_id``).
 """
@@ -13,18 +13,18 @@ from __future__ import annotations
 
 from ckptcheck.model.design import Design
 
-from .catalog_baseline import (  # noqa: F401  (re-exported)
+from .baseline.catalog import (  # noqa: F401  (re-exported)
     BASELINE_CATALOG, CleanerDeletesOlderThanPending, NoOperatorEventGateway, RestartFromInitialOffset)
 from .catalog_entry import Entry
-from .catalog_flip147 import (  # noqa: F401  (re-exported)
+from .flip147.catalog import (  # noqa: F401  (re-exported)
     BLOCKING_FIX, FLIP147_CATALOG, BatchSideSkipsFinalCheckpoint, EndOfDataBeforeCommittables, LegacySourceFunction,
     SchedulerWaitsForBlockingInput, UnionStateFinishesPartly, blocking_scope, flip147_scope)
-from .catalog_flip600 import FINDINGS, FLIP600_CATALOG, RegionsBySubtaskIndex  # noqa: F401  (re-exported)
-from .catalog_nullstate import (  # noqa: F401  (re-exported)
+from .flip600.catalog import FINDINGS, FLIP600_CATALOG, RegionsBySubtaskIndex  # noqa: F401  (re-exported)
+from .nullstate.catalog import (  # noqa: F401  (re-exported)
     NULL_STATE_CATALOG, BarrierAtRestart, RetentionIgnoresNullState, SinksDiscardOvertakenRecords,
     SinksKeepReplayedRecords, TriggerDuringReplay, WatermarkAtAcknowledgement, WatermarkIgnoresInFlight,
     null_state_catalog_scope, null_state_unaligned_scope)
-from .catalog_unaligned import (  # noqa: F401  (re-exported)
+from .unaligned.catalog import (  # noqa: F401  (re-exported)
     POINTWISE_CATALOG, UNALIGNED_CATALOG, AckAtFirstBarrier, InputStateOneToOne, NewDataBeforeChannelState,
     NoPrimaryProducerRule, NoRecordFilter, NoRecoveryFilter, NoUpstreamRecoveryTracker, OutputStateNotPersisted,
     PeerGateByPosition, PersistsQueuedBuffersTwice, SkipsStatelessVertices, UnrecordedPattern)

@@ -12,6 +12,8 @@ from ckptcheck.checks.cli.main import main
 from ckptcheck.checks.run.findings import run_findings
 from ckptcheck.checks.run.trace import load_trace_file, replay
 from ckptcheck.checks.run.report import findings_report
+from ckptcheck.model.flip600 import CounterNotReset
+from ckptcheck.model.regional import RegionalCheckpointHandler
 from ckptcheck.specs.designs import FLIP600_PROPOSED
 from ckptcheck.specs.findings import FINDINGS, READINGS, FindingScope, Fix, Readings
 from ckptcheck.specs.scopes import scope
@@ -48,29 +50,42 @@ def test_findings_report_narrates_replays_and_checks_the_fix(tmp_path):
 
 
 def test_findings_under_readings_say_where_each_holds(tmp_path):
-    """A rule the source does not settle, searched under each reading: the violation found under
-    one (a counter of 2: tier 2's reset lets the chain outgrow it) and not the other (3: five
-    checkpoints do not reach it), a trace for the one, the fix checked under it, and the
-    report's table saying which."""
-    readings = Readings("max_consecutive_regional", (2, 3), "a test")
-    fix = Fix("ref-chain-bounded", "tier 2 resets the counter", KEEP_FORCE, "keep the force", readings=(2,))
+    """A rule the source does not settle, searched under each of the classes that read it: the
+    violation found under one (the thread's rule, tier 2 resetting the counter, lets the chain
+    outgrow the maximum) and not the other (``CounterNotReset``), a trace for the one, the fix
+    checked under it, and the report naming each reading's class and saying where it holds."""
+    readings = Readings((RegionalCheckpointHandler, CounterNotReset), "a test")
+    assert readings.knob == "forced_global_failure_resets_counter" and readings.values == (True, False)
+    wider = FLIP600_PROPOSED.with_(name="wider", max_consecutive_regional=9)
+    fix = Fix("ref-chain-bounded", "tier 2 resets the counter", wider, "a wider limit", readings=(True,))
     run = run_findings(FLIP600_PROPOSED, _manifest(fix), tmp_path / "traces", workers=1, readings=readings)
-    assert run.as_expected and [r.reading for r in run.runs] == [2, 3]
+    assert run.as_expected and [r.reading for r in run.runs] == [True, False]
     (f,) = run.findings
-    assert f.reading == 2 and f.by_reading[3] is None and f.by_reading[2][0] == len(f.trace) == 15
-    assert f.fix_holds and f.fix_result.design.max_consecutive_regional == 2
+    assert f.reading is True and f.by_reading[False] is None and f.by_reading[True][0] == len(f.trace) == 15
+    assert f.fix_holds and f.fix_result.design.forced_global_failure_resets_counter is True
     text = findings_report(run, command="ckptcheck findings test", when="2026-11-25")
-    assert "| 2: 15 steps; 3: no violation |" in text
-    assert "under max_consecutive_regional = 3 (exhaustive search of the scope" in text
+    assert "| True: 15 steps; False: no violation |" in text
+    assert "under forced_global_failure_resets_counter = False (exhaustive search of the scope" in text
+    assert "True (RegionalCheckpointHandler, its own rule), False (CounterNotReset)" in " ".join(text.split())
     # expected under the other reading only: found where not expected, missing where expected
-    wrong = Fix("ref-chain-bounded", "tier 2 resets the counter", KEEP_FORCE, "keep the force", readings=(3,))
+    wrong = Fix("ref-chain-bounded", "tier 2 resets the counter", wider, "a wider limit", readings=(False,))
     run = run_findings(FLIP600_PROPOSED, _manifest(wrong), tmp_path / "traces2", workers=1, readings=readings)
     assert not run.as_expected and not run.findings[0].expected and run.runs[1].missing == [wrong]
     # a fix that is itself a reading (it sets the knob) is checked with its own value
-    other = Fix("ref-chain-bounded", "a counter of 2", FLIP600_PROPOSED.with_(name="three", max_consecutive_regional=3),
-                "a counter of 3", readings=(2,))
+    other = Fix("ref-chain-bounded", "tier 2 resets the counter", KEEP_FORCE, "keep the force", readings=(True,))
     run = run_findings(FLIP600_PROPOSED, _manifest(other), tmp_path / "traces3", workers=1, readings=readings)
-    assert run.as_expected and run.findings[0].fix_result.design.max_consecutive_regional == 3
+    assert run.as_expected and run.findings[0].fix_result.design.forced_global_failure_resets_counter is False
+
+
+def test_readings_name_one_knob_and_a_class_per_value():
+    """The manifest's readings are classes: the reading classes of one knob and the component's
+    own rule for its default; classes of two knobs are refused."""
+    r = READINGS["flip600-pr"]
+    assert r.knob == "fallback_notice_at_task"
+    assert r.values == ("none", "latest-reported", "final", "replayed-after-restart")
+    assert r.named("final") == "final (StreamTask, its own rule)" and r.rule_of("none").__name__ == "FallbackNoticeIgnored"
+    with pytest.raises(ValueError, match="one knob"):
+        Readings((CounterNotReset, r.rule_of("none")), "two knobs")
 
 
 def test_findings_report_says_what_the_manifest_got_wrong(tmp_path):

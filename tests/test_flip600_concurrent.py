@@ -8,7 +8,7 @@ from ckptcheck.checks.run.results import HIT
 from ckptcheck.model.actions import Ack, Decline, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.world import FAILED, NOTIFY_ABORT, NOTIFY_COMPLETE
-from ckptcheck.specs.catalog_flip600 import FLIP600_CONCURRENT
+from ckptcheck.specs.flip600.catalog import FLIP600_CONCURRENT
 from ckptcheck.specs.designs import FLIP600_PR
 from ckptcheck.specs.scopes import scope
 

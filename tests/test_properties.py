@@ -13,7 +13,7 @@ from ckptcheck.specs.properties import (
     restorable,
     terminates_with_all_output,
 )
-from ckptcheck.specs.properties.flip147 import w_finished_on_restore
+from ckptcheck.specs.flip147.properties import w_finished_on_restore
 from ckptcheck.specs.scopes import scope
 
 

@@ -103,7 +103,7 @@ def add_parser(sub) -> None:
     """``ckptcheck findings``."""
     fd = sub.add_parser(
         "findings", help="search a design under review in its findings scopes and write a Markdown report",
-        description="Search the design in every scope of its findings manifest (specs/findings.py), save and replay "
+        description="Search the design in every scope of its findings manifest (specs/flip600/findings.py for flip600-pr), save and replay "
         "the shortest counterexample of every property it violates, check each listed fix in the same scope, and "
         "write <out>/<date>-<design>.md with what holds.  Exit status: 0 every expected violation found, every "
         "trace replays and every fix holds; 1 the run settled something otherwise; 2 bad input; 3 nothing settled "

@@ -301,7 +301,7 @@ def findings_report(run, *, command: str, when: str) -> str:
                   " table; nothing is said about them.")
     if readings:
         intro += (f"  Every scope is searched under each reading of a rule the design's source does not settle,"
-                  f" {readings.knob} ({', '.join(map(str, readings.values))}): {readings.why}.  The design's own reading is"
+                  f" {readings.knob}, read by one class each ({', '.join(map(readings.named, readings.values))}): {readings.why}.  The design's own reading is"
                   f" {design.knobs()[readings.knob]}; the table says under which readings each finding holds.")
     data = {
         "title": f"Findings: {design.name}", "intro": intro, "command": command, "when": when,

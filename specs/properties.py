@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from ckptcheck.model.topology import StateKind
 
-from .base import ALWAYS, EVENTUALLY, SOMETIMES, Property, _always_applies, _bounded, _first_over_store, _regional, rec
-from .core import (_capacity, _cut_verdict, _keyed_layout, _markers_possible, committed_output_covered, consistent_cut,
+from .property import ALWAYS, EVENTUALLY, SOMETIMES, Property, _always_applies, _bounded, _first_over_store, _regional, rec
+from .baseline.properties import (_capacity, _cut_verdict, _keyed_layout, _markers_possible, committed_output_covered, consistent_cut,
                    exactly_once_output, key_groups_owned_once, per_key_order, restorable, restores_succeed, shared_state_registered,
                    terminates_with_all_output, w_ack_overtakes, w_backpressure, w_cancel_marker_aborts,
                    w_checkpoint_completed, w_completes_before_restore, w_base_pruned, w_completion_subsumes_pending, w_decline, w_rpc_overtakes,
                    w_trigger_at_finished, w_failure_suspends, w_trigger_waits_for_initializing,
                    w_failover, w_jobmanager_failover, w_job_finished, w_local_copy_restored, w_placeholder_reused, w_restore, w_shared_file_outlives, w_sink_commit,
                    w_two_checkpoints_completed, w_two_checkpoints_pending)
-from .flip147 import (_data_item, _finishing, _new_commits, _outlives_upstream, _parallel, _post_commit, _sink_v2,
+from .flip147.properties import (_data_item, _finishing, _new_commits, _outlives_upstream, _parallel, _post_commit, _sink_v2,
                       describe_item, finished_sinks_committed, no_data_after_end_of_data,
                       w_checkpoint_survives_a_finish, w_committables_recommitted, w_committer_holds_end_of_data,
                       w_blocking_result_read, w_end_of_partition_aborts,
@@ -30,10 +30,10 @@ from .flip147 import (_data_item, _finishing, _new_commits, _outlives_upstream, 
                       w_user_restore_checks_finished_state,
                       w_trigger_after_close, w_triggered_after_producers_finished, w_union_state_abort,
                       writer_input_before_end_of_input)
-from .nullstate import (_null_state, _replayed_head, null_state_checkpoint_retained, recomputed_state_matches,
+from .nullstate.properties import (_null_state, _replayed_head, null_state_checkpoint_retained, recomputed_state_matches,
                         w_barrier_reinserted, w_in_flight_pushes_back, w_older_null_state_recovery,
                         w_sink_discards_replayed, w_sink_takes_overtaken, w_trigger_held_during_replay)
-from .regional import (_epoch_verdict, _evaluated_declined, _ownership_verdict, _pr_add_back, _pr_timeouts,
+from .flip600.properties import (_epoch_verdict, _evaluated_declined, _ownership_verdict, _pr_add_back, _pr_timeouts,
                        pending_checkpoints_resolve, ref_chain_bounded, snapshot_origin, split_ownership, split_read_once, union_epoch_agreed,
                        w_closing_task_falls_back, w_finished_region_not_counted, w_finished_sources_force_global,
                        w_forced_checkpoint_aborts, w_forced_global, w_regional_completed, w_rescale_regional,
@@ -41,7 +41,7 @@ from .regional import (_epoch_verdict, _evaluated_declined, _ownership_verdict, 
                        w_event_held_by_gateway, w_fallback_notice_survives_restart, w_force_flag_cleared_under_a_newer_checkpoint, w_new_coordinator_after_regional,
                        w_timeout_while_coordinators_fall_back, w_gateway_left_closed, w_split_returns_live,
                        w_timeout_completes_regionally)
-from .unaligned import (_acked_snapshot, _filterable_keyed_edge, _forced_aligned_node, _keyed_edge, _pattern_changes, _rescales,
+from .unaligned.properties import (_acked_snapshot, _filterable_keyed_edge, _forced_aligned_node, _keyed_edge, _pattern_changes, _rescales,
                         _announcing, _restore_verdict, _timeoutable, _two_input_subtask, _unaligned, _w_pattern_change,
                         channel_state, rescaled_channel_state_exact, w_aligned_node_sends_unaligned,
                         w_barrier_overtakes, w_barrier_passes_end_of_resent_state, w_channel_state_restored,

@@ -8,9 +8,10 @@ from ckptcheck.model.regional import RegionalCheckpointHandler
 from ckptcheck.model.registry import SharedStateRegistry
 from ckptcheck.model.scope import Scope
 
-from .catalog_entry import Entry
+from ..baseline.scopes import scope
+from ..catalog_entry import Entry
 from .designs import FLIP600, FLIP600_FILE_MERGING, FLIP600_INCREMENTAL, FLIP600_NO_CLAIM
-from .scopes import regional_chain_scope, regional_coordinator_scope, scope
+from .scopes import regional_chain_scope, regional_coordinator_scope
 
 # flip600-regional where the PR's timeout rule and asynchronous completion apply, with late
 # acknowledgements of declined tasks discarded: the correct side of K9

@@ -8,7 +8,7 @@ from ckptcheck.model.actions import Deliver, EmitRecord, Restore
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.world import REC, World
 
-from .base import rec
+from ..property import rec
 
 
 def _null_state(design, scope) -> bool:

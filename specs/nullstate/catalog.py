@@ -8,9 +8,9 @@ from ckptcheck.model.design import Design
 from ckptcheck.model.nullstate import NullStateRecovery
 from ckptcheck.model.scope import Scope
 
-from .catalog_entry import Entry
+from ..catalog_entry import Entry
 from .designs import NULL_STATE, NULL_STATE_UNALIGNED
-from .scopes import scope
+from ..baseline.scopes import scope
 
 
 def null_state_catalog_scope() -> Scope:

@@ -17,8 +17,8 @@ from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.topology import Role
 from ckptcheck.model.world import COMMITTABLE, COMMITTED, DRAIN, EOD, EOP, FAILED, FINISHED, REC, REPLAY, RUNNING, World
 
-from .base import rec
-from .core import w_job_finished
+from ..property import rec
+from ..baseline.properties import w_job_finished
 
 
 # -- always ------------------------------------------------------------------------------------

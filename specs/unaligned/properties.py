@@ -18,7 +18,7 @@ from ckptcheck.model.topology import edge_name
 from ckptcheck.model.world import (BARRIER, EOD, FAILED, PART_HEAD, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, RUNNING, Completed,
                                    World, is_recovered, whole_records)
 
-from .base import rec
+from ..property import rec
 
 
 # -- always ------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from ckptcheck.model.sources import SourceReader
 from ckptcheck.model.store import CompletedCheckpointStore
 from ckptcheck.model.world import FAILED, FINISHED, RUNNING
 
-from .catalog_entry import Entry
+from ..catalog_entry import Entry
 from ckptcheck.model.registry import SharedStateRegistry
 
 from .designs import BASELINE, INCREMENTAL

@@ -17,8 +17,8 @@ from ckptcheck.model.redistribution import key_group_range
 from ckptcheck.model.topology import Role, StateKind
 from ckptcheck.model.world import CANCEL, COMMITTED, FAILED, FINISHED, NOTIFY_NAMES, RUNNING, STATUS_NAMES, Completed, World
 
-from .base import _first_over_store, rec
-from .unaligned import channel_state
+from ..property import _first_over_store, rec
+from ..unaligned.properties import channel_state
 
 
 # -- always ------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from ckptcheck.model.regional import RegionalCheckpointHandler, ref_chain
 from ckptcheck.model.topology import StateKind
 from ckptcheck.model.world import FAILED, FINISHED, RUNNING, Completed, World
 
-from .base import _first_over_store, rec
+from ..property import _first_over_store, rec
 
 
 # -- always ------------------------------------------------------------------------------------

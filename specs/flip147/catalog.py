@@ -18,9 +18,9 @@ from ckptcheck.model.task import StreamTask
 from ckptcheck.model.topology import Exchange
 from ckptcheck.model.world import RUNNING
 
-from .catalog_entry import Entry
-from .designs import BASELINE
-from .scopes import scope
+from ..catalog_entry import Entry
+from ..baseline.designs import BASELINE
+from ..baseline.scopes import scope
 
 
 class EndOfDataBeforeCommittables(CommitterOperator):

@@ -14,9 +14,10 @@ from ckptcheck.model.scope import Scope
 from ckptcheck.model.task import StreamTask, priority_index
 from ckptcheck.model.world import BARRIER, REC, RECOVERED_INPUT
 
-from .catalog_entry import Entry
+from ..baseline.scopes import scope
+from ..catalog_entry import Entry
 from .designs import UNALIGNED, UNALIGNED_POINTWISE, UNALIGNED_TIMEOUT
-from .scopes import pointwise_fan_in_scope, pointwise_keyed_order_scope, pointwise_pattern_change_scope, scope
+from .scopes import pointwise_fan_in_scope, pointwise_keyed_order_scope, pointwise_pattern_change_scope
 
 
 class OutputStateNotPersisted(StreamTask):

@@ -1,0 +1,50 @@
+"""The unaligned presets (FLIP-76): every barrier unaligned, aligned first with a timeout, and
+unaligned checkpoints on POINTWISE edges as PR #28523 proposes."""
+
+from __future__ import annotations
+
+from ckptcheck.model.assignment_pointwise import PointwiseStateAssignment
+
+from ..baseline.designs import BASELINE
+
+
+UNALIGNED = BASELINE.with_(
+    name="flink-unaligned",
+    description=(
+        "Flink with unaligned checkpoints (FLIP-76), aligned-checkpoint-timeout 0: every barrier "
+        "overtakes the records queued in front of it, which become channel state (the producer's "
+        "output, the consumer's input); channel state is restored before new data."
+    ),
+    origin="the FLIP-76 thread; UC notes A.1-A.10, B.1 (SingleCheckpointBarrierHandler, "
+    "SubtaskCheckpointCoordinatorImpl, PipelinedSubpartition, StreamTask.restoreInternal)",
+    checkpoint_mode="unaligned",
+)
+
+
+UNALIGNED_TIMEOUT = UNALIGNED.with_(
+    name="flink-unaligned-timeout",
+    description=(
+        "Flink with unaligned checkpoints and aligned-checkpoint-timeout > 0: every checkpoint "
+        "starts aligned; a subtask whose alignment times out, or that receives an unaligned "
+        "barrier from an upstream that switched, continues it unaligned."
+    ),
+    origin="UC notes A.4, A.7 (AlternatingWaitingForFirstBarrier, AlternatingCollectingBarriers)",
+    checkpoint_mode="aligned-timeout",
+)
+
+
+UNALIGNED_POINTWISE = UNALIGNED.with_(
+    name="flink-unaligned-pointwise",
+    description=(
+        "Unaligned checkpoints on POINTWISE (forward/rescale) edges as the pointwise-UC thread proposes and the open PR "
+        "apache/flink#28523 implements: consumers of a pointwise edge take unaligned barriers (FORCE_UNALIGNED), "
+        "each checkpoint records every edge's pattern, and a restore at another parallelism or pattern "
+        "redistributes the edge's channel state by its topology (upstream tracing, recovery filter, "
+        "primary-producer rule)."
+    ),
+    origin="the pointwise-UC thread; apache/flink#28523 (PointwiseChannelMappingUtils, TaskStateAssignment, "
+    "EdgeDistributionPatternHook); UC notes C.1-C.5",
+    unaligned_pointwise=True,
+    assignment=PointwiseStateAssignment,
+)
+
