@@ -93,10 +93,10 @@ def run_tier(name: str, tier: str, timeout: float) -> tuple[bool, str, float]:
     that fails is run again on the stock model (the control): one that fails there too (a
     timing-sensitive test on a loaded machine) is no catch; it is deselected and the tier runs
     on."""
-    # tests/test_interrupt.py checks Ctrl-C handling, no rule, and is timing-sensitive on a loaded machine
+    # tests/checks/run/test_interrupt.py checks Ctrl-C handling, no rule, and is timing-sensitive on a loaded machine
     # -n 0: the mutant is installed in this interpreter, which pytest-xdist's workers would not share
     base = ["-x", "-q", "-n", "0", "-p", "no:cacheprovider", "-o", "console_output_style=classic", "--no-header", "-rf",
-            "--ignore=tests/test_interrupt.py"]
+            "--ignore=tests/checks/run/test_interrupt.py"]
     if tier == "claims":
         base += ["-m", "claims"]
     start, flaky = time.monotonic(), []

@@ -2,7 +2,7 @@
 
 A page under ``docs/pages`` holds a generated table between ``<!-- generated: NAME -->`` and
 ``<!-- end generated -->``; ``python -m ckptcheck.checks.docgen`` rewrites every such block
-from the code (``--check`` only says which differ, exit 1), and ``tests/test_docs.py`` fails
+from the code (``--check`` only says which differ, exit 1), and ``tests/docs/test_docs.py`` fails
 when a committed page differs from what the code generates.  The tables: ``catalog`` (every
 entry of ``specs.catalog``), ``designs`` (every preset's knobs that differ from
 ``flink-baseline`` and the components it replaces), ``default-scopes`` (every preset's default

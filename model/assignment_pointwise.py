@@ -38,7 +38,7 @@ class PointwiseStateAssignment(StateAssignmentOperation):
       producer (``computePrimaryUpstreamMapping``), so that an old producer's recovered input
       and output share one channel, input first.  A buffer whose old producer no new producer
       of d inherited (-1) is lost here; with the PR's rules that never happens
-      (``tests/test_pointwise.py``).
+      (``tests/specs/unaligned/test_pointwise.py``).
 
     Abstraction: a buffer is a unit; the PR's local subpartition numbering
     (``D mod |consumersOf(U)|``) names where a buffer is written and does not change which

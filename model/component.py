@@ -50,7 +50,7 @@ class Peers:
     the instance of the class the design names.  ``FlinkModel`` sets them on itself and on every
     component it builds (``FlinkModel.__post_init__``); declared here so that a reader, mypy and
     go-to-definition follow ``self.regional.on_decline`` to ``RegionalCheckpointHandler``.
-    ``tests/test_components.py`` checks that this list and ``COMPONENTS`` agree."""
+    ``tests/model/test_types.py`` checks that this list and ``COMPONENTS`` agree."""
 
     partitioner: "StreamPartitioner"
     source: "SourceReader"
@@ -106,7 +106,7 @@ class Component(Peers):
     or orders by index) must not declare it; one that relates indexes the same way whatever
     they are (subtask i of every vertex together) may.  The declaration is the class's own: a
     subclass of a declaring class declares again (``declares_alike``).  The commutation test
-    of ``tests/test_explore.py`` checks every catalog variant that declares it on random runs
+    of ``tests/checks/engine/test_explore.py`` checks every catalog variant that declares it on random runs
     (``assert_step_commutes``, which a test of a variant of one's own can call too)."""
 
     treats_subtasks_alike: bool = False
@@ -146,7 +146,7 @@ def follows(*methods: str) -> Callable[[F], F]:
     """Tag a rule with the Flink method(s) it follows, as ``Class.method`` (Flink 2.3.0), or
     ``#PR Class.method`` for a pull request's code that is not in a release.  The tags are
     data: ``checks.docgen`` builds the "Flink method -> model rule" page from them, and
-    ``tests/test_flink_index.py`` checks each 2.3.0 tag against Flink's jar."""
+    ``tests/docs/test_flink_index.py`` checks each 2.3.0 tag against Flink's jar."""
 
     def tag(fn: F) -> F:
         fn.__flink__ = methods  # type: ignore[attr-defined]

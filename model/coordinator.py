@@ -121,7 +121,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
         it).  Folding the acknowledgements in flight into the pending checkpoint therefore maps
         every run of the full model onto a run here (each arrival but the last is a stutter
         step, the last is ``LastAck``) and back (deliver every acknowledgement just before
-        ``LastAck``), with the same states up to that folding; ``tests/test_instant_acks.py``
+        ``LastAck``), with the same states up to that folding; ``tests/model/test_instant_acks.py``
         compares the folded state sets on several scopes.  A late acknowledgement's file goes
         at the abort instead of at its arrival: no retained checkpoint refers to it.  What it
         hides: the order in which acknowledgements arrive (``an-ack-overtakes`` does not apply).

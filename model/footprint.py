@@ -41,7 +41,7 @@ class Footprints:
     checks that each successor a reduced search computes changed nothing outside its action's
     footprint (a write the table does not list stops the search with an error naming the
     action), and the reduction is compared with the full search (the same verdicts and
-    witnesses, ``tests/test_por.py``, ``benchmarks/por_bound.py``).  A read the table misses is
+    witnesses, ``tests/checks/engine/test_por.py``, ``benchmarks/por_bound.py``).  A read the table misses is
     caught only by the second check."""
 
     def __init__(self, model) -> None:

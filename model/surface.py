@@ -138,7 +138,7 @@ def checked_variant(cls: type, base: type) -> None:
         if point.component not in named:
             continue
         owner = next((k for k in model_classes if point.method in vars(k)), None)
-        if owner is None:  # pragma: no cover - tests/test_variant_api.py checks every point exists
+        if owner is None:  # pragma: no cover - tests/model/test_variant_api.py checks every point exists
             continue
         today = vars(owner)[point.method]
         for klass in cls.__mro__:

@@ -258,7 +258,7 @@ class Canonical:
     across millions of worlds (a sink's state, a channel's contents, the coordinator), so each
     part is relabelled once per permutation and remembered: a permuted world is mostly
     dictionary lookups.  The memo is per process and a table is emptied past ``limit`` entries,
-    so memory stays bounded; it changes the cost, never the result (``tests/test_explore.py``
+    so memory stays bounded; it changes the cost, never the result (``tests/checks/engine/test_explore.py``
     compares both on sampled worlds)."""
 
     __slots__ = ("perms", "limit")

@@ -11,7 +11,7 @@ from typing import Callable
 from ckptcheck.model.scope import Scope
 
 CLAIMS, ONCE = "claims", "once"
-GENERIC = "tests/test_figures.py::test_figure"  # the test that searches every figure no other test names
+GENERIC = "tests/specs/test_figures.py::test_figure"  # the test that searches every figure no other test names
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,13 @@ search gives (distinct states, transitions, depth, the verdict, the witnesses it
 unreached).  Three readers use this table, so a changed count fails a test instead of leaving a
 page wrong:
 
-- the claims tier (``pytest -m claims``, ``tests/test_figures.py``) runs every figure whose
+- the claims tier (``pytest -m claims``, ``tests/specs/test_figures.py``) runs every figure whose
   ``tier`` is ``"claims"`` and compares each stated field; the deep tier (``pytest -m deep``)
   runs the ``"once"`` figures, which do not fit CI's time (they were measured once, and the
   pages say so); a figure whose ``test`` names another test is searched there instead;
 - ``ckptcheck check`` prints a figure's ``cost`` before a search of the same design and scope
   (``specs.scopes.known_figures``);
-- ``checks/docgen.py`` writes the pages' tables of figures from it, and ``tests/test_docs.py``
+- ``checks/docgen.py`` writes the pages' tables of figures from it, and ``tests/docs/test_docs.py``
   checks that every other figure on a page is one of these or is marked as measured once.
 
 ``cost`` is a time measured once on this project's 2-core machine (times are never asserted:
@@ -61,5 +61,5 @@ def measured(design_name: str, scope: Scope, symmetry: bool) -> Figure | None:
 CATALOG_STEPS: dict[str, int] = {name: n for feature in (baseline, flip600, unaligned, flip147, nullstate)
                                  for name, n in feature.CATALOG_STEPS.items()}
 """Each catalog entry's shortest counterexample, in steps: what ``ckptcheck catalog`` reports
-and the catalog page's table shows; ``tests/test_catalog.py`` finds each again (the default run,
+and the catalog page's table shows; ``tests/specs/test_catalog.py`` finds each again (the default run,
 and the claims tier for the entries it leaves out) and checks it is no longer."""

@@ -4,7 +4,7 @@ A design's findings are the scopes in which it is searched, and for each propert
 expected to violate there, the fix: the same design with one rule changed.  The manifest states
 expectations only; ``checks.run.findings`` searches every scope afresh, reports what it finds
 (including violations nobody listed, and listed ones it no longer finds), checks each fix in the
-same scope, and says what holds with the scope searched.  ``tests/test_findings.py`` holds the
+same scope, and says what holds with the scope searched.  ``tests/specs/test_findings.py`` holds the
 manifest to the searches.  Each feature keeps its manifest in its folder (``flip600/findings.py``);
 ``specs.findings`` collects them.
 """

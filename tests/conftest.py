@@ -1,9 +1,17 @@
-"""Shared fixtures: small scopes that keep the default run fast."""
+"""Shared fixtures: small scopes that keep the default run fast.
+
+The tests mirror the source: ``tests/model``, ``tests/specs`` (a folder per feature, as in
+``specs/``), ``tests/checks/<room>``, ``tests/reports`` and ``tests/docs`` (the pages, the README
+and the code's floor plan).  Every folder is put on ``sys.path`` here, so a test imports another's
+helpers by module name (``from test_protocol import Run``) wherever the two files live, also when
+one file runs alone."""
 
 from __future__ import annotations
 
 import os
+import sys
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +19,8 @@ from ckptcheck.checks.run.api import check
 from ckptcheck.specs.catalog import entry
 from ckptcheck.specs.scopes import scope
 
+sys.path[:0] = [str(d) for d in sorted(Path(__file__).resolve().parent.rglob("*"))
+                if d.is_dir() and any(d.glob("test_*.py")) and str(d) not in sys.path]
 
 # Tests that share a process's caches run on one pytest-xdist worker (``--dist loadgroup``): the
 # catalog's searches (``catalog_run``, used by the catalog and report tests) are made once, and

@@ -1,5 +1,5 @@
 """The cases of the usability review's table of bad input that
-tests/test_review_table.py runs: each case's command, the input files it needs (built in the
+tests/checks/cli/test_review_table.py runs: each case's command, the input files it needs (built in the
 case's folder) and what the promise says it must give."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from ckptcheck.specs.errors import InputError
 from . import catalog, check, compare, conform, designs, findings, itf, prove, replay, report, spark, validate
 from .options import Parser
 from .user_code import user_code_error
-from .options import scope_from_args as scope_from_args  # imported from here by tests/test_cli.py
+from .options import scope_from_args as scope_from_args  # imported from here by tests/checks/cli/test_cli.py
 
 # The subcommands, in the order ``ckptcheck --help`` lists them.
 COMMANDS = (check, compare, replay, designs, catalog, findings, report, spark, itf, prove, conform, validate)

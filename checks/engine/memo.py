@@ -12,7 +12,7 @@ the slots it wrote: the successor is its parent's vector with those slots replac
 
 The search is the reference engine's, state for state: the same breadth-first order, the same
 enabled-action order, the same concrete worlds expanded, so the same states, transitions, depth,
-discoveries and counterexamples (``tests/test_memo_engine.py`` compares the sets of canonical
+discoveries and counterexamples (``tests/checks/engine/test_memo_engine.py`` compares the sets of canonical
 worlds).  Only the fingerprint differs: a sum of one Zobrist number per slot (``MemoSpec.z``), one
 sum per symmetry permutation (each field renamed as ``model.symmetry`` renames it), updated from
 the slots a step wrote; the least sum names the symmetry class, as the least permuted world does

@@ -8,7 +8,7 @@ also carries the level ends: the claims, and on rank 0 the decision to go on.
 The loop (``_memo_core``, a Cython extension) is optional: ``pip install`` builds it where Cython
 and a C compiler are at hand, and ``available()`` says whether it was.  Where it is not, or where
 a search asks what only the Python loop does (``--memo-check``), the Python loop runs; both give
-the same states in the same order (``tests/test_memo_engine.py``).
+the same states in the same order (``tests/checks/engine/test_memo_engine.py``).
 """
 
 from __future__ import annotations

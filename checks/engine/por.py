@@ -19,7 +19,7 @@ In a world where several actions are enabled, a search may follow a subset of th
 Every invariant violation and every quiescent world (where ``eventually`` properties are judged)
 reachable in the full search is reachable in the reduced one; counterexamples may be longer.
 Witnesses are predicates on transitions, which the theory does not cover: the reduction is
-compared with the full search on them (``tests/test_por.py``, ``benchmarks/por_bound.py``).
+compared with the full search on them (``tests/checks/engine/test_por.py``, ``benchmarks/por_bound.py``).
 
 Each successor the reduced search computes is checked against its action's footprint (a
 write outside it raises ``FootprintError``): the table is a claim about the model's code, and

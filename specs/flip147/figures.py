@@ -16,11 +16,11 @@ FIGURES: tuple[Figure, ...] = (
     Figure("flip147-default", "flip147", S.flip147_concurrent_scope, False, 8_494_887, 41_474_219, 75, ONCE,
            "about 9.5 minutes with 2 workers", "`flip147` default (sink-v2-keyed-2x1 with 2 concurrent checkpoints, 2 checkpoints "
            "before end, 1 failure, 1 decline, instant acks)",
-           test="tests/test_instant_acks.py::test_flip147_default_holds_with_every_witness_the_concurrency_ones_included"),
+           test="tests/model/test_instant_acks.py::test_flip147_default_holds_with_every_witness_the_concurrency_ones_included"),
     Figure("flip147-union", "flip147", S.flip147_union_scope, True, 2_703_977, 15_126_523, 56, ONCE,
            "about 9 minutes with 1 worker", "`flip147` second default scope (union-sink-v2-2x2, 2 checkpoints before end, no "
            "fault, instant acks; symmetry classes)", workers=1, unreached=None,
-           test="tests/test_instant_acks.py::test_flip147_second_default_scope_reaches_the_union_abort_with_partial_finishing_and_concurrency"),
+           test="tests/model/test_instant_acks.py::test_flip147_second_default_scope_reaches_the_union_abort_with_partial_finishing_and_concurrency"),
 )
 
 CATALOG_STEPS: dict[str, int] = {

@@ -67,7 +67,7 @@ class RegionsBySubtaskIndex(RegionalCheckpointHandler):
     """Flawed region rule: subtask i of every vertex forms region i, whatever edge joins them
     (the thread's "each parallelism maps to an independent Region" applied to a keyBy job)."""
 
-    treats_subtasks_alike = True  # renaming index i to pi(i) renames region i to pi(i): tests/test_explore.py
+    treats_subtasks_alike = True  # renaming index i to pi(i) renames region i to pi(i): tests/checks/engine/test_explore.py
 
     def regions(self, waiting: int | None = None) -> list[frozenset[int]]:
         groups: dict[int, set[int]] = {}

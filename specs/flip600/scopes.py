@@ -23,7 +23,7 @@ def regional_default_scope() -> Scope:
     """The default scope of regional designs whose failure ratio lets one of two regions fail
     (50 % or more): ``regional_scope`` with instant acks, the acknowledgements in flight folded
     into the pending checkpoint (``CheckpointCoordinator.acknowledge_at_once``), exact up to
-    that folding (``tests/test_instant_acks.py`` compares the folded state sets on regional
+    that folding (``tests/model/test_instant_acks.py`` compares the folded state sets on regional
     scopes).  902,129 symmetry classes where the full model has 6,218,556; every verdict and
     witness the same, but ``an-ack-overtakes``, which the folding removes (ack order), does not
     apply; ``--no-instant-acks`` searches the full model."""

@@ -33,7 +33,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure("unaligned-rescale", "flink-unaligned", S.unaligned_rescale_scope, False, 4_608_400, 17_185_536, 90, ONCE,
            "about 7 minutes with 2 workers", "`flink-unaligned` second default scope (keyed-1x1, 2 records, the sink rescaled "
            "1 -> 2, 1 checkpoint, 1 failure, 1 decline)", unreached=("input-channel-state-recorded",),
-           test="tests/test_deep.py::test_unaligned_presets_hold_in_their_default_scopes_and_hit_every_witness_in_one"),
+           test="tests/checks/engine/test_deep.py::test_unaligned_presets_hold_in_their_default_scopes_and_hit_every_witness_in_one"),
     Figure("unaligned-timeout-rescale", "flink-unaligned-timeout", S.unaligned_rescale_scope, False, 18_172_772, 71_653_459, 99,
            CLAIMS, "about 16 minutes with 2 workers, estimated (the memo engine: 77 s, about 0.08 of the reference engine's time"
            " in the unaligned default scope)", "`flink-unaligned-timeout` second default scope (the same)",
@@ -77,7 +77,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure("pointwise-default", "flink-unaligned-pointwise", S.pointwise_scope, False, 317_813, 1_780_766, 30, CLAIMS,
            "about 56 s with 2 workers", "`flink-unaligned-pointwise` default (pointwise-sides-map, the map rescaled 1 -> 2 -> 1 "
            "with a side output turned pointwise, 2 records, 2 checkpoints, 1 failure, 1 decline)",
-           test="tests/test_pointwise.py::test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes_and_flink_2_3_cannot_restore"),
+           test="tests/specs/unaligned/test_pointwise.py::test_the_proposal_holds_in_its_default_scope_across_the_four_pattern_changes_and_flink_2_3_cannot_restore"),
     Figure("pointwise-fan-in", "flink-unaligned-pointwise", S.pointwise_fan_in_scope, False, 241_541, 1_207_993, 33, CLAIMS,
            "about 60 s with 2 workers", "`flink-unaligned-pointwise` second default scope (pointwise-2x1: two sources on a "
            "POINTWISE edge into one sink, the sink rescaled 1 -> 2 -> 1, 3 checkpoints, no fault)",
@@ -92,7 +92,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure("pointwise-keyed-order", "flink-unaligned-pointwise", S.pointwise_keyed_order_scope, False, 463_741, None, None, CLAIMS,
            "about 34 s with 2 workers", "`flink-unaligned-pointwise` third default scope, `pointwise_keyed_order_scope()` (three-stage-2x2x1, the map "
            "rescaled to 1, 2 records per split of one key, 1 checkpoint)", unreached=None,
-           test="tests/test_pointwise.py::test_claim_flink_21936_keyed_order_holds_in_its_scope_and_breaks_without_the_gate_wide_recovery"),
+           test="tests/specs/unaligned/test_pointwise.py::test_claim_flink_21936_keyed_order_holds_in_its_scope_and_breaks_without_the_gate_wide_recovery"),
     Figure("pointwise-unchanged-edge", "flink-unaligned-pointwise", _unchanged_edge_scope, False, 47_780, 195_516, 21, CLAIMS,
            "about 11 s with 2 workers", "`flink-unaligned-pointwise` in `unchanged_edge_scope()` (finding P1: "
            "pointwise-fan-in-and-side, the side rescaled 1 -> 2, 2 records per split, 1 checkpoint, no fault)",
