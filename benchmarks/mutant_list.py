@@ -25,6 +25,7 @@ from ckptcheck.model.sinks import TwoPhaseCommitSink
 from ckptcheck.model.sinkv2 import CommitterOperator, GlobalCommitterOperator, SinkWriterOperator
 from ckptcheck.model.sources import SourceReader, SplitEnumerator
 from ckptcheck.model.store import CompletedCheckpointStore, FileMergingSnapshotManager
+from ckptcheck.model.subtask_checkpoint import SubtaskCheckpointCoordinator
 from ckptcheck.model.task import StreamTask
 
 
@@ -140,7 +141,7 @@ class InputStateNotPersistedOnPoll(StreamTask):
         return False
 
 
-class OutputStateSkipsFirstRecord(StreamTask):
+class OutputStateSkipsFirstRecord(SubtaskCheckpointCoordinator):
     def output_state(self, queued):
         return super().output_state(queued)[1:]
 
@@ -287,7 +288,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("input-state-not-persisted-on-poll", "task", StreamTask, "persists_on_poll",
            "`ChannelStatePersister.maybePersist` never persists a record read before its channel's unaligned "
            "barrier arrived", InputStateNotPersistedOnPoll),
-    Mutant("output-state-skips-first-record", "task", StreamTask, "output_state",
+    Mutant("output-state-skips-first-record", "subtask_checkpoint", SubtaskCheckpointCoordinator, "output_state",
            "`ChannelStateWriter.addOutputData` leaves out the first record a priority barrier overtook in a "
            "subpartition", OutputStateSkipsFirstRecord),
     Mutant("finish-without-consumers-processing-data", "task", StreamTask, "all_data_processed",

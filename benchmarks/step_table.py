@@ -35,7 +35,7 @@ def ladder_step(m: FlinkModel, w, a):
     elif kind is ReadHead:
         m.task.read_head(tx, a.channel)
     elif kind is AlignmentTimeout:
-        m.task.on_alignment_timer(tx, a.task, a.checkpoint)
+        m.subtask_checkpoint.on_alignment_timer(tx, a.task, a.checkpoint)
     elif kind is EmitRecord:
         m.source.emit(tx, a.task)
     elif kind is Ack:
@@ -71,7 +71,7 @@ def ladder_step(m: FlinkModel, w, a):
         m.enumerator.assign(tx, a.task, a.split)
     elif kind is Decline:
         tx.used = tx.used._replace(declines=tx.used.declines + 1)
-        m.task.decline_checkpoint(tx, a.task, a.checkpoint)
+        m.subtask_checkpoint.decline_checkpoint(tx, a.task, a.checkpoint)
     elif kind is Timeout:
         tx.used = tx.used._replace(timeouts=tx.used.timeouts + 1)
         m.coordinator.on_timeout(tx, a.checkpoint)

@@ -21,7 +21,7 @@ class CheckpointBarrierHandler(Component):
     - ``aligned`` (unaligned checkpoints off; ``WaitingForFirstBarrier`` / ``CollectingBarriers``):
       a channel that delivered the barrier being aligned is blocked until every live input (one
       that has not delivered EndOfPartition) has delivered it; then the task snapshots and
-      forwards the barrier (``StreamTask.snapshot``).
+      forwards the barrier (``SubtaskCheckpointCoordinator.snapshot``).
     - ``unaligned`` (``aligned-checkpoint-timeout`` 0: every barrier is UNALIGNED): a task's first
       barrier of checkpoint n is a priority event that overtook the records in front of it; the
       task snapshots at once (``AlternatingWaitingForFirstBarrierUnaligned``), blocks nothing,
@@ -37,7 +37,7 @@ class CheckpointBarrierHandler(Component):
     A node with an input edge that does not support unaligned checkpoints (POINTWISE, or not
     PIPELINED) aligns on all its inputs (UC note A.10, FLINK-21945): its upstreams send it
     FORCED_ALIGNED barriers, FIFO behind the data.  Both timers are modelled: the receiver's
-    (here) and the sender's (FLINK-27251, ``StreamTask.on_sender_timeout``: a timeoutable barrier
+    (here) and the sender's (FLINK-27251, ``SubtaskCheckpointCoordinator.on_sender_timeout``: a timeoutable barrier
     still queued in the producer's subpartition jumps ahead, and the producer's acknowledgement
     waits until each such barrier has left the subpartition or jumped)."""
 
@@ -77,7 +77,7 @@ class CheckpointBarrierHandler(Component):
             ts = ts._replace(aligning=cp, blocked=bit)
         tx.tasks[t] = ts
         if priority:
-            self.task.start_unaligned(tx, t, cp)
+            self.subtask_checkpoint.start_unaligned(tx, t, cp)
             self.task.record_input(tx, t, bit, ahead)
         self.maybe_complete_alignment(tx, t)
 
@@ -137,7 +137,7 @@ class CheckpointBarrierHandler(Component):
         the priority barrier is the gate's next input; a mail such as a trigger RPC could run
         in between)."""
         if tx.tasks[t].aligning == cp:
-            self.task.start_unaligned(tx, t, cp)
+            self.subtask_checkpoint.start_unaligned(tx, t, cp)
         if self.scope.input_buffers:  # a LocalInputChannel announces nothing
             self.prioritize_announcements(tx, t, cp)
         self.maybe_complete_alignment(tx, t)
@@ -195,6 +195,6 @@ class CheckpointBarrierHandler(Component):
         ts = tx.tasks[t]
         if ts.aligning and (ts.blocked | ts.eop) == self.model.all_inputs_mask[t]:
             if ts.uc:
-                self.task.finish_unaligned(tx, t)
+                self.subtask_checkpoint.finish_unaligned(tx, t)
             else:
-                self.task.snapshot(tx, t, ts.aligning)
+                self.subtask_checkpoint.snapshot(tx, t, ts.aligning)

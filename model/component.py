@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 if TYPE_CHECKING:  # pragma: no cover
     from .assignment import StateAssignmentOperation
     from .barriers import CheckpointBarrierHandler
+    from .checkpoint_plan import CheckpointPlanCalculator
     from .coordinator import CheckpointCoordinator
     from .design import Design
     from .failover import FailoverStrategy
@@ -36,11 +37,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from .protocol import FlinkModel
     from .regional import RegionalCheckpointHandler
     from .registry import SharedStateRegistry
+    from .request_decider import CheckpointRequestDecider
     from .scope import Scope
     from .sinks import TwoPhaseCommitSink
     from .sinkv2 import CommitterOperator, GlobalCommitterOperator, SinkWriterOperator
     from .sources import SourceReader, SplitEnumerator
     from .store import CompletedCheckpointStore, FileMergingSnapshotManager
+    from .subtask_checkpoint import SubtaskCheckpointCoordinator
     from .task import StreamTask
     from .topology import Expanded
 
@@ -62,7 +65,10 @@ class Peers:
     committer: "CommitterOperator"
     global_committer: "GlobalCommitterOperator"
     task: "StreamTask"
+    subtask_checkpoint: "SubtaskCheckpointCoordinator"
     coordinator: "CheckpointCoordinator"
+    request_decider: "CheckpointRequestDecider"
+    checkpoint_plan: "CheckpointPlanCalculator"
     regional: "RegionalCheckpointHandler"
     store: "CompletedCheckpointStore"
     registry: "SharedStateRegistry"

@@ -1,51 +1,23 @@
-"""The checkpoint coordinator: Flink's ``CheckpointCoordinator`` with its trigger plan
-(``DefaultCheckpointPlanCalculator``), ``PendingCheckpoint``, acknowledgements, declines,
-timeouts, completion and abort, and the ``CheckpointFailureManager``.
-
-Abstractions (each keeps the behaviour the properties can observe):
-
-- A trigger reaches every task of the plan at once (``triggerTasks`` is one RPC per task; the
-  snapshots of different sources commute with each other's emissions, so taking them together
-  loses no observable ordering).  Barriers are then carried by the channels, FIFO behind data.
-- The checkpoint id, the trigger plan and the failure counter are exact (mechanics note 5, §6); timers
-  are not modelled: a timeout is a fault action that may fire while a checkpoint is pending.
-- ``max-concurrent-checkpoints`` is the design's ``max_concurrent_checkpoints`` (Flink's default
-  1); ``min-pause`` is 0 (no clocks).  With more than one, a completion aborts every older
-  pending checkpoint (``dropSubsumedCheckpoints``, CHECKPOINT_SUBSUMED, not counted) before it
-  notifies the tasks.  Not modelled together: FLIP-600's regional handler (its force flag is
-  per coordinator) and the aligned-timeout mode (a task keeps one snapshot waiting for its
-  timeoutable barriers to leave); designs combining them are refused.
-- Acknowledgements in flight are a set: each is an RPC of its own (``acknowledgeCheckpoint``
-  from the task's ``AsyncCheckpointRunnable``), so the coordinator may receive those of
-  different tasks in any order.  With one concurrent checkpoint a task's own acks arrive in
-  checkpoint order: the model keeps them sorted by (task, checkpoint) and offers ``Ack`` for
-  each task's first one (a second one in flight is for a checkpoint already aborted, discarded
-  in either order).  With more, the asynchronous parts of one task's snapshots run on a thread
-  pool (``SubtaskCheckpointCoordinatorImpl.asyncOperationsThreadPool``), so any ack in flight
-  may arrive next, and a later checkpoint can complete first and subsume an older one.  (An earlier
-  version queued them in one FIFO in snapshot order; at a trigger that order was subtask index
-  order, a tie-break Flink does not have, which also made symmetry reduction unsound.)
-- The operator coordinators (split enumerators) snapshot at trigger, before the tasks, and
-  close their readers' event gateways until each reader has snapshotted (``model.gateway``).
-
-Where the rules are: ``CheckpointCoordinator`` is one class (a variant subclasses it and
-overrides one method of it); its trigger plan and stop-with-savepoint are the mixin
-``TriggerMixin`` in ``coordinator_trigger.py``, acknowledgements, declines, completion, abort
-and the failure manager are here.
+"""The checkpoint coordinator: Flink's ``CheckpointCoordinator`` (trigger, ``PendingCheckpoint``,
+acknowledgements, declines, timeouts, completion and abort) and its ``CheckpointFailureManager``.
+It asks ``CheckpointRequestDecider`` (``model.request_decider``) whether to trigger and
+``CheckpointPlanCalculator`` (``model.checkpoint_plan``) what; each abstraction is stated on the
+method that makes it.
 """
 
 from __future__ import annotations
 
 from functools import cached_property
 
-from .actions import Ack, LastAck, Timeout, handles
+from .actions import Ack, LastAck, StopWithSavepoint, Timeout, TriggerCheckpoint, handles
 from .component import Component, follows
-from .coordinator_trigger import TriggerMixin
 from .topology import StateKind
 from .tx import Tx
 from .world import (
+    DRAIN,
     EMPTY_SNAPSHOT,
     FAILED,
+    NO_DRAIN,
     NOTIFY_ABORT,
     NOTIFY_COMPLETE,
     NOTIFY_FALLBACK,
@@ -61,9 +33,123 @@ from .world import (
 )
 
 
-class CheckpointCoordinator(TriggerMixin, Component):
+class CheckpointCoordinator(Component):
     """``CheckpointCoordinator``: trigger, ``receiveAcknowledgeMessage``,
-    ``receiveDeclineMessage``, ``completePendingCheckpoint``, ``abortPendingCheckpoint``."""
+    ``receiveDeclineMessage``, ``completePendingCheckpoint``, ``abortPendingCheckpoint``.
+
+    Abstractions: the checkpoint id, the trigger plan and the failure counter are exact
+    (mechanics note 5, §6); timers are not modelled (a timeout is a fault action that may fire
+    while a checkpoint is pending, ``on_timeout``); ``min-pause`` is 0 (no clocks).
+    ``max-concurrent-checkpoints`` is the design's ``max_concurrent_checkpoints`` (Flink's default
+    1); with more than one, a completion aborts every older pending checkpoint
+    (``dropSubsumedCheckpoints``, CHECKPOINT_SUBSUMED, not counted) before it notifies the tasks.
+    Not modelled together: FLIP-600's regional handler (its force flag is per coordinator) and
+    the aligned-timeout mode (a task keeps one snapshot waiting for its timeoutable barriers to
+    leave); designs combining them are refused."""
+
+    # the trigger and stop-with-savepoint ---------------------------------------------------------
+    @handles(TriggerCheckpoint)
+    @follows("CheckpointCoordinator.triggerCheckpoint")
+    def trigger(self, tx: Tx) -> None:
+        """``triggerCheckpoint``: a new pending checkpoint; the operator coordinators snapshot
+        first (their checkpoint futures), then the tasks of the plan.
+
+        Flink sends one ``triggerCheckpointAsync`` RPC per task (``Execution.triggerCheckpoint``)
+        and they arrive at different times.  With the scope's ``staggered_triggers`` each RPC
+        goes to its task's inbox, behind the notifications already there, and arrives in a
+        step of its own (``Task.on_trigger_rpc``).  Without it (the aligned presets' scopes)
+        every task of the plan is triggered in this one step.  What that abstraction hides: a
+        source triggered later can still send records behind which another source's unaligned
+        barrier already reached the consumer, so with local channels (``input_buffers`` 0) and
+        every checkpoint unaligned no record would ever be input channel state; the unaligned
+        presets' scopes therefore stagger.  Unstaggered, a trigger also overtakes every
+        notification already queued for the task (a source snapshots checkpoint 2 before it
+        learns that 1 completed or was aborted); staggered, the inbox is FIFO and never lets
+        it, unless the scope's ``rpcs_overtake`` lets a trigger and a notice cross either way.
+        Flink does let them cross: ``completePendingCheckpoint`` schedules the next trigger
+        request before ``cleanupAfterCompletedCheckpoint`` sends the completion notices, and
+        abort notices leave from the coordinator's executor; a real run shows a source
+        snapshotting checkpoint 3 before its ``notifyCheckpointComplete(2)``
+        (``tests/data/runs/trigger-overtakes-notice.jsonl``, ``ckptcheck validate``).  The
+        baseline's third default scope (``jobmanager_view_scope``) lets them cross; the other
+        preset scopes keep the FIFO inbox, which hides those orders (the baseline's enumerator
+        scope grows from 72,504 states to 162,665 with them, and still holds, measured once);
+        in the unaligned default scope staggering outweighs the interleavings it adds
+        (579,729 states against 582,199; 605,851 against 1,172,500 with the alignment timeout)."""
+        coord = tx.coord
+        cp = coord.next_id
+        to_trigger, waiting, finished = self.checkpoint_plan.tasks_to_trigger(tx.tasks)
+        self.regional.on_trigger(tx)
+        coord = tx.coord
+        global_only = self.regional.must_be_global(tx)
+        pending = Pending(cp, waiting, finished, (), 0, global_only, coord.unassigned)
+        tx.coord = coord._replace(next_id=cp + 1, pending=coord.pending + (pending,))
+        self.gateways.close_gateways(tx, cp)  # the coordinators' checkpoint, before the tasks'
+        self.trigger_tasks(tx, to_trigger, cp, 0)
+        self.store.retain(tx)
+
+    @follows("CheckpointCoordinator.triggerTasks")
+    def trigger_tasks(self, tx: Tx, to_trigger: list[int], cp: int, savepoint: int) -> None:
+        """``triggerTasks``: the trigger RPC to each task of the plan, carrying the checkpoint
+        type (``savepoint``: 0, or a stop's DRAIN or NO_DRAIN); queued when staggered."""
+        if self.scope.staggered_triggers:
+            for t in to_trigger:
+                self.send_trigger(tx, t, cp, savepoint)
+            return
+        not_ready = []
+        for t in to_trigger:
+            if self.task.not_ready_for_trigger(tx, t):
+                not_ready.append(t)
+            else:
+                self.task.trigger(tx, t, cp, savepoint)
+        for t in not_ready:
+            self.receive_decline(tx, t, cp, counted=False)  # CHECKPOINT_DECLINED_TASK_NOT_READY
+
+    @follows("DefaultCheckpointPlanCalculator.checkTasksStarted")
+    def can_stop(self, w: World) -> bool:
+        """May the user stop the job with a savepoint now?  Once per scope that allows it, with
+        every task that has not finished RUNNING (``checkTasksStarted``) and one running."""
+        if not self.scope.stop_with_savepoint or w.used.stops or w.coord.stop:
+            return False
+        running = False
+        for ts in w.tasks:
+            if ts.status == FAILED:
+                return False
+            running = running or ts.status == RUNNING
+        return running
+
+    @handles(StopWithSavepoint)
+    @follows("SchedulerBase.stopWithSavepoint")
+    def stop_with_savepoint(self, tx: Tx) -> None:
+        """``SchedulerBase.stopWithSavepoint``: stop the checkpoint scheduler, which aborts every
+        pending checkpoint (``CHECKPOINT_COORDINATOR_SUSPEND``, not counted, the tasks told),
+        then ``triggerSynchronousSavepoint``: a savepoint of type terminate (``--drain``) or
+        suspend, always aligned, triggered like a checkpoint (the plan's sources, or tasks
+        whose producers finished).  A source that gets it stops reading
+        (``SourceOperatorStreamTask.triggerStopWithSavepointAsync``), sends EndOfData with the
+        stop mode, then the barrier (``SourceReader.stop``).  The records no source will read
+        any more are kept in ``Coordinator.stop``: with ``--drain`` the job ends without them.
+        Abstraction: the savepoint is never queued behind a trigger in flight (the trigger is
+        atomic here)."""
+        for p in tx.coord.pending:
+            self.notify_aborted(tx, p)
+        coord = tx.coord
+        mode = DRAIN if self.scope.stop_with_savepoint == "drain" else NO_DRAIN
+        cp = coord.next_id
+        to_trigger, waiting, finished = self.checkpoint_plan.tasks_to_trigger(tx.tasks)
+        pending = Pending(cp, waiting, finished, (), 0, False, coord.unassigned, mode)
+        tx.coord = coord._replace(next_id=cp + 1, pending=(pending,), stop=(cp, mode, ()))
+        tx.used = tx.used._replace(stops=tx.used.stops + 1)
+        self.gateways.close_gateways(tx, cp)
+        self.trigger_tasks(tx, to_trigger, cp, mode)
+        self.store.retain(tx)
+
+    @follows("StopWithSavepointTerminationHandlerImpl.terminateExceptionally")
+    def stop_failed(self, tx: Tx) -> None:
+        """The stop's savepoint was aborted: ``StopWithSavepointTerminationHandlerImpl``
+        restarts the checkpoint scheduler (``terminateExceptionally``) and the job runs on;
+        its sources read again after the restore that follows."""
+        tx.coord = tx.coord._replace(stop=())
 
     # acks and declines --------------------------------------------------------------------------
     def drop_ack(self, tx: Tx, t: int, cp: int, keep_file: bool = False) -> Snapshot | None:
@@ -87,7 +173,17 @@ class CheckpointCoordinator(TriggerMixin, Component):
         registers the snapshot's shared files, and an acknowledgement it refuses (a placeholder
         whose entry is gone) goes no further (``SharedStateRegistry.register_acknowledged``); an
         ack for an unknown or aborted checkpoint discards its state (mechanics note 6); the last ack
-        completes the checkpoint."""
+        completes the checkpoint.
+
+        Abstraction: acknowledgements in flight are a set: each is an RPC of its own
+        (``acknowledgeCheckpoint`` from the task's ``AsyncCheckpointRunnable``), so the coordinator
+        may receive those of different tasks in any order.  With one concurrent checkpoint a
+        task's own acks arrive in checkpoint order: the model keeps them sorted by (task,
+        checkpoint) and offers ``Ack`` for each task's first one (a second one in flight is for a
+        checkpoint already aborted, discarded in either order).  With more, the asynchronous parts
+        of one task's snapshots run on a thread pool
+        (``SubtaskCheckpointCoordinatorImpl.asyncOperationsThreadPool``), so any ack in flight may
+        arrive next, and a later checkpoint can complete first and subsume an older one."""
         snap = self.drop_ack(tx, t, cp, keep_file=True)
         if self.registry.active and tx.tasks[t].inflight:
             self.registry.upload_done(tx, t, cp)
@@ -316,7 +412,7 @@ class CheckpointCoordinator(TriggerMixin, Component):
     def send_trigger(self, tx: Tx, t: int, cp: int, savepoint: int) -> None:
         """``Execution.triggerCheckpoint`` (or ``triggerSynchronousSavepoint``: ``savepoint`` a
         stop's DRAIN or NO_DRAIN, else 0) to task ``t``, queued when the scope staggers triggers
-        (``TriggerMixin.trigger_tasks``)."""
+        (``CheckpointCoordinator.trigger_tasks``)."""
         enqueue(tx, t, (NOTIFY_TRIGGER, cp, savepoint, 0))
 
     @follows("CheckpointCoordinator.abortPendingCheckpoint")

@@ -16,6 +16,7 @@ from typing import Any
 
 from .assignment import StateAssignmentOperation
 from .barriers import CheckpointBarrierHandler
+from .checkpoint_plan import CheckpointPlanCalculator
 from .component import Component, component_id, declares_alike
 from .coordinator import CheckpointCoordinator
 from .failover import FailoverStrategy
@@ -25,6 +26,7 @@ from .nullstate import NullStateRecovery
 from .partitioner import StreamPartitioner
 from .regional import RegionalCheckpointHandler
 from .registry import SharedStateRegistry
+from .request_decider import CheckpointRequestDecider
 from .sinks import TwoPhaseCommitSink
 from .sinkv2 import CommitterOperator, GlobalCommitterOperator, SinkWriterOperator
 from .sources import SourceReader, SplitEnumerator
@@ -32,6 +34,7 @@ from .store import CompletedCheckpointStore, FileMergingSnapshotManager
 from .surface import checked_variant
 from .reading import READINGS, composed
 from . import flip600  # noqa: F401  (registers FLIP-600's readings)
+from .subtask_checkpoint import SubtaskCheckpointCoordinator
 from .task import StreamTask
 
 
@@ -417,7 +420,10 @@ COMPONENTS: dict[str, type[Component]] = {
     "committer": CommitterOperator,
     "global_committer": GlobalCommitterOperator,
     "task": StreamTask,
+    "subtask_checkpoint": SubtaskCheckpointCoordinator,
     "coordinator": CheckpointCoordinator,
+    "request_decider": CheckpointRequestDecider,
+    "checkpoint_plan": CheckpointPlanCalculator,
     "regional": RegionalCheckpointHandler,
     "store": CompletedCheckpointStore,
     "registry": SharedStateRegistry,
@@ -523,7 +529,10 @@ class Design:
     committer: type[CommitterOperator] = field(default=CommitterOperator, compare=False)
     global_committer: type[GlobalCommitterOperator] = field(default=GlobalCommitterOperator, compare=False)
     task: type[StreamTask] = field(default=StreamTask, compare=False)
+    subtask_checkpoint: type[SubtaskCheckpointCoordinator] = field(default=SubtaskCheckpointCoordinator, compare=False)
     coordinator: type[CheckpointCoordinator] = field(default=CheckpointCoordinator, compare=False)
+    request_decider: type[CheckpointRequestDecider] = field(default=CheckpointRequestDecider, compare=False)
+    checkpoint_plan: type[CheckpointPlanCalculator] = field(default=CheckpointPlanCalculator, compare=False)
     regional: type[RegionalCheckpointHandler] = field(default=RegionalCheckpointHandler, compare=False)
     store: type[CompletedCheckpointStore] = field(default=CompletedCheckpointStore, compare=False)
     registry: type[SharedStateRegistry] = field(default=SharedStateRegistry, compare=False)

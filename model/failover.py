@@ -54,7 +54,7 @@ class FailoverStrategy(Component):
         is fully produced, that is once every producer subtask finished
         (``isDownstreamConsumedPartitionGroupSchedulable``); every other region is deployed at
         once.  A subtask not deployed reads nothing, is triggered by no one (the checkpoint
-        scheduler is stopped meanwhile, ``CheckpointCoordinator.periodic_scheduler_running``)
+        scheduler is stopped meanwhile, ``CheckpointRequestDecider.periodic_scheduler_running``)
         and cannot fail.  Abstraction: it is RUNNING in the world, idle; a failover restarts
         the whole job when a BLOCKING edge exists (see the module), which may restart such a
         subtask too, a behaviour Flink does not have (a superset: it can add a counterexample

@@ -58,7 +58,7 @@ def fitted(design: Design, scope: Scope) -> Scope:
 
 def replaced_acknowledgement_hooks(design: Design) -> list[str]:
     """The methods on an acknowledgement's way that ``design`` replaces.  Under instant acks
-    ``StreamTask.acknowledge`` hands the snapshot to ``CheckpointCoordinator.acknowledge_at_once``,
+    ``SubtaskCheckpointCoordinator.acknowledge`` hands the snapshot to ``CheckpointCoordinator.acknowledge_at_once``,
     which runs ``NullStateRecovery.on_acknowledge`` (and so ``reported_watermark``) at the
     snapshot, and ``receive_acknowledge``, ``drop_ack`` and the calls of ``maybe_finalize`` before
     the last response never run: a replacement of any of them may read the world when the
@@ -66,11 +66,11 @@ def replaced_acknowledgement_hooks(design: Design) -> list[str]:
     not at all.  (What runs after the last response, at ``LastAck``, runs at the same moment in
     both models.)"""
     from .coordinator import CheckpointCoordinator
-    from .task import StreamTask
+    from .subtask_checkpoint import SubtaskCheckpointCoordinator
 
     hooks = (("coordinator", CheckpointCoordinator, ("receive_acknowledge", "drop_ack", "maybe_finalize", "acknowledge_at_once")),
              ("null_state", NullStateRecovery, ("on_acknowledge", "reported_watermark")),
-             ("task", StreamTask, ("acknowledge",)))
+             ("subtask_checkpoint", SubtaskCheckpointCoordinator, ("acknowledge",)))
     return [f"{base.__name__}.{name}" for field, base, names in hooks for name in names
             if getattr(getattr(design, field), name) is not getattr(base, name)]
 
@@ -401,9 +401,9 @@ class FlinkModel(EnabledMixin):
         from .coordinator import CheckpointCoordinator
         from .failover import FailoverStrategy
         from .regional import RegionalCheckpointHandler
-        from .task import StreamTask
+        from .subtask_checkpoint import SubtaskCheckpointCoordinator
 
-        stock = ((self.task, StreamTask, ("decline_checkpoint",)),
+        stock = ((self.subtask_checkpoint, SubtaskCheckpointCoordinator, ("decline_checkpoint",)),
                  (self.coordinator, CheckpointCoordinator, ("receive_decline", "drop_ack", "abort", "notify_aborted",
                                                              "abort_for_failover", "decline_fails_job")),
                  (self.regional, RegionalCheckpointHandler, ("on_decline",)),

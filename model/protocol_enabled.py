@@ -6,7 +6,7 @@ Which channel a running task may read next follows Flink's input side: ``Checkpo
 first), ``RecordWriter.isAvailable`` (a full output backpressures the task,
 ``FlinkModel.has_room``), ``UpstreamRecoveryTracker`` and ``StreamTask.restoreStateAndGates``
 (a restored gate reads its recovered state first).  The rest is asked of the components (the
-coordinator's ``can_trigger`` and ``can_stop``, the failover's restore, rescale and resume, the
+request decider's ``can_trigger``, the coordinator's ``can_stop``, the failover's restore, rescale and resume, the
 task's inbox); faults are offered within the scope's budget.
 """
 
@@ -119,7 +119,7 @@ class EnabledMixin(Peers):
 
     def _coordinator_actions(self, w: World, out: list[Action]) -> None:
         """The coordinator's periodic trigger, and FLIP-600's coordinators falling back."""
-        if self.coordinator.can_trigger(w):
+        if self.request_decider.can_trigger(w):
             out.append(TriggerCheckpoint(w.coord.next_id))
         out.extend(CoordinatorsFellBack(p.id) for p in w.coord.pending if p.falling_back)
 

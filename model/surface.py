@@ -6,8 +6,10 @@ variant may override; the docs list them with their signatures and what each doe
 (``docs/pages/designs.md``, generated).  When a point's signature changes, the old one goes into
 ``was`` with an adapter: a variant written against it still loads (``Design`` adapts its
 override, with a warning naming the change), and one that fits neither is refused in one line
-naming the method and today's signature (``VariantSignatureError``).  The changelog
-(``docs/pages/changelog.md``) lists every change.  Other methods may change without notice.
+naming the method and today's signature (``VariantSignatureError``).  A method that moved to
+another component (``MOVED``) is refused in one line naming its new place, whatever the
+override.  The changelog (``docs/pages/changelog.md``) lists every change.  Other methods may
+change without notice.
 """
 
 from __future__ import annotations
@@ -58,9 +60,10 @@ def _drop_old_side(old):
 
 
 _POINTS = {
-    "CheckpointCoordinator": ("maybe_finalize", "complete", "abort", "tasks_to_trigger", "can_trigger", "periodic_scheduler_running",
-                              "partly_finished_union_vertex", "send_complete", "send_abort", "send_fallback", "send_trigger",
+    "CheckpointCoordinator": ("maybe_finalize", "complete", "abort", "partly_finished_union_vertex", "send_complete", "send_abort", "send_fallback", "send_trigger",
                               "receive_decline", "latest_completed_for"),
+    "CheckpointRequestDecider": ("can_trigger", "periodic_scheduler_running"),
+    "CheckpointPlanCalculator": ("tasks_to_trigger",),
     "RegionalCheckpointHandler": ("regions", "notice_for_failed_region", "fallback_state", "try_complete", "too_many_failed",
                                   "end_of_input_forces", "end_of_input_moment", "forces_global_after", "tier2_resets",
                                   "forced_before_judging", "forced_after_judging", "decline_aborts", "recovered_count",
@@ -70,9 +73,9 @@ _POINTS = {
     "CompletedCheckpointStore": ("retained_ids", "referenced", "discard", "retained_with_refs"),
     "SharedStateRegistry": ("unregister_unused",),
     "CheckpointBarrierHandler": ("on_barrier", "is_blocked", "on_alignment_timeout"),
-    "StreamTask": ("deliver", "output_state", "persists_on_poll", "ready_to_finish", "recovery_phase", "start_unaligned",
-                   "final_checkpoint_done", "needs_final_checkpoint", "on_fallback", "on_complete", "take_fallback_notice",
+    "StreamTask": ("deliver", "persists_on_poll", "ready_to_finish", "recovery_phase", "final_checkpoint_done", "needs_final_checkpoint", "on_fallback", "on_complete", "take_fallback_notice",
                    "fallback_reaches_operators"),
+    "SubtaskCheckpointCoordinator": ("output_state", "start_unaligned"),
     "TwoPhaseCommitSink": ("commit_up_to",),
     "SinkWriterOperator": ("prepare_snapshot_pre_barrier",),
     "CommitterOperator": ("state", "forwards_end_of_data"),
@@ -97,6 +100,34 @@ _WAS = {
         Was(("e", "ambiguous", "consumer_index", "r"), "2026-11-25: the old side of the virtual channel is passed in"
             " (old_consumer, old_producer)", _drop_old_side),),
 }
+
+@dataclass(frozen=True)
+class Moved:
+    """Methods that left a component for another: an override of one on the old component
+    would never be called, so a variant with one is refused, naming the new place."""
+
+    component: str  # the model's class they were on
+    from_field: str  # its design field
+    to: str  # the model's class they are on now
+    field: str  # the design field of the new class
+    until: str  # the change that moved them
+    methods: tuple[str, ...]
+
+
+MOVED: tuple[Moved, ...] = (
+    Moved("StreamTask", "task", "SubtaskCheckpointCoordinator", "subtask_checkpoint",
+          "2026-11-29: a subtask's snapshot, barriers, channel state and acknowledgement are SubtaskCheckpointCoordinator's",
+          ("operator_snapshot", "acknowledge", "snapshot", "queued_barrier", "maybe_sent", "on_alignment_timer",
+           "decline_checkpoint", "on_sender_timeout", "start_unaligned", "send_unaligned_barriers", "put_priority_barrier",
+           "output_state", "finish_unaligned")),
+    Moved("CheckpointCoordinator", "coordinator", "CheckpointRequestDecider", "request_decider",
+          "2026-11-29: whether a checkpoint may be triggered is CheckpointRequestDecider's",
+          ("can_trigger", "trigger_allowed", "execution_not_running", "trigger_allowed_once_initialized", "initializing",
+           "periodic_scheduler_running", "union_vertex_partly_finished")),
+    Moved("CheckpointCoordinator", "coordinator", "CheckpointPlanCalculator", "checkpoint_plan",
+          "2026-11-29: the checkpoint plan is CheckpointPlanCalculator's", ("trigger_rule", "tasks_to_trigger")),
+)
+
 
 POINTS: tuple[ExtensionPoint, ...] = tuple(
     ExtensionPoint(component, method, _WAS.get(f"{component}.{method}", ()))
@@ -133,6 +164,17 @@ def checked_variant(cls: type, base: type) -> None:
     if cls is base:
         return
     model_classes = [k for k in cls.__mro__ if k.__module__.startswith(base.__module__.rpartition(".")[0] + ".")]
+    for moved in MOVED:
+        if moved.component != base.__name__:
+            continue
+        for klass in cls.__mro__[:cls.__mro__.index(base)]:
+            if klass in model_classes:
+                continue
+            gone = next((m for m in moved.methods if m in vars(klass)), None)
+            if gone is not None:
+                raise VariantSignatureError(
+                    f"{klass.__qualname__}.{gone}: {moved.component}.{gone} moved to {moved.to}.{gone} ({moved.until});"
+                    f" subclass {moved.to} and set the design's {moved.field} (docs/pages/changelog.md)")
     named = {k.__name__ for k in model_classes}
     for point in POINTS:
         if point.component not in named:

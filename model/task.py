@@ -16,7 +16,6 @@ from .component import Component, follows
 from .sinkv2 import COMMITTER, GLOBAL_COMMITTER, WRITER
 from .task_finish import FinishMixin
 from .task_input import InputMixin, priority_index  # noqa: F401  (priority_index re-exported)
-from .task_snapshot import SnapshotMixin
 from .tx import Tx
 from .world import (
     FINISHED,
@@ -30,7 +29,7 @@ from .world import (
 )
 
 
-class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
+class StreamTask(InputMixin, FinishMixin, Component):
     """``StreamTask`` / ``SubtaskCheckpointCoordinatorImpl``: input processing, snapshots,
     notifications and finishing."""
 
@@ -140,6 +139,26 @@ class StreamTask(InputMixin, SnapshotMixin, FinishMixin, Component):
             if self.local_state.active:  # TaskStateManagerImpl.notifyCheckpointAborted
                 self.local_state.abort(tx, t, cp)
         self.maybe_finish(tx, t)
+
+    @follows("StreamTask.triggerCheckpointAsync")
+    def trigger(self, tx: Tx, t: int, cp: int, savepoint: int = 0) -> None:
+        """The coordinator's trigger RPC (``triggerCheckpointAsync``): sources, and tasks whose
+        upstreams all finished (FLIP-147), snapshot at once; in ``unaligned`` mode the barriers
+        they send are priority ones and the records they overtake are output state
+        (``SubtaskCheckpointCoordinator``).  A stop's
+        synchronous savepoint (``savepoint``: its stop mode) first stops a source that still
+        reads (``SourceReader.stop``); savepoints are aligned (stop-with-savepoint is modelled
+        with aligned designs only)."""
+        if savepoint and t in self.topo.sources:
+            self.source.stop(tx, t, savepoint)
+        if self.design.checkpoint_mode == "unaligned":
+            ts = tx.tasks[t]
+            live = self.model.all_inputs_mask[t] & ~ts.eop
+            tx.tasks[t] = ts._replace(aligning=cp, blocked=live)  # virtual barriers on every open channel
+            self.subtask_checkpoint.start_unaligned(tx, t, cp)
+            self.barriers.maybe_complete_alignment(tx, t)
+        else:
+            self.subtask_checkpoint.snapshot(tx, t, cp)
 
     @follows("Task.triggerCheckpointBarrier")
     def on_trigger_rpc(self, tx: Tx, t: int, cp: int, savepoint: int = 0) -> None:

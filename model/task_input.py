@@ -72,7 +72,7 @@ class InputMixin(Component):
         item = items[0]
         tx.channels[c] = items[1:]
         if tx.tasks[ch.producer].sending:  # a barrier behind this item may have left the subpartition
-            self.maybe_sent(tx, ch.producer)
+            self.subtask_checkpoint.maybe_sent(tx, ch.producer)
         kind = item[0]
         if (kind == REC or kind == COMMITTABLE) and tx.tasks[t].ended and not tx.tasks[t].stopped:
             return  # FinishedDataOutput: after EndOfData on every input, data is dropped (A.9 item 4)

@@ -9,6 +9,7 @@ from typing import Any
 from ckptcheck.model.component import names_component
 from ckptcheck.model.design import COMPONENTS, Design
 from ckptcheck.model.scope import SCOPE_LIMITS, STOP_MODES, Scope
+from ckptcheck.model.surface import MOVED
 
 from .designs import BASELINE, check_knob
 from .errors import InputError
@@ -37,6 +38,13 @@ _LEGACY_DEFAULT_POLICIES = {
     "source_restore_position": "model.design.flink_source_restore_position",
     "regions": "model.design.independent_regions",
 }
+
+
+# A design field whose rules moved, in part, to another field's component: a trace written before
+# the move recorded a replaced class there (``model.surface.MOVED``), which names the new field's now.
+MOVED_FROM: dict[str, tuple[str, ...]] = {}
+for _m in MOVED:
+    MOVED_FROM[_m.from_field] = MOVED_FROM.get(_m.from_field, ()) + (_m.field,)
 
 
 def recorded_components(d: dict, source: str, known_name: bool) -> dict[str, str]:
@@ -82,7 +90,7 @@ def design_from_trace(d: Any, source: str, design: Design | None = None) -> Desi
         hint = f"{name!r}" if name in known_designs() else f"{name!r} (not a preset or catalog entry)"
     mine = base.components()
     for comp, qual in recorded.items():
-        if not names_component(qual, getattr(base, comp)):
+        if not any(names_component(qual, getattr(base, now)) for now in (comp, *MOVED_FROM.get(comp, ()))):
             raise InputError(
                 source, f"design.components.{comp}",
                 f"the trace ran {qual}, but {hint} uses {mine[comp]};"

@@ -66,7 +66,7 @@ def _m_plan(a):
     tasks = _tasks(a)
     if not a[3] and any(t.status == FINISHED for t in tasks):
         raise Throws("CheckpointException")
-    trigger, waiting, finished = m.coordinator.tasks_to_trigger(tasks)
+    trigger, waiting, finished = m.checkpoint_plan.tasks_to_trigger(tasks)
     n = len(tasks)
     return {"trigger": _named(m, trigger), "wait": _named(m, [t for t in range(n) if waiting >> t & 1]),
             "finished": _named(m, [t for t in range(n) if finished >> t & 1])}
@@ -79,7 +79,7 @@ def _m_fulfill(a):
     union, ended = a[4], a[5]
     m = _model_of(a, union)
     tasks = _tasks(a)
-    _, waiting, finished = m.coordinator.tasks_to_trigger(tasks)
+    _, waiting, finished = m.checkpoint_plan.tasks_to_trigger(tasks)
     flags = [x for per in ended for x in per]
     acked = tuple((t, SimpleNamespace(finished=False)) for t in range(len(tasks)) if waiting >> t & 1)
     tx = SimpleNamespace(tasks=tuple(SimpleNamespace(final_cp=1 if flags[t] else 0) for t in range(len(tasks))))
@@ -126,7 +126,7 @@ TRIGGER_PLAN = Family(
     "trigger-plan", "TriggerPlan",
     "the FLIP-147 trigger plan (tasks to trigger, to wait for, finished) and the finished-state checks at completion",
     (
-        Op("plan", "DefaultCheckpointPlanCalculator.calculateCheckpointPlan", "CheckpointCoordinator.tasks_to_trigger",
+        Op("plan", "DefaultCheckpointPlanCalculator.calculateCheckpointPlan", "CheckpointPlanCalculator.tasks_to_trigger",
            _m_plan, lambda: (), _rand_plan, domain=_plan_domain),
         Op("fulfill", "DefaultCheckpointPlan.fulfillFinishedTaskStatus (via PendingCheckpoint.acknowledgeTask)",
            "CheckpointCoordinator.partly_finished_union_vertex", _m_fulfill, lambda: (), _rand_fulfill, domain=_plan_domain),

@@ -6,15 +6,16 @@ scheduler that waits for finished tasks."""
 
 from __future__ import annotations
 
-from ckptcheck.model.coordinator import CheckpointCoordinator
+from ckptcheck.model.checkpoint_plan import CheckpointPlanCalculator
 from ckptcheck.model.gateway import OperatorCoordinatorHolder
+from ckptcheck.model.registry import SharedStateRegistry
+from ckptcheck.model.request_decider import CheckpointRequestDecider
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.sources import SourceReader
 from ckptcheck.model.store import CompletedCheckpointStore
 from ckptcheck.model.world import FAILED, FINISHED, RUNNING
 
 from ..catalog_entry import Entry
-from ckptcheck.model.registry import SharedStateRegistry
 
 from .designs import BASELINE, INCREMENTAL
 from .scopes import scope
@@ -54,7 +55,7 @@ INCREMENTAL_CONCURRENT = INCREMENTAL.with_(
 )
 
 
-class TerminalAsFinished(CheckpointCoordinator):
+class TerminalAsFinished(CheckpointPlanCalculator):
     """FLINK-40482 before its fix (apache/flink#29031): ``DefaultCheckpointPlanCalculator`` took
     every terminal execution as finished (``Execution.isFinished()`` is ``state.isTerminal()``), so
     during a failover a FAILED or CANCELED task is planned as finished: left out of the tasks to
@@ -77,6 +78,11 @@ class TerminalAsFinished(CheckpointCoordinator):
             if all(self._done(tasks[u]) for u in a2a) and not any(tasks[u].status == RUNNING or tasks[u].unreported for u in pw):
                 to_trigger.append(t)
         return to_trigger, waiting, finished
+
+
+class TerminalAsFinishedDecider(CheckpointRequestDecider):
+    """FLINK-40482's other half: the trigger is not refused (NOT_ALL_REQUIRED_TASKS_RUNNING) for a
+    FAILED task, judged as if it had finished."""
 
     def trigger_allowed_once_initialized(self, w) -> bool:
         if any(ts.status == FAILED for ts in w.tasks):  # judged as if the failed tasks had finished
@@ -109,7 +115,7 @@ class RestartFromInitialOffset(SourceReader):
         return 0
 
 
-class SchedulerWaitsForFinishedTasks(CheckpointCoordinator):
+class SchedulerWaitsForFinishedTasks(CheckpointRequestDecider):
     """Flawed deactivator: the checkpoint scheduler runs only while every execution is RUNNING,
     a FINISHED one counting as stopped, where Flink 2.3's
     ``ExecutionTrackingCheckpointCoordinatorDeActivator`` accepts RUNNING or FINISHED.  Once a
@@ -215,7 +221,7 @@ BASELINE_CATALOG: tuple[Entry, ...] = (
         "scheduler-waits-for-finished-tasks",
         BASELINE.with_(
             name="scheduler-waits-for-finished-tasks",
-            coordinator=SchedulerWaitsForFinishedTasks,
+            request_decider=SchedulerWaitsForFinishedTasks,
             description="The checkpoint scheduler starts again only when every execution is RUNNING, a FINISHED one "
             "counting as stopped: once one source finished, the other's final checkpoint is never triggered and the "
             "job never ends.",
@@ -230,7 +236,8 @@ BASELINE_CATALOG: tuple[Entry, ...] = (
         "FLINK-40482-failed-task-planned-as-finished",
         BASELINE.with_(
             name="FLINK-40482-failed-task-planned-as-finished",
-            coordinator=TerminalAsFinished,
+            checkpoint_plan=TerminalAsFinished,
+            request_decider=TerminalAsFinishedDecider,
             description="Flink before apache/flink#29031 (FLINK-40482): the checkpoint plan takes a FAILED task as "
             "finished, so a checkpoint triggered while one region fails over completes without that region's state: "
             "the failed sink is in it with empty finished state, a restore from it never replays the record the sink "
@@ -241,7 +248,7 @@ BASELINE_CATALOG: tuple[Entry, ...] = (
               max_lost_notifications=0),
         "apache/flink#29031 (FLINK-40482, merged 27 Aug 2026): DefaultCheckpointPlanCalculator.collectTaskRunningStatus "
         "used Execution.isFinished() (state.isTerminal()); the fix refuses a plan while a task is FAILED or CANCELED "
-        "(checkNoTasksFailedOrCanceled), as the model's trigger does (CheckpointCoordinator.trigger_allowed_once_initialized)",
+        "(checkNoTasksFailedOrCanceled), as the model's trigger does (CheckpointRequestDecider.trigger_allowed_once_initialized)",
     ),
     Entry(
         "incremental-prune-misses-a-running-upload",

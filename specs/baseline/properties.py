@@ -282,7 +282,7 @@ def terminates_with_all_output(m: FlinkModel, w: World) -> str | None:
                 why += ", waiting for EndOfPartition on its inputs"
         pend = w.coord.pending
         extra = f"; checkpoint {', '.join(str(p.id) for p in pend)} {'is' if len(pend) == 1 else 'are'} pending" if pend else ""
-        v = m.coordinator.union_vertex_partly_finished(w)
+        v = m.request_decider.union_vertex_partly_finished(w)
         if v is not None:
             done = ", ".join(topo.names[u] for u in topo.tasks_of[v] if w.tasks[u].status == FINISHED)
             extra += (f"; every checkpoint would abort: {done} of union-state vertex {topo.job.vertices[v].name}"
@@ -529,10 +529,10 @@ def w_failure_suspends(m, prev: World, a, nxt: World) -> str | None:
 def w_trigger_waits_for_initializing(m, prev: World, a, nxt: World) -> str | None:
     """``Scope.suspend_on_failure``: a checkpoint could be triggered but for a restored subtask
     still INITIALIZING (reading its recovered input channel state,
-    ``TriggerMixin.initializing``)."""
+    ``CheckpointRequestDecider.initializing``)."""
     m = m.at(nxt)
-    t = m.coordinator.initializing(nxt)
-    if t is None or m.null_state.replaying(nxt) or not m.coordinator.trigger_allowed_once_initialized(nxt):
+    t = m.request_decider.initializing(nxt)
+    if t is None or m.null_state.replaying(nxt) or not m.request_decider.trigger_allowed_once_initialized(nxt):
         return None
     return (f"the checkpoint scheduler waits: {m.topo.names[t]} is still INITIALIZING (reading its recovered input"
             f" channel state)")

@@ -11,6 +11,7 @@ from functools import cached_property
 import networkx as nx
 
 from ckptcheck.model.coordinator import CheckpointCoordinator
+from ckptcheck.model.request_decider import CheckpointRequestDecider
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.sinkv2 import CommitterOperator
 from ckptcheck.model.sources import SourceReader
@@ -18,9 +19,9 @@ from ckptcheck.model.task import StreamTask
 from ckptcheck.model.topology import Exchange
 from ckptcheck.model.world import RUNNING
 
-from ..catalog_entry import Entry
 from ..baseline.designs import BASELINE
 from ..baseline.scopes import scope
+from ..catalog_entry import Entry
 
 
 class EndOfDataBeforeCommittables(CommitterOperator):
@@ -56,7 +57,7 @@ class BatchSideSkipsFinalCheckpoint(StreamTask):
         return super().ready_to_finish(tx, t)
 
 
-class SchedulerWaitsForBlockingInput(CheckpointCoordinator):
+class SchedulerWaitsForBlockingInput(CheckpointRequestDecider):
     """The other half of that fix: the periodic checkpoint scheduler starts only once every
     BLOCKING result has also been read whole.  A checkpoint holds no BLOCKING result (the
     producers are FINISHED in it, with empty state), so one taken while a consumer still has
@@ -69,7 +70,7 @@ class SchedulerWaitsForBlockingInput(CheckpointCoordinator):
 BLOCKING_FIX = BASELINE.with_(
     name="blocking-side-finishes-after-its-result-is-read",
     task=BatchSideSkipsFinalCheckpoint,
-    coordinator=SchedulerWaitsForBlockingInput,
+    request_decider=SchedulerWaitsForBlockingInput,
     description="A possible fix, not in Flink: with a BLOCKING edge, the subtasks upstream of it finish without a final "
     "checkpoint, and the checkpoint scheduler starts only once every BLOCKING result was read whole.",
 )

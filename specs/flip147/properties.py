@@ -182,7 +182,7 @@ def w_triggered_after_producers_finished(m, prev: World, a, nxt: World) -> str |
     """FLIP-147: the plan triggers a non-source task by RPC because its producers finished."""
     if type(a) is not TriggerCheckpoint:
         return None
-    to_trigger, _, _ = m.coordinator.tasks_to_trigger(prev.tasks)
+    to_trigger, _, _ = m.checkpoint_plan.tasks_to_trigger(prev.tasks)
     roles = m.roles
     t = next((t for t in to_trigger if roles[t] is not Role.SOURCE), None)
     if t is None:

@@ -99,7 +99,7 @@ def w_sink_takes_overtaken(m, prev: World, a, nxt: World) -> str | None:
 def w_trigger_held_during_replay(m, prev: World, a, nxt: World) -> str | None:
     """A checkpoint would be triggered but a re-inserted barrier is still on its way
     (``NullStateRecovery.replaying``): the coordinator holds the trigger."""
-    if m.null_state.replaying(nxt) and m.coordinator.trigger_allowed(nxt):
+    if m.null_state.replaying(nxt) and m.request_decider.trigger_allowed(nxt):
         return "a checkpoint could be triggered, but the coordinator holds it while a re-inserted barrier is on its way"
     return None
 

@@ -11,6 +11,7 @@ from ckptcheck.model.assignment_pointwise import PointwiseStateAssignment
 from ckptcheck.model.barriers import CheckpointBarrierHandler
 from ckptcheck.model.pointwise import ALL_TO_ALL, consumers_of
 from ckptcheck.model.scope import Scope
+from ckptcheck.model.subtask_checkpoint import SubtaskCheckpointCoordinator
 from ckptcheck.model.task import StreamTask, priority_index
 from ckptcheck.model.world import BARRIER, REC, RECOVERED_INPUT
 
@@ -20,7 +21,7 @@ from .designs import UNALIGNED, UNALIGNED_POINTWISE, UNALIGNED_TIMEOUT
 from .scopes import pointwise_fan_in_scope, pointwise_keyed_order_scope, pointwise_pattern_change_scope
 
 
-class OutputStateNotPersisted(StreamTask):
+class OutputStateNotPersisted(SubtaskCheckpointCoordinator):
     """Flawed unaligned snapshot: only the input side is persisted; the records the priority
     barrier overtakes in the producer's subpartition are not written as output channel state."""
 
@@ -28,7 +29,7 @@ class OutputStateNotPersisted(StreamTask):
         return ()
 
 
-class AckAtFirstBarrier(StreamTask):
+class AckAtFirstBarrier(SubtaskCheckpointCoordinator):
     """Flawed unaligned snapshot: the task acknowledges at its first barrier, with the input
     channel state it has so far, instead of waiting for every channel's barrier."""
 
@@ -179,7 +180,7 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         "uc-input-side-only",
         UNALIGNED.with_(
             name="uc-input-side-only",
-            task=OutputStateNotPersisted,
+            subtask_checkpoint=OutputStateNotPersisted,
             description="Unaligned checkpoints that persist only the input side: the records an "
             "unaligned barrier overtakes in the producer's subpartition are in no state, and a "
             "restore from that checkpoint loses them.",
@@ -194,7 +195,7 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         "uc-ack-at-first-barrier",
         UNALIGNED.with_(
             name="uc-ack-at-first-barrier",
-            task=AckAtFirstBarrier,
+            subtask_checkpoint=AckAtFirstBarrier,
             description="An unaligned task acknowledges at its first barrier: the records it reads "
             "afterwards from a channel whose barrier has not arrived are in no channel state.",
         ),

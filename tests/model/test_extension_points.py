@@ -1,7 +1,8 @@
 """The extension points (``model.surface``): every declared point exists; variants written against
 the previous signatures of the three points that changed still load, adapted, and run as they
 did; an override that fits no signature is refused in one line naming the method and today's
-signature, by the API and by ``ckptcheck check``."""
+signature, by the API and by ``ckptcheck check``; a variant of a method that moved to another component
+is refused naming its new place, and a trace that recorded it under the old field still replays."""
 
 from __future__ import annotations
 
@@ -130,3 +131,46 @@ def test_check_refuses_a_variant_file_with_a_wrong_signature_in_one_line(tmp_pat
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1, err
     assert "maybe_finalize" in err[0] and "is called as maybe_finalize(self, tx: 'Tx', cp: 'int')" in err[0]
+
+
+# -- variants of a method that moved to another component --------------------------------------------
+def test_a_variant_of_a_moved_method_is_refused_naming_its_new_place():
+    """Before 2026-11-29 ``output_state`` (and the rest of a subtask's snapshot) was
+    ``StreamTask``'s: a ``StreamTask`` variant overriding it would now never be called, so it is
+    refused in one line naming ``SubtaskCheckpointCoordinator`` and the design field to set; the
+    same override on the new component loads and runs (the catalog's ``uc-input-side-only``)."""
+    from ckptcheck.model.subtask_checkpoint import SubtaskCheckpointCoordinator
+    from ckptcheck.model.task import StreamTask
+
+    class InputSideOnly(StreamTask):
+        def output_state(self, queued):
+            return ()
+
+    with pytest.raises(VariantSignatureError) as e:
+        UNALIGNED.with_(name="old-output-state", task=InputSideOnly)
+    text = str(e.value)
+    assert "\n" not in text and text.startswith(f"{InputSideOnly.__qualname__}.output_state: StreamTask.output_state moved to"
+                                                " SubtaskCheckpointCoordinator.output_state (2026-11-29")
+    assert text.endswith("subclass SubtaskCheckpointCoordinator and set the design's subtask_checkpoint (docs/pages/changelog.md)")
+
+    class Moved(SubtaskCheckpointCoordinator):
+        def output_state(self, queued):
+            return ()
+
+    design = UNALIGNED.with_(name="new-output-state", subtask_checkpoint=Moved)
+    assert design.component_class("subtask_checkpoint") is Moved
+
+
+def test_a_trace_of_a_moved_variant_replays_under_its_new_field():
+    """A catalog trace written while ``AckAtFirstBarrier`` was a ``StreamTask`` records it under
+    ``task``; the entry now sets it as ``subtask_checkpoint``, and the trace still resolves to it."""
+    from ckptcheck.specs.catalog import entry
+    from ckptcheck.specs.portable import design_from_trace
+
+    e = entry("uc-ack-at-first-barrier")
+    recorded = {"name": e.design.name, "knobs": e.design.knobs(),
+                "components": {**e.design.components(), "task": "ckptcheck.specs.catalog_unaligned.AckAtFirstBarrier"}}
+    recorded["components"].pop("subtask_checkpoint")
+    assert design_from_trace(recorded, "old.trace.json") == e.design
+    with pytest.raises(Exception, match="design.components.task"):
+        design_from_trace({**recorded, "components": {"task": "ckptcheck.specs.catalog_unaligned.Other"}}, "old.trace.json")

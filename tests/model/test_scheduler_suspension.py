@@ -70,9 +70,9 @@ def _restored_with_input_state(suspend: bool) -> Run:
 def test_nothing_is_triggered_while_a_restored_subtask_reads_its_recovered_input():
     r = _restored_with_input_state(suspend=True)
     assert TriggerCheckpoint(2) not in r.m.enabled(r.w), "the sink is INITIALIZING"
-    assert r.m.coordinator.initializing(r.w) == r.t("sink[0]")
+    assert r.m.request_decider.initializing(r.w) == r.t("sink[0]")
     r.do(Deliver(r.c("source[0]->sink[0]")))  # the recovered record
-    assert r.m.coordinator.initializing(r.w) is None
+    assert r.m.request_decider.initializing(r.w) is None
     assert TriggerCheckpoint(2) in r.m.enabled(r.w), "RUNNING again: the scheduler starts"
 
 
@@ -80,7 +80,7 @@ def test_without_the_option_a_checkpoint_is_triggered_while_the_sink_initializes
     r = _restored_with_input_state(suspend=False)
     r.do(TriggerCheckpoint(2))
     assert [p.id for p in r.w.coord.pending] == [2]
-    assert r.m.coordinator.initializing(r.w) == r.t("sink[0]")
+    assert r.m.request_decider.initializing(r.w) == r.t("sink[0]")
 
 
 # keyed-1x1 with a buffered input channel, one record, one checkpoint, one failure: the smallest

@@ -25,7 +25,7 @@ from conftest import one
 
 ROOT = Path(__file__).resolve().parents[2]
 README_VARIANTS = {  # file name in the README -> (design attribute, property it must break, component replaced)
-    "variant_coordinator.py": ("TRIGGER_EVERY_TASK", "checkpoints-consistent", "coordinator"),
+    "variant_plan.py": ("TRIGGER_EVERY_TASK", "checkpoints-consistent", "checkpoint_plan"),
     "variant_task.py": ("FINISH_EARLY", "finished-sinks-committed", "task"),
     "variant_store.py": ("EAGER_CLEANER", "checkpoints-restorable", "store"),
     "variant_quorum.py": ("COMPLETE_ON_QUORUM", "checkpoints-consistent", "coordinator"),
@@ -244,8 +244,8 @@ def test_a_python_variant_is_described_by_its_own_rule(variants_dir, monkeypatch
     monkeypatch.chdir(variants_dir)
     from ckptcheck.specs.designs import load_design
 
-    d = load_design("variant_coordinator:TRIGGER_EVERY_TASK")
-    assert d.description.startswith("flink-baseline with coordinator = TriggerEveryTask (Trigger every running task")
+    d = load_design("variant_plan:TRIGGER_EVERY_TASK")
+    assert d.description.startswith("flink-baseline with checkpoint_plan = TriggerEveryTask (Trigger every running task")
     assert "today" not in d.description
 
 

@@ -15,7 +15,7 @@ from ckptcheck.checks.engine.memo import MemoMismatch, MemoUnsupported, memo_sea
 from ckptcheck.checks.engine.memo_world import Layout, StandInEscaped, TracedWorld
 from ckptcheck.checks.run.api import check
 from ckptcheck.checks.run.results import VIOLATED
-from ckptcheck.model.coordinator import CheckpointCoordinator
+from ckptcheck.model.request_decider import CheckpointRequestDecider
 from ckptcheck.model.protocol import fitted
 from ckptcheck.specs import scopes as S
 from ckptcheck.specs.catalog import CATALOG
@@ -137,33 +137,33 @@ def test_every_catalog_entry_is_found_with_every_cached_answer_checked(e):
     assert "run plainly" not in r.stats["engine_detail"], r.stats["engine_detail"]
 
 
-class CountingCoordinator(CheckpointCoordinator):
+class CountingDecider(CheckpointRequestDecider):
     """A variant with state of its own: it lets every other trigger through, counting calls on
     the class instead of reading the world.  The memo engine's tables cannot see that."""
 
     calls = 0
 
     def can_trigger(self, w) -> bool:
-        CountingCoordinator.calls += 1
-        return super().can_trigger(w) and CountingCoordinator.calls % 2 == 0
+        CountingDecider.calls += 1
+        return super().can_trigger(w) and CountingDecider.calls % 2 == 0
 
 
 def test_a_variant_with_state_of_its_own_is_caught_by_the_memo_check():
-    design = PRESETS["flink-baseline"].with_(name="counting", coordinator=CountingCoordinator)
-    with pytest.raises(MemoMismatch, match="enabled group CheckpointCoordinator|enabled group EnabledMixin._coordinator_actions"):
+    design = PRESETS["flink-baseline"].with_(name="counting", request_decider=CountingDecider)
+    with pytest.raises(MemoMismatch, match="enabled group CheckpointRequestDecider|enabled group EnabledMixin._coordinator_actions"):
         check(design, S.scope("keyed-1x1", max_checkpoints=2), "memo", memo_check=1.0)
 
 
 def test_the_command_says_the_mismatch_in_one_line(tmp_path, monkeypatch, capsys):
     (tmp_path / "counting_variant.py").write_text(
-        "from ckptcheck.model.coordinator import CheckpointCoordinator\n"
+        "from ckptcheck.model.request_decider import CheckpointRequestDecider\n"
         "from ckptcheck.specs.designs import BASELINE\n"
-        "class Counting(CheckpointCoordinator):\n"
+        "class Counting(CheckpointRequestDecider):\n"
         "    calls = 0\n"
         "    def can_trigger(self, w):\n"
         "        Counting.calls += 1\n"
         "        return super().can_trigger(w) and Counting.calls % 2 == 0\n"
-        "DESIGN = BASELINE.with_(name='counting', coordinator=Counting)\n")
+        "DESIGN = BASELINE.with_(name='counting', request_decider=Counting)\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     code = main(["check", "--design", "counting_variant:DESIGN", "--engine", "memo", "--memo-check", "1", "--job", "keyed-1x1",
@@ -177,7 +177,7 @@ def test_the_command_says_the_mismatch_in_one_line(tmp_path, monkeypatch, capsys
 def test_without_a_check_the_same_variant_searches_to_the_end():
     """What ``--memo-check`` is for: unchecked, the tables answer for the variant and the search
     ends normally, its figures not the plain model's."""
-    design = PRESETS["flink-baseline"].with_(name="counting", coordinator=CountingCoordinator)
+    design = PRESETS["flink-baseline"].with_(name="counting", request_decider=CountingDecider)
     assert check(design, S.scope("keyed-1x1", max_checkpoints=2), "memo").complete
 
 

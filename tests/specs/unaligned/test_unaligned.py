@@ -13,7 +13,7 @@ from ckptcheck.checks.run.api import check
 from ckptcheck.checks.run.results import HIT
 from ckptcheck.model.actions import (AlignmentTimeout, Decline, Deliver, EmitRecord, EndOfInput, FailTask, LoseNotification, Notify,
                                      Restore, TriggerCheckpoint)
-from ckptcheck.model.coordinator import CheckpointCoordinator
+from ckptcheck.model.checkpoint_plan import CheckpointPlanCalculator
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.tx import consumer_end
 from ckptcheck.model.world import (BARRIER, CANCEL, EOD, FINISHED, NOTIFY_TRIGGER, REC, RECOVERED_INPUT, RECOVERED_OUTPUT,
@@ -244,7 +244,7 @@ def test_a_restore_puts_input_state_before_output_state_before_new_data():
     assert set(delivers()) == {Deliver(c0), Deliver(c1)}, "new data only once every channel is recovered"
 
 
-class TriggersEveryRunningTask(CheckpointCoordinator):
+class TriggersEveryRunningTask(CheckpointPlanCalculator):
     """A plan that sends the trigger RPC to every running task.  Flink's plan
     (``tasks_to_trigger``) reaches a task with inputs only once its upstreams finished, and they
     finish only after it read their EndOfData, which is behind its recovered input: with the
@@ -263,7 +263,7 @@ def test_a_task_reading_recovered_input_declines_a_trigger_meanwhile(staggered):
     the recovered input is read the same trigger is taken.  Both ways a trigger arrives: in the
     coordinator's step (``trigger_tasks``) and as a staggered RPC (``StreamTask.on_trigger_rpc``)."""
     r = _restored_with_input_and_output_state(staggered_triggers=staggered)
-    r.m = FlinkModel(UNALIGNED.with_(name="triggers-every-running-task", coordinator=TriggersEveryRunningTask),
+    r.m = FlinkModel(UNALIGNED.with_(name="triggers-every-running-task", checkpoint_plan=TriggersEveryRunningTask),
                      r.m.scope)  # the same world, a plan that reaches the sink
     sink, c1 = r.t("sink[0]"), r.c("source[1]->sink[0]")
 

@@ -1,8 +1,8 @@
-"""Snapshots, a part of the task (``model.task.StreamTask``): the trigger, the synchronous
-snapshot, the barriers sent downstream, the output channel state of an unaligned checkpoint
-and the acknowledgement.
+"""A subtask's checkpoints: Flink's ``SubtaskCheckpointCoordinatorImpl``, the synchronous snapshot,
+the barriers sent downstream, the output channel state of an unaligned checkpoint and the
+acknowledgement; ``StreamTask.trigger`` (``model.task``) starts it.
 
-Flink: ``StreamTask.triggerCheckpointAsync``, ``SubtaskCheckpointCoordinatorImpl.checkpointState``
+Flink: ``SubtaskCheckpointCoordinatorImpl.checkpointState``
 (``prepareSnapshotPreBarrier``, the operators' snapshot, the barrier or a
 ``CancelCheckpointMarker``, ``withUnalignedSupported``), ``AsyncCheckpointRunnable`` (the
 acknowledgement), ``ChannelStateWriter.addOutputData`` and ``PipelinedSubpartition`` (priority
@@ -12,23 +12,17 @@ FLINK-27251).  Each abstraction is stated on the method that makes it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from .actions import AlignmentTimeout, Decline, handles
 from .component import Component, follows
 from .sinkv2 import WRITER
 from .tx import Tx, consumer_end
-from .world import BARRIER, CANCEL, PART_HEAD, PART_TAIL, REC, Snapshot, TaskState, add_sorted, is_head_read
+from .world import BARRIER, CANCEL, PART_HEAD, PART_TAIL, REC, Snapshot, add_sorted, is_head_read
 
 
-class SnapshotMixin(Component):
-    """``StreamTask`` / ``SubtaskCheckpointCoordinatorImpl``: trigger, snapshot, barriers,
-    output channel state, acknowledgement.  A mixin of ``StreamTask``."""
-
-    if TYPE_CHECKING:  # the rules of the other parts of the class it is part of
-        def finished_snapshot(self, ts: TaskState) -> Snapshot: ...
-
-        def sink_v2_part(self, part: str) -> Any: ...
+class SubtaskCheckpointCoordinator(Component):
+    """``SubtaskCheckpointCoordinatorImpl``: a subtask's snapshot, the barriers it sends, its
+    output channel state and its acknowledgement, for every subtask of the job (the task's state
+    is ``TaskState``; ``StreamTask`` triggers it and holds the rest of the task's rules)."""
 
     @follows("SubtaskCheckpointCoordinatorImpl.checkpointState")
     def operator_snapshot(self, tx: Tx, t: int, cp: int) -> Snapshot | None:
@@ -45,7 +39,7 @@ class SnapshotMixin(Component):
             return None
         if ts.finished_on_restore:  # AsyncCheckpointRunnable.finalizedFinishedSnapshots: acked FINISHED_ON_RESTORE
             tx.tasks[t] = ts._replace(final_cp=ts.final_cp or cp, last_barrier=cp)
-            return self.finished_snapshot(ts)
+            return self.task.finished_snapshot(ts)
         part = self.model.sink_v2[t]
         if part == WRITER:
             self.writer.prepare_snapshot_pre_barrier(tx, t, cp)
@@ -55,7 +49,7 @@ class SnapshotMixin(Component):
             pending, txn = self.sink.snapshot_state(tx, t, ts, cp)
         final_cp = ts.final_cp or (cp if ts.ended else 0)
         tx.tasks[t] = ts._replace(pending=pending, txn=txn, final_cp=final_cp, last_barrier=cp)
-        sink = self.sink_v2_part(part).snapshot_state(ts) if part else ()
+        sink = self.task.sink_v2_part(part).snapshot_state(ts) if part else ()
         snap = Snapshot(False, ts.position, ts.processed, pending, ts.split, sink=sink, discarded=ts.discarded)
         if self.registry.active:  # an incremental backend reuses the files it saw confirmed
             snap = self.registry.snapshot(tx, t, cp, snap)
@@ -159,25 +153,6 @@ class SnapshotMixin(Component):
                 outputs[i] = self.put_priority_barrier(tx, c, cp, queued_at=j)
         tx.tasks[t] = tx.tasks[t]._replace(sending=(cp, snap._replace(outputs=tuple(outputs))))
         self.maybe_sent(tx, t)
-
-    @follows("StreamTask.triggerCheckpointAsync")
-    def trigger(self, tx: Tx, t: int, cp: int, savepoint: int = 0) -> None:
-        """The coordinator's trigger RPC (``triggerCheckpointAsync``): sources, and tasks whose
-        upstreams all finished (FLIP-147), snapshot at once; in ``unaligned`` mode the barriers
-        they send are priority ones and the records they overtake are output state.  A stop's
-        synchronous savepoint (``savepoint``: its stop mode) first stops a source that still
-        reads (``SourceReader.stop``); savepoints are aligned (stop-with-savepoint is modelled
-        with aligned designs only)."""
-        if savepoint and t in self.topo.sources:
-            self.source.stop(tx, t, savepoint)
-        if self.design.checkpoint_mode == "unaligned":
-            ts = tx.tasks[t]
-            live = self.model.all_inputs_mask[t] & ~ts.eop
-            tx.tasks[t] = ts._replace(aligning=cp, blocked=live)  # virtual barriers on every open channel
-            self.start_unaligned(tx, t, cp)
-            self.barriers.maybe_complete_alignment(tx, t)
-        else:
-            self.snapshot(tx, t, cp)
 
     def start_unaligned(self, tx: Tx, t: int, cp: int) -> None:
         """The first barrier of an unaligned checkpoint (A.5): the operator snapshot, and on
