@@ -17,6 +17,7 @@ from ckptcheck.model.component import Component
 from ckptcheck.model.coordinator import CheckpointCoordinator
 from ckptcheck.model.failover import FailoverStrategy
 from ckptcheck.model.gateway import OperatorCoordinatorHolder
+from ckptcheck.model.network_input import StreamTaskNetworkInput
 from ckptcheck.model.nullstate import NullStateRecovery
 from ckptcheck.model.partitioner import StreamPartitioner
 from ckptcheck.model.regional import RegionalCheckpointHandler
@@ -136,7 +137,7 @@ class TaskFinishesWithoutFinalCompletion(StreamTask):
         return bool(ts.final_cp)
 
 
-class InputStateNotPersistedOnPoll(StreamTask):
+class InputStateNotPersistedOnPoll(StreamTaskNetworkInput):
     def persists_on_poll(self, ts, bit, r):
         return False
 
@@ -285,7 +286,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("task-finishes-without-final-completion", "task", StreamTask, "final_checkpoint_done",
            "`StreamTask.afterInvoke` closes the task once its final checkpoint was snapshotted, without waiting for "
            "its `notifyCheckpointComplete` (FLIP-147)", TaskFinishesWithoutFinalCompletion),
-    Mutant("input-state-not-persisted-on-poll", "task", StreamTask, "persists_on_poll",
+    Mutant("input-state-not-persisted-on-poll", "network_input", StreamTaskNetworkInput, "persists_on_poll",
            "`ChannelStatePersister.maybePersist` never persists a record read before its channel's unaligned "
            "barrier arrived", InputStateNotPersistedOnPoll),
     Mutant("output-state-skips-first-record", "subtask_checkpoint", SubtaskCheckpointCoordinator, "output_state",

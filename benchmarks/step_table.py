@@ -31,9 +31,9 @@ def ladder_step(m: FlinkModel, w, a):
     tx = edit(w)
     kind = type(a)
     if kind is Deliver:
-        m.task.deliver(tx, a.channel)
+        m.network_input.deliver(tx, a.channel)
     elif kind is ReadHead:
-        m.task.read_head(tx, a.channel)
+        m.network_input.read_head(tx, a.channel)
     elif kind is AlignmentTimeout:
         m.subtask_checkpoint.on_alignment_timer(tx, a.task, a.checkpoint)
     elif kind is EmitRecord:

@@ -8,7 +8,7 @@ abstraction is on the method that makes it.
 from __future__ import annotations
 
 from .component import Component, follows
-from .task_input import priority_index
+from .network_input import priority_index
 from .tx import Tx, consumer_end
 from .world import BARRIER, CANCEL, TaskState
 
@@ -57,7 +57,7 @@ class CheckpointBarrierHandler(Component):
         starts (or switches to) an unaligned checkpoint."""
         ts = tx.tasks[t]
         if ts.uc and ts.aligning == cp:
-            self.task.record_input(tx, t, bit, ahead)
+            self.network_input.record_input(tx, t, bit, ahead)
             ts = tx.tasks[t]
             tx.tasks[t] = ts._replace(blocked=ts.blocked | bit)
             self.maybe_complete_alignment(tx, t)
@@ -78,7 +78,7 @@ class CheckpointBarrierHandler(Component):
         tx.tasks[t] = ts
         if priority:
             self.subtask_checkpoint.start_unaligned(tx, t, cp)
-            self.task.record_input(tx, t, bit, ahead)
+            self.network_input.record_input(tx, t, bit, ahead)
         self.maybe_complete_alignment(tx, t)
 
     @follows("SingleCheckpointBarrierHandler.processBarrierAnnouncement")
@@ -154,7 +154,7 @@ class CheckpointBarrierHandler(Component):
             j = self.announced_index(items, cp - 1, cp)
             if j >= 0:
                 tx.channels[c] = items[:j] + ((BARRIER, cp, 1),) + items[j + 1:]
-                self.task.deliver(tx, c)
+                self.network_input.deliver(tx, c)
 
     @follows("SingleCheckpointBarrierHandler.processCancellationBarrier")
     def on_cancel(self, tx: Tx, t: int, cp: int) -> None:

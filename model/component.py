@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .failover import FailoverStrategy
     from .gateway import OperatorCoordinatorHolder
     from .local_state import TaskLocalStateStore
+    from .network_input import StreamTaskNetworkInput
     from .nullstate import NullStateRecovery
     from .partitioner import StreamPartitioner
     from .protocol import FlinkModel
@@ -65,6 +66,7 @@ class Peers:
     committer: "CommitterOperator"
     global_committer: "GlobalCommitterOperator"
     task: "StreamTask"
+    network_input: "StreamTaskNetworkInput"
     subtask_checkpoint: "SubtaskCheckpointCoordinator"
     coordinator: "CheckpointCoordinator"
     request_decider: "CheckpointRequestDecider"

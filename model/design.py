@@ -22,6 +22,7 @@ from .coordinator import CheckpointCoordinator
 from .failover import FailoverStrategy
 from .gateway import OperatorCoordinatorHolder
 from .local_state import TaskLocalStateStore
+from .network_input import StreamTaskNetworkInput
 from .nullstate import NullStateRecovery
 from .partitioner import StreamPartitioner
 from .regional import RegionalCheckpointHandler
@@ -420,6 +421,7 @@ COMPONENTS: dict[str, type[Component]] = {
     "committer": CommitterOperator,
     "global_committer": GlobalCommitterOperator,
     "task": StreamTask,
+    "network_input": StreamTaskNetworkInput,
     "subtask_checkpoint": SubtaskCheckpointCoordinator,
     "coordinator": CheckpointCoordinator,
     "request_decider": CheckpointRequestDecider,
@@ -529,6 +531,7 @@ class Design:
     committer: type[CommitterOperator] = field(default=CommitterOperator, compare=False)
     global_committer: type[GlobalCommitterOperator] = field(default=GlobalCommitterOperator, compare=False)
     task: type[StreamTask] = field(default=StreamTask, compare=False)
+    network_input: type[StreamTaskNetworkInput] = field(default=StreamTaskNetworkInput, compare=False)
     subtask_checkpoint: type[SubtaskCheckpointCoordinator] = field(default=SubtaskCheckpointCoordinator, compare=False)
     coordinator: type[CheckpointCoordinator] = field(default=CheckpointCoordinator, compare=False)
     request_decider: type[CheckpointRequestDecider] = field(default=CheckpointRequestDecider, compare=False)

@@ -262,7 +262,7 @@ class EnabledMixin(Peers):
             out.append(AlignmentTimeout(t, ts.sending[0]))  # the sender's timer
         if not ins:
             return
-        phase = self.task.recovery_phase(channels, t)
+        phase = self.network_input.recovery_phase(channels, t)
         if phase == RECOVERED_INPUT:
             if self.has_room(w, t):
                 out.extend(Deliver(c) for c in ins if channels[c] and is_recovered(channels[c][0]))

@@ -100,7 +100,7 @@ class CheckpointRequestDecider(Component):
         if not self.model.unaligned:
             return None
         for t in range(self.topo.n_tasks):
-            if self.task.is_recovering(w.channels, t):
+            if self.network_input.is_recovering(w.channels, t):
                 return t
         return None
 

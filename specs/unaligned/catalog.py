@@ -9,10 +9,10 @@ from __future__ import annotations
 from ckptcheck.model.assignment import StateAssignmentOperation
 from ckptcheck.model.assignment_pointwise import PointwiseStateAssignment
 from ckptcheck.model.barriers import CheckpointBarrierHandler
+from ckptcheck.model.network_input import StreamTaskNetworkInput, priority_index
 from ckptcheck.model.pointwise import ALL_TO_ALL, consumers_of
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.subtask_checkpoint import SubtaskCheckpointCoordinator
-from ckptcheck.model.task import StreamTask, priority_index
 from ckptcheck.model.world import BARRIER, REC, RECOVERED_INPUT
 
 from ..baseline.scopes import scope
@@ -39,7 +39,7 @@ class AckAtFirstBarrier(SubtaskCheckpointCoordinator):
             self.finish_unaligned(tx, t)
 
 
-class PersistsQueuedBuffersTwice(StreamTask):
+class PersistsQueuedBuffersTwice(StreamTaskNetworkInput):
     """FLINK-40016: a buffer queued in the input channel when the checkpoint started is
     persisted then (``checkpointStarted`` / ``startPersisting``) and again when the task polls
     it (``maybePersist``), as ``LocalInputChannel`` did.  Abstraction: in Flink the doubled
@@ -50,7 +50,7 @@ class PersistsQueuedBuffersTwice(StreamTask):
         return super().persists_on_poll(ts, bit, r) or bool(ts.uc) and r in ts.uc[1][bit.bit_length() - 1]
 
 
-class NewDataBeforeChannelState(StreamTask):
+class NewDataBeforeChannelState(StreamTaskNetworkInput):
     """Flawed restore: the task reads new data before its recovered input channel state (its
     gate requests the upstream partitions at once instead of after the recovered buffers are
     consumed, ``StreamTask.restoreStateAndGates``, UC note B.1): the first new
@@ -135,7 +135,7 @@ class AnnouncedBarrierSkipsQueued(CheckpointBarrierHandler):
             j = self.announced_index(items, cp - 1, cp)
             if j >= 0:
                 tx.channels[c] = ((BARRIER, cp, 1),) + items[:j] + items[j + 1:]
-                self.task.deliver(tx, c)
+                self.network_input.deliver(tx, c)
 
 
 def announcement_entry_scope() -> Scope:
@@ -224,7 +224,7 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         "FLINK-40016-buffers-persisted-twice",
         UNALIGNED.with_(
             name="FLINK-40016-buffers-persisted-twice",
-            task=PersistsQueuedBuffersTwice,
+            network_input=PersistsQueuedBuffersTwice,
             description="A record queued in the input channel when the unaligned barrier arrives is "
             "persisted then and again when the task reads it: the checkpoint's input channel state "
             "holds it twice.",
@@ -256,7 +256,7 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         "uc-new-data-before-channel-state",
         UNALIGNED.with_(
             name="uc-new-data-before-channel-state",
-            task=NewDataBeforeChannelState,
+            network_input=NewDataBeforeChannelState,
             description="A restored task reads new data before its recovered input channel state: "
             "a record the source replays overtakes an earlier record of the same key that the "
             "checkpoint holds as channel state.",
@@ -337,7 +337,7 @@ class NoRecoveryFilter(PointwiseStateAssignment):
         return True
 
 
-class NoUpstreamRecoveryTracker(StreamTask):
+class NoUpstreamRecoveryTracker(StreamTaskNetworkInput):
     """A restored gate without FLINK-19856's ``UpstreamRecoveryTracker``: each channel resumes
     on its own once it delivered its ``EndOfChannelStateEvent``, so a new record on one channel
     can overtake the recovered output an upstream re-sends on another channel of the gate."""
@@ -448,7 +448,7 @@ POINTWISE_CATALOG: tuple[Entry, ...] = (
         "pointwise-no-upstream-recovery-tracker",
         UNALIGNED_POINTWISE.with_(
             name="pointwise-no-upstream-recovery-tracker",
-            task=NoUpstreamRecoveryTracker,
+            network_input=NoUpstreamRecoveryTracker,
             description="The pointwise restore with gates that resume each channel on its own: the primary-producer "
             "rule puts source[1]'s recovered record on source[0]'s channel, and the map reads source[1]'s next "
             "record of the same key first.",

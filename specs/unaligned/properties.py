@@ -135,7 +135,7 @@ def w_gate_waits_for_resent_output(m, prev: World, a, nxt: World) -> str | None:
     for t, ts in enumerate(nxt.tasks):
         if ts.status != RUNNING or len(topo.inputs[t]) < 2:
             continue
-        if cur.task.recovery_phase(nxt.channels, t) != RECOVERED_OUTPUT:
+        if cur.network_input.recovery_phase(nxt.channels, t) != RECOVERED_OUTPUT:
             continue
         resending = [c for c in topo.inputs[t] if any(is_recovered(x) for x in nxt.channels[c])]
         for c in topo.inputs[t]:
@@ -158,7 +158,7 @@ def w_barrier_passes_end_of_resent_state(m, prev: World, a, nxt: World) -> str |
     topo = cur.topo
     ch = topo.channels[a.channel]
     t = ch.consumer
-    if cur.task.recovery_phase(prev.channels, t) != RECOVERED_OUTPUT:
+    if cur.network_input.recovery_phase(prev.channels, t) != RECOVERED_OUTPUT:
         return None
     items = prev.channels[a.channel]
     if any(is_recovered(x) for x in items) or priority_index(items) < 0:

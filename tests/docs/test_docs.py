@@ -130,3 +130,15 @@ def test_a_count_no_test_checks_is_caught_unless_marked():
     text = "A bigger scope: 1,234,567 states, measured once.\n\nA run:\n\n```\n$ run\n8,765,432 states\n```\n"
     assert _unchecked(text, checked) == [(5, "8,765,432")]
     assert _unchecked("Measured once:\n\n```\n8,765,432 states\n```\n", checked) == []
+
+
+def test_the_model_page_lists_every_component_with_its_class_and_module():
+    """The model page's table has a row per design field, naming the class the model runs for it
+    and the module that class is in: a component added or moved shows there."""
+    from ckptcheck.model.design import COMPONENTS
+
+    text = (ROOT / "docs" / "pages" / "model.md").read_text(encoding="utf-8")
+    rows = {m.group(1): (m.group(2), m.group(3)) for m in re.finditer(r"^  \| `(\w+)` \| `(\w+)` \| `([\w/.]+)` \|", text, re.M)}
+    assert set(rows) == set(COMPONENTS)
+    for name, cls in COMPONENTS.items():
+        assert rows[name] == (cls.__name__, "model/" + cls.__module__.rpartition(".")[2] + ".py"), name

@@ -121,7 +121,7 @@ def test_input_channel_state_goes_to_the_new_consumers_and_is_read_first():
         ch = r.c(f"source[{r_[0]}]->sink[{owner(r_)}]")
         assert r.w.channels[ch][0] == (REC, r_[0], r_[1], RECOVERED_INPUT), "recovered input state, marked, at the head"
     assert sum(len(items) for items in r.w.channels) == 2
-    assert new.task.is_recovering(r.w.channels, r.t(f"sink[{owner((0, 0))}]"))
+    assert new.network_input.is_recovering(r.w.channels, r.t(f"sink[{owner((0, 0))}]"))
 
 
 def test_a_rescale_cancels_the_pending_checkpoint_and_in_flight_acks():

@@ -63,7 +63,7 @@ def _restored_with_input_state(suspend: bool) -> Run:
     r.do(EmitRecord(src)).do(EmitRecord(src)).do(TriggerCheckpoint(1)).do(Deliver(ch)).acks()
     assert [c.id for c in r.w.coord.store] == [1]
     r.do(FailTask(r.t("sink[0]"))).do(Restore(1))
-    assert r.m.task.recovery_phase(r.w.channels, r.t("sink[0]")) == RECOVERED_INPUT
+    assert r.m.network_input.recovery_phase(r.w.channels, r.t("sink[0]")) == RECOVERED_INPUT
     return r
 
 

@@ -272,14 +272,14 @@ def test_a_task_reading_recovered_input_declines_a_trigger_meanwhile(staggered):
         for t in range(len(r.w.tasks)) if staggered else ():
             r.do(Notify(t, cp, "trigger"))
 
-    assert r.m.task.is_recovering(r.w.channels, sink)
+    assert r.m.network_input.is_recovering(r.w.channels, sink)
     trigger(2)
     assert r.w.coord.pending == (), "declined: checkpoint 2 aborted"
     assert r.w.coord.failed_count == 0 and r.w.used.declines == 0, "uncounted, and no Decline fault spent"
     assert r.w.tasks[sink].uc == () and r.w.tasks[sink].aligning == 0, "the sink took no snapshot"
     assert r.w.channels[c1][:2] == ((REC, 1, 0, RECOVERED_INPUT), (REC, 1, 1, RECOVERED_OUTPUT))
     r.notify_all()
-    while r.m.task.is_recovering(r.w.channels, sink):  # the aborted checkpoint's priority barrier, then (1, 0)
+    while r.m.network_input.is_recovering(r.w.channels, sink):  # the aborted checkpoint's priority barrier, then (1, 0)
         r.do(Deliver(c1))
     trigger(3)
     assert [p.id for p in r.w.coord.pending] == [3], "read its recovered input: the sink takes the trigger"

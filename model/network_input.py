@@ -1,6 +1,6 @@
-"""Input processing, a part of the task (``model.task.StreamTask``): what a task does with each
-item a channel delivers (record, barrier, cancellation marker, EndOfData, EndOfPartition), in
-which order a restored gate reads its channels, and what it persists as input channel state.
+"""A task's input: what it does with each item a channel delivers (record, barrier, cancellation
+marker, EndOfData, EndOfPartition), in which order a restored gate reads its channels, and what
+it persists as input channel state.
 
 Flink: ``StreamOneInputProcessor`` and ``StreamTaskNetworkInput`` (``processElement``, the
 deserializer's partial record), ``CheckpointedInputGate`` (priority events first; the barrier
@@ -12,7 +12,6 @@ recovered state first).  Each abstraction is stated on the method that makes it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 from .actions import Deliver, ReadHead, handles
 from .component import Component, follows
@@ -36,21 +35,11 @@ from .world import (
 )
 
 
-class InputMixin(Component):
-    """``StreamTask``'s input: ``StreamOneInputProcessor`` / ``StreamTaskNetworkInput``,
-    ``CheckpointedInputGate``, ``ChannelStatePersister``, ``UpstreamRecoveryTracker``.  A mixin of
-    ``StreamTask`` (its peers, ``self.barriers`` ..., are the task's)."""
-
-    if TYPE_CHECKING:  # the rules of the other parts of the class it is part of
-        def maybe_sent(self, tx: Tx, t: int) -> None: ...
-
-        def sink_v2_part(self, part: str) -> Any: ...
-
-        def on_end_of_data(self, tx: Tx, t: int, bit: int, stop: bool = False) -> None: ...
-
-        def maybe_finish(self, tx: Tx, t: int) -> None: ...
-
-        def on_end_of_partition(self, tx: Tx, t: int, bit: int) -> None: ...
+class StreamTaskNetworkInput(Component):
+    """``StreamTaskNetworkInput`` with ``StreamOneInputProcessor``, ``CheckpointedInputGate``,
+    ``ChannelStatePersister`` and ``UpstreamRecoveryTracker``: every subtask's input (the
+    subtask's state is its ``TaskState``; ``StreamTask`` holds what the task does at the end of its
+    input and with its checkpoints)."""
 
     @handles(Deliver, "channel")
     @follows("AbstractStreamTaskNetworkInput.emitNext")
@@ -83,7 +72,7 @@ class InputMixin(Component):
                 self.record_input(tx, t, bit, ((item[1], item[2]),))
             self.process(tx, t, item)
         elif kind == COMMITTABLE:
-            self.sink_v2_part(self.model.sink_v2[t]).receive(tx, t, item)
+            self.task.sink_v2_part(self.model.sink_v2[t]).receive(tx, t, item)
         elif kind == BARRIER:
             self.barriers.on_barrier(tx, t, item[1], bit)
         elif kind == CANCEL:
@@ -91,10 +80,10 @@ class InputMixin(Component):
         elif kind == REPLAY:
             self.null_state.on_barrier(tx, t, item[1], bit)
         elif item == EOD or item == EOD_NO_DRAIN:
-            self.on_end_of_data(tx, t, bit, item == EOD_NO_DRAIN)
-            self.maybe_finish(tx, ch.producer)  # its downstream processed all its data
+            self.task.on_end_of_data(tx, t, bit, item == EOD_NO_DRAIN)
+            self.task.maybe_finish(tx, ch.producer)  # its downstream processed all its data
         else:
-            self.on_end_of_partition(tx, t, bit)
+            self.task.on_end_of_partition(tx, t, bit)
 
     @handles(ReadHead, "channel")
     @follows("ChannelStatePersister.maybePersist")
@@ -188,12 +177,6 @@ class InputMixin(Component):
     def is_recovering(self, channels: Sequence, t: int) -> bool:
         """Does subtask ``t`` still have recovered input channel state to read?"""
         return self.recovery_phase(channels, t) == RECOVERED_INPUT
-
-    def not_ready_for_trigger(self, tx: Tx, t: int) -> bool:
-        """Does a trigger RPC reaching subtask ``t`` now get declined as not ready (FLINK-20654,
-        ``CHECKPOINT_DECLINED_TASK_NOT_READY``): unaligned, and still reading recovered channel
-        state?"""
-        return self.model.unaligned and self.is_recovering(tx.channels, t)
 
     @follows("Input.processElement")
     def process(self, tx: Tx, t: int, rec: tuple) -> None:
