@@ -1,22 +1,6 @@
-"""The base of the model's components: one class per Flink component, composed by the model.
-
-Each component module is named after the Flink class(es) whose rules it holds
-(``coordinator.py`` for ``CheckpointCoordinator``, ``store.py`` for
-``CompletedCheckpointStore`` ...), so "what happens when a decline arrives" is answered in the
-file named after the class that handles it in Flink.  A design variant replaces a rule by
-subclassing one component and overriding one method::
-
-    class EagerCleaner(CompletedCheckpointStore):
-        def discard(self, subsumed, retained, pending):
-            return subsumed + retained
-
-    BASELINE.with_(name="eager-cleaner", store=EagerCleaner)
-
-Every component sees the model it belongs to (``self.model``), the design's knobs
-(``self.design``), the expanded job (``self.topo``) and, as attributes named after their
-design fields, its peer components (``self.coordinator``, ``self.store``, ``self.task`` ...),
-through which it calls their rules.  Components hold no state of their own: everything that
-changes lives in the world, so a component is a set of pure rules over ``(world, event)``.
+"""The base of the model's components: one class per Flink component, each module named after the
+Flink class whose rules it holds, composed by the model; the peers a component calls, the
+registry ids traces name classes by, and the ``@follows`` tag naming a rule's Flink method.
 """
 
 from __future__ import annotations
@@ -105,6 +89,21 @@ def names_component(recorded: str, cls: type) -> bool:
 
 class Component(Peers):
     """One Flink component's rules, bound to a model (a design in a scope).
+
+    So "what happens when a decline arrives" is answered in the file named after the class that
+    handles it in Flink (``coordinator.py`` for ``CheckpointCoordinator``).  A design variant
+    replaces a rule by subclassing one component and overriding one method::
+
+        class EagerCleaner(CompletedCheckpointStore):
+            def discard(self, subsumed, retained, pending):
+                return subsumed + retained
+
+        BASELINE.with_(name="eager-cleaner", store=EagerCleaner)
+
+    Every component sees the model it belongs to (``self.model``), the design's knobs
+    (``self.design``), the expanded job (``self.topo``) and its peers (``Peers``), through which
+    it calls their rules.  Components hold no state of their own: everything that changes lives
+    in the world, so a component is a set of pure rules over ``(world, event)``.
 
     ``treats_subtasks_alike``: a variant class sets it to ``True`` to declare that its rules do
     not depend on subtask indexes: renaming the subtasks of a job whose subtasks are

@@ -3,7 +3,7 @@
 The model never hard-codes a choice that a FLIP could change; it asks the :class:`Design`.
 Knobs are plain data (settable from a TOML file) for the alternatives the model already knows.
 Components are the classes that hold the model's rules, one per Flink component
-(``model/protocol.py`` lists them): a variant that tries a new idea subclasses one and
+(``COMPONENTS`` below; ``docs/pages/model.md`` lists them): a variant that tries a new idea subclasses one and
 overrides one method, a few lines of Python.  Named presets and the flaw catalog live in
 ``specs``; this module only defines the shape and Flink's own defaults.
 """

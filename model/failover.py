@@ -1,23 +1,7 @@
 """Failover and restore: Flink's ``FailoverStrategy`` (``RestartPipelinedRegionFailoverStrategy``
 or ``RestartAllFailoverStrategy``), the scheduler's cancellation of the tasks to restart, and
 ``CheckpointCoordinator.restoreLatestCheckpointedStateToSubtasks`` when they are redeployed.
-
-A ``Rescale`` is the user's restart at another parallelism (``bin/flink run -s`` from the
-latest checkpoint, or the adaptive scheduler's restart): every subtask is cancelled as in a
-global failover, then every subtask of the new parallelism is deployed with the state
-``StateAssignmentOperation`` assigns it.
-
-Abstractions: the restart is one action (``Restore``) once every victim is cancelled; it uses
-the latest completed checkpoint, whose state is redistributed when it was taken at another
-parallelism.  A rescale is one action too: cancellation and redeployment with nothing between
-them (a failure in between is a failure of the rescaled job right after it).  A
-channel whose two ends are not both restored keeps nothing: pipelined regions contain both ends
-of every pipelined channel, and a job with another exchange restarts whole.  The
-model restarts the whole job whenever the job has a BLOCKING edge: Flink restarts the failed
-region and every region downstream, and the producer's region only if its result is no longer
-available (``RestartPipelinedRegionFailoverStrategy.getRegionsToRestart``); re-consuming a
-finished BLOCKING result across regions is not modelled.  (A HYBRID edge is refused:
-``protocol.scope_conflict``.)
+Each abstraction is stated on the method that makes it.
 """
 
 from __future__ import annotations
@@ -35,7 +19,24 @@ from .world import EMPTY_SNAPSHOT, EOD, FAILED, FINISHED, NO_DRAIN, Snapshot, Wo
 
 
 class FailoverStrategy(Component):
-    """Which subtasks a failure restarts, their cancellation, and their restore."""
+    """Which subtasks a failure restarts, their cancellation, and their restore.
+
+    A ``Rescale`` is the user's restart at another parallelism (``bin/flink run -s`` from the
+    latest checkpoint, or the adaptive scheduler's restart): every subtask is cancelled as in a
+    global failover, then every subtask of the new parallelism is deployed with the state
+    ``StateAssignmentOperation`` assigns it.
+
+    Abstractions: the restart is one action (``Restore``) once every victim is cancelled; it uses
+    the latest completed checkpoint, whose state is redistributed when it was taken at another
+    parallelism.  A rescale is one action too: cancellation and redeployment with nothing between
+    them (a failure in between is a failure of the rescaled job right after it).  A channel whose
+    two ends are not both restored keeps nothing: pipelined regions contain both ends of every
+    pipelined channel, and a job with another exchange restarts whole.  The model restarts the
+    whole job whenever the job has a BLOCKING edge: Flink restarts the failed region and every
+    region downstream, and the producer's region only if its result is no longer available
+    (``RestartPipelinedRegionFailoverStrategy.getRegionsToRestart``); re-consuming a finished
+    BLOCKING result across regions is not modelled.  (A HYBRID edge is refused:
+    ``protocol.scope_conflict``.)"""
 
     @cached_property
     def failover_sets(self) -> tuple[frozenset[int], ...]:

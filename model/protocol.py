@@ -1,33 +1,8 @@
-"""Flink's checkpointing protocol as a pure ``enabled(world)`` / ``step(world, action)``,
-composed of the components that hold its rules, one module per Flink component:
-
-| design field           | class                        | module            | Flink                                   |
-| ---------------------- | ---------------------------- | ----------------- | --------------------------------------- |
-| ``coordinator``        | ``CheckpointCoordinator``    | ``coordinator.py``| CheckpointCoordinator, plan, failures   |
-| ``regional``           | ``RegionalCheckpointHandler``| ``regional.py``   | FLIP-600 regional completion            |
-| ``store``              | ``CompletedCheckpointStore`` | ``store.py``      | store, subsume helper, cleaner, refs    |
-| ``registry``           | ``SharedStateRegistry``      | ``registry.py``   | shared files of incremental checkpoints |
-| ``file_merging_manager``| ``FileMergingSnapshotManager``| ``store.py``     | FLIP-306 segments on task managers      |
-| ``barriers``           | ``CheckpointBarrierHandler`` | ``barriers.py``   | SingleCheckpointBarrierHandler          |
-| ``task``               | ``StreamTask``               | ``task.py``       | StreamTask, SubtaskCheckpointCoordinator|
-| ``sink``               | ``TwoPhaseCommitSink``       | ``sinks.py``      | TwoPhaseCommitSinkFunction              |
-| ``writer``             | ``SinkWriterOperator``       | ``sinkv2.py``     | Sink V2 SinkWriterOperator              |
-| ``committer``          | ``CommitterOperator``        | ``sinkv2.py``     | Sink V2 CommitterOperator               |
-| ``global_committer``   | ``GlobalCommitterOperator``  | ``sinkv2.py``     | Sink V2 GlobalCommitterOperator         |
-| ``source``             | ``SourceReader``             | ``sources.py``    | SourceOperator / SourceReader           |
-| ``enumerator``         | ``SplitEnumerator``          | ``sources.py``    | SourceCoordinator, SplitEnumerator      |
-| ``gateways``           | ``OperatorCoordinatorHolder``| ``gateway.py``    | OperatorCoordinatorHolder, SubtaskGatewayImpl |
-| ``failover``           | ``FailoverStrategy``         | ``failover.py``   | failover strategy, restore              |
-| ``partitioner``        | ``StreamPartitioner``        | ``partitioner.py``| StreamPartitioner / ChannelSelector     |
-| ``assignment``         | ``StateAssignmentOperation`` | ``assignment.py`` | state and channel state at a new parallelism |
-| ``null_state``         | ``NullStateRecovery``        | ``nullstate.py``  | FLINK-4120 (not in Flink)     |
-| ``local_state``        | ``TaskLocalStateStore``      | ``local_state.py``| TaskLocalStateStoreImpl (local recovery)|
-
-The design names the class of each component (a variant subclasses one and overrides one
-method); this module only builds them, lists what is enabled (the mixin ``EnabledMixin`` in
-``protocol_enabled.py``) and dispatches each action to the component whose Flink counterpart
-handles that event.  Every rule, and every abstraction the model makes, is stated in the
-docstring of the component that holds it.
+"""Flink's checkpointing protocol as a pure ``enabled(world)`` / ``step(world, action)``, composed
+of the components that hold its rules, one class per Flink component (the design names each
+class; ``docs/pages/model.md`` lists them).  This module builds them, lists what is enabled
+(``protocol_enabled.py``) and dispatches each action to the component method that declares it
+handles it (``@handles``); every rule and abstraction is stated on the component that holds it.
 """
 
 from __future__ import annotations

@@ -1,36 +1,7 @@
-"""FLIP-600 regional checkpoints: the coordinator's ``RegionalCheckpointHandler`` as the thread
-(the FLIP-600 thread) and PR #28963 describe it (mechanics note 8.1, ``tryCompleteRegionalCheckpoint``).
-
-A checkpoint declined in some pipelined regions waits until every task acked or declined;
-then, if few enough regions failed and a completed checkpoint exists, every subtask of a failed
-region takes its state (and files) from the latest completed checkpoint, tagged
-``refCheckpointId``.  ``max_consecutive_regional`` regional completions in a row force the next
-checkpoint global (tier 1); a forced global checkpoint that fails aborts (tier 2); once every
-source is exhausted the next checkpoint must be global.
-
-The pull request as it stands (preset ``flip600-pr``) differs from the thread in rules each
-behind a knob, so that either reading can be checked: the regions counted are those of the
-running tasks (``regions_of_running_tasks``, row B3); a forced checkpoint is judged after
-every response, past the region and ratio checks (``forced_checkpoint_waits``, B1, B5, B6); end
-of input sets the shared force flag (``end_of_input_rule``, B6, B8, N2); a timeout marks the silent
-tasks declined (``timeouts_complete_regionally``, B9); the fallback state is taken by subtask
-index (``fallback_state_rule``, N1); FLIP-147's union-state check runs after the coordinators'
-fallback and its failure is counted (``regional_finished_check``, N3); the completion waits for
-the coordinators' fallback while a late acknowledgement can still arrive (``regional_completion``,
-N5).
-
-With more than one concurrent checkpoint (``max_concurrent_checkpoints``) the counter and the
-force flag stay one per handler, as in PR #28963: a checkpoint triggered forced may be judged
-after an older one's tier 2 or global completion cleared the flag (under
-``forced_checkpoint_waits`` the evaluation reads the flag alone, PR step 7), and a regional
-completion aborts the older pending checkpoints (``dropSubsumedCheckpoints``).
-
-Abstractions: the failure ratio counts the regions of ``regions()``; the enumerator's state correction is
-``SplitEnumerator.state_in_checkpoint``.  BLOCKING-separated regions: the model runs a BLOCKING
-exchange as a pipelined one (its consumers are not held back until the producers finish), so
-``regions()`` keeps the thread's auto-disable for jobs with such an edge; the PR's reading
-(distinct regions) is not offered, because in Flink the consumer region of a BLOCKING edge is
-deployed only after its producers finished, and a checkpoint waits for no FINISHED task.
+"""FLIP-600 regional checkpoints: the coordinator's ``RegionalCheckpointHandler`` as the FLIP-600
+thread and PR #28963 describe it (mechanics note 8.1, ``tryCompleteRegionalCheckpoint``).  The
+pull requests' readings of the rules the thread leaves open are subclasses in ``model.flip600``;
+each abstraction is stated on the method that makes it.
 """
 
 from __future__ import annotations
@@ -69,7 +40,34 @@ def ref_chain(by_id: dict, c: Completed, t: int) -> list[int]:
 
 
 class RegionalCheckpointHandler(Component):
-    """FLIP-600's handler of declines and regional completion."""
+    """FLIP-600's handler of declines and regional completion, as the thread has it.
+
+    A checkpoint declined in some pipelined regions waits until every task acked or declined;
+    then, if few enough regions failed and a completed checkpoint exists, every subtask of a
+    failed region takes its state (and files) from the latest completed checkpoint, tagged
+    ``refCheckpointId``.  ``max_consecutive_regional`` regional completions in a row force the
+    next checkpoint global (tier 1); a forced global checkpoint that fails aborts (tier 2); once
+    every source is exhausted the next checkpoint must be global.  The pull request as it stands
+    (preset ``flip600-pr``) differs in the readings its knob values select (``model.flip600``):
+    the regions counted are those of the running tasks (row B3), a forced checkpoint is judged
+    after every response (B1, B5, B6), end of input sets the shared force flag (B6, B8, N2), a
+    timeout marks the silent tasks declined (B9), the fallback state is taken by subtask index
+    (N1), FLIP-147's union-state check runs after the coordinators' fallback (N3), the completion
+    waits for the coordinators' fallback (N5).
+
+    With more than one concurrent checkpoint (``max_concurrent_checkpoints``) the counter and the
+    force flag stay one per handler, as in PR #28963: a checkpoint triggered forced may be judged
+    after an older one's tier 2 or global completion cleared the flag (with the PR's
+    ``forced_checkpoint_waits`` the evaluation reads the flag alone, PR step 7), and a regional
+    completion aborts the older pending checkpoints (``dropSubsumedCheckpoints``).
+
+    Abstractions: the failure ratio counts the regions of ``regions()``; the enumerator's state
+    correction is ``SplitEnumerator.state_in_checkpoint``.  BLOCKING-separated regions: the model
+    runs a BLOCKING exchange as a pipelined one (its consumers are not held back until the
+    producers finish), so ``regions()`` keeps the thread's auto-disable for jobs with such an
+    edge; the PR's reading (distinct regions) is not offered, because in Flink the consumer
+    region of a BLOCKING edge is deployed only after its producers finished, and a checkpoint
+    waits for no FINISHED task."""
 
     @follows("#28963 RegionalCheckpointHandler.tryCompleteRegionalCheckpoint")
     def regions(self, waiting: int | None = None) -> list[frozenset[int]]:
