@@ -60,8 +60,8 @@ def _drop_old_side(old):
 
 
 _POINTS = {
-    "CheckpointCoordinator": ("maybe_finalize", "complete", "abort", "partly_finished_union_vertex", "send_complete", "send_abort", "send_fallback", "send_trigger",
-                              "receive_decline", "latest_completed_for"),
+    "CheckpointCoordinator": ("maybe_finalize", "complete", "abort", "partly_finished_union_vertex", "send_complete",
+                              "send_abort", "send_fallback", "send_trigger", "receive_decline", "latest_completed_for"),
     "CheckpointRequestDecider": ("can_trigger", "periodic_scheduler_running"),
     "CheckpointPlanCalculator": ("tasks_to_trigger",),
     "RegionalCheckpointHandler": ("regions", "notice_for_failed_region", "fallback_state", "try_complete", "too_many_failed",
@@ -73,8 +73,8 @@ _POINTS = {
     "CompletedCheckpointStore": ("retained_ids", "referenced", "discard", "retained_with_refs"),
     "SharedStateRegistry": ("unregister_unused",),
     "CheckpointBarrierHandler": ("on_barrier", "is_blocked", "on_alignment_timeout"),
-    "StreamTask": ("ready_to_finish", "final_checkpoint_done", "needs_final_checkpoint", "on_fallback", "on_complete", "take_fallback_notice",
-                   "fallback_reaches_operators"),
+    "StreamTask": ("ready_to_finish", "final_checkpoint_done", "needs_final_checkpoint", "on_fallback", "on_complete",
+                   "take_fallback_notice", "fallback_reaches_operators"),
     "StreamTaskNetworkInput": ("deliver", "persists_on_poll", "recovery_phase"),
     "SubtaskCheckpointCoordinator": ("output_state", "start_unaligned"),
     "TwoPhaseCommitSink": ("commit_up_to",),
@@ -101,6 +101,7 @@ _WAS = {
         Was(("e", "ambiguous", "consumer_index", "r"), "2026-11-25: the old side of the virtual channel is passed in"
             " (old_consumer, old_producer)", _drop_old_side),),
 }
+
 
 @dataclass(frozen=True)
 class Moved:
