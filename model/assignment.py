@@ -254,9 +254,28 @@ class StateAssignmentOperation(Component):
         except UnsupportedRescaleError as err:
             raise RestoreFailure(f"UnsupportedOperationException: {' '.join(str(err).split())}") from None
 
+    @follows("TaskStateAssignment.distributeOutputBuffersToDownstream")
+    def output_state_marker(self) -> int:
+        """How a restore puts a producer's output channel state into a channel: re-sent by the
+        producer after the consumer read its own recovered input (``RECOVERED_OUTPUT``, the
+        gate's ``UpstreamRecoveryTracker`` phase), or, with ``recover_output_on_downstream``
+        (Flink 2.3.0, FLINK-38542), read by the consumer as part of its recovered input
+        (``RECOVERED_INPUT``): ``TaskStateAssignment.distributeOutputBuffersToDownstream`` turns
+        each ``ResultSubpartitionStateHandle`` into an ``InputChannelStateHandle`` of the
+        downstream subtasks its rescaling mapping names, and clears the producer's own output
+        state.
+
+        Abstraction: the buffer keeps the channel it was re-sent on here, (new producer, new
+        consumer), where Flink files it under the channel of its old producer in the consumer's
+        gate; both are read before any new data, so only the order among recovered records of
+        different channels differs, which no property reads.  The consumer reads its own input
+        state first, then the producer's output state, as ``readInputData``'s two passes do."""
+        return RECOVERED_INPUT if self.design.recover_output_on_downstream else RECOVERED_OUTPUT
+
     def _own_channels(self, c: Completed) -> dict[int, tuple]:
         all_out = self.model.all_out
         names = self.topo.names
+        marker = self.output_state_marker()
         out = {}
         for ch in self.topo.channels:
             inp = c.snapshots[ch.consumer].inputs
@@ -268,7 +287,7 @@ class StateAssignmentOperation(Component):
                     [(0, 0, ins)], [(0, 0, outs)],
                     lambda _k: f"{names[ch.consumer]} on {self.topo.channel_name(ch.id)}")
             recovered = tuple((REC, r[0], r[1], RECOVERED_INPUT) for r in ins)
-            resent = tuple((REC, r[0], r[1], RECOVERED_OUTPUT) for r in outs)
+            resent = tuple((REC, r[0], r[1], marker) for r in outs)
             if recovered or resent:
                 out[ch.id] = recovered + resent
         return out
@@ -301,7 +320,7 @@ class StateAssignmentOperation(Component):
                 continue  # NO_STATE: the mapper is never called (FLINK-38267)
             to_inputs, to_outputs, lost = self.route_edge(ek, c, old, ins, outs)
             dropped += lost
-            for into, marker, routed in ((recovered, RECOVERED_INPUT, to_inputs), (resent, RECOVERED_OUTPUT, to_outputs)):
+            for into, marker, routed in ((recovered, RECOVERED_INPUT, to_inputs), (resent, self.output_state_marker(), to_outputs)):
                 for u2, d2, recs in routed:
                     cid = new_id.get((ek, u2, d2))
                     if cid is None:  # a mutant's write to a downstream its writer is not connected to

@@ -68,6 +68,15 @@ KNOBS: tuple[Knob, ...] = (
         "redistribution a restore that rescales such an edge with in-flight data fails",
     ),
     Knob(
+        "recover_output_on_downstream",
+        bool,
+        False,
+        "execution.checkpointing.unaligned.recover-output-on-downstream.enabled (Flink 2.3.0, FLINK-38542): a restore from "
+        "an unaligned checkpoint gives each producer's output channel state to its consumer, which reads it with its "
+        "recovered input before any new data (TaskStateAssignment.distributeOutputBuffersToDownstream); the producer "
+        "re-sends nothing",
+    ),
+    Knob(
         "alignment_blocks_channels",
         bool,
         True,
@@ -481,6 +490,7 @@ class Design:
     origin: str = ""  # where the design (or flaw) comes from: a seed passage, a Flink issue
     checkpoint_mode: str = "aligned"
     unaligned_pointwise: bool = False
+    recover_output_on_downstream: bool = False
     alignment_blocks_channels: bool = True
     sink_commit: str = "notify"
     checkpoints_after_tasks_finish: bool = True

@@ -46,7 +46,7 @@ from .unaligned.properties import (_acked_snapshot, _filterable_keyed_edge, _for
                         channel_state, rescaled_channel_state_exact, w_aligned_node_sends_unaligned,
                         w_barrier_overtakes, w_barrier_passes_end_of_resent_state, w_channel_state_restored,
                         w_finish_waits_for_consumers, w_rescaled_task_declines,
-                        w_gate_waits_for_resent_output, w_input_state, w_output_state, w_record_spans,
+                        w_gate_waits_for_resent_output, w_input_state, w_output_state, w_output_state_recovered_downstream, w_record_spans,
                         w_replica_filtered, w_rescale_channel_state, w_rescaled, w_split_record_restored,
                         w_switch_to_unaligned, w_timer_fires_on_announcement)
 
@@ -388,6 +388,11 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              w_timer_fires_on_announcement, _announcing),
     Property("channel-state-restored", SOMETIMES, "failed subtasks are restored with channel state", w_channel_state_restored,
              lambda d, s: _unaligned(d, s) and not _null_state(d, s)),  # a null-state replay re-sends it instead
+    Property("output-state-recovered-downstream", SOMETIMES,
+             "a restore gives a producer's output channel state to its consumer's recovered input"
+             " (recover_output_on_downstream)", w_output_state_recovered_downstream,
+             lambda d, s: d.recover_output_on_downstream and _unaligned(d, s) and (s.max_failures > 0 or s.max_rescales > 0)
+             and not _null_state(d, s)),
     Property("a-source-is-backpressured", SOMETIMES, "a full channel stops a source", w_backpressure, _capacity),
     Property("a-cancel-marker-aborts", SOMETIMES, "a cancellation marker aborts the alignment of the checkpoint its consumer collects",
              w_cancel_marker_aborts, _markers_possible),
@@ -401,13 +406,14 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              "after a restore a gate holds a new record back until every channel delivered its re-sent output state",
              w_gate_waits_for_resent_output,
              lambda d, s: _unaligned(d, s) and (s.max_failures > 0 or s.max_rescales > 0) and _two_input_subtask(s)
-             and not _null_state(d, s)),  # a null-state replay restores no channel state
+             and not _null_state(d, s)  # a null-state replay restores no channel state
+             and not d.recover_output_on_downstream),  # no producer re-sends: the consumer recovers it
     Property("a-barrier-passes-the-end-of-resent-state", SOMETIMES,
              "after a restore a gate takes an unaligned barrier on a channel whose re-sent output state is read while"
              " another channel still re-sends",
              w_barrier_passes_end_of_resent_state,
              lambda d, s: _unaligned(d, s) and (s.max_failures > 0 or s.max_rescales > 0) and _two_input_subtask(s)
-             and not _null_state(d, s)),
+             and not _null_state(d, s) and not d.recover_output_on_downstream),
     Property("a-rescaled-task-declines-while-recovering", SOMETIMES,
              "a subtask restored at a new parallelism declines a checkpoint whose barrier arrives before its recovery"
              " ended (scopes with rescaled_tasks_decline)",

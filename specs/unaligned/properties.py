@@ -372,6 +372,26 @@ def w_channel_state_restored(m, prev: World, a, nxt: World) -> str | None:
     return None
 
 
+def w_output_state_recovered_downstream(m, prev: World, a, nxt: World) -> str | None:
+    """``recover_output_on_downstream``: a restore gives a record of a producer's output channel
+    state to its consumer, in the consumer's recovered input (``RECOVERED_INPUT``), where without
+    the option the producer re-sends it (``StateAssignmentOperation.output_state_marker``)."""
+    if type(a) not in (Restore, Rescale) or not a.checkpoint or not m.unaligned or nxt.coord.restore_failure:
+        return None
+    c = next((c for c in prev.coord.store if c.id == a.checkpoint), None)
+    if c is None:
+        return None
+    outputs = {r[:2] for s in c.snapshots for side in s.outputs for r in side}
+    topo = m.at(nxt).topo
+    for cid, items in enumerate(nxt.channels):
+        for x in items:
+            if x[0] == REC and is_recovered(x) and x[3] == RECOVERED_INPUT and x[1:3] in outputs:
+                return (f"restored from checkpoint {a.checkpoint}: {topo.names[topo.channels[cid].consumer]} reads record"
+                        f" {rec(x[1:3])} of {topo.names[topo.channels[cid].producer]}'s output channel state with its"
+                        f" recovered input on {topo.channel_name(cid)}")
+    return None
+
+
 def w_rescaled(m, prev: World, a, nxt: World) -> str | None:
     if type(a) is not Rescale:
         return None

@@ -205,11 +205,11 @@ def test_the_announcement_scope_holds_and_hits_the_announcement_witness_which_th
     assert all(s.input_buffers == 0 for s in others), "the scopes before it have local channels only"
 
 
-def _restored_with_input_and_output_state(**limits) -> Run:
+def _restored_with_input_and_output_state(design=UNALIGNED, **limits) -> Run:
     """keyed-2x1 with one credit: checkpoint 1 holds the sink's input state (1, 0) and
     source[1]'s output state (1, 1), both on source[1]->sink[0]; the sink fails and the job is
-    restored from it (stock ``flink-unaligned``)."""
-    r = Run(model(records_per_split=3, max_checkpoints=3, max_failures=1, input_buffers=1, **limits))
+    restored from it (``design``: stock ``flink-unaligned`` unless given)."""
+    r = Run(model(design, records_per_split=3, max_checkpoints=3, max_failures=1, input_buffers=1, **limits))
     s1, sink = r.t("source[1]"), r.t("sink[0]")
     c0, c1 = r.c("source[0]->sink[0]"), r.c("source[1]->sink[0]")
     r.do(EmitRecord(s1)).do(EmitRecord(s1)).do(TriggerCheckpoint(1))
@@ -224,6 +224,29 @@ def _restored_with_input_and_output_state(**limits) -> Run:
     assert consistent_cut(r.m, r.w) is None
     r.do(FailTask(sink)).do(Restore(1))
     return r
+
+
+def test_recovery_on_the_downstream_reads_the_producers_output_state_as_recovered_input():
+    """``recover_output_on_downstream`` (Flink 2.3.0, FLINK-38542): the same restore gives
+    source[1]'s output state (1, 1) to the sink as recovered input, behind its own input state;
+    the sink reads both before any new record, while it is still recovering its input (so a
+    trigger would find it INITIALIZING), and no re-sent phase follows."""
+    r = _restored_with_input_and_output_state(UNALIGNED.with_(name="recover-downstream", recover_output_on_downstream=True))
+    stock = _restored_with_input_and_output_state()
+    s0, s1, sink = r.t("source[0]"), r.t("source[1]"), r.t("sink[0]")
+    c0, c1 = r.c("source[0]->sink[0]"), r.c("source[1]->sink[0]")
+    assert r.m.assignment.output_state_marker() == RECOVERED_INPUT != stock.m.assignment.output_state_marker()
+    assert r.w.channels[c1] == ((REC, 1, 0, RECOVERED_INPUT), (REC, 1, 1, RECOVERED_INPUT)), "both read as recovered input"
+    r.do(EmitRecord(s1)).do(EmitRecord(s0))
+    delivers = lambda: [a for a in r.m.enabled(r.w) if type(a) is Deliver]  # noqa: E731
+    assert r.m.network_input.recovery_phase(r.w.channels, sink) == RECOVERED_INPUT
+    r.do(Deliver(c1))
+    assert r.m.network_input.is_recovering(r.w.channels, sink), "the producer's output state is still recovered input"
+    assert delivers() == [Deliver(c1)]
+    r.do(Deliver(c1))
+    assert r.w.tasks[sink].processed == ((1, 0), (1, 1))
+    assert r.m.network_input.recovery_phase(r.w.channels, sink) == 0, "no re-sent phase"
+    assert set(delivers()) == {Deliver(c0), Deliver(c1)}
 
 
 def test_a_restore_puts_input_state_before_output_state_before_new_data():
@@ -465,3 +488,25 @@ def test_a_single_input_switches_to_unaligned_only_by_the_senders_timer():
     v = r.verdict("switch-to-unaligned")
     assert v.status == HIT and "sender timer switched checkpoint 1" in v.reason and "jumped ahead of record" in v.reason
     assert type(v.trace[-1]) is AlignmentTimeout
+
+
+def test_recovery_on_the_downstream_holds_in_the_rescaled_recovery_scope_and_hits_its_witness():
+    """The rescaled recovery scope (the sink rescaled 1 -> 2 from a checkpoint with output state):
+    with ``recover_output_on_downstream`` every property holds, a rescaled sink reads source[0]'s
+    output state as recovered input (the witness), and the state count is below the stock
+    preset's 350,179 (no re-sent phase); the witnesses of the re-sent phase do not apply."""
+    from ckptcheck.checks.run.api import NOT_APPLICABLE
+    from ckptcheck.specs.scopes import rescaled_recovery_scope
+
+    design = UNALIGNED.with_(name="recover-downstream", recover_output_on_downstream=True)
+    r = check(design, rescaled_recovery_scope())
+    assert not [v.property for v in r.verdicts if v.failed]
+    assert r.stats["states"] == 346_613
+    w = r.verdict("output-state-recovered-downstream")
+    assert w.status == HIT and "output channel state with its recovered input" in w.reason
+    from ckptcheck.specs.properties import BASELINE_PROPERTIES
+    from ckptcheck.specs.scopes import unaligned_scope
+
+    resent = [p for p in BASELINE_PROPERTIES if p.name in ("a-gate-waits-for-resent-output", "a-barrier-passes-the-end-of-resent-state")]
+    assert len(resent) == 2 and all(p.applies(UNALIGNED, unaligned_scope()) and not p.applies(design, unaligned_scope()) for p in resent)
+    assert check(UNALIGNED, rescaled_recovery_scope()).verdict("output-state-recovered-downstream").status == NOT_APPLICABLE
