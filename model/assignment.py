@@ -269,7 +269,12 @@ class StateAssignmentOperation(Component):
         consumer), where Flink files it under the channel of its old producer in the consumer's
         gate; both are read before any new data, so only the order among recovered records of
         different channels differs, which no property reads.  The consumer reads its own input
-        state first, then the producer's output state, as ``readInputData``'s two passes do."""
+        state first, then the producer's output state, as ``readInputData``'s two passes do.  On
+        POINTWISE edges (``PointwiseStateAssignment``) the records go where the producer's
+        re-sending would have sent them (its primary-producer rule), not by PR #28523's own
+        downstream distribution (``distributePointwiseOutputBufferToDownstream``), which the model
+        does not follow yet: a routing that rule gets wrong and the re-sending gets right is
+        hidden there."""
         return RECOVERED_INPUT if self.design.recover_output_on_downstream else RECOVERED_OUTPUT
 
     def _own_channels(self, c: Completed) -> dict[int, tuple]:
