@@ -165,13 +165,13 @@ class CheckpointBarrierHandler(Component):
             self.abort(tx, t, cp)
 
     @follows("SingleCheckpointBarrierHandler.abortInternal")
-    def abort(self, tx: Tx, t: int, cp: int) -> None:
+    def abort(self, tx: Tx, t: int, cp: int, counted: bool = False) -> None:
         """``abortInternal``: forget checkpoint ``cp`` (its channel state is discarded), decline
-        it (a reason the ``CheckpointFailureManager`` does not count) and forward a
-        ``CancelCheckpointMarker`` (``SubtaskCheckpointCoordinatorImpl.abortCheckpointOnBarrier``)."""
+        it (a reason the ``CheckpointFailureManager`` does not count, unless ``counted``) and
+        forward a ``CancelCheckpointMarker`` (``SubtaskCheckpointCoordinatorImpl.abortCheckpointOnBarrier``)."""
         ts = tx.tasks[t]
         tx.tasks[t] = ts._replace(aligning=0, blocked=0, uc=(), last_barrier=max(ts.last_barrier, cp))
-        self.coordinator.receive_decline(tx, t, cp, counted=False)
+        self.coordinator.receive_decline(tx, t, cp, counted=counted)
         tx.push(self.model.all_out[t], (CANCEL, cp))
 
     @follows("SingleCheckpointBarrierHandler.processEndOfPartition")

@@ -35,6 +35,7 @@ from .store import CompletedCheckpointStore, FileMergingSnapshotManager
 from .surface import checked_variant
 from .reading import READINGS, composed
 from . import flip600  # noqa: F401  (registers FLIP-600's readings)
+from . import flip547  # noqa: F401  (registers FLIP-547's readings)
 from .subtask_checkpoint import SubtaskCheckpointCoordinator
 from .task import StreamTask
 
@@ -75,6 +76,25 @@ KNOBS: tuple[Knob, ...] = (
         "an unaligned checkpoint gives each producer's output channel state to its consumer, which reads it with its "
         "recovered input before any new data (TaskStateAssignment.distributeOutputBuffersToDownstream); the producer "
         "re-sends nothing",
+    ),
+    Knob(
+        "checkpointing_during_recovery",
+        bool,
+        False,
+        "execution.checkpointing.during-recovery.enabled (FLIP-547; Flink 2.3.0 and master): a restored subtask takes "
+        "checkpoints while it still reads its recovered channel state, whose unread part becomes the new checkpoint's "
+        "input channel state; only with recover_output_on_downstream and unaligned checkpoints "
+        "(CheckpointingOptions.isCheckpointingDuringRecoveryEnabled, FLINK-40518)",
+    ),
+    Knob(
+        "recovery_trigger_no_op",
+        str,
+        "after-state-consumed",
+        "FLIP-547 on master: when a subtask's RecoveryCheckpointTrigger stops inserting recovery barriers: once every gate "
+        "reported its recovered state consumed (apache/flink#28660, StreamTaskRecoveryTriggerLifecycleTest), or once the "
+        "drain handed every recovered buffer to its channel (the code reviewed on apache/flink#28554), where a checkpoint "
+        "that starts while a channel is still in recovery is declined, counted",
+        ("after-state-consumed", "after-drain"),
     ),
     Knob(
         "alignment_blocks_channels",
@@ -465,6 +485,15 @@ def knob_conflict(knobs: dict[str, Any]) -> str:
         return "scheduler 'adaptive' restarts the whole job on every failure: set failover_strategy 'full'"
     if knobs["incremental_checkpoints"] and (knobs["file_merging"] or knobs["no_claim_restore"]):
         return "incremental_checkpoints is not modelled with file_merging or no_claim_restore (one of them)"
+    if knobs["checkpointing_during_recovery"]:
+        if not knobs["recover_output_on_downstream"]:
+            return ("checkpointing_during_recovery: Flink turns it on only with recover_output_on_downstream"
+                    " (CheckpointingOptions.isCheckpointingDuringRecoveryEnabled): set both")
+        if knobs["checkpoint_mode"] == "aligned":
+            return ("checkpointing_during_recovery: needs unaligned checkpoints (an aligned design restores no channel"
+                    " state; since FLINK-40518 Flink turns it off there)")
+        if knobs["recovery"] == "null-state":
+            return "checkpointing_during_recovery is not modelled with recovery 'null-state'"
     if knobs["max_concurrent_checkpoints"] > 1:
         if knobs["checkpoint_mode"] == "aligned-timeout":
             return "max_concurrent_checkpoints > 1 with checkpoint_mode 'aligned-timeout' is not modelled (use 1)"
@@ -491,6 +520,8 @@ class Design:
     checkpoint_mode: str = "aligned"
     unaligned_pointwise: bool = False
     recover_output_on_downstream: bool = False
+    checkpointing_during_recovery: bool = False
+    recovery_trigger_no_op: str = "after-state-consumed"
     alignment_blocks_channels: bool = True
     sink_commit: str = "notify"
     checkpoints_after_tasks_finish: bool = True
@@ -575,7 +606,7 @@ class Design:
         for k in KNOBS:
             value = getattr(self, k.name)
             if k.name in read and value != k.default and (k.name, value) not in READINGS:  # pragma: no cover - a knob's choices
-                raise ValueError(f"design {self.name!r}: {k.name} = {value!r} has no reading (model.flip600)")
+                raise ValueError(f"design {self.name!r}: {k.name} = {value!r} has no reading (model.flip600, model.flip547)")
         problem = knob_conflict(self.knobs())
         if problem:
             raise ValueError(f"design {self.name!r}: {problem}")

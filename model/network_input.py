@@ -32,6 +32,7 @@ from .world import (
     REPLAY,
     TaskState,
     add_sorted,
+    is_recovered,
 )
 
 
@@ -55,7 +56,7 @@ class StreamTaskNetworkInput(Component):
         if i >= 0:
             item = items[i]
             tx.channels[c] = items[:i] + items[i + 1:]
-            ahead = tuple((x[1], x[2]) for x in items[:i] if x[0] == REC)
+            ahead = tuple((x[1], x[2]) for x in items[:i] if x[0] == REC and not self.persisted_at_start(x))
             self.barriers.on_barrier(tx, t, item[1], bit, priority=True, ahead=ahead)
             return
         item = items[0]
@@ -68,7 +69,8 @@ class StreamTaskNetworkInput(Component):
         if kind == REC and self.null_state.drops(tx.tasks[t], (item[1], item[2])):
             return  # FLINK-4120: the state restored from the latest checkpoint already holds it
         if kind == REC:
-            if self.persists_on_poll(tx.tasks[t], bit, (item[1], item[2])):
+            if self.persists_on_poll(tx.tasks[t], bit, (item[1], item[2])) and (
+                    not self.persisted_at_start(item) or self.persists_recovered_on_poll()):
                 self.record_input(tx, t, bit, ((item[1], item[2]),))
             self.process(tx, t, item)
         elif kind == COMMITTABLE:
@@ -119,6 +121,54 @@ class StreamTaskNetworkInput(Component):
         queued in front of the barrier when it arrived were persisted then
         (``checkpointStarted``), and are not persisted again."""
         return bool(ts.uc) and not (ts.blocked | ts.eop) & bit
+
+    def persisted_at_start(self, item: tuple) -> bool:
+        """Is channel item ``item`` a recovered record that a checkpoint during recovery persisted
+        when it started (``recovered_at_start``)?"""
+        return self.model.cdr and is_recovered(item)
+
+    @follows("LocalInputChannel.checkpointStarted")
+    def recovered_at_start(self, channels: Sequence, t: int) -> tuple:
+        """With checkpoints during recovery (``FlinkModel.cdr``): per input index of subtask
+        ``t``, the recovered records still queued when a checkpoint starts there; they are input
+        channel state of that checkpoint.  In Flink 2.3.0 ``LocalInputChannel.checkpointStarted``
+        persists its ``toBeConsumedBuffers`` (``ChannelStatePersister.startPersisting``); on
+        master the ``RecoveryCheckpointTrigger`` puts a ``RecoveryCheckpointBarrier`` behind the
+        last recovered buffer of each channel still in recovery, and ``checkpointStarted``
+        persists the data buffers in front of it (apache/flink#28660).  Either way exactly the
+        recovered records not yet read: each channel's recovered records come before anything
+        else in it.
+
+        Abstraction: the model's subtask has one gate, and a channel's recovered records are
+        in the channel the restore put them in (``StateAssignmentOperation.output_state_marker``)."""
+        ins = self.topo.inputs[t]
+        out: list[tuple] = [()] * len(ins)
+        for c in ins:
+            out[self.topo.channels[c].input_index] = tuple((x[1], x[2]) for x in channels[c] if x[0] == REC and is_recovered(x))
+        return tuple(out)
+
+    @follows("StreamTask.restoreStateAndGates")
+    def recovery_barriers_inserted(self) -> bool:
+        """With checkpoints during recovery: does a checkpoint that starts while a channel still
+        holds recovered records find their end marked?  Yes: in Flink 2.3.0 the channel's
+        ``toBeConsumedBuffers`` are all persisted (``recovered_at_start``); on master the
+        ``RecoveryCheckpointTrigger`` inserts a ``RecoveryCheckpointBarrier`` into each channel
+        still in recovery until every gate reported its state consumed, and only then becomes
+        NO_OP (apache/flink#28660, ``StreamTaskRecoveryTriggerLifecycleTest``: "NO_OP only after
+        all gates report state consumed").  The reading ``recovery_trigger_no_op = "after-drain"``
+        (``model.flip547``) is the earlier code, where it did not."""
+        return True
+
+    @follows("LocalInputChannel.getNextRecoveredBuffer")
+    def persists_recovered_on_poll(self) -> bool:
+        """With checkpoints during recovery: is a recovered record read while its channel's
+        barrier is still pending persisted (again)?  No: the checkpoint persisted it when it
+        started (``recovered_at_start``), and FLINK-40016's fix (apache/flink#28605, merged July
+        2026, after Flink 2.3.0 was built) keeps ``getNextRecoveredBuffer``'s buffer from
+        ``maybePersist``.  Flink 2.3.0's jar persists it again (``LocalInputChannel
+        .getNextRecoveredBuffer`` -> ``getBufferAndAvailability`` -> ``maybePersist``, read with
+        javap): the catalog's ``FLINK-40016-recovered-buffers-persisted-twice``."""
+        return False
 
     @follows("ChannelStatePersister.maybePersist")
     def record_input(self, tx: Tx, t: int, bit: int, records: tuple) -> None:

@@ -283,6 +283,14 @@ class FlinkModel(EnabledMixin):
         return self.design.checkpoint_mode != "aligned"
 
     @cached_property
+    def cdr(self) -> bool:
+        """Checkpoints during recovery (FLIP-547) are on: ``CheckpointingOptions
+        .isCheckpointingDuringRecoveryEnabled``, both options and (since FLINK-40518) unaligned
+        checkpoints; ``knob_conflict`` refuses the option alone."""
+        d = self.design
+        return d.checkpointing_during_recovery and d.recover_output_on_downstream and self.unaligned
+
+    @cached_property
     def uc_inputs(self) -> tuple[bool, ...]:
         """Per subtask: may its inputs take unaligned barriers?  Only if every input edge of its
         vertex supports them (``StreamPartitioner.isSupportsUnalignedCheckpoint``: not

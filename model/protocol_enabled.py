@@ -66,6 +66,9 @@ class EnabledMixin(Peers):
         def unaligned(self) -> bool: ...
 
         @property
+        def cdr(self) -> bool: ...
+
+        @property
         def timeoutable(self) -> tuple[bool, ...]: ...
 
         @property
@@ -249,7 +252,14 @@ class EnabledMixin(Peers):
         event is read as late as possible, which loses no run (reading it has no effect of its
         own until every channel's event is read, and then the gate resumes all of them).  A
         real run (``tests/data/runs/barrier-during-recovery.jsonl``) showed it: the sink takes
-        checkpoint 2's barrier of one source while re-sent records of the other are unread."""
+        checkpoint 2's barrier of one source while re-sent records of the other are unread.
+
+        With checkpoints during recovery (``cdr``) a subtask restored at a new parallelism first
+        filters (``EndOfRecovery`` ends it) and then reads its channels as a running task does:
+        each channel's recovered records before its new ones (``LocalInputChannel``'s
+        ``toBeConsumedBuffers`` first in Flink 2.3.0), the channels in any order, since its gates
+        request their partitions once filtering is done (``StreamTask.restoreStateAndGates``),
+        not once their recovered state is consumed."""
         tasks = w.tasks
         channels = w.channels
         topo = self.topo
@@ -262,7 +272,14 @@ class EnabledMixin(Peers):
             out.append(AlignmentTimeout(t, ts.sending[0]))  # the sender's timer
         if not ins:
             return
-        phase = self.network_input.recovery_phase(channels, t)
+        phase = 0
+        if self.cdr:
+            if ts.rescaled:  # filtering (NOT_READY): no recovered buffer is read yet, a priority barrier is declined
+                out.append(EndOfRecovery(t))
+                out.extend(Deliver(c) for c in ins if priority_index(channels[c]) >= 0)
+                return
+        else:
+            phase = self.network_input.recovery_phase(channels, t)
         if phase == RECOVERED_INPUT:
             if self.has_room(w, t):
                 out.extend(Deliver(c) for c in ins if channels[c] and is_recovered(channels[c][0]))

@@ -96,9 +96,17 @@ class CheckpointRequestDecider(Component):
         (``restoreStateAndGates``); with the scope's ``suspend_on_failure`` the scheduler
         (``ExecutionTrackingCheckpointCoordinatorDeActivator``) triggers nothing meanwhile.
         Abstraction: restoring operator state takes no time, so only unaligned restores have
-        an initializing subtask."""
+        an initializing subtask.
+
+        With checkpoints during recovery (``FlinkModel.cdr``) ``restoreStateAndGates`` waits for
+        each gate's ``getBufferFilteringCompleteFuture`` instead of ``getStateConsumedFuture``
+        (Flink 2.3.0, read in its jar): a subtask is INITIALIZING only while it filters, which the
+        model has only for a subtask restored at a new parallelism (``TaskState.rescaled``, with
+        the scope's ``rescaled_tasks_decline``), and RUNNING while it reads its recovered state."""
         if not self.model.unaligned:
             return None
+        if self.model.cdr:
+            return next((t for t, ts in enumerate(w.tasks) if ts.rescaled), None)
         for t in range(self.topo.n_tasks):
             if self.network_input.is_recovering(w.channels, t):
                 return t

@@ -168,6 +168,14 @@ class SubtaskCheckpointCoordinator(Component):
         exactly one of the producer's output state, the consumer's input state or the
         consumer's operator state (A.6).  Records read after the snapshot are processed
         normally."""
+        waiting = self.model.cdr and not self.network_input.recovery_barriers_inserted() and next(
+            (r[0] for r in self.network_input.recovered_at_start(tx.channels, t) if r), None)
+        if waiting:
+            # collectPreRecoveryBarrier: "Missing RecoveryCheckpointBarrier", CHECKPOINT_DECLINED (counted)
+            if not tx.coord.declined_by_itself:
+                tx.coord = tx.coord._replace(declined_by_itself=(t, cp, waiting))
+            self.barriers.abort(tx, t, cp, counted=True)
+            return
         snap = self.operator_snapshot(tx, t, cp)
         if snap is None:
             return
@@ -179,6 +187,10 @@ class SubtaskCheckpointCoordinator(Component):
                 x = next((x for x in tx.channels[c] if is_head_read(x)), None)
                 if x is not None:
                     inputs[self.topo.channels[c].input_index] = ((x[1], x[2], PART_HEAD),)
+        if self.model.cdr:  # checkpointStarted: the recovered records not read yet come next
+            recovered = self.network_input.recovered_at_start(tx.channels, t)
+            inputs = [held + r for held, r in zip(inputs, recovered)]
+            snap = snap._replace(recovered=tuple(sorted({r for rs in recovered for r in rs})))
         ts = tx.tasks[t]
         tx.tasks[t] = ts._replace(uc=(snap._replace(outputs=outputs), tuple(inputs)))
 

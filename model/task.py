@@ -89,7 +89,10 @@ class StreamTask(Component):
     def finish_recovery(self, tx: Tx, t: int) -> None:
         """Subtask ``t``, restored at a new parallelism, has read every channel's
         ``EndOfChannelStateEvent`` (``RescalingStreamTaskNetworkInput.finishRecovery``): it takes
-        checkpoints again (``Scope.rescaled_tasks_decline``)."""
+        checkpoints again (``Scope.rescaled_tasks_decline``).  With checkpoints during recovery
+        (``FlinkModel.cdr``) the action is the end of its filtering instead, before it reads any
+        recovered buffer (FLINK-38930: filtering before processing; ``getBufferFilteringCompleteFuture``
+        in Flink 2.3.0, ``RecoveryCheckpointTrigger`` leaving NOT_READY on master, apache/flink#28660)."""
         tx.tasks[t] = tx.tasks[t]._replace(rescaled=False)
 
     @handles(LoseNotification, "task")
@@ -163,7 +166,11 @@ class StreamTask(Component):
     def not_ready_for_trigger(self, tx: Tx, t: int) -> bool:
         """Does a trigger RPC reaching subtask ``t`` now get declined as not ready (FLINK-20654,
         ``CHECKPOINT_DECLINED_TASK_NOT_READY``): unaligned, and still reading recovered channel
-        state?"""
+        state?  With checkpoints during recovery only while it filters (``RecoveryCheckpointTrigger
+        .NOT_READY``, apache/flink#28660; ``TaskState.rescaled``): reading recovered state, it
+        takes the checkpoint."""
+        if self.model.cdr:
+            return tx.tasks[t].rescaled
         return self.model.unaligned and self.network_input.is_recovering(tx.channels, t)
 
     @follows("Task.triggerCheckpointBarrier")

@@ -65,6 +65,10 @@ class Snapshot(NamedTuple):
     # with its acknowledgement, ((split, offset), ...): its state is recomputable from the
     # records of each split at or after that offset; set when the acknowledgement is received
     watermark: tuple = ()
+    # ghost (for the properties only, no rule reads it): checkpoints during recovery (FLIP-547), the
+    # records of ``inputs`` that were recovered channel state still unread when the checkpoint
+    # started on this subtask (``SubtaskCheckpointCoordinator.start_unaligned``)
+    recovered: tuple = ()
 
 
 FINISHED_SNAPSHOT = Snapshot(True, 0, (), ())
@@ -201,6 +205,11 @@ class Coordinator(NamedTuple):
     # closed for, and ((reader, checkpoint, split), ...) the AddSplitEvents held in them
     gateways: tuple = ()
     held: tuple = ()
+    # ghost (for the properties only, no rule reads it): the first checkpoint a subtask declined
+    # for a reason of its own that the failure manager counts, (subtask, checkpoint, the first
+    # recovered record it had not read), or ():
+    # checkpoints during recovery's "Missing RecoveryCheckpointBarrier" (``model.flip547``)
+    declined_by_itself: tuple = ()
 
 
 class Txn(NamedTuple):

@@ -41,12 +41,14 @@ from .flip600.properties import (_epoch_verdict, _evaluated_declined, _ownership
                        w_event_held_by_gateway, w_fallback_notice_survives_restart, w_force_flag_cleared_under_a_newer_checkpoint, w_new_coordinator_after_regional,
                        w_timeout_while_coordinators_fall_back, w_gateway_left_closed, w_split_returns_live,
                        w_timeout_completes_regionally)
-from .unaligned.properties import (_acked_snapshot, _filterable_keyed_edge, _forced_aligned_node, _keyed_edge, _pattern_changes, _rescales,
+from .unaligned.properties import (_acked_snapshot, _during_recovery, _filterable_keyed_edge, _forced_aligned_node, _keyed_edge, _pattern_changes, _rescales,
                         _announcing, _restore_verdict, _timeoutable, _two_input_subtask, _unaligned, _w_pattern_change,
                         channel_state, rescaled_channel_state_exact, w_aligned_node_sends_unaligned,
                         w_barrier_overtakes, w_barrier_passes_end_of_resent_state, w_channel_state_restored,
                         w_finish_waits_for_consumers, w_rescaled_task_declines,
                         w_gate_waits_for_resent_output, w_input_state, w_output_state, w_output_state_recovered_downstream, w_record_spans,
+                        w_checkpoint_completes_during_recovery, w_recovered_record_in_new_checkpoint,
+                        w_restore_from_checkpoint_during_recovery, w_refused_while_filtering, declined_by_itself,
                         w_replica_filtered, w_rescale_channel_state, w_rescaled, w_split_record_restored,
                         w_switch_to_unaligned, w_timer_fires_on_announcement)
 
@@ -103,6 +105,14 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
         "the records of one key reach the keyed operator in source order (where the scope's records share keys)",
         per_key_order,
         lambda design, scope: scope.keys_per_split > 0 and any(StateKind.KEYED in v.state for v in scope.job.vertices),
+    ),
+    Property(
+        "no-checkpoint-declined-by-itself",
+        ALWAYS,
+        "no subtask declines a checkpoint, counted, for a reason of its own (an injected decline stands for a failed "
+        "snapshot): a checkpoint that starts during recovery is taken",
+        declined_by_itself,
+        _during_recovery,
     ),
     Property(
         "committed-output-covered",
@@ -393,6 +403,23 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              " (recover_output_on_downstream)", w_output_state_recovered_downstream,
              lambda d, s: d.recover_output_on_downstream and _unaligned(d, s) and (s.max_failures > 0 or s.max_rescales > 0)
              and not _null_state(d, s)),
+    Property("a-checkpoint-completes-during-recovery", SOMETIMES,
+             "a checkpoint completes while a restored subtask still has recovered channel state to read"
+             " (checkpointing_during_recovery)", w_checkpoint_completes_during_recovery,
+             lambda d, s: _during_recovery(d, s) and (s.max_failures > 0 or s.max_rescales > 0)),
+    Property("a-recovered-record-lands-in-a-new-checkpoint", SOMETIMES,
+             "a checkpoint holds, as input channel state, a recovered record its subtask had not read when the checkpoint"
+             " started there (checkpointing_during_recovery)", w_recovered_record_in_new_checkpoint,
+             lambda d, s: _during_recovery(d, s) and (s.max_failures > 0 or s.max_rescales > 0)),
+    Property("a-restore-reads-a-checkpoint-taken-during-recovery", SOMETIMES,
+             "a restore from a checkpoint that holds recovered records not read when it started recovers them again"
+             " (checkpointing_during_recovery)", w_restore_from_checkpoint_during_recovery,
+             lambda d, s: _during_recovery(d, s) and s.max_failures + s.max_rescales >= 2),
+    Property("no-checkpoint-while-a-subtask-filters", SOMETIMES,
+             "a checkpoint waits (Flink's scheduling, suspend_on_failure) or is declined (TASK_NOT_READY) while a subtask"
+             " restored at a new parallelism filters its recovered state (checkpointing_during_recovery, scopes with"
+             " rescaled_tasks_decline)", w_refused_while_filtering,
+             lambda d, s: _during_recovery(d, s) and _rescales(d, s) and s.rescaled_tasks_decline),
     Property("a-source-is-backpressured", SOMETIMES, "a full channel stops a source", w_backpressure, _capacity),
     Property("a-cancel-marker-aborts", SOMETIMES, "a cancellation marker aborts the alignment of the checkpoint its consumer collects",
              w_cancel_marker_aborts, _markers_possible),
@@ -418,7 +445,7 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              "a subtask restored at a new parallelism declines a checkpoint whose barrier arrives before its recovery"
              " ended (scopes with rescaled_tasks_decline)",
              w_rescaled_task_declines,
-             lambda d, s: _unaligned(d, s) and _rescales(d, s) and s.rescaled_tasks_decline),
+             lambda d, s: _unaligned(d, s) and _rescales(d, s) and s.rescaled_tasks_decline and not _during_recovery(d, s)),
     Property("the-job-is-rescaled", SOMETIMES, "the job restarts from a checkpoint at a new parallelism", w_rescaled, _rescales),
     Property("a-regional-checkpoint-is-rescaled", SOMETIMES, "a regional checkpoint is restored at a new parallelism",
              w_rescale_regional, lambda d, s: _regional(d, s) and _rescales(d, s)),

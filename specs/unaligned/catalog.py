@@ -17,8 +17,8 @@ from ckptcheck.model.world import BARRIER, REC, RECOVERED_INPUT
 
 from ..baseline.scopes import scope
 from ..catalog_entry import Entry
-from .designs import UNALIGNED, UNALIGNED_POINTWISE, UNALIGNED_TIMEOUT
-from .scopes import pointwise_fan_in_scope, pointwise_keyed_order_scope, pointwise_pattern_change_scope
+from .designs import UNALIGNED, UNALIGNED_DURING_RECOVERY, UNALIGNED_POINTWISE, UNALIGNED_TIMEOUT
+from .scopes import pointwise_fan_in_scope, recovery_scope, unaligned_scope, pointwise_keyed_order_scope, pointwise_pattern_change_scope
 
 
 class OutputStateNotPersisted(SubtaskCheckpointCoordinator):
@@ -48,6 +48,17 @@ class PersistsQueuedBuffersTwice(StreamTaskNetworkInput):
 
     def persists_on_poll(self, ts, bit: int, r: tuple) -> bool:
         return super().persists_on_poll(ts, bit, r) or bool(ts.uc) and r in ts.uc[1][bit.bit_length() - 1]
+
+
+class RecoveredBufferPersistedAgain(StreamTaskNetworkInput):
+    """FLINK-40016 as Flink 2.3.0 has it, with checkpoints during recovery: the checkpoint
+    persists the recovered buffers still queued when it starts (``LocalInputChannel
+    .checkpointStarted``), and ``getNextRecoveredBuffer`` hands each one it polls while the
+    channel's barrier is pending to ``getBufferAndAvailability``, whose ``maybePersist`` persists
+    it again (read in Flink 2.3.0's jar with javap; fixed by apache/flink#28605)."""
+
+    def persists_recovered_on_poll(self) -> bool:
+        return True
 
 
 class NewDataBeforeChannelState(StreamTaskNetworkInput):
@@ -316,6 +327,40 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         "so two edges between the same job vertices shared the first one's mapping; "
         "UnalignedCheckpointRescaleSameUpstreamITCase); UC note B.2",
         UNALIGNED,
+    ),
+    Entry(
+        "FLINK-40016-recovered-buffers-persisted-twice",
+        UNALIGNED_DURING_RECOVERY.with_(
+            name="FLINK-40016-recovered-buffers-persisted-twice",
+            network_input=RecoveredBufferPersistedAgain,
+            description="Checkpoints during recovery as Flink 2.3.0 ships them: a checkpoint that starts while a "
+            "restored subtask still holds recovered records persists them, and the subtask persists each one it "
+            "reads before that channel's barrier a second time: the checkpoint's input channel state holds it twice.",
+        ),
+        "checkpoints-consistent",
+        unaligned_scope(),
+        "FLINK-40016 (apache/flink#28605, merged July 2026, after Flink 2.3.0): LocalInputChannel.checkpointStarted "
+        "persisted the toBeConsumedBuffers and getNextRecoveredBuffer -> getBufferAndAvailability -> maybePersist "
+        "persisted them again (Flink 2.3.0's jar, read with javap)",
+        UNALIGNED_DURING_RECOVERY,
+    ),
+    Entry(
+        "FLIP-547-no-op-before-the-sentinel",
+        UNALIGNED_DURING_RECOVERY.with_(
+            name="FLIP-547-no-op-before-the-sentinel",
+            recovery_trigger_no_op="after-drain",
+            description="The RecoveryCheckpointTrigger turns NO_OP once the drain handed every recovered buffer to "
+            "its channel, before the channels polled their EndOfFetchedChannelStateEvent: a checkpoint that starts "
+            "while a subtask still reads recovered records inserts no RecoveryCheckpointBarrier, the subtask "
+            "declines it (Missing RecoveryCheckpointBarrier, CHECKPOINT_DECLINED, counted) and the job fails over "
+            "into the same window.",
+        ),
+        "no-checkpoint-declined-by-itself",
+        recovery_scope(),
+        "1996fanrui's review of apache/flink#28554 (StreamTask, 30 June 2026): the NO_OP swap fires when drain() "
+        "completes, but a channel leaves recovery only when the mailbox polls the sentinel; apache/flink#28660 sets "
+        "NO_OP only after every gate reported its state consumed (StreamTaskRecoveryTriggerLifecycleTest)",
+        UNALIGNED_DURING_RECOVERY,
     ),
 )
 

@@ -48,3 +48,21 @@ UNALIGNED_POINTWISE = UNALIGNED.with_(
     assignment=PointwiseStateAssignment,
 )
 
+
+
+UNALIGNED_DURING_RECOVERY = UNALIGNED.with_(
+    name="flink-unaligned-during-recovery",
+    description=(
+        "Flink with unaligned checkpoints and FLIP-547's two options on: a restore gives each producer's output "
+        "channel state to its consumer as recovered input (recover-output-on-downstream), and a restored subtask "
+        "takes checkpoints while it still reads its recovered channel state (checkpointing during recovery): a "
+        "checkpoint that starts then holds the recovered records not read yet as input channel state; a subtask "
+        "restored at a new parallelism declines checkpoints (TASK_NOT_READY) while it filters."
+    ),
+    origin="FLIP-547 (FLINK-35761); execution.checkpointing.unaligned.recover-output-on-downstream.enabled and "
+    "execution.checkpointing.during-recovery.enabled in Flink 2.3.0 (CheckpointingOptions, StreamTask.restoreStateAndGates, "
+    "LocalInputChannel.checkpointStarted) and on master (apache/flink#28660's RecoveryCheckpointTrigger, #28605's "
+    "FLINK-40016 fix)",
+    recover_output_on_downstream=True,
+    checkpointing_during_recovery=True,
+)

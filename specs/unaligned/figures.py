@@ -55,6 +55,25 @@ FIGURES: tuple[Figure, ...] = (
     Figure("unaligned-timeout-recovery", "flink-unaligned-timeout", S.recovery_scope, False, 5_934, 15_231, 32, CLAIMS,
            "about 1 s", "`flink-unaligned-timeout` fifth default scope (the same)",
            unreached=("a-task-declines", "a-barrier-overtakes-a-record", "output-channel-state-recorded", "switch-to-unaligned")),
+    Figure("during-recovery-default", "flink-unaligned-during-recovery", S.unaligned_scope, False, 1_700_891, 5_829_007, 78,
+           CLAIMS, "about 12 s (the memo engine, one process)", "`flink-unaligned-during-recovery` default (keyed-2x1, 1 "
+           "checkpoint before end, 1 failure, 1 decline, staggered trigger RPCs)"),
+    Figure("during-recovery-rescale", "flink-unaligned-during-recovery", S.unaligned_rescale_scope, False, 4_664_937,
+           17_404_158, 90, CLAIMS, "about 24 s (the memo engine, one process)", "`flink-unaligned-during-recovery` second "
+           "default scope (keyed-1x1, 2 records, the sink rescaled 1 -> 2, 1 checkpoint, 1 failure, 1 decline)"),
+    Figure("during-recovery-spanning", "flink-unaligned-during-recovery", S.spanning_records_scope, False, 13_429, 88_830, 24,
+           CLAIMS, "under a second", "`flink-unaligned-during-recovery` third default scope (custom-map, spanning records)",
+           unreached=("two-checkpoints-complete", "a-checkpoint-completes-during-recovery",
+                      "a-recovered-record-lands-in-a-new-checkpoint", "a-restore-reads-a-checkpoint-taken-during-recovery")),
+    Figure("during-recovery-recovery", "flink-unaligned-during-recovery", S.recovery_scope, False, 4_023, 9_665, 32, CLAIMS,
+           "under a second", "`flink-unaligned-during-recovery` fourth default scope (the unaligned presets' recovery scope)",
+           unreached=("a-task-declines", "output-channel-state-recorded", "output-state-recovered-downstream",
+                      "a-trigger-waits-for-an-initializing-task")),
+    Figure("during-recovery-rescaled-recovery", "flink-unaligned-during-recovery", S.rescaled_recovery_scope, False, 193_832,
+           700_906, 53, CLAIMS, "about 1 s (the memo engine, one process)", "`flink-unaligned-during-recovery` fifth default "
+           "scope (keyed-1x1, the sink rescaled 1 -> 2, 2 checkpoints, no fault; a rescaled subtask filters, INITIALIZING, "
+           "before it reads its recovered state while running)",
+           unreached=("a-task-declines", "a-task-fails", "restore-from-checkpoint", "channel-state-restored")),
     Figure("unaligned-rescaled-recovery", "flink-unaligned", S.rescaled_recovery_scope, False, 350_179, 1_343_445, 53, CLAIMS,
            "about 32 s with 2 workers, estimated (30 s measured at 328,789 states, scaled; the memo engine: 1.4 s)", "`flink-unaligned` fifth default scope (keyed-1x1, the sink rescaled 1 -> 2, 1 record, "
            "2 checkpoints, no fault; rescaled subtasks decline until their recovery ends)",
@@ -112,6 +131,8 @@ CATALOG_STEPS: dict[str, int] = {
     "FLINK-31963-stateless-vertex-not-reassigned": 22,
     "FLINK-35351-custom-partitioner-input-state": 16,
     "FLINK-40269-same-upstream-gates": 16,
+    "FLINK-40016-recovered-buffers-persisted-twice": 23,
+    "FLIP-547-no-op-before-the-sentinel": 10,
     "pointwise-no-primary-producer-rule": 25,
     "pointwise-no-recovery-filter": 25,
     "pointwise-pattern-not-recorded": 14,

@@ -99,6 +99,12 @@ def _unaligned(design, scope) -> bool:
     return design.checkpoint_mode != "aligned"
 
 
+def _during_recovery(design, scope) -> bool:
+    """Checkpoints during recovery are on (``FlinkModel.cdr``; ``knob_conflict`` refuses the
+    option without recover_output_on_downstream or with aligned checkpoints)."""
+    return design.checkpointing_during_recovery and _unaligned(design, scope)
+
+
 def _timeoutable(design, scope) -> bool:
     return design.checkpoint_mode == "aligned-timeout"
 
@@ -390,6 +396,96 @@ def w_output_state_recovered_downstream(m, prev: World, a, nxt: World) -> str | 
                         f" {rec(x[1:3])} of {topo.names[topo.channels[cid].producer]}'s output channel state with its"
                         f" recovered input on {topo.channel_name(cid)}")
     return None
+
+
+def _new_completed(prev: World, nxt: World) -> Completed | None:
+    """The checkpoint this step completed, or None."""
+    if not nxt.coord.store or (prev.coord.store and nxt.coord.store[-1].id == prev.coord.store[-1].id):
+        return None
+    return nxt.coord.store[-1]
+
+
+def w_checkpoint_completes_during_recovery(m, prev: World, a, nxt: World) -> str | None:
+    """Checkpoints during recovery (FLIP-547): a checkpoint completes while a restored subtask
+    still has recovered channel state to read."""
+    c = _new_completed(prev, nxt)
+    if c is None or not m.at(nxt).cdr:
+        return None
+    topo = m.at(nxt).topo
+    for cid, items in enumerate(nxt.channels):
+        x = next((x for x in items if x[0] == REC and is_recovered(x)), None)
+        if x is not None:
+            return (f"checkpoint {c.id} completes while {topo.names[topo.channels[cid].consumer]} has not read recovered"
+                    f" record {rec(x[1:3])} on {topo.channel_name(cid)} yet")
+    return None
+
+
+def w_recovered_record_in_new_checkpoint(m, prev: World, a, nxt: World) -> str | None:
+    """Checkpoints during recovery: a completed checkpoint holds, as input channel state, a
+    record that was recovered channel state not read yet when the checkpoint started at that
+    subtask (``Snapshot.recovered``, ``StreamTaskNetworkInput.recovered_at_start``)."""
+    c = _new_completed(prev, nxt)
+    if c is None:
+        return None
+    topo = m.at(nxt).topo
+    for t, s in enumerate(c.snapshots):
+        if s.recovered:
+            return (f"checkpoint {c.id} completes with record {rec(s.recovered[0])}, recovered and not read yet when the"
+                    f" checkpoint started at {topo.names[t]}, in {topo.names[t]}'s input channel state")
+    return None
+
+
+def w_restore_from_checkpoint_during_recovery(m, prev: World, a, nxt: World) -> str | None:
+    """Checkpoints during recovery: a restore (after a failure, or at a new parallelism) from a
+    checkpoint that holds recovered records a subtask had not read when it started: they are
+    recovered a second time."""
+    if type(a) not in (Restore, Rescale) or not a.checkpoint or nxt.coord.restore_failure:
+        return None
+    c = next((c for c in prev.coord.store if c.id == a.checkpoint), None)
+    if c is None:
+        return None
+    topo = m.at(prev).topo
+    for t, s in enumerate(c.snapshots):
+        if s.recovered:
+            return (f"restored from checkpoint {c.id}, taken while {topo.names[t]} still read recovered state: record"
+                    f" {rec(s.recovered[0])} is recovered again")
+    return None
+
+
+def w_refused_while_filtering(m, prev: World, a, nxt: World) -> str | None:
+    """Checkpoints during recovery: no checkpoint is taken while a subtask restored at a new
+    parallelism filters its recovered state.  With the scope's ``suspend_on_failure`` (Flink's
+    scheduling) the subtask is still INITIALIZING and the scheduler triggers nothing
+    (``CheckpointRequestDecider.initializing``; ``checkTasksStarted``: NOT_ALL_REQUIRED_TASKS_RUNNING,
+    not counted); without it the subtask gets the barrier and declines (TASK_NOT_READY, not
+    counted: ``RecoveryCheckpointTrigger.NOT_READY`` of apache/flink#28660)."""
+    cur = m.at(nxt)
+    if not cur.cdr:
+        return None
+    why = w_rescaled_task_declines(m, prev, a, nxt)
+    if why:
+        return why.replace("before its recovery ended", "while it filters its recovered state")
+    t = cur.request_decider.initializing(nxt)
+    if t is None or cur.null_state.replaying(nxt) or not cur.request_decider.trigger_allowed_once_initialized(nxt):
+        return None
+    return (f"the checkpoint scheduler waits: {cur.topo.names[t]}, restored at a new parallelism, is still INITIALIZING"
+            f" while it filters its recovered state (NOT_ALL_REQUIRED_TASKS_RUNNING, not counted)")
+
+
+def declined_by_itself(m: FlinkModel, w: World) -> str | None:
+    """Checkpoints during recovery: no subtask declines a checkpoint for a reason of its own
+    that the ``CheckpointFailureManager`` counts (``Coordinator.declined_by_itself``).  The
+    injected ``Decline`` fault stands for a failed snapshot; a checkpoint that starts while a
+    channel is still in recovery and finds no ``RecoveryCheckpointBarrier`` there fails every
+    time the window recurs, so past ``tolerable_failed_checkpoints`` the job fails over, recovers
+    and meets the same window again."""
+    if not w.coord.declined_by_itself:
+        return None
+    t, cp, r = w.coord.declined_by_itself
+    return (f"{m.at(w).topo.names[t]} declines checkpoint {cp} by itself: the channel that still holds recovered record"
+            f" {rec(r)}, not read yet, got no RecoveryCheckpointBarrier (\"Missing RecoveryCheckpointBarrier\", CHECKPOINT_DECLINED, counted; past"
+            f" tolerable_failed_checkpoints {m.design.tolerable_failed_checkpoints} the job fails over and recovers into"
+            f" the same window)")
 
 
 def w_rescaled(m, prev: World, a, nxt: World) -> str | None:
