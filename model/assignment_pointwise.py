@@ -62,13 +62,16 @@ class PointwiseStateAssignment(StateAssignmentOperation):
         up, down = self.vidx[e.source], self.vidx[e.target]
         sizes = self.edge_sizes(ek, old)
         unchanged = is_identity(self.read_pattern(was, now), now, *sizes)
+        downstream = self.design.recover_output_on_downstream
         targets = restored_output_buffers(was, now, *sizes, resolve=lambda p: self.read_pattern(p, now),
                                           writes=self.writes_recovered_output, new_consumer=self.new_consumer_of,
-                                          routed=unchanged and self.routes_unchanged_edge(up, False, c, old))
-        to_outputs = [(x, y, recs) for u, got in enumerate(outs) for d, recs in got for x, y in targets[(u, d)]]
+                                          routed=unchanged and not downstream and self.routes_unchanged_edge(up, False, c, old))
         shortcut = not (unchanged and self.routes_unchanged_edge(down, True, c, old))
         held = heirs(self.read_pattern(was, now), now, *sizes, shortcut)
         nu, nd = sizes[2:]
+        to_outputs = [(x, y, recs) for u, got in enumerate(outs) for d, recs in got for x, y in targets[(u, d)]]
+        if downstream:
+            to_outputs = self.downstream_output_channels(outs, targets, held, now, nu, nd)
         to_inputs = []
         for o, got in enumerate(ins):
             d2 = self.new_consumer_of(o, nd)
@@ -77,6 +80,28 @@ class PointwiseStateAssignment(StateAssignmentOperation):
                 if x >= 0:
                     to_inputs.append((x, d2, recs))
         return to_inputs, to_outputs, 0
+
+    def downstream_output_channels(self, outs: list, targets: dict, held: list[list[int]], now: str, nu: int,
+                                   nd: int) -> list:
+        """With ``recover_output_on_downstream``: where each write of an old producer's output
+        buffer lands, as ``distributePointwiseOutputBufferToDownstream`` (apache/flink#28523)
+        makes it.  The job manager hands old producer u's buffer for old consumer d to new
+        consumer ``d mod newDownP``, once per new producer that holds the handle and passes
+        ``computeNewLocalSubpartitionIndex`` (``writes_recovered_output``; the check is skipped
+        for an identity mapping, so ``route_edge`` does not route an unchanged edge here), and
+        the consumer's task manager files it on the channel of the first of its producers that
+        inherited u (``recoverPointwise``, ``computePrimaryUpstreamMapping``: ``primary_upstream``
+        with the input side's heirs), or on u's own channel where its descriptor is
+        ``NO_RESCALE``; the producer's own output state is cleared.  So the buffer shares its
+        channel with u's recovered input state, input first."""
+        out = []
+        for u, got in enumerate(outs):
+            for d, recs in got:
+                for _, y in targets[(u, d)]:
+                    x = self.primary_upstream(u, y, held, now, nu, nd)
+                    if x >= 0:
+                        out.append((x, y, recs))
+        return out
 
     def routes_unchanged_edge(self, k: int, inputs: bool, c: Completed, old: "FlinkModel") -> bool:
         """Does the task manager route the channel state of an unchanged edge on vertex ``k``'s

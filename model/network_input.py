@@ -148,6 +148,18 @@ class StreamTaskNetworkInput(Component):
         return tuple(out)
 
     @follows("StreamTask.restoreStateAndGates")
+    def reads_new_data_while_recovering(self) -> bool:
+        """With checkpoints during recovery: may a subtask read new data on one channel while
+        another channel of its gate still holds recovered records?  Yes: with the option
+        ``restoreStateAndGates`` requests each gate's partitions once its filtering is done
+        (Flink 2.3.0, read in its jar: ``getBufferFilteringCompleteFuture`` -> ``requestPartitions``),
+        and each channel only keeps its own recovered buffers ahead of its new ones
+        (``LocalInputChannel``'s ``toBeConsumedBuffers``; on master ``getNextBuffer`` holds upstream
+        data back while the channel is in recovery).  Without the option the partitions are
+        requested once every channel's state is consumed (``recovery_phase``)."""
+        return True
+
+    @follows("StreamTask.restoreStateAndGates")
     def recovery_barriers_inserted(self) -> bool:
         """With checkpoints during recovery: does a checkpoint that starts while a channel still
         holds recovered records find their end marked?  Yes: in Flink 2.3.0 the channel's

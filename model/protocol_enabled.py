@@ -273,11 +273,14 @@ class EnabledMixin(Peers):
         if not ins:
             return
         phase = 0
+        hold = False  # with checkpoints during recovery: new data waits until every channel's recovered records are read
         if self.cdr:
             if ts.rescaled:  # filtering (NOT_READY): no recovered buffer is read yet, a priority barrier is declined
                 out.append(EndOfRecovery(t))
                 out.extend(Deliver(c) for c in ins if priority_index(channels[c]) >= 0)
                 return
+            hold = (not self.network_input.reads_new_data_while_recovering()
+                    and self.network_input.is_recovering(channels, t))
         else:
             phase = self.network_input.recovery_phase(channels, t)
         if phase == RECOVERED_INPUT:
@@ -314,6 +317,8 @@ class EnabledMixin(Peers):
                 if not channels[c] or is_blocked(ts, topo.channels[c].input_index):
                     continue
                 head = channels[c][0]
+                if hold and not is_recovered(head):
+                    continue
                 if spanning and head[0] == REC and len(head) == 3:
                     out.append(ReadHead(c))
                 if head[0] == REC:

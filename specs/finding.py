@@ -77,6 +77,21 @@ class Readings:
 
 
 @dataclass(frozen=True)
+class RuleCheck:
+    """One rule of the design under review, checked by its absence: ``without`` is the design with
+    that rule dropped (a catalog variant), searched in ``scope``.  ``needed``: the manifest expects a
+    violation there (the rule still carries weight); False: it expects none (the rule is moot in
+    this design).  The report states what the search found, with the shortest counterexample of
+    a rule that is still needed."""
+
+    rule: str  # the rule, with its source
+    without: Design
+    scope_name: str
+    scope: Scope
+    needed: bool
+
+
+@dataclass(frozen=True)
 class FindingScope:
     name: str
     scope: Scope

@@ -19,7 +19,7 @@ from .printing import say, warn
 def cmd_findings(args) -> int:
     """Search a design under review in the scopes of its findings manifest and write one
     Markdown report with every violation, its replayable trace, its fix and the fix's search."""
-    from ckptcheck.specs.findings import FINDINGS, READINGS
+    from ckptcheck.specs.findings import FINDINGS, READINGS, RULES
 
     if args.design not in FINDINGS:
         raise InputError("findings", args.design, f"expected a design with a findings manifest: {', '.join(sorted(FINDINGS))}")
@@ -43,7 +43,8 @@ def cmd_findings(args) -> int:
 
     workers = args.workers or ((os.cpu_count() or 1) if args.engine == "explore" else 1)
     run = run_findings(design, scopes, out / "traces", workers=workers,
-                       max_seconds=args.max_seconds, progress=say, readings=READINGS.get(args.design), engine=args.engine)
+                       max_seconds=args.max_seconds, progress=say, readings=READINGS.get(args.design), engine=args.engine,
+                       rules=RULES.get(args.design, ()))
     if run.interrupted:
         for f in run.findings:
             say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}")
@@ -70,6 +71,10 @@ def cmd_findings(args) -> int:
             under = f"; under {run.readings.knob} " + ", ".join(f"{r}: {f.under(r)}" for r in f.by_reading)
         say(f"{f.property} in scope {f.scope.name}: {len(f.trace)} steps, trace {f.trace_file}"
             f" {'replays' if f.replays else 'does NOT replay'}; {fix}{under}")
+    for rr in run.rules:
+        verdict = {True: f"still needed ({rr.result.violated[0].property if rr.result.violated else ''}, {rr.steps} steps)",
+                   False: "moot here (every property holds)", None: "not settled"}[rr.needed]
+        say(f"without {rr.check.rule.split(' (')[0]}: {verdict}" + ("" if rr.as_expected else "; NOT as the manifest expects"))
     for line, _ in run.not_found():
         say(line)
     say(f"report written to {path}")
@@ -103,13 +108,14 @@ def add_parser(sub) -> None:
     """``ckptcheck findings``."""
     fd = sub.add_parser(
         "findings", help="search a design under review in its findings scopes and write a Markdown report",
-        description="Search the design in every scope of its findings manifest (specs/flip600/findings.py for flip600-pr), save and replay "
+        description="Search the design in every scope of its findings manifest (specs/flip600/findings.py for flip600-pr, "
+        "specs/unaligned/findings.py for pointwise-downstream), save and replay "
         "the shortest counterexample of every property it violates, check each listed fix in the same scope, and "
         "write <out>/<date>-<design>.md with what holds.  Exit status: 0 every expected violation found, every "
         "trace replays and every fix holds; 1 the run settled something otherwise; 2 bad input; 3 nothing settled "
         "differs, but --max-seconds left an expected violation or a fix unsettled.",
     )
-    fd.add_argument("design", help="a design with a findings manifest (flip600-pr)")
+    fd.add_argument("design", help="a design with a findings manifest (flip600-pr, pointwise-downstream)")
     fd.add_argument("--out", default="reports/findings", help="where the report and its traces go (default reports/findings)")
     fd.add_argument("--date", default=None, help="the date in the report's name, YYYY-MM-DD (default today, UTC)")
     fd.add_argument("--workers", type=workers_arg, default=None, help="processes per search, 1 to 64 (default: the number of cores for explore, 1 for memo)")

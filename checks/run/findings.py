@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ckptcheck.model.design import Design
-from ckptcheck.specs.findings import FindingScope, Fix, Readings
+from ckptcheck.specs.findings import FindingScope, Fix, Readings, RuleCheck
 from ckptcheck.specs.spec import symmetric
 from ckptcheck.checks.engine import engine_workers
 
@@ -88,6 +88,30 @@ class ScopeRun:
 
 
 @dataclass
+class RuleRun:
+    """A rule checked by its absence (``specs.finding.RuleCheck``): the search of the design
+    without it, and its shortest counterexample where it has one, saved and replayed."""
+
+    check: RuleCheck
+    result: CheckResult
+    trace_file: str = ""
+    steps: int = 0
+    replays: bool = False
+
+    @property
+    def needed(self) -> bool | None:
+        """Does dropping the rule break a property (True), is every property holding in the whole
+        scope (False), or did the search not settle it (None)?"""
+        if self.result.violated:
+            return True
+        return False if self.result.searched_whole_scope else None
+
+    @property
+    def as_expected(self) -> bool:
+        return self.needed is self.check.needed and (not self.needed or self.replays)
+
+
+@dataclass
 class FindingsRun:
     design: Design
     runs: list[ScopeRun]
@@ -99,6 +123,7 @@ class FindingsRun:
     manifest: list[ManifestRow] = field(default_factory=list)  # every expected violation and what the run says of it
     max_seconds: float | None = None  # the bound on the whole run, if any
     engine: str = "memo"  # the exhaustive engine of every search (memo: one process, workers unused)
+    rules: list[RuleRun] = field(default_factory=list)  # the design's rules checked by their absence
 
     def cost(self) -> str:
         """The run's time and what ran it."""
@@ -134,7 +159,7 @@ class FindingsRun:
     def as_expected(self) -> bool:
         """Every expected violation found, nothing unexpected, every trace replays, every fix holds."""
         return (all(m.state == FOUND for m in self.manifest) and all(f.expected for f in self.findings)
-                and self.all_replay and self.all_fixed)
+                and self.all_replay and self.all_fixed and all(r.as_expected for r in self.rules))
 
     @property
     def exit_status(self) -> int:
@@ -142,7 +167,8 @@ class FindingsRun:
         replay, a fix that is violated, an expected violation absent from a scope searched whole); 3 nothing
         settled is wrong, but a bound left an expected violation or a fix unsettled."""
         wrong = (any(m.state == NOT_FOUND for m in self.manifest) or not all(f.expected for f in self.findings)
-                 or not self.all_replay or any(f.fix_result is not None and f.fix_result.violated for f in self.findings))
+                 or not self.all_replay or any(f.fix_result is not None and f.fix_result.violated for f in self.findings)
+                 or any(r.needed is not None and not r.as_expected for r in self.rules))
         if wrong:
             return 1
         return 0 if self.as_expected else 3
@@ -163,7 +189,7 @@ class FindingsRun:
 
 def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path, *, workers: int = 2,
                  max_seconds: float | None = None, progress=None, readings: Readings | None = None,
-                 engine: str = "memo") -> FindingsRun:
+                 engine: str = "memo", rules: tuple[RuleCheck, ...] = ()) -> FindingsRun:
     """Search ``design`` in every scope, save and replay each counterexample under ``traces``,
     and check each violated property's fix in the same scope (fix searches shared when one fix
     serves several properties).  ``max_seconds`` bounds the whole run: each search gets an equal
@@ -174,7 +200,9 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
     With ``readings``, every scope is searched under each reading (the design's own first), each
     counterexample saved and replayed; a fix is checked once, under the first reading its
     violation was found in, unless the fix is a reading of its own (it sets the knob).
-    ``engine``: ``explore`` (with ``workers``) or ``memo`` (one process)."""
+    ``engine``: ``explore`` (with ``workers``) or ``memo`` (one process).  ``rules``: each searched
+    after the scopes, the design without that rule in its scope, stopping at the first violation
+    (whose shortest counterexample is saved and replayed)."""
     t0 = time.perf_counter()
     runs: list[ScopeRun] = []
     findings: list[Finding] = []
@@ -269,8 +297,23 @@ def run_findings(design: Design, scopes: tuple[FindingScope, ...], traces: Path,
             manifest += [ManifestRow(fs.name, f.violates, value,
                                      FOUND if f.violates in found else NOT_FOUND if whole else NOT_FOUND_IN_PART, f.rule)
                          for f in fs.fixes if f.violates in expected_here]
+    rule_runs = []
+    for i, rc in enumerate(rules):
+        if progress:
+            progress(f"checking the rule by its absence: {rc.without.name} in scope {rc.scope_name}")
+        result = check(rc.without, rc.scope, engine, workers=engine_workers(engine, workers), stop_at="any",
+                       max_seconds=left(len(rules) - i))
+        if result.interrupted:
+            return stop()
+        save_traces(result, traces, prefix=f"{design.name}--rule--{rc.without.name}")
+        rr = RuleRun(rc, result)
+        if result.violated:
+            v = result.violated[0]
+            rr.trace_file, rr.steps = v.trace_file, len(v.trace)
+            rr.replays = replay(load_trace_file(v.trace_file), v.trace_file).reproduced
+        rule_runs.append(rr)
     return FindingsRun(design, runs, findings, time.perf_counter() - t0, workers, readings=readings, manifest=manifest,
-                       max_seconds=max_seconds, engine=engine)
+                       max_seconds=max_seconds, engine=engine, rules=rule_runs)
 
 
 def searched_words(r: CheckResult) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ckptcheck.reports.render import (NOT_APPLICABLE, ON_TRACE, VIOLATED, Counterexample, Report, Topology, diagram, render_all,
                                       render_findings, topology_view)
+from ckptcheck.model.design import COMPONENTS
 from ckptcheck.specs.designs import BASELINE, LOADED_AS
 from ckptcheck.specs.spec import Spec
 from ckptcheck.specs.verdicts import EXHAUSTIVE_ENGINES
@@ -263,7 +264,9 @@ def findings_report(run, *, command: str, when: str) -> str:
                 fix_verdict = "does NOT hold: " + "; ".join(f"{v.property}: {v.reason}" for v in fr.violated)
             else:
                 fix_verdict = f"shows no violation: {searched_words(fr)}"
-            fix_knobs = ", ".join(f"{k} = {v!r}" for k, v in f.fix.fixed.knobs().items() if configured.knobs()[k] != v)
+            fix_knobs = ", ".join([f"{k} = {v!r}" for k, v in f.fix.fixed.knobs().items() if configured.knobs()[k] != v]
+                                  + [f"{k} = {getattr(f.fix.fixed, k).__name__}" for k in COMPONENTS
+                                     if getattr(f.fix.fixed, k) is not getattr(configured, k)]) or "none"
         rows.append({
             "property": f.property, "statement": f.statement, "reason": f.reason, "scope": f.scope.name,
             "scope_text": f.scope.scope.describe() + (
@@ -303,8 +306,23 @@ def findings_report(run, *, command: str, when: str) -> str:
         intro += (f"  Every scope is searched under each reading of a rule the design's source does not settle,"
                   f" {readings.knob}, read by one class each ({', '.join(map(readings.named, readings.values))}): {readings.why}.  The design's own reading is"
                   f" {design.knobs()[readings.knob]}; the table says under which readings each finding holds.")
+    rules = []
+    for rr in run.rules:
+        if rr.needed:
+            v = rr.result.violated[0]
+            outcome = (f"still needed: without it {v.property} is violated in {rr.steps} steps ({v.reason})"
+                       + ("" if rr.replays else "; the trace does NOT replay"))
+        elif rr.needed is False:
+            outcome = f"moot here: without it every property holds ({searched_words(rr.result)})"
+        else:
+            outcome = f"not settled: {searched_words(rr.result)}"
+        expected = "as the manifest expects" if rr.as_expected else (
+            "the manifest expects it " + ("needed" if rr.check.needed else "moot"))
+        rules.append({"rule": rr.check.rule, "without": rr.check.without.name, "scope": rr.check.scope_name,
+                      "outcome": outcome, "expected": expected,
+                      "replay": f"ckptcheck replay -v {rr.trace_file}" if rr.needed else ""})
     data = {
-        "title": f"Findings: {design.name}", "intro": intro, "command": command, "when": when,
+        "title": f"Findings: {design.name}", "intro": intro, "rules": rules, "command": command, "when": when,
         "cost": run.cost(), "findings": rows, "missing": missing,
         "held": held, "scopes": scopes, "design_text": f"{design.name}: {design.description} Origin: {design.origin}",
         "knobs": knobs, "readings": readings.knob if readings else "",

@@ -66,3 +66,18 @@ UNALIGNED_DURING_RECOVERY = UNALIGNED.with_(
     recover_output_on_downstream=True,
     checkpointing_during_recovery=True,
 )
+
+
+UNALIGNED_POINTWISE_DOWNSTREAM = UNALIGNED_POINTWISE.with_(
+    name="flink-unaligned-pointwise-downstream",
+    description=(
+        "The pointwise-UC PR apache/flink#28523 with FLIP-547's two options on: a restore gives each producer's output "
+        "channel state to its consumer (distributePointwiseOutputBufferToDownstream: the new consumer d mod newDownP, on "
+        "the channel of its first producer that inherited the buffer's producer), and restored subtasks take checkpoints "
+        "while they read their recovered state."
+    ),
+    origin="apache/flink#28523 (TaskStateAssignment.distributePointwiseOutputBufferToDownstream, "
+    "InputChannelRecoveredStateHandler.recoverPointwise; its IT cases run both options); FLIP-547 (Flink 2.3.0's options)",
+    recover_output_on_downstream=True,
+    checkpointing_during_recovery=True,
+)

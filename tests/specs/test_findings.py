@@ -15,7 +15,7 @@ from ckptcheck.checks.run.report import findings_report
 from ckptcheck.model.flip600 import CounterNotReset
 from ckptcheck.model.regional import RegionalCheckpointHandler
 from ckptcheck.specs.designs import FLIP600_PROPOSED
-from ckptcheck.specs.findings import FINDINGS, READINGS, FindingScope, Fix, Readings
+from ckptcheck.specs.findings import FINDINGS, READINGS, RULES, FindingScope, Fix, Readings
 from ckptcheck.specs.scopes import scope
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,23 +111,49 @@ def test_findings_bad_input_is_one_line_and_exit_2(argv, says, capsys, tmp_path)
     assert not (tmp_path / "f").exists()
 
 
-def test_committed_flip600_pr_report_replays():
+@pytest.mark.parametrize("name", sorted(FINDINGS))
+def test_committed_findings_report_replays(name):
     """The report under reports/findings names a trace for each finding (and for each other
-    reading it holds under); each one replays to the violation the report states, and the
-    manifest lists a fix for it."""
-    reports = sorted((ROOT / "reports" / "findings").glob("*-flip600-pr.md"))
-    assert reports, "no committed findings report for flip600-pr"
+    reading it holds under, and for each rule whose absence breaks a property); each one
+    replays to the violation the report states, and the manifest lists a fix for each finding
+    and a rule check for each other trace."""
+    reports = sorted((ROOT / "reports" / "findings").glob(f"*-{name}.md"))
+    assert reports, f"no committed findings report for {name}"
     text = reports[-1].read_text()
     primary = re.findall(r"^Replay: `ckptcheck replay -v (\S+\.trace\.json)`", text, re.M)
-    traces = re.findall(r"`ckptcheck replay -v (\S+\.trace\.json)`", text)
-    listed = {(fs.name, fx.violates) for fs in FINDINGS["flip600-pr"][1] for fx in fs.fixes}
+    traces = re.findall(r"`ckptcheck replay -v\s+(\S+\.trace\.json)`", text)
+    listed = {(fs.name, fx.violates) for fs in FINDINGS[name][1] for fx in fs.fixes}
+    needed = [rc for rc in RULES.get(name, ()) if rc.needed]
     assert len(primary) == len(listed) and len(traces) > len(primary)
     for t in traces:
         doc = load_trace_file(str(ROOT / t))
         out = replay(doc, t)
-        assert out.reproduced and doc["violation"]["property"] in {p for _, p in listed}
-        assert f"| {doc['violation']['property']} |" in text
+        assert out.reproduced
+        if "--rule--" in t:
+            assert any(f"--rule--{rc.without.name}--" in t for rc in needed), t
+        else:
+            assert doc["violation"]["property"] in {p for _, p in listed}
+            assert f"| {doc['violation']['property']} |" in text
     assert text.count("| holds (exhaustive search of the scope,") == len(listed)
+    assert sum("--rule--" in t for t in traces) == len(needed)
+
+
+@pytest.mark.claims  # the pointwise PR's manifest with FLIP-547's options and its five rules: about 75 s
+def test_pointwise_downstream_manifest_holds_to_the_searches(tmp_path):
+    """``ckptcheck findings pointwise-downstream`` exits 0 on these searches: the one expected
+    violation (per-key order across a pointwise rescale with checkpoints during recovery) is
+    found, its trace replays and its fix holds; the primary-producer rule, the recovery filter and
+    the recorded pattern are still needed, P1 and the gate-wide hold behind re-sent output are
+    moot; the committed report states the same searches."""
+    design, scopes = FINDINGS["pointwise-downstream"]
+    run = run_findings(design, scopes, tmp_path / "traces", workers=1, rules=RULES["pointwise-downstream"])
+    assert run.as_expected, [(f.property, f.scope.name, f.expected, f.replays, f.fix_holds) for f in run.findings]
+    assert [(r.check.without.name, r.needed) for r in run.rules] == [(rc.without.name, rc.needed)
+                                                                       for rc in RULES["pointwise-downstream"]]
+    committed = sorted((ROOT / "reports" / "findings").glob("*-pointwise-downstream.md"))[-1].read_text()
+    fresh = findings_report(run, command="ckptcheck findings pointwise-downstream", when="today")
+    stated = set(re.findall(SEARCHED, committed))
+    assert stated and stated == set(re.findall(SEARCHED, fresh))
 
 
 @pytest.mark.deep  # the whole flip600-pr manifest under its three readings: 1,495 s on two cores, measured once
