@@ -224,6 +224,19 @@ def _pw_connected(e: _Enc, u, d, S, T):
                         z3.And(_div1(e, u * T + S - 1, S) <= d, d < _div1(e, (u + 1) * T + S - 1, S))))
 
 
+def _pw_buffer(e: _Enc, old_pw: bool):
+    """An old output buffer (u, d) of an edge with the old pattern, at parallelisms in [1, 32768]
+    at both ends, old and new: (oldS, oldT, newS, newT, u, d)."""
+    oS, oT, nS, nT = (e.var(x) for x in ("oldS", "oldT", "newS", "newT"))
+    for x in (oS, oT, nS, nT):
+        e.add(1 <= x, x <= M_FLINK)
+    u, d = e.var("u"), e.var("d")
+    e.add(0 <= u, u < oS, 0 <= d, d < oT)
+    if old_pw:
+        e.add(_pw_connected(e, u, d, oS, oT))
+    return oS, oT, nS, nT, u, d
+
+
 def _pw_restore_parts(old_pw: bool, new_pw: bool, mutant: str = ""):
     """Old output buffer (u, d) of an edge with the old pattern goes to new downstream
     d mod newT; new upstream U writes it iff U inherited u and (new POINTWISE) d mod newT is
@@ -233,14 +246,7 @@ def _pw_restore_parts(old_pw: bool, new_pw: bool, mutant: str = ""):
     Java's ints."""
 
     def domain(e):
-        oS, oT, nS, nT = (e.var(x) for x in ("oldS", "oldT", "newS", "newT"))
-        for x in (oS, oT, nS, nT):
-            e.add(1 <= x, x <= M_FLINK)
-        u, d = e.var("u"), e.var("d")
-        e.add(0 <= u, u < oS, 0 <= d, d < oT)
-        if old_pw:
-            e.add(_pw_connected(e, u, d, oS, oT))
-        return oS, oT, nS, nT, u, d
+        return _pw_buffer(e, old_pw)
 
     def holds(e, U, u, oS, oT, nS, nT, D1, o1):
         """U inherited old upstream u, through new downstream D1 and old downstream o1."""
@@ -297,6 +303,33 @@ def _pw_restore_all(mutant: str = "", only: tuple[str, ...] = ("at least once", 
         change = f"{'PW' if old_pw else 'A2A'}->{'PW' if new_pw else 'A2A'}"
         out += [(f"{change}: {name}", f) for name, f in _pw_restore_parts(old_pw, new_pw, mutant) if name in only]
     return out
+
+
+def _pw_downstream_parts(mutant: bool = False):
+    """Recovery on the downstream (``recover-output-on-downstream``; apache/flink#28523's
+    ``distributePointwiseOutputBufferToDownstream`` and ``recoverPointwise``) on a new POINTWISE
+    edge: old buffer (u, d) is restored at new downstream d mod newT on the channel of its
+    first producer, floor(newD * newS / newT).  The claim: that producer feeds newD, so it
+    inherited u through (newD, d), and ``computePrimaryUpstreamMapping(newD)[u]``, the first
+    producer of newD that inherited u, is that channel.  ``mutant``: the buffer filed under
+    its old producer's own channel (u, d mod newT), which the new edge need not have."""
+
+    def part(old_pw: bool):
+        def claim(e):
+            oS, oT, nS, nT, u, d = _pw_buffer(e, old_pw)
+            nd = _mod1(e, d, nT)
+            shown = {"oldS": oS, "oldT": oT, "newS": nS, "newT": nT, "u": u, "d": d, "newD": nd}
+            if mutant:
+                e.add(z3.Not(_pw_connected(e, u, nd, nS, nT)))
+                return shown
+            first = _div1(e, nd * nS, nT)
+            e.add(z3.Not(_pw_connected(e, first, nd, nS, nT)))
+            return {**shown, "channel": first}
+
+        return claim
+
+    which = "the old producer's channel" if mutant else "the first producer's channel"
+    return [(f"{'PW' if old_pw else 'A2A'}->PW: {which}", part(old_pw)) for old_pw in (True, False)]
 
 
 def _pw_read_as_pointwise_loses(bound: int = 4):

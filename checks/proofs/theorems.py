@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .channel_state import (_full_first_parts, _pointwise_ge_parts, _pointwise_lt_parts, _pw_read_as_pointwise_loses,
-                                   _pw_restore_all, _range_parts, _round_robin_parts)
+from .channel_state import (_full_first_parts, _pointwise_ge_parts, _pointwise_lt_parts, _pw_downstream_parts,
+                            _pw_read_as_pointwise_loses, _pw_restore_all, _range_parts, _round_robin_parts)
 from .keygroups import _break_mutant, _break_theorem, _kg_parts, first_java_break  # noqa: F401  (re-exported)
 from .operator_state import _broadcast_parts, _even_split_parts, _rotation_parts, _union_parts
 from .solver import (  # noqa: F401  (re-exported)
@@ -169,6 +169,17 @@ THEOREMS: tuple[Theorem, ...] = (
         lambda: _all([p for p in _pw_restore_all(only=("at least once", "at most once")) if p[0].startswith("A2A")]),
         "read as the new job's POINTWISE pattern: every buffer still has a writer (parallelisms 1..4)",
         lambda: _all(_pw_read_as_pointwise_loses()),
+    ),
+    Theorem(
+        "pointwise-downstream-recovery-channel",
+        "recovery on the downstream (FLIP-547's recover-output-on-downstream, apache/flink#28523's "
+        "distributePointwiseOutputBufferToDownstream and recoverPointwise), PW->PW and A2A->PW, all parallelisms "
+        "1..32768: old buffer (u, d) is restored at new downstream d mod newT on the channel of its first producer "
+        "floor(newD*newS/newT), which feeds it and so inherited u (computePrimaryUpstreamMapping names it); with "
+        "pointwise-output-state-exactly-once, each buffer is restored exactly once, on a channel of a connected producer",
+        lambda: _all(_pw_downstream_parts()),
+        "filed under its old producer's own channel (u, d mod newT): that channel exists",
+        lambda: _all(_pw_downstream_parts(mutant=True)),
     ),
 )
 

@@ -405,6 +405,16 @@ def _new_completed(prev: World, nxt: World) -> Completed | None:
     return nxt.coord.store[-1]
 
 
+def _first_recovered(c: Completed | None) -> tuple[int, tuple] | None:
+    """The first subtask of checkpoint ``c`` whose input channel state holds a record that was
+    recovered and not read yet when the checkpoint started there, with that record
+    (``Snapshot.recovered``), or None."""
+    for t, s in enumerate(c.snapshots if c is not None else ()):
+        if s.recovered:
+            return t, s.recovered[0]
+    return None
+
+
 def w_checkpoint_completes_during_recovery(m, prev: World, a, nxt: World) -> str | None:
     """Checkpoints during recovery (FLIP-547): a checkpoint completes while a restored subtask
     still has recovered channel state to read."""
@@ -425,14 +435,12 @@ def w_recovered_record_in_new_checkpoint(m, prev: World, a, nxt: World) -> str |
     record that was recovered channel state not read yet when the checkpoint started at that
     subtask (``Snapshot.recovered``, ``StreamTaskNetworkInput.recovered_at_start``)."""
     c = _new_completed(prev, nxt)
-    if c is None:
+    first = _first_recovered(c)
+    if first is None:
         return None
-    topo = m.at(nxt).topo
-    for t, s in enumerate(c.snapshots):
-        if s.recovered:
-            return (f"checkpoint {c.id} completes with record {rec(s.recovered[0])}, recovered and not read yet when the"
-                    f" checkpoint started at {topo.names[t]}, in {topo.names[t]}'s input channel state")
-    return None
+    name = m.at(nxt).topo.names[first[0]]
+    return (f"checkpoint {c.id} completes with record {rec(first[1])}, recovered and not read yet when the"
+            f" checkpoint started at {name}, in {name}'s input channel state")
 
 
 def w_restore_from_checkpoint_during_recovery(m, prev: World, a, nxt: World) -> str | None:
@@ -442,14 +450,11 @@ def w_restore_from_checkpoint_during_recovery(m, prev: World, a, nxt: World) -> 
     if type(a) not in (Restore, Rescale) or not a.checkpoint or nxt.coord.restore_failure:
         return None
     c = next((c for c in prev.coord.store if c.id == a.checkpoint), None)
-    if c is None:
+    first = _first_recovered(c)
+    if first is None:
         return None
-    topo = m.at(prev).topo
-    for t, s in enumerate(c.snapshots):
-        if s.recovered:
-            return (f"restored from checkpoint {c.id}, taken while {topo.names[t]} still read recovered state: record"
-                    f" {rec(s.recovered[0])} is recovered again")
-    return None
+    return (f"restored from checkpoint {c.id}, taken while {m.at(prev).topo.names[first[0]]} still read recovered state:"
+            f" record {rec(first[1])} is recovered again")
 
 
 def w_refused_while_filtering(m, prev: World, a, nxt: World) -> str | None:
