@@ -19,7 +19,9 @@ class RecoveryTriggerNoOpAfterDrain(StreamTaskNetworkInput, Reading):
 
     Abstraction: the model's restore hands every recovered record to its channel at once (the
     in-memory push of apache/flink#28660), so the window is the whole time a subtask reads its
-    recovered records after filtering."""
+    recovered records after filtering.  Each failover into the window triggers a checkpoint
+    with a new id, so a search of this reading does not end: bound it (``--max-seconds``) or stop
+    at the first violation, as the catalog does."""
 
     knob, value = "recovery_trigger_no_op", "after-drain"
     follows = "apache/flink#28554 StreamTask (drainThroughCheckpointTrigger, then NO_OP), review of 30 June 2026"
