@@ -49,7 +49,6 @@ UNALIGNED_POINTWISE = UNALIGNED.with_(
 )
 
 
-
 UNALIGNED_DURING_RECOVERY = UNALIGNED.with_(
     name="flink-unaligned-during-recovery",
     description=(
@@ -57,7 +56,7 @@ UNALIGNED_DURING_RECOVERY = UNALIGNED.with_(
         "channel state to its consumer as recovered input (recover-output-on-downstream), and a restored subtask "
         "takes checkpoints while it still reads its recovered channel state (checkpointing during recovery): a "
         "checkpoint that starts then holds the recovered records not read yet as input channel state; a subtask "
-        "restored at a new parallelism declines checkpoints (TASK_NOT_READY) while it filters."
+        "restored at a new parallelism takes none while it filters (it is INITIALIZING)."
     ),
     origin="FLIP-547 (FLINK-35761); execution.checkpointing.unaligned.recover-output-on-downstream.enabled and "
     "execution.checkpointing.during-recovery.enabled in Flink 2.3.0 (CheckpointingOptions, StreamTask.restoreStateAndGates, "
