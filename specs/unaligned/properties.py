@@ -470,11 +470,11 @@ def w_refused_while_filtering(m, prev: World, a, nxt: World) -> str | None:
     why = w_rescaled_task_declines(m, prev, a, nxt)
     if why:
         return why.replace("before its recovery ended", "while it filters its recovered state")
-    t = cur.request_decider.initializing(nxt)
-    if t is None or cur.null_state.replaying(nxt) or not cur.request_decider.trigger_allowed_once_initialized(nxt):
-        return None
-    return (f"the checkpoint scheduler waits: {cur.topo.names[t]}, restored at a new parallelism, is still INITIALIZING"
-            f" while it filters its recovered state (NOT_ALL_REQUIRED_TASKS_RUNNING, not counted)")
+    from ..baseline.properties import w_trigger_waits_for_initializing
+
+    why = w_trigger_waits_for_initializing(m, prev, a, nxt)  # with the option, initializing is filtering
+    return why and why.replace("(reading its recovered input channel state)",
+                               "(filtering its recovered state; NOT_ALL_REQUIRED_TASKS_RUNNING, not counted)")
 
 
 def declined_by_itself(m: FlinkModel, w: World) -> str | None:
