@@ -192,7 +192,7 @@ class FailoverStrategy(Component):
             if user_restore and latest is not None:
                 self.check_finished_state(latest)
             snaps = self.assignment.snapshots(latest) if latest else None
-            if latest is not None and self.model.unaligned:
+            if latest is not None and self.model.restores_channel_state:
                 self.assignment.channel_state(latest)
         except RestoreFailure as e:
             tx.coord = tx.coord._replace(restore_failure=f"restoring checkpoint {cp} fails: {e}")
@@ -201,7 +201,7 @@ class FailoverStrategy(Component):
         if self.enumerator.readers:
             self.enumerator.on_restore(tx, latest._replace(snapshots=snaps) if latest else None, victims)
         all_out = self.model.all_out
-        if latest is not None and self.model.unaligned and replay is None:  # a null-state replay re-sends in-flight data
+        if latest is not None and self.model.restores_channel_state and replay is None:  # a null-state replay re-sends in-flight data
             self.restore_channel_state(tx, latest, set(victims))
         fully = self.fully_finished(snaps) if latest else ()
         null_checkpoint = self.null_state.null_checkpoint(store) if replay is not None else None

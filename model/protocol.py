@@ -99,6 +99,11 @@ def scope_conflict(design: Design, scope: Scope) -> str:
     if scope.suspend_on_failure and any(e.exchange.value == "BLOCKING" for e in scope.job.edges):
         return ("scope.suspend_on_failure: Flink tracks executions so only in a job without BLOCKING outputs"
                 " (CheckpointCoordinator.createActivatorDeactivator); a BLOCKING edge keeps its scheduler stopped instead")
+    if scope.restart_aligned:
+        if design.checkpoint_mode == "aligned":
+            return "scope.restart_aligned: turns unaligned checkpoints off at the restart (use an unaligned design)"
+        if design.recovery == "null-state":
+            return "scope.restart_aligned: not modelled with recovery 'null-state'"
     if scope.spanning_records:
         if design.checkpoint_mode == "aligned":
             return "scope.spanning_records: a record's parts matter only in channel state (use an unaligned design)"
@@ -278,17 +283,29 @@ class FlinkModel(EnabledMixin):
         return tuple(tuple(c for cs in outs for c in cs) for outs in self.topo.outputs)
 
     @cached_property
+    def checkpoint_mode(self) -> str:
+        """The design's ``checkpoint_mode`` in this configuration: "aligned" after the scope's
+        ``restart_aligned`` restart, which turns unaligned checkpoints off."""
+        return "aligned" if self.config and self.scope.restart_aligned else self.design.checkpoint_mode
+
+    @cached_property
     def unaligned(self) -> bool:
-        """Unaligned checkpoints are enabled (``execution.checkpointing.unaligned.enabled``)."""
-        return self.design.checkpoint_mode != "aligned"
+        """Unaligned checkpoints are enabled (``execution.checkpointing.unaligned.enabled``) in
+        this configuration."""
+        return self.checkpoint_mode != "aligned"
+
+    @cached_property
+    def restores_channel_state(self) -> bool:
+        """Can a restore here find channel state in its checkpoint?  With unaligned checkpoints,
+        and after the scope's ``restart_aligned`` restart, whose job restores the unaligned
+        checkpoint it started from (Flink restores channel state whatever the option says)."""
+        return self.unaligned or self.scope.restart_aligned
 
     @cached_property
     def cdr(self) -> bool:
-        """Checkpoints during recovery (FLIP-547) are on: ``CheckpointingOptions
-        .isCheckpointingDuringRecoveryEnabled``, both options and (since FLINK-40518) unaligned
-        checkpoints; ``knob_conflict`` refuses the option alone."""
-        d = self.design
-        return d.checkpointing_during_recovery and d.recover_output_on_downstream and self.unaligned
+        """Checkpoints during recovery (FLIP-547) are on in this configuration
+        (``StreamTask.checkpointing_during_recovery``)."""
+        return self.task.checkpointing_during_recovery()
 
     @cached_property
     def uc_inputs(self) -> tuple[bool, ...]:
@@ -322,14 +339,14 @@ class FlinkModel(EnabledMixin):
     def timeoutable_out(self) -> tuple[bool, ...]:
         """Per subtask: does it send timeoutable barriers (``aligned-timeout``, an output to a
         node that takes unaligned ones)?"""
-        if self.design.checkpoint_mode != "aligned-timeout":
+        if self.checkpoint_mode != "aligned-timeout":
             return (False,) * self.topo.n_tasks
         return tuple(any(self.split[c] for c in self.all_out[t]) for t in range(self.topo.n_tasks))
 
     @cached_property
     def timeoutable(self) -> tuple[bool, ...]:
         """Per subtask: can its alignment time out and switch to unaligned?"""
-        return tuple(self.design.checkpoint_mode == "aligned-timeout" and ok for ok in self.uc_inputs)
+        return tuple(self.checkpoint_mode == "aligned-timeout" and ok for ok in self.uc_inputs)
 
     def has_room(self, w: World, t: int) -> bool:
         """Can subtask ``t`` produce a record: does every output subpartition hold fewer than

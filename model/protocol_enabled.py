@@ -66,6 +66,9 @@ class EnabledMixin(Peers):
         def unaligned(self) -> bool: ...
 
         @property
+        def restores_channel_state(self) -> bool: ...
+
+        @property
         def cdr(self) -> bool: ...
 
         @property
@@ -92,7 +95,7 @@ class EnabledMixin(Peers):
         """The rule groups whose actions, appended in this order, are ``enabled(w)``; each is
         called as ``group(w, out)`` on a world at this model's parallelism."""
         n = self.topo.n_tasks
-        inputs = ([partial(self._inputs_unaligned, t) for t in range(n)] if self.unaligned
+        inputs = ([partial(self._inputs_unaligned, t) for t in range(n)] if self.restores_channel_state
                   else [partial(self._deliveries, ch.id) for ch in self.topo.channels])
         return (self.source.enabled, *inputs, self._coordinator_actions, self._acknowledgements,
                 *(partial(self._inbox_actions, t) for t in range(n)), self._recovery_actions,
@@ -236,7 +239,9 @@ class EnabledMixin(Peers):
             out.append(DeleteSnapshot(1))
 
     def _inputs_unaligned(self, t: int, w: World, out: list[Action]) -> None:
-        """Subtask ``t``'s input actions with unaligned checkpoints on.  A subtask reads its recovered input
+        """Subtask ``t``'s input actions wherever a restore may find channel state
+        (``restores_channel_state``: unaligned checkpoints on, or the aligned job of the scope's
+        ``restart_aligned``, whose barriers are all FIFO).  A subtask reads its recovered input
         channel state first, then its upstreams' re-sent output state on the channels that still
         hold some (the others are blocked until all are done, ``UpstreamRecoveryTracker``),
         then a priority barrier before anything else, then the heads of its channels; a record

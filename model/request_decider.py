@@ -95,22 +95,29 @@ class CheckpointRequestDecider(Component):
         until every input gate consumed its recovered channel state
         (``restoreStateAndGates``); with the scope's ``suspend_on_failure`` the scheduler
         (``ExecutionTrackingCheckpointCoordinatorDeActivator``) triggers nothing meanwhile.
-        Abstraction: restoring operator state takes no time, so only unaligned restores have
-        an initializing subtask.
+        Abstraction: restoring operator state takes no time, so only restores of channel state
+        (``FlinkModel.restores_channel_state``) have an initializing subtask.
 
         With checkpoints during recovery (``FlinkModel.cdr``) ``restoreStateAndGates`` waits for
         each gate's ``getBufferFilteringCompleteFuture`` instead of ``getStateConsumedFuture``
         (Flink 2.3.0, read in its jar): a subtask is INITIALIZING only while it filters, which the
         model has only for a subtask restored at a new parallelism (``TaskState.rescaled``, with
         the scope's ``rescaled_tasks_decline``), and RUNNING while it reads its recovered state."""
-        if not self.model.unaligned:
+        if not self.model.restores_channel_state:
             return None
+        return next((t for t in range(self.topo.n_tasks) if self.is_initializing(w, t)), None)
+
+    @follows("StreamTask.restoreStateAndGates")
+    def is_initializing(self, w: World, t: int) -> bool:
+        """Is restored subtask ``t`` still INITIALIZING (``initializing``)?  Without checkpoints
+        during recovery while it has recovered channel state to read, also in the aligned job of
+        the scope's ``restart_aligned`` (``restoreStateAndGates`` does not ask the option); with
+        them only while it filters."""
+        if not self.model.restores_channel_state:
+            return False
         if self.model.cdr:
-            return next((t for t, ts in enumerate(w.tasks) if ts.rescaled), None)
-        for t in range(self.topo.n_tasks):
-            if self.network_input.is_recovering(w.channels, t):
-                return t
-        return None
+            return w.tasks[t].rescaled
+        return self.network_input.is_recovering(w.channels, t)
 
     @follows("CheckpointCoordinator.createActivatorDeactivator", "CheckpointCoordinatorDeActivator.alwaysStopping")
     def periodic_scheduler_running(self, w: World) -> bool:

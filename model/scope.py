@@ -11,7 +11,7 @@ from .topology import JobGraph, Role, StateKind, edge_name
 # scope fields that are not non-negative limits
 NOT_LIMITS = ("job", "job_name", "bounded", "rescale", "repattern", "staggered_triggers", "stop_with_savepoint",
               "instant_acks", "spanning_records", "rpcs_overtake", "late_finish_reports",
-              "rescaled_tasks_decline", "suspend_on_failure")
+              "rescaled_tasks_decline", "suspend_on_failure", "restart_aligned")
 STOP_MODES = ("", "drain", "no-drain")
 
 
@@ -55,6 +55,10 @@ class Scope:
     # restored subtask read its recovered input channel state (INITIALIZING until then); otherwise
     # a pending checkpoint survives a failure until the restore aborts it (rows N7, N8)
     suspend_on_failure: bool = False
+    # the user's restart (``Rescale``, at the job's own parallelism: ``rescale`` stays empty) turns
+    # unaligned checkpoints off (``execution.checkpointing.unaligned.enabled`` false): the restarted
+    # job restores the checkpoint's channel state and takes aligned checkpoints (``FlinkModel.unaligned``)
+    restart_aligned: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -64,7 +68,7 @@ class Scope:
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ValueError(f"scope.{f.name}: expected a non-negative integer, got {v!r}")
         for name in ("bounded", "staggered_triggers", "instant_acks", "spanning_records", "rpcs_overtake",
-                     "late_finish_reports", "rescaled_tasks_decline", "suspend_on_failure"):
+                     "late_finish_reports", "rescaled_tasks_decline", "suspend_on_failure", "restart_aligned"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"scope.{name}: expected true or false, got {getattr(self, name)!r}")
         if self.stop_with_savepoint not in STOP_MODES:
@@ -112,7 +116,14 @@ class Scope:
         if late:
             raise ValueError(f"scope.rescale: the split enumerator of {late[0]!r} comes after a rescaled vertex in the job;"
                              " its readers' subtask ids would shift (put sources with an enumerator first)")
-        if self.max_rescales and not self.rescale:
+        if self.restart_aligned:
+            if self.rescale:
+                raise ValueError("scope.restart_aligned: the restart without unaligned checkpoints is modelled at the job's own"
+                                 " parallelism (leave scope.rescale empty)")
+            if not self.max_rescales:
+                raise ValueError("scope.restart_aligned: needs scope.max_rescales > 0 (the restart is a Rescale at the same"
+                                 " parallelism)")
+        elif self.max_rescales and not self.rescale:
             raise ValueError("scope.max_rescales: > 0 needs scope.rescale (which vertex, at which parallelism)")
         self._check_repattern()
 
@@ -170,7 +181,9 @@ class Scope:
             + (f"; the user may stop the job with a savepoint ({'--drain' if self.stop_with_savepoint == 'drain' else 'without --drain'})"
                if self.stop_with_savepoint else "")
             + (f"; at most {self.max_rescales} rescale(s) to " + ", ".join(f"{n} at {p}" for n, p in self.rescale)
-               if self.max_rescales else "")
+               if self.max_rescales and not self.restart_aligned else "")
+            + (f"; at most {self.max_rescales} restart(s) by the user, each toggling unaligned checkpoints (the first turns"
+               " them off)" if self.restart_aligned else "")
             + (f", flipping the pattern of {', '.join(self.repattern)}" if self.max_rescales and self.repattern else "")
         )
 

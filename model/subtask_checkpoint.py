@@ -89,7 +89,7 @@ class SubtaskCheckpointCoordinator(Component):
         tx.tasks[t] = tx.tasks[t]._replace(aligning=0, blocked=0)
         if snap is None:
             return
-        if self.design.checkpoint_mode == "unaligned" and any(self.model.split[c] for c in self.model.all_out[t]):
+        if self.model.checkpoint_mode == "unaligned" and any(self.model.split[c] for c in self.model.all_out[t]):
             self.acknowledge(tx, t, cp, snap._replace(outputs=self.send_unaligned_barriers(tx, t, cp)))
             return
         tx.push(self.model.all_out[t], (BARRIER, cp))

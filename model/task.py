@@ -33,6 +33,17 @@ class StreamTask(Component):
     """``StreamTask``: a subtask's deployment, its trigger and notifications, its end of input and
     finishing (FLIP-147)."""
 
+    @follows("CheckpointingOptions.isCheckpointingDuringRecoveryEnabled")
+    def checkpointing_during_recovery(self) -> bool:
+        """Are checkpoints during recovery (FLIP-547) on for this job?  The one gate every call
+        site of Flink's master asks: ``execution.checkpointing.during-recovery.enabled`` and
+        ``execution.checkpointing.unaligned.recover-output-on-downstream.enabled``, and, since
+        FLINK-40518 (apache/flink#29055), unaligned checkpoints enabled (``FlinkModel.unaligned``:
+        off after the scope's ``restart_aligned`` restart).  ``knob_conflict`` refuses the first
+        option alone, or with an aligned design."""
+        d = self.design
+        return d.checkpointing_during_recovery and d.recover_output_on_downstream and self.model.unaligned
+
     def fresh(self, t: int, snap: Snapshot, restored_from: int, txn: int) -> TaskState:
         """A (re)deployed subtask with state ``snap``, restored from checkpoint ``restored_from``."""
         n_out = len(self.topo.out_edges[self.topo.vertex_of[t]])
@@ -154,7 +165,7 @@ class StreamTask(Component):
         with aligned designs only)."""
         if savepoint and t in self.topo.sources:
             self.source.stop(tx, t, savepoint)
-        if self.design.checkpoint_mode == "unaligned":
+        if self.model.checkpoint_mode == "unaligned":
             ts = tx.tasks[t]
             live = self.model.all_inputs_mask[t] & ~ts.eop
             tx.tasks[t] = ts._replace(aligning=cp, blocked=live)  # virtual barriers on every open channel
@@ -171,7 +182,7 @@ class StreamTask(Component):
         takes the checkpoint."""
         if self.model.cdr:
             return tx.tasks[t].rescaled
-        return self.model.unaligned and self.network_input.is_recovering(tx.channels, t)
+        return self.model.restores_channel_state and self.network_input.is_recovering(tx.channels, t)
 
     @follows("Task.triggerCheckpointBarrier")
     def on_trigger_rpc(self, tx: Tx, t: int, cp: int, savepoint: int = 0) -> None:

@@ -117,7 +117,7 @@ def scope_from_trace(d: Any, source: str) -> Scope:
                 raise InputError(source, f"scope.{k}", f"expected a non-negative integer, got {v!r}")
             kwargs[k] = v
     for k in ("bounded", "staggered_triggers", "instant_acks", "spanning_records", "rpcs_overtake", "late_finish_reports",
-              "rescaled_tasks_decline", "suspend_on_failure"):
+              "rescaled_tasks_decline", "suspend_on_failure", "restart_aligned"):
         if k in d:
             if not isinstance(d[k], bool):
                 raise InputError(source, f"scope.{k}", f"expected true or false, got {d[k]!r}")

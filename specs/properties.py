@@ -49,6 +49,7 @@ from .unaligned.properties import (_acked_snapshot, _during_recovery, _filterabl
                         w_gate_waits_for_resent_output, w_input_state, w_output_state, w_output_state_recovered_downstream, w_record_spans,
                         w_checkpoint_completes_during_recovery, w_recovered_record_in_new_checkpoint,
                         w_restore_from_checkpoint_during_recovery, w_refused_while_filtering, declined_by_itself,
+                        waits_for_recovery, w_restart_aligned,
                         w_replica_filtered, w_rescale_channel_state, w_rescaled, w_split_record_restored,
                         w_switch_to_unaligned, w_timer_fires_on_announcement)
 
@@ -112,6 +113,15 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
         "no subtask declines a checkpoint, counted, for a reason of its own (an injected decline stands for a failed "
         "snapshot): a checkpoint that starts during recovery is taken",
         declined_by_itself,
+        _during_recovery,
+    ),
+    Property(
+        "no-checkpoint-waits-for-a-recovery",
+        ALWAYS,
+        "no pending checkpoint's barrier waits behind a recovered record at a subtask that counts as RUNNING: it would"
+        " neither be declined nor taken until the recovery ends, and expire when the recovery outlasts the checkpoint"
+        " timeout (checkpointing_during_recovery)",
+        waits_for_recovery,
         _during_recovery,
     ),
     Property(
@@ -420,6 +430,9 @@ BASELINE_PROPERTIES: tuple[Property, ...] = (
              " restored at a new parallelism filters its recovered state (checkpointing_during_recovery, scopes with"
              " rescaled_tasks_decline)", w_refused_while_filtering,
              lambda d, s: _during_recovery(d, s) and _rescales(d, s) and s.rescaled_tasks_decline),
+    Property("an-aligned-restart-restores-channel-state", SOMETIMES,
+             "the user restarts the job with unaligned checkpoints off and it restores the checkpoint's channel state"
+             " (scopes with restart_aligned)", w_restart_aligned, lambda d, s: s.restart_aligned),
     Property("a-source-is-backpressured", SOMETIMES, "a full channel stops a source", w_backpressure, _capacity),
     Property("a-cancel-marker-aborts", SOMETIMES, "a cancellation marker aborts the alignment of the checkpoint its consumer collects",
              w_cancel_marker_aborts, _markers_possible),

@@ -16,7 +16,7 @@ from .flip600.scopes import (end_of_input_scope, four_region_scope, regional_cha
 from .nullstate.scopes import null_state_scope, null_state_unaligned_default_scope  # noqa: F401
 from .unaligned.scopes import (announcement_scope, pointwise_fan_in_scope, pointwise_keyed_order_scope,  # noqa: F401
                                pointwise_pattern_change_scope, pointwise_scope, recovery_scope, rescaled_recovery_scope,
-                               spanning_records_scope, unaligned_rescale_scope, unaligned_scope)
+                               restart_aligned_scope, spanning_records_scope, unaligned_rescale_scope, unaligned_scope)
 
 
 def default_scopes_for(design) -> tuple[Scope, ...]:
@@ -54,7 +54,8 @@ def default_scopes_for(design) -> tuple[Scope, ...]:
     ``rescaled_tasks_decline``, ``suspend_on_failure``) are on in scopes of their own, small
     enough to search them whole: the baseline's and ``flip147``'s ``jobmanager_view_scope``,
     the unaligned presets' ``recovery_scope`` and ``rescaled_recovery_scope``, the pointwise
-    preset's ``recovery_scope``; the larger scopes keep them
+    preset's ``recovery_scope``; checkpoints during recovery (not on pointwise edges) add
+    ``restart_aligned_scope``: a restart with unaligned checkpoints off (FLINK-40518); the larger scopes keep them
     off (each moves their figures, and ``suspend_on_failure`` off is a superset of Flink 2.3's
     runs)."""
     from ckptcheck.model.protocol import fitted
@@ -71,8 +72,9 @@ def _default_scopes_for(design) -> tuple[Scope, ...]:
         return (first, enumerator_default_scope(), jobmanager_view_scope())
     if first == unaligned_scope():
         timeout = (announcement_scope(),) if design.checkpoint_mode == "aligned-timeout" else ()
+        restart = (restart_aligned_scope(),) if design.checkpointing_during_recovery else ()
         return (first, unaligned_rescale_scope(), spanning_records_scope()) + timeout \
-            + (recovery_scope(), rescaled_recovery_scope())
+            + (recovery_scope(), rescaled_recovery_scope()) + restart
     if first == flip147_concurrent_scope():
         late = (incremental_concurrent_scope(),) if design.incremental_checkpoints else ()
         return (first, flip147_union_scope(), jobmanager_view_scope()) + late

@@ -300,6 +300,10 @@ def add_scope_options(p: argparse.ArgumentParser) -> None:
                    help="a task failure aborts the pending checkpoints at once (not counted) and nothing is triggered"
                         " until every restored subtask read its recovered input, as Flink 2.3's checkpoint scheduler"
                         " does (default: as in the design's default scope)")
+    g.add_argument("--restart-aligned", action=argparse.BooleanOptionalAction, default=None,
+                   help="unaligned designs: the user restarts the job once (--rescales) at its own parallelism with"
+                        " unaligned checkpoints off; the restarted job restores the checkpoint's channel state and takes"
+                        " aligned checkpoints (default: as in the design's default scope)")
     g.add_argument("--instant-acks", action=argparse.BooleanOptionalAction, default=None,
                    help="a reduction for aligned designs (not with timeouts that complete regionally): an acknowledgement counts when the snapshot is"
                         " taken and the last one completes the checkpoint in a step of its own; every verdict is the"
@@ -346,6 +350,9 @@ def scope_from_args(args, design) -> Scope:
 
 
 def _scope(args, d: Scope, name: str, job, pick) -> Scope:
+    restart_aligned = pick(getattr(args, "restart_aligned", None), d.restart_aligned)
+    own = args.job is None and d.restart_aligned == restart_aligned  # the default scope's restarts still fit
+    rescales = 1 if args.rescale or restart_aligned and not own else d.max_rescales if own else 0
     return Scope(
         job=job,
         job_name=name,
@@ -359,8 +366,8 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
         max_jm_failovers=pick(args.jm_failovers, d.max_jm_failovers),
         channel_capacity=pick(args.channel_capacity, d.channel_capacity),
         input_buffers=pick(args.input_buffers, d.input_buffers),
-        rescale=tuple(args.rescale) if args.rescale else (d.rescale if args.job is None else ()),
-        max_rescales=pick(args.rescales, (1 if args.rescale else d.max_rescales if args.job is None else 0)),
+        rescale=tuple(args.rescale) if args.rescale else (d.rescale if args.job is None and not restart_aligned else ()),
+        max_rescales=pick(args.rescales, rescales),
         repattern=tuple(args.repattern) if args.repattern else (d.repattern if args.job is None and not args.rescale else ()),
         keys_per_split=pick(args.keys_per_split, d.keys_per_split),
         staggered_triggers=pick(args.staggered_triggers, d.staggered_triggers),
@@ -371,13 +378,14 @@ def _scope(args, d: Scope, name: str, job, pick) -> Scope:
         late_finish_reports=pick(args.late_finish_reports, d.late_finish_reports),
         rescaled_tasks_decline=pick(args.rescaled_tasks_decline, d.rescaled_tasks_decline),
         suspend_on_failure=pick(args.suspend_on_failure, d.suspend_on_failure),
+        restart_aligned=restart_aligned,
     )
 
 
 SCOPE_OPTIONS = ("job", "records", "unbounded", "bounded", "checkpoints", "failures", "declines", "timeouts",
                  "lost_notifications", "jm_failovers", "channel_capacity", "input_buffers", "rescale", "repattern", "keys_per_split",
                  "staggered_triggers", "stop_with_savepoint", "instant_acks", "spanning_records", "rpcs_overtake",
-                 "late_finish_reports", "rescaled_tasks_decline", "suspend_on_failure", "rescales")
+                 "late_finish_reports", "rescaled_tasks_decline", "suspend_on_failure", "restart_aligned", "rescales")
 
 
 def scopes_from_args(args, design) -> tuple:
@@ -408,7 +416,7 @@ _OPTION_OF = (
 _FLAG_OF = (
     ("staggered_triggers", "--staggered-triggers"), ("rpcs_overtake", "--rpcs-overtake"),
     ("late_finish_reports", "--late-finish-reports"), ("rescaled_tasks_decline", "--rescaled-tasks-decline"),
-    ("suspend_on_failure", "--suspend-on-failure"), ("instant_acks", "--instant-acks"),
+    ("suspend_on_failure", "--suspend-on-failure"), ("restart_aligned", "--restart-aligned"), ("instant_acks", "--instant-acks"),
     ("spanning_records", "--spanning-records"),
 )
 

@@ -93,7 +93,8 @@ class Rescale(Action):
     """The user restarts the job from its latest completed checkpoint ``checkpoint`` at the
     parallelism the scope's ``rescale`` gives (or back at the job's own): every subtask is
     cancelled, and the state is redistributed (``StateAssignmentOperation``).  The subtask and
-    channel names of the steps after it are those of the new parallelism."""
+    channel names of the steps after it are those of the new parallelism.  With the scope's
+    ``restart_aligned`` the parallelism stays and unaligned checkpoints turn off (or back on)."""
 
     checkpoint: int
 
@@ -109,9 +110,13 @@ class Rescale(Action):
             records = [x for x in items if x[0] == REC]
             if records:
                 held.append(f"{new.topo.channel_name(c)} carries {recs(r[1:3] for r in records)} of channel state")
-        return ((f"the user restarts the job from checkpoint {self.checkpoint} at a new parallelism ({par})"
+        how = (f"with unaligned checkpoints {'on' if new.unaligned else 'off'}" if model.scope.restart_aligned
+               else f"at a new parallelism ({par})")
+        return ((f"the user restarts the job from checkpoint {self.checkpoint} {how}"
                  + (f": {'; '.join(held)}" if held else "")),
-                [Event(COORDINATOR, None, f"rescale from checkpoint {self.checkpoint}: {par}", "restore")])
+                [Event(COORDINATOR, None, f"restart from checkpoint {self.checkpoint}, unaligned checkpoints"
+                       f" {'on' if new.unaligned else 'off'}" if model.scope.restart_aligned
+                       else f"rescale from checkpoint {self.checkpoint}: {par}", "restore")])
 
 
 @dataclass(frozen=True, slots=True)

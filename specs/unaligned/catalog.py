@@ -13,12 +13,14 @@ from ckptcheck.model.network_input import StreamTaskNetworkInput, priority_index
 from ckptcheck.model.pointwise import ALL_TO_ALL, consumers_of
 from ckptcheck.model.scope import Scope
 from ckptcheck.model.subtask_checkpoint import SubtaskCheckpointCoordinator
+from ckptcheck.model.task import StreamTask
 from ckptcheck.model.world import BARRIER, REC, RECOVERED_INPUT
 
 from ..baseline.scopes import scope
 from ..catalog_entry import Entry
 from .designs import UNALIGNED, UNALIGNED_DURING_RECOVERY, UNALIGNED_POINTWISE, UNALIGNED_TIMEOUT
-from .scopes import pointwise_fan_in_scope, recovery_scope, unaligned_scope, pointwise_keyed_order_scope, pointwise_pattern_change_scope
+from .scopes import (pointwise_fan_in_scope, pointwise_keyed_order_scope, pointwise_pattern_change_scope, recovery_scope,
+                     restart_aligned_scope, unaligned_scope)
 
 
 class OutputStateNotPersisted(SubtaskCheckpointCoordinator):
@@ -59,6 +61,18 @@ class RecoveredBufferPersistedAgain(StreamTaskNetworkInput):
 
     def persists_recovered_on_poll(self) -> bool:
         return True
+
+
+class DuringRecoveryWithoutUnaligned(StreamTask):
+    """FLINK-40518 (before apache/flink#29055): ``CheckpointingOptions
+    .isCheckpointingDuringRecoveryEnabled`` asked the two FLIP-547 options and not whether
+    unaligned checkpoints are on, so a job restarted with them off reads its recovered channel
+    state as a RUNNING task behind the aligned barrier handler, whose ``RecoveryCheckpointTrigger``
+    is NO_OP: a checkpoint triggered meanwhile is neither taken nor declined until the recovery
+    ends."""
+
+    def checkpointing_during_recovery(self) -> bool:
+        return self.design.checkpointing_during_recovery and self.design.recover_output_on_downstream
 
 
 class NewDataBeforeChannelState(StreamTaskNetworkInput):
@@ -342,6 +356,24 @@ UNALIGNED_CATALOG: tuple[Entry, ...] = (
         "FLINK-40016 (apache/flink#28605, merged July 2026, after Flink 2.3.0): LocalInputChannel.checkpointStarted "
         "persisted the toBeConsumedBuffers and getNextRecoveredBuffer -> getBufferAndAvailability -> maybePersist "
         "persisted them again (Flink 2.3.0's jar, read with javap)",
+        UNALIGNED_DURING_RECOVERY,
+    ),
+    Entry(
+        "FLINK-40518-aligned-checkpoint-waits-for-recovery",
+        UNALIGNED_DURING_RECOVERY.with_(
+            name="FLINK-40518-aligned-checkpoint-waits-for-recovery",
+            task=DuringRecoveryWithoutUnaligned,
+            description="Checkpoints during recovery stay on in a job restarted with unaligned checkpoints off: the "
+            "restored sink reads its recovered records as a RUNNING task, so the scheduler triggers a checkpoint whose "
+            "aligned barrier queues behind them; the aligned handler inserts no recovery barrier, so the checkpoint is "
+            "neither taken nor declined until the recovery ends, and expires when the recovery outlasts its timeout.",
+        ),
+        "no-checkpoint-waits-for-a-recovery",
+        restart_aligned_scope(),
+        "FLINK-40518 (apache/flink#29055, merged August 2026): CheckpointingOptions.isCheckpointingDuringRecoveryEnabled "
+        "did not require unaligned checkpoints; with them off the aligned barrier handler gets a NO_OP "
+        "RecoveryCheckpointTrigger and a checkpoint triggered mid-recovery hangs until it expires, then the job loops "
+        "in failover",
         UNALIGNED_DURING_RECOVERY,
     ),
     Entry(

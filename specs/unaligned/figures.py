@@ -74,6 +74,11 @@ FIGURES: tuple[Figure, ...] = (
            "scope (keyed-1x1, the sink rescaled 1 -> 2, 2 checkpoints, no fault; a rescaled subtask filters, INITIALIZING, "
            "before it reads its recovered state while running)",
            unreached=("a-task-declines", "a-task-fails", "restore-from-checkpoint", "channel-state-restored")),
+    Figure("during-recovery-restart-aligned", "flink-unaligned-during-recovery", S.restart_aligned_scope, False, 48_806,
+           171_221, 44, CLAIMS, "about 4 s (the memo engine, one process)", "`flink-unaligned-during-recovery` sixth default "
+           "scope (keyed-1x1, 2 records, 2 checkpoints, 1 failure; the user restarts the job once with unaligned checkpoints "
+           "off, FLINK-40518's situation)",
+           unreached=("a-task-declines",)),
     Figure("unaligned-rescaled-recovery", "flink-unaligned", S.rescaled_recovery_scope, False, 350_179, 1_343_445, 53, CLAIMS,
            "about 32 s with 2 workers, estimated (30 s measured at 328,789 states, scaled; the memo engine: 1.4 s)", "`flink-unaligned` fifth default scope (keyed-1x1, the sink rescaled 1 -> 2, 1 record, "
            "2 checkpoints, no fault; rescaled subtasks decline until their recovery ends)",
@@ -132,6 +137,7 @@ CATALOG_STEPS: dict[str, int] = {
     "FLINK-35351-custom-partitioner-input-state": 16,
     "FLINK-40269-same-upstream-gates": 16,
     "FLINK-40016-recovered-buffers-persisted-twice": 23,
+    "FLINK-40518-aligned-checkpoint-waits-for-recovery": 7,
     "FLIP-547-no-op-before-the-sentinel": 10,
     "pointwise-no-primary-producer-rule": 25,
     "pointwise-no-recovery-filter": 25,

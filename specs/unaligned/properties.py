@@ -110,7 +110,8 @@ def _timeoutable(design, scope) -> bool:
 
 
 def _rescales(design, scope) -> bool:
-    return scope.max_rescales > 0
+    """Does the scope restart the job at a new parallelism (not ``restart_aligned``'s restart at its own)?"""
+    return scope.max_rescales > 0 and not scope.restart_aligned
 
 
 def _keyed_edge(scope) -> bool:
@@ -491,6 +492,58 @@ def declined_by_itself(m: FlinkModel, w: World) -> str | None:
             f" {rec(r)}, not read yet, got no RecoveryCheckpointBarrier (\"Missing RecoveryCheckpointBarrier\", CHECKPOINT_DECLINED, counted; past"
             f" tolerable_failed_checkpoints {m.design.tolerable_failed_checkpoints} the job fails over and recovers into"
             f" the same window)")
+
+
+def waits_for_recovery(m: FlinkModel, w: World) -> str | None:
+    """Checkpoints during recovery: no pending checkpoint waits for a restored subtask's
+    recovery to end, which is what FLIP-547 promises.  The property fails where a barrier of a
+    pending checkpoint reaches a subtask only behind a recovered record it has not read, and
+    that subtask counts as RUNNING (``CheckpointRequestDecider.is_initializing``), so it neither
+    declines the checkpoint (TASK_NOT_READY) nor can take it before it has read its recovered
+    records.  A recovery that outlasts the checkpoint timeout then expires the checkpoint,
+    counted, and the failover restores into the same wait (FLINK-40518: the aligned barrier
+    handler has a NO_OP ``RecoveryCheckpointTrigger``).
+
+    A priority (unaligned) barrier overtakes recovered records and is not such a wait.  Neither
+    is a barrier whose alignment can still time out (``aligned-timeout``): the model's timers
+    fire without a clock, so that wait is as long as the alignment timeout, not the recovery.
+    The model has no clock, so this is a property of states: it says that the checkpoint's
+    completion depends on the recovery's progress, not that the timeout fires."""
+    if not w.coord.pending:
+        return None
+    model = m.at(w)
+    pending = {p.id for p in w.coord.pending}
+    topo = model.topo
+    for c, items in enumerate(w.channels):
+        first = None
+        for x in items:
+            if x[0] == REC and is_recovered(x):
+                first = first or x
+            elif first is not None and x[0] == BARRIER and len(x) == 2 and x[1] in pending:
+                t = topo.channels[c].consumer
+                if model.timeoutable[t] or model.request_decider.is_initializing(w, t):
+                    break
+                return (f"checkpoint {x[1]} waits at {topo.names[t]} behind recovered record {rec(first[1:3])} on"
+                        f" {topo.channel_name(c)}: {topo.names[t]} is RUNNING, so it neither declines the checkpoint nor"
+                        f" can take it before it has read its recovered records (its barrier handler inserts no recovery"
+                        f" barrier); a recovery longer than the checkpoint timeout expires it, counted, and the failover"
+                        f" restores into the same wait")
+    return None
+
+
+def w_restart_aligned(m, prev: World, a, nxt: World) -> str | None:
+    """The scope's ``restart_aligned``: the user's restart turns unaligned checkpoints off and
+    the restarted job restores the checkpoint's channel state."""
+    if type(a) is not Rescale or m.at(nxt).unaligned:
+        return None
+    topo = m.at(nxt).topo
+    for c, items in enumerate(nxt.channels):
+        x = next((x for x in items if x[0] == REC and is_recovered(x)), None)
+        if x is not None:
+            return (f"the user restarts the job from checkpoint {a.checkpoint} with unaligned checkpoints off;"
+                    f" {topo.names[topo.channels[c].consumer]} restores recovered record {rec(x[1:3])} on"
+                    f" {topo.channel_name(c)} and takes aligned checkpoints")
+    return None
 
 
 def w_rescaled(m, prev: World, a, nxt: World) -> str | None:

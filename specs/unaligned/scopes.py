@@ -135,3 +135,16 @@ def rescaled_recovery_scope() -> Scope:
     return scope("keyed-1x1", records_per_split=1, max_checkpoints=2, max_failures=0, max_declines=0,
                  max_timeouts=0, max_lost_notifications=0, rescale=(("sink", 2),), max_rescales=1,
                  rescaled_tasks_decline=True, suspend_on_failure=True)
+
+
+def restart_aligned_scope() -> Scope:
+    """FLINK-40518's situation: the user restarts the job from an unaligned checkpoint with
+    unaligned checkpoints off (``restart_aligned``), and the restarted job restores the
+    checkpoint's channel state and takes aligned checkpoints, as Flink's scheduler has it
+    (``suspend_on_failure``: nothing is triggered while a restored subtask is INITIALIZING).
+    Job ``keyed-1x1`` with one buffer in the sink's input channel, two records, two checkpoints
+    before end of input (one to restart from, one during the restarted job's recovery), one
+    failure.  ``flink-unaligned-during-recovery``: 48,806 states (``specs/unaligned/figures.py``)."""
+    return scope("keyed-1x1", records_per_split=2, max_checkpoints=2, max_failures=1, max_declines=0,
+                 max_timeouts=0, max_lost_notifications=0, input_buffers=1, suspend_on_failure=True,
+                 max_rescales=1, restart_aligned=True)

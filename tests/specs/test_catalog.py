@@ -214,13 +214,15 @@ def test_junit_suite_names_are_unique_when_a_design_repeats():
 def test_unaligned_entries_name_the_record_lost_duplicated_or_overtaken(e):
     """Each unaligned entry's reason names the record: lost, in two places, committed twice,
     processed before an earlier record of its key, (FLINK-35351, whose symptom is a restore
-    that fails) read in parts that a restore separated, or (FLIP-547's NO_OP before the
+    that fails) read in parts that a restore separated, (FLIP-547's NO_OP before the
     sentinel, whose symptom is a declined checkpoint) still to be read where no recovery barrier
-    marks it."""
+    marks it, or (FLINK-40518, whose symptom is a checkpoint that expires) still to be read in
+    front of a barrier."""
     v = catalog_run(e.name).verdict(e.violates)
     assert re.search(r"record \(split \d+, offset \d+\)", v.reason), v.reason
     assert any(w in v.reason for w in ("loses it", "applies it twice", "committed twice", "not processed in source order",
-                                       "without its head", "got no RecoveryCheckpointBarrier")), v.reason
+                                       "without its head", "got no RecoveryCheckpointBarrier",
+                                       "neither declines the checkpoint nor can take it")), v.reason
 
 
 def test_flink_31963_puts_a_rescaled_record_back_twice_and_the_fix_puts_every_record_back_once():
