@@ -490,8 +490,8 @@ def knob_conflict(knobs: dict[str, Any]) -> str:
             return ("checkpointing_during_recovery: Flink turns it on only with recover_output_on_downstream"
                     " (CheckpointingOptions.isCheckpointingDuringRecoveryEnabled): set both")
         if knobs["checkpoint_mode"] == "aligned":
-            return ("checkpointing_during_recovery: needs unaligned checkpoints (an aligned design restores no channel"
-                    " state; since FLINK-40518 Flink turns it off there)")
+            return ("checkpointing_during_recovery: needs unaligned checkpoints (since FLINK-40518 Flink turns it off"
+                    " without them; a job restarted with them off is the scope option restart_aligned)")
         if knobs["recovery"] == "null-state":
             return "checkpointing_during_recovery is not modelled with recovery 'null-state'"
     if knobs["max_concurrent_checkpoints"] > 1:

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import pytest
 
-from ckptcheck.model.actions import Deliver, EmitRecord, Notify, TriggerCheckpoint
+from ckptcheck.model.actions import Deliver, EmitRecord, Notify, Rescale, TriggerCheckpoint
 from ckptcheck.model.protocol import FlinkModel
-from ckptcheck.model.world import FAILED, REC, RECOVERED_INPUT
+from ckptcheck.model.world import BARRIER, FAILED, REC, RECOVERED_INPUT
 from ckptcheck.specs.catalog import CATALOG
-from ckptcheck.specs.designs import UNALIGNED, UNALIGNED_DURING_RECOVERY
-from ckptcheck.specs.properties import channel_state, consistent_cut
+from ckptcheck.specs.designs import BASELINE, UNALIGNED, UNALIGNED_DURING_RECOVERY
+from ckptcheck.specs.properties import channel_state, consistent_cut, waits_for_recovery
+from ckptcheck.specs.scopes import restart_aligned_scope
 
+from test_protocol import Run
 from test_unaligned import _restored_with_input_and_output_state
 
 DOWNSTREAM = UNALIGNED.with_(name="recover-downstream", recover_output_on_downstream=True)
@@ -98,3 +100,63 @@ def test_a_no_op_trigger_before_the_sentinel_declines_counted():
     assert r.w.coord.declined_by_itself == (sink, 2, (1, 1))
     assert r.w.coord.pending == () and r.w.tasks[sink].uc == ()
     assert all(ts.status == FAILED for ts in r.w.tasks), "counted past tolerable_failed_checkpoints 0: a global failover"
+
+
+def _restarted_aligned(design):
+    """keyed-1x1 with one credit (``restart_aligned_scope``): the source's record (0, 0) is
+    overtaken by unaligned checkpoint 1's barrier and lies in its channel state; the user
+    restarts the job from checkpoint 1 with unaligned checkpoints off."""
+    r = Run(FlinkModel(design, restart_aligned_scope()))
+    source, c = r.t("source[0]"), r.c("source[0]->sink[0]")
+    r.do(EmitRecord(source)).do(TriggerCheckpoint(1)).do(Deliver(c)).acks().notify_all()
+    assert [recs for _, _, recs in channel_state(r.m, r.w.coord.store[-1])] == [((0, 0),)]
+    return r.do(Rescale(1))
+
+
+def test_a_job_restarted_with_unaligned_checkpoints_off_restores_channel_state_and_waits_for_its_recovery():
+    """``restart_aligned``: the restarted job restores checkpoint 1's channel state although it
+    takes aligned checkpoints, and its sink is INITIALIZING until it read the recovered record
+    (``restoreStateAndGates`` does not ask the option), so Flink's scheduler triggers nothing: with
+    ``isCheckpointingDuringRecoveryEnabled`` requiring unaligned checkpoints (FLINK-40518's fix)
+    checkpoints during recovery are off there.  A model that restored no channel state into an
+    aligned job, or let the trigger through, fails here."""
+    r = _restarted_aligned(UNALIGNED_DURING_RECOVERY)
+    sink, c = r.t("sink[0]"), r.c("source[0]->sink[0]")
+    new = r.m.at(r.w)
+    assert (new.unaligned, new.cdr, r.m.unaligned, r.m.cdr) == (False, False, True, True)
+    assert r.w.channels[c] == ((REC, 0, 0, RECOVERED_INPUT),)
+    assert new.request_decider.initializing(r.w) == sink
+    assert not any(type(a) is TriggerCheckpoint for a in r.m.enabled(r.w))
+    r.do(Deliver(c))
+    assert r.w.tasks[sink].processed == ((0, 0),) and new.request_decider.initializing(r.w) is None
+    r.do(TriggerCheckpoint(2)).do(EmitRecord(r.t("source[0]")))
+    assert r.w.channels[c] == ((BARRIER, 2), (REC, 0, 1)), "aligned: FIFO, no priority barrier"
+    assert waits_for_recovery(r.m, r.w) is None
+
+
+def test_before_flink_40518_the_aligned_restart_triggers_a_checkpoint_that_waits_behind_the_recovered_record():
+    """``DuringRecoveryWithoutUnaligned`` (the gate before apache/flink#29055): the sink counts
+    as RUNNING while it reads its recovered record, so checkpoint 2 is triggered and its aligned
+    barrier queues behind the record: no recovery barrier, no decline; it is taken only once the
+    record is read."""
+    r = _restarted_aligned(_variant("FLINK-40518-aligned-checkpoint-waits-for-recovery"))
+    sink, c = r.t("sink[0]"), r.c("source[0]->sink[0]")
+    assert r.m.at(r.w).cdr and r.m.at(r.w).request_decider.initializing(r.w) is None
+    r.do(TriggerCheckpoint(2))
+    assert r.w.channels[c] == ((REC, 0, 0, RECOVERED_INPUT), (BARRIER, 2))
+    why = waits_for_recovery(r.m, r.w)
+    assert why and why.startswith("checkpoint 2 waits at sink[0] behind recovered record (split 0, offset 0) on"
+                                  " source[0]->sink[0]"), why
+    assert not any(type(a) is Deliver and a.channel != c for a in r.m.enabled(r.w))
+    r.do(Deliver(c)).do(Deliver(c))
+    assert waits_for_recovery(r.m, r.w) is None and any(p == (sink, 2) for p in ((t, cp) for t, cp, _ in r.w.acks))
+
+
+def test_restart_aligned_is_refused_where_it_cannot_mean_anything():
+    """One line each: with a rescale, without a restart, with an aligned design."""
+    with pytest.raises(ValueError, match="restart_aligned: the restart without unaligned checkpoints is modelled at"):
+        restart_aligned_scope().with_(rescale=(("sink", 2),))
+    with pytest.raises(ValueError, match=r"restart_aligned: needs scope.max_rescales > 0"):
+        restart_aligned_scope().with_(max_rescales=0)
+    with pytest.raises(ValueError, match="use an unaligned design"):
+        FlinkModel(BASELINE, restart_aligned_scope())
