@@ -105,6 +105,7 @@ RECORDED = {
     "forward": {"source": _SOURCE, "sink": _2PC_SINK},
     "keyed-to-one": {"source": _SOURCE, "sink": _2PC_SINK},
     "keyed-rescale": {"source": _SOURCE, "sink": _2PC_SINK},
+    "keyed-restart-aligned": {"source": _SOURCE, "sink": _2PC_SINK},
     "keyed-incremental": {"source": _SOURCE, "sink": _2PC_SINK | {"base-pruned"}},
     "sink-v2": {"source": _SOURCE, "writer": frozenset({"invoke", "prepare-commit", "end-of-input", "fail"}),
                 "committer": frozenset({"start", "commit"})},
@@ -150,7 +151,9 @@ def scope_of(run: Run, **runtime: bool) -> Scope:
     again (``Scope.suspend_on_failure``, the recordings' CHECKPOINT_COORDINATOR_SUSPEND).  A
     ``keyed-rescale`` run is the keyed job that the user may restart once with the sink at
     parallelism 2 (``Scope.rescale``), whose rescaled subtasks decline a checkpoint until their
-    channel state is read (``Scope.rescaled_tasks_decline``).  ``runtime`` turns one of
+    channel state is read (``Scope.rescaled_tasks_decline``); a ``keyed-restart-aligned`` run
+    is the one the user restarts once at parallelism 1 with unaligned checkpoints off
+    (``Scope.restart_aligned``).  ``runtime`` turns one of
     ``RUNTIME_OPTIONS`` off (each is on by default)."""
     unknown = set(runtime) - set(RUNTIME_OPTIONS)
     if unknown:
@@ -168,11 +171,13 @@ def scope_of(run: Run, **runtime: bool) -> Scope:
     else:
         job, name = (keyed_pipeline(1), "keyed-1x1") if p == 1 else (job_by_name(f"keyed-{p}x1"), f"keyed-{p}x1")
     rescale = (("sink", 2),) if run.job == "keyed-rescale" else ()
+    restart_aligned = run.job == "keyed-restart-aligned"
     return Scope(job=job, job_name=name, records_per_split=run.records_per_split,
                  bounded=True, max_checkpoints=max(ids, default=1), max_failures=fails, max_declines=declines,
                  max_timeouts=timeouts, max_lost_notifications=0, staggered_triggers=True,
                  rpcs_overtake=on["rpcs_overtake"], late_finish_reports=on["late_finish_reports"],
-                 suspend_on_failure=on["suspend_on_failure"], rescale=rescale, max_rescales=len(rescale),
+                 suspend_on_failure=on["suspend_on_failure"], rescale=rescale,
+                 max_rescales=len(rescale) or int(restart_aligned), restart_aligned=restart_aligned,
                  rescaled_tasks_decline=on["rescaled_tasks_decline"] and bool(rescale))
 
 

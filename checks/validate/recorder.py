@@ -33,7 +33,8 @@ class RunConfig:
     fails over) or ``throw:S:C`` (that snapshot throws after its pre-commit, on the first
     attempt: a failure of the synchronous part, which fails the task).  The ``keyed-rescale``
     job's fault is the restart itself: once a checkpoint completed, the job is cancelled and
-    restarted from its retained checkpoint with the sink at parallelism 2."""
+    restarted from its retained checkpoint with the sink at parallelism 2
+    (``keyed-restart-aligned``: at parallelism 1 with unaligned checkpoints off)."""
 
     name: str
     parallelism: int
@@ -43,7 +44,7 @@ class RunConfig:
     fault: str
     timeout_ms: int = 600_000
     mode: str = "aligned"  # aligned, unaligned, or timeout:MS (aligned until an alignment takes MS)
-    job: str = "forward"  # forward: source(P) -forward-> sink(P); keyed-to-one: source(P) -keyBy-> sink(1); sink-v2; keyed-rescale; keyed-incremental
+    job: str = "forward"  # forward: source(P) -forward-> sink(P); keyed-to-one: source(P) -keyBy-> sink(1); sink-v2; keyed-rescale; keyed-restart-aligned; keyed-incremental
     sink_delay_ms: int = 0  # the sink's time per record: a slow sink backs its input up
 
     def args(self) -> list[str]:
@@ -62,6 +63,8 @@ class RunConfig:
         kind, *rest = self.fault.split(":")
         who = "writer" if self.job == "sink-v2" else "sink"
         what = ("cancelled once a checkpoint completed, restarted from it with the sink at 2" if self.job == "keyed-rescale" else
+                "cancelled once a checkpoint completed, restarted from it with unaligned checkpoints off"
+                if self.job == "keyed-restart-aligned" else
                 "the notice of checkpoint 1 reaches the sink after its snapshot of 2, and its acknowledgement of 3 the"
                 " JobManager after 2 completed (held in the snapshots' asynchronous parts)" if kind == "late-confirmation" else
                 "no fault" if kind == "none" else f"{who}[{rest[0]}] fails at record ({', '.join(rest[1:])})" if kind == "sink" else
@@ -81,7 +84,7 @@ class RunConfig:
 CONFIGURATIONS = ("aligned-failure-p1", "aligned-failure-p2", "timeout-p1", "timeout-p2",
                   "unaligned-backpressure-p1", "unaligned-backpressure-p2", "alignment-timeout-p2", "sink-v2-p1",
                   "rescale-p1", "unaligned-rescale-p1", "snapshot-failure-p2", "sink-v2-p2",
-                  "incremental-late-confirmation-p2")
+                  "incremental-late-confirmation-p2", "unaligned-restart-aligned-p1")
 
 
 def draw(kind: str, rng: random.Random) -> RunConfig:
@@ -89,6 +92,9 @@ def draw(kind: str, rng: random.Random) -> RunConfig:
     p = 2 if kind.endswith("p2") else 1
     records = rng.randint(2, 4)
     interval, throttle = rng.choice((60, 80, 100, 150)), rng.choice((30, 50, 70))
+    if kind == "unaligned-restart-aligned-p1":  # a slow sink, then the restart with unaligned checkpoints off
+        return RunConfig(kind, p, rng.randint(2, 3), rng.choice((60, 80, 100)), rng.choice((5, 10)), "none",
+                         mode="unaligned", job="keyed-restart-aligned", sink_delay_ms=rng.choice((40, 60)))
     if kind.endswith("rescale-p1"):  # keyed-rescale: cancelled once a checkpoint completed, restarted with the sink at 2
         if kind.startswith("unaligned"):  # a slow sink: barriers overtake records, the restore rescales channel state
             return RunConfig(kind, p, rng.randint(2, 3), rng.choice((60, 80, 100)), rng.choice((5, 10)), "none",

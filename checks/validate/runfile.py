@@ -9,7 +9,8 @@ A run is a JSON-lines file.  Its first line is the header::
 ``forward_pipeline(P)``; ``keyed-to-one``: source(P) -keyBy-> 2PC sink(1); ``sink-v2``:
 source(P) -forward-> Sink V2 writer(P) -forward-> committer(P); ``keyed-rescale``: the
 ``keyed-to-one`` job, which the user cancels once a checkpoint completed and restarts from
-that retained checkpoint with the sink at parallelism 2; ``keyed-incremental``: the
+that retained checkpoint with the sink at parallelism 2; ``keyed-restart-aligned``: the same,
+restarted at parallelism 1 with unaligned checkpoints off; ``keyed-incremental``: the
 ``keyed-to-one`` job whose sink keeps a keyed count per record in RocksDB with incremental
 checkpoints, two checkpoints at most pending at once), ``parallelism`` is
 P, ``records_per_split`` the records each source subtask reads, ``checkpointing`` the mode
@@ -69,7 +70,7 @@ from ckptcheck.specs.errors import InputError
 
 FORMAT = "ckptcheck-run"
 VERSION = 1
-JOBS = ("forward", "keyed-to-one", "sink-v2", "keyed-rescale", "keyed-incremental")
+JOBS = ("forward", "keyed-to-one", "sink-v2", "keyed-rescale", "keyed-restart-aligned", "keyed-incremental")
 MODES = ("aligned", "unaligned", "timeout:MS")
 
 # event -> its fields besides seq, event, task, subtask (name -> kind)

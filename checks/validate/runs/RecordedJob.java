@@ -82,7 +82,8 @@ import org.apache.logging.log4j.core.config.Property;
  * snapshot throws after its pre-commit: a failure of the synchronous part fails the task). The job
  * "keyed-rescale" is the keyed job with checkpoints retained on cancellation: once one completed,
  * the driver cancels it and starts it again from the latest retained checkpoint with the sink at
- * parallelism 2, recording a "rescale" event in between.
+ * parallelism 2, recording a "rescale" event in between. The job "keyed-restart-aligned" is the
+ * same, but the second job keeps the sink at parallelism 1 and runs with unaligned checkpoints off.
  */
 public class RecordedJob {
     private static final AtomicLong SEQ = new AtomicLong();
@@ -701,7 +702,8 @@ public class RecordedJob {
             conf.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
             Gate.armed = args[5].equals("late-confirmation");
         }
-        if (job.equals("keyed-rescale")) {  // the first job's checkpoints outlive its cancellation
+        boolean restart = job.equals("keyed-rescale") || job.equals("keyed-restart-aligned");
+        if (restart) {  // the first job's checkpoints outlive its cancellation
             retained = java.nio.file.Files.createTempDirectory("ckptcheck-run");
             conf.setString("execution.checkpointing.dir", retained.toUri().toString());
             conf.setString("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
@@ -732,7 +734,8 @@ public class RecordedJob {
         JobClient client = env.executeAsync("recorded");
         if (retained != null) {
             // keyed-rescale: once a checkpoint completed, the user cancels the job and restarts it
-            // from its retained checkpoint with the sink at parallelism 2
+            // from its retained checkpoint with the sink at parallelism 2 (keyed-restart-aligned: at
+            // parallelism 1, with unaligned checkpoints off)
             long deadline = System.currentTimeMillis() + 60_000;
             while (COMPLETED_CHECKPOINTS.get() == 0 && !client.getJobStatus().get().isGloballyTerminalState()
                     && System.currentTimeMillis() < deadline) {
@@ -754,11 +757,16 @@ public class RecordedJob {
             phase = 2;
             Configuration again = new Configuration(conf);
             again.setString("execution.state-recovery.path", restore.toUri().toString());
+            boolean aligned = job.equals("keyed-restart-aligned");
             StreamExecutionEnvironment env2 = StreamExecutionEnvironment.getExecutionEnvironment(again);
-            configure(env2, interval, timeout, mode, p);
+            configure(env2, interval, timeout, aligned ? "aligned" : mode, p);
+            if (aligned) {
+                env2.getCheckpointConfig().enableUnalignedCheckpoints(false);
+            }
             TwoPhaseSink sink2 = new TwoPhaseSink(-1, -1, -1, -1, -1, 0, sinkDelay);
             env2.addSource(new SplitSource(n, throttle), "source", Types.TUPLE(Types.INT, Types.INT)).uid("source")
-                    .keyBy(r -> r.f0 * 1000 + r.f1, Types.INT).addSink(sink2).name("sink").setParallelism(2).uid("sink");
+                    .keyBy(r -> r.f0 * 1000 + r.f1, Types.INT).addSink(sink2).name("sink").setParallelism(aligned ? 1 : 2)
+                    .uid("sink");
             client = env2.executeAsync("recorded-rescaled");
         }
         client.getJobExecutionResult().get(120, TimeUnit.SECONDS);

@@ -341,6 +341,30 @@ def test_a_record_the_rescaled_job_routes_to_the_wrong_subtask_is_not_a_behaviou
     assert any(e.kind == "invoke" for e in res.mismatch.next_events), describe(res)
 
 
+def test_a_restart_with_unaligned_checkpoints_off_restores_the_channel_state_into_an_aligned_job(monkeypatch):
+    """A real run of Flink 2.3.0: the keyed job is cancelled once unaligned checkpoint 1 completed
+    (its barrier overtook (0, 0) and (0, 1), the source's output state) and restarted from it with
+    unaligned checkpoints off.  The source re-sends both records; aligned checkpoint 2 is
+    triggered after the sink read (0, 0) and before it read (0, 1), and the sink's snapshot of 2
+    comes after (0, 1): the aligned barrier waits behind the re-sent record (without checkpoints
+    during recovery, which Flink 2.3.0 does not promise otherwise).  The model's run restarts with
+    ``restart_aligned``; a model whose aligned job restored no channel state (as before the scope
+    option) cannot record the sink reading (0, 0) again."""
+    from ckptcheck.model.protocol import FlinkModel
+
+    run = read_run(RUNS / "unaligned-restart-aligned-p1.jsonl")
+    kinds = [(e.kind, e.get("record") or e.get("checkpoint")) for e in run.events]
+    restart = kinds.index(("rescale", 1))
+    assert kinds[restart:].index(("trigger", 2)) < kinds[restart:].index(("invoke", (0, 1)))
+    unaligned = all_designs()["flink-unaligned"]
+    res = validate(run, unaligned)
+    assert res.validated, describe(res)
+    assert "an-aligned-restart-restores-channel-state" in res.witnesses, res.witnesses
+    monkeypatch.setattr(FlinkModel, "restores_channel_state", property(lambda self: self.unaligned))
+    lost = validate(run, unaligned)
+    assert lost.complete and not lost.validated
+
+
 def test_late_finish_reports_let_a_trigger_reach_a_finished_task_and_the_baseline_still_holds():
     """``Scope.late_finish_reports`` (what validate's scopes use): the JobManager's plan counts a
     task whose finish it has not processed as running, so a trigger RPC can reach the finished
