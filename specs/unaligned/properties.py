@@ -422,12 +422,20 @@ def w_checkpoint_completes_during_recovery(m, prev: World, a, nxt: World) -> str
     c = _new_completed(prev, nxt)
     if c is None or not m.at(nxt).cdr:
         return None
-    topo = m.at(nxt).topo
-    for cid, items in enumerate(nxt.channels):
+    found = _unread_recovered(m.at(nxt), nxt.channels)
+    if found is None:
+        return None
+    return f"checkpoint {c.id} completes while {found[0]} has not read recovered record {found[1]} on {found[2]} yet"
+
+
+def _unread_recovered(model: FlinkModel, channels) -> tuple[str, str, str] | None:
+    """The first channel that still holds a recovered record: its consumer, the record and the
+    channel, in words; or ``None``."""
+    topo = model.topo
+    for c, items in enumerate(channels):
         x = next((x for x in items if x[0] == REC and is_recovered(x)), None)
         if x is not None:
-            return (f"checkpoint {c.id} completes while {topo.names[topo.channels[cid].consumer]} has not read recovered"
-                    f" record {rec(x[1:3])} on {topo.channel_name(cid)} yet")
+            return topo.names[topo.channels[c].consumer], rec(x[1:3]), topo.channel_name(c)
     return None
 
 
@@ -536,14 +544,11 @@ def w_restart_aligned(m, prev: World, a, nxt: World) -> str | None:
     the restarted job restores the checkpoint's channel state."""
     if type(a) is not Rescale or m.at(nxt).unaligned:
         return None
-    topo = m.at(nxt).topo
-    for c, items in enumerate(nxt.channels):
-        x = next((x for x in items if x[0] == REC and is_recovered(x)), None)
-        if x is not None:
-            return (f"the user restarts the job from checkpoint {a.checkpoint} with unaligned checkpoints off;"
-                    f" {topo.names[topo.channels[c].consumer]} restores recovered record {rec(x[1:3])} on"
-                    f" {topo.channel_name(c)} and takes aligned checkpoints")
-    return None
+    found = _unread_recovered(m.at(nxt), nxt.channels)
+    if found is None:
+        return None
+    return (f"the user restarts the job from checkpoint {a.checkpoint} with unaligned checkpoints off; {found[0]} restores"
+            f" recovered record {found[1]} on {found[2]} and takes aligned checkpoints")
 
 
 def w_rescaled(m, prev: World, a, nxt: World) -> str | None:
