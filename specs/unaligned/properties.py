@@ -15,7 +15,7 @@ from ckptcheck.model.assignment import RestoreFailure
 from ckptcheck.model.protocol import FlinkModel
 from ckptcheck.model.task import priority_index
 from ckptcheck.model.topology import edge_name
-from ckptcheck.model.world import (BARRIER, EOD, FAILED, PART_HEAD, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, RUNNING, Completed,
+from ckptcheck.model.world import (BARRIER, EOD, FAILED, HEAD_READ, PART_HEAD, REC, RECOVERED_INPUT, RECOVERED_OUTPUT, RUNNING, Completed,
                                    World, is_recovered, whole_records)
 
 from ..property import rec
@@ -517,26 +517,36 @@ def waits_for_recovery(m: FlinkModel, w: World) -> str | None:
     fire without a clock, so that wait is as long as the alignment timeout, not the recovery.
     The model has no clock, so this is a property of states: it says that the checkpoint's
     completion depends on the recovery's progress, not that the timeout fires."""
-    if not w.coord.pending:
-        return None
-    model = m.at(w)
-    pending = {p.id for p in w.coord.pending}
-    topo = model.topo
-    for c, items in enumerate(w.channels):
+    for c, items in enumerate(w.channels):  # the channels first: most worlds have no such pattern
+        if len(items) < 2:
+            continue
         first = None
         for x in items:
-            if x[0] == REC and is_recovered(x):
+            if len(x) == 4 and x[0] == REC and x[3] != HEAD_READ:  # is_recovered
                 first = first or x
-            elif first is not None and x[0] == BARRIER and len(x) == 2 and x[1] in pending:
-                t = topo.channels[c].consumer
-                if model.timeoutable[t] or model.request_decider.is_initializing(w, t):
-                    break
-                return (f"checkpoint {x[1]} waits at {topo.names[t]} behind recovered record {rec(first[1:3])} on"
-                        f" {topo.channel_name(c)}: {topo.names[t]} is RUNNING, so it neither declines the checkpoint nor"
-                        f" can take it before it has read its recovered records (its barrier handler inserts no recovery"
-                        f" barrier); a recovery longer than the checkpoint timeout expires it, counted, and the failover"
-                        f" restores into the same wait")
+            elif first is not None and len(x) == 2 and x[0] == BARRIER:
+                why = _waits_behind(m, w, c, first, x[1])
+                if why:
+                    return why
     return None
+
+
+def _waits_behind(m: FlinkModel, w: World, c: int, first: tuple, cp: int) -> str | None:
+    """``waits_for_recovery`` once channel ``c`` holds a FIFO barrier of ``cp`` behind recovered
+    record ``first``: the reason, if ``cp`` is pending and the consumer counts as RUNNING and
+    cannot time its alignment out."""
+    if all(p.id != cp for p in w.coord.pending):
+        return None
+    model = m.at(w)
+    topo = model.topo
+    t = topo.channels[c].consumer
+    if model.timeoutable[t] or model.request_decider.is_initializing(w, t):
+        return None
+    return (f"checkpoint {cp} waits at {topo.names[t]} behind recovered record {rec(first[1:3])} on"
+            f" {topo.channel_name(c)}: {topo.names[t]} is RUNNING, so it neither declines the checkpoint nor"
+            f" can take it before it has read its recovered records (its barrier handler inserts no recovery"
+            f" barrier); a recovery longer than the checkpoint timeout expires it, counted, and the failover"
+            f" restores into the same wait")
 
 
 def w_restart_aligned(m, prev: World, a, nxt: World) -> str | None:
