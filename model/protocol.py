@@ -298,7 +298,8 @@ class FlinkModel(EnabledMixin):
     def restores_channel_state(self) -> bool:
         """Can a restore here find channel state in its checkpoint?  With unaligned checkpoints,
         and after the scope's ``restart_aligned`` restart, whose job restores the unaligned
-        checkpoint it started from (Flink restores channel state whatever the option says)."""
+        checkpoint it started from (Flink restores channel state whatever the option says: a real
+        run of Flink 2.3.0, ``tests/data/runs/unaligned-restart-aligned-p1.jsonl``, re-sends it)."""
         return self.unaligned or self.scope.restart_aligned
 
     @cached_property

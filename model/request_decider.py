@@ -6,6 +6,7 @@ checkpoint budget."""
 from __future__ import annotations
 
 from .component import Component, follows
+from .tx import Tx
 from .world import FAILED, FINISHED, RUNNING, Pending, World
 
 
@@ -108,7 +109,7 @@ class CheckpointRequestDecider(Component):
         return next((t for t in range(self.topo.n_tasks) if self.is_initializing(w, t)), None)
 
     @follows("StreamTask.restoreStateAndGates")
-    def is_initializing(self, w: World, t: int) -> bool:
+    def is_initializing(self, w: World | Tx, t: int) -> bool:
         """Is restored subtask ``t`` still INITIALIZING (``initializing``)?  Without checkpoints
         during recovery while it has recovered channel state to read, also in the aligned job of
         the scope's ``restart_aligned`` (``restoreStateAndGates`` does not ask the option); with

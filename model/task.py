@@ -176,13 +176,11 @@ class StreamTask(Component):
 
     def not_ready_for_trigger(self, tx: Tx, t: int) -> bool:
         """Does a trigger RPC reaching subtask ``t`` now get declined as not ready (FLINK-20654,
-        ``CHECKPOINT_DECLINED_TASK_NOT_READY``): unaligned, and still reading recovered channel
-        state?  With checkpoints during recovery only while it filters (``RecoveryCheckpointTrigger
-        .NOT_READY``, apache/flink#28660; ``TaskState.rescaled``): reading recovered state, it
-        takes the checkpoint."""
-        if self.model.cdr:
-            return tx.tasks[t].rescaled
-        return self.model.restores_channel_state and self.network_input.is_recovering(tx.channels, t)
+        ``CHECKPOINT_DECLINED_TASK_NOT_READY``): is it still INITIALIZING
+        (``CheckpointRequestDecider.is_initializing``: reading recovered channel state, or with
+        checkpoints during recovery only while it filters, ``RecoveryCheckpointTrigger.NOT_READY``,
+        apache/flink#28660)?"""
+        return self.request_decider.is_initializing(tx, t)
 
     @follows("Task.triggerCheckpointBarrier")
     def on_trigger_rpc(self, tx: Tx, t: int, cp: int, savepoint: int = 0) -> None:

@@ -110,13 +110,13 @@ class Rescale(Action):
             records = [x for x in items if x[0] == REC]
             if records:
                 held.append(f"{new.topo.channel_name(c)} carries {recs(r[1:3] for r in records)} of channel state")
-        how = (f"with unaligned checkpoints {'on' if new.unaligned else 'off'}" if model.scope.restart_aligned
-               else f"at a new parallelism ({par})")
+        mode = f"unaligned checkpoints {'on' if new.unaligned else 'off'}"
+        how = f"with {mode}" if model.scope.restart_aligned else f"at a new parallelism ({par})"
+        event = (f"restart from checkpoint {self.checkpoint}, {mode}" if model.scope.restart_aligned
+                 else f"rescale from checkpoint {self.checkpoint}: {par}")
         return ((f"the user restarts the job from checkpoint {self.checkpoint} {how}"
                  + (f": {'; '.join(held)}" if held else "")),
-                [Event(COORDINATOR, None, f"restart from checkpoint {self.checkpoint}, unaligned checkpoints"
-                       f" {'on' if new.unaligned else 'off'}" if model.scope.restart_aligned
-                       else f"rescale from checkpoint {self.checkpoint}: {par}", "restore")])
+                [Event(COORDINATOR, None, event, "restore")])
 
 
 @dataclass(frozen=True, slots=True)
